@@ -1,0 +1,12 @@
+DROP TABLE mnemo_batch_runs;
+DROP TABLE mnemo_extraction_runs;
+DROP TABLE mnemo_cues;
+DROP TABLE mnemo_memory_history;
+DROP TABLE mnemo_memories;
+DROP TABLE mnemo_profile_history;
+DROP TABLE mnemo_profiles;
+DROP TABLE mnemo_session_summaries;
+DROP TABLE mnemo_session_events;
+DROP TABLE mnemo_transcript_chunks;
+DROP TABLE mnemo_sessions;
+DROP TABLE mnemo_users;

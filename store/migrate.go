@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/migrations"
+)
+
+// migrationFile is one NNNN_name.up.sql / .down.sql pair.
+type migrationFile struct {
+	version  int
+	name     string
+	up, down string
+}
+
+var migrationNameRE = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.(up|down)\.sql$`)
+
+// loadMigrations reads a dialect's embedded migrations in version order.
+func loadMigrations(dialect string) ([]migrationFile, error) {
+	entries, err := fs.ReadDir(migrations.FS, dialect)
+	if err != nil {
+		return nil, fmt.Errorf("read %s migrations: %w", dialect, err)
+	}
+	byVersion := map[int]*migrationFile{}
+	for _, e := range entries {
+		m := migrationNameRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("migration %s/%s: name must be NNNN_name.up.sql or .down.sql", dialect, e.Name())
+		}
+		v, _ := strconv.Atoi(m[1])
+		body, err := fs.ReadFile(migrations.FS, path.Join(dialect, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		f := byVersion[v]
+		if f == nil {
+			f = &migrationFile{version: v, name: m[2]}
+			byVersion[v] = f
+		}
+		if m[3] == "up" {
+			f.up = string(body)
+		} else {
+			f.down = string(body)
+		}
+	}
+	out := make([]migrationFile, 0, len(byVersion))
+	for _, f := range byVersion {
+		if f.up == "" || f.down == "" {
+			return nil, fmt.Errorf("migration %s/%04d_%s: both up and down files are required", dialect, f.version, f.name)
+		}
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// migrator applies Mnemo's migrations, each with its version row in one transaction.
+type migrator struct {
+	dialect string
+	exec    execer
+	// begin runs fn in a transaction that holds the migration lock.
+	begin func(ctx context.Context, fn func(e execer) error) error
+}
+
+const versionTable = `CREATE TABLE IF NOT EXISTS mnemo_schema_migrations (
+    version    integer PRIMARY KEY,
+    name       text NOT NULL,
+    applied_at text NOT NULL
+)`
+
+func (m *migrator) applied(ctx context.Context, e execer) (map[int]time.Time, error) {
+	if _, err := e.exec(ctx, versionTable); err != nil {
+		return nil, fmt.Errorf("create migration table: %w", err)
+	}
+	r, err := e.query(ctx, "SELECT version, applied_at FROM mnemo_schema_migrations")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out := map[int]time.Time{}
+	for r.Next() {
+		var v int
+		var at time.Time
+		if err := r.Scan(&v, scanTime{&at}); err != nil {
+			return nil, err
+		}
+		out[v] = at
+	}
+	return out, r.Err()
+}
+
+func (m *migrator) up(ctx context.Context) ([]int, error) {
+	files, err := loadMigrations(m.dialect)
+	if err != nil {
+		return nil, err
+	}
+	var done []int
+	for _, f := range files {
+		err := m.begin(ctx, func(e execer) error {
+			applied, err := m.applied(ctx, e)
+			if err != nil {
+				return err
+			}
+			if _, ok := applied[f.version]; ok {
+				return nil
+			}
+			if _, err := e.exec(ctx, f.up); err != nil {
+				return fmt.Errorf("apply migration %04d_%s: %w", f.version, f.name, err)
+			}
+			if _, err := e.exec(ctx, "INSERT INTO mnemo_schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+				f.version, f.name, time.Now().UTC().Format(sqliteTimeLayout)); err != nil {
+				return err
+			}
+			done = append(done, f.version)
+			return nil
+		})
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+func (m *migrator) down(ctx context.Context, n int) ([]int, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("migrate down: step count must be at least 1, got %d", n)
+	}
+	files, err := loadMigrations(m.dialect)
+	if err != nil {
+		return nil, err
+	}
+	var done []int
+	for i := len(files) - 1; i >= 0 && len(done) < n; i-- {
+		f := files[i]
+		rolled := false
+		err := m.begin(ctx, func(e execer) error {
+			applied, err := m.applied(ctx, e)
+			if err != nil {
+				return err
+			}
+			if _, ok := applied[f.version]; !ok {
+				return nil
+			}
+			if _, err := e.exec(ctx, f.down); err != nil {
+				return fmt.Errorf("roll back migration %04d_%s: %w", f.version, f.name, err)
+			}
+			if _, err := e.exec(ctx, "DELETE FROM mnemo_schema_migrations WHERE version = $1", f.version); err != nil {
+				return err
+			}
+			rolled = true
+			return nil
+		})
+		if err != nil {
+			return done, err
+		}
+		if rolled {
+			done = append(done, f.version)
+		}
+	}
+	return done, nil
+}
+
+func (m *migrator) status(ctx context.Context) ([]Migration, error) {
+	files, err := loadMigrations(m.dialect)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := m.applied(ctx, m.exec)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Migration, 0, len(files))
+	for _, f := range files {
+		mg := Migration{Line: "mnemo", Version: f.version, Name: f.name}
+		if at, ok := applied[f.version]; ok {
+			at := at
+			mg.AppliedAt = &at
+		}
+		out = append(out, mg)
+	}
+	return out, nil
+}
+
+func (m *migrator) pending(ctx context.Context) (int, error) {
+	st, err := m.status(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, s := range st {
+		if s.AppliedAt == nil {
+			n++
+		}
+	}
+	return n, nil
+}

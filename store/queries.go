@@ -1,0 +1,501 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// queries implements Querier over an execer; Postgres, SQLite and their
+// transactions embed it.
+type queries struct{ e execer }
+
+// NewID returns a new time-ordered identifier.
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// queryOne runs q and scans its single row with scan; no row is ErrNotFound.
+func (q queries) queryOne(ctx context.Context, sql string, args []any, scan func(r rows) error) error {
+	r, err := q.e.query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return err
+		}
+		return ErrNotFound
+	}
+	if err := scan(r); err != nil {
+		return translate(err)
+	}
+	return r.Err()
+}
+
+// queryAll runs q and scans every row with scan.
+func queryAll[T any](ctx context.Context, q queries, sql string, args []any, scan func(r rows) (T, error)) ([]T, error) {
+	r, err := q.e.query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out := []T{}
+	for r.Next() {
+		v, err := scan(r)
+		if err != nil {
+			return nil, translate(err)
+		}
+		out = append(out, v)
+	}
+	return out, r.Err()
+}
+
+// --- users
+
+const userCols = "id, app, display_name, timezone, memory_disabled, created_at, updated_at"
+
+func scanUser(r rows) (User, error) {
+	var u User
+	err := r.Scan(&u.ID, &u.App, &u.DisplayName, &u.Timezone, &u.MemoryDisabled, scanTime{&u.CreatedAt}, scanTime{&u.UpdatedAt})
+	return u, err
+}
+
+func (q queries) UpsertUser(ctx context.Context, u User) error {
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_users (`+userCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (id) DO UPDATE SET
+			display_name = CASE WHEN excluded.display_name <> '' THEN excluded.display_name ELSE mnemo_users.display_name END,
+			timezone = CASE WHEN excluded.timezone <> '' THEN excluded.timezone ELSE mnemo_users.timezone END,
+			updated_at = excluded.updated_at`,
+		u.ID, u.App, u.DisplayName, u.Timezone, u.MemoryDisabled, u.CreatedAt, u.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("upsert user: %w", err)
+	}
+	return nil
+}
+
+func (q queries) GetUser(ctx context.Context, id string) (User, error) {
+	var u User
+	err := q.queryOne(ctx, "SELECT "+userCols+" FROM mnemo_users WHERE id = $1", []any{id}, func(r rows) (err error) {
+		u, err = scanUser(r)
+		return err
+	})
+	return u, err
+}
+
+// --- sessions
+
+const sessionCols = `id, user_id, app, status, started_at, ended_at, timezone, message_count, body_sha256, jobs,
+	transcript_retained, retain_until, closed_at, processed_at, updated_at`
+
+func scanSession(r rows) (Session, error) {
+	var s Session
+	var jobs json.RawMessage
+	err := r.Scan(&s.ID, &s.UserID, &s.App, &s.Status, scanTime{&s.StartedAt}, scanTime{&s.EndedAt}, &s.Timezone,
+		&s.MessageCount, &s.BodySHA256, scanJSON{&jobs}, &s.TranscriptRetained, scanNullTime{&s.RetainUntil},
+		scanNullTime{&s.ClosedAt}, scanNullTime{&s.ProcessedAt}, scanTime{&s.UpdatedAt})
+	if err != nil {
+		return s, err
+	}
+	if len(jobs) > 0 {
+		if err := json.Unmarshal(jobs, &s.Jobs); err != nil {
+			return s, fmt.Errorf("decode session jobs: %w", err)
+		}
+	}
+	return s, nil
+}
+
+func (q queries) CreateSession(ctx context.Context, s Session) error {
+	jobs, err := json.Marshal(nonNil(s.Jobs))
+	if err != nil {
+		return err
+	}
+	_, err = q.e.exec(ctx, `INSERT INTO mnemo_sessions (`+sessionCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		s.ID, s.UserID, s.App, s.Status, s.StartedAt, s.EndedAt, s.Timezone, s.MessageCount, s.BodySHA256, string(jobs),
+		s.TranscriptRetained, s.RetainUntil, s.ClosedAt, s.ProcessedAt, s.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("create session: %w", err)
+	}
+	return nil
+}
+
+func (q queries) getSession(ctx context.Context, id, suffix string) (Session, error) {
+	var s Session
+	err := q.queryOne(ctx, "SELECT "+sessionCols+" FROM mnemo_sessions WHERE id = $1"+suffix, []any{id}, func(r rows) (err error) {
+		s, err = scanSession(r)
+		return err
+	})
+	return s, err
+}
+
+func (q queries) GetSession(ctx context.Context, id string) (Session, error) {
+	return q.getSession(ctx, id, "")
+}
+
+func (q queries) GetSessionForUpdate(ctx context.Context, id string) (Session, error) {
+	return q.getSession(ctx, id, " FOR UPDATE")
+}
+
+// mustAffect turns "no row changed" into ErrNotFound.
+func mustAffect(n int64, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return nil
+}
+
+func (q queries) SetSessionJobs(ctx context.Context, id string, jobs []JobRef, at time.Time) error {
+	b, err := json.Marshal(nonNil(jobs))
+	if err != nil {
+		return err
+	}
+	n, err := q.e.exec(ctx, "UPDATE mnemo_sessions SET jobs = $2, updated_at = $3 WHERE id = $1", id, string(b), at)
+	return mustAffect(n, err, "set session jobs")
+}
+
+func (q queries) SetSessionStatus(ctx context.Context, id, status string, at time.Time) error {
+	n, err := q.e.exec(ctx, `UPDATE mnemo_sessions SET status = $2, updated_at = $3,
+		processed_at = CASE WHEN $2 = 'processed' THEN $3 ELSE processed_at END WHERE id = $1`, id, status, at)
+	return mustAffect(n, err, "set session status")
+}
+
+func (q queries) SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
+	n, err := q.e.exec(ctx, "UPDATE mnemo_sessions SET transcript_retained = $2, retain_until = $3, updated_at = $4 WHERE id = $1",
+		id, retained, until, at)
+	return mustAffect(n, err, "set transcript retention")
+}
+
+// --- events
+
+const eventCols = "session_id, seq, user_id, kind, at, message_id, data"
+
+func scanEvent(r rows) (Event, error) {
+	var e Event
+	err := r.Scan(&e.SessionID, &e.Seq, &e.UserID, &e.Kind, scanTime{&e.At}, &e.MessageID, scanJSON{&e.Data})
+	return e, err
+}
+
+func (q queries) InsertEvents(ctx context.Context, events []Event) error {
+	for _, e := range events {
+		if _, err := q.e.exec(ctx, "INSERT INTO mnemo_session_events ("+eventCols+") VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			e.SessionID, e.Seq, e.UserID, e.Kind, e.At, e.MessageID, jsonArg(e.Data, "{}")); err != nil {
+			return fmt.Errorf("insert event %d: %w", e.Seq, err)
+		}
+	}
+	return nil
+}
+
+func (q queries) ListEvents(ctx context.Context, sessionID string) ([]Event, error) {
+	return queryAll(ctx, q, "SELECT "+eventCols+" FROM mnemo_session_events WHERE session_id = $1 ORDER BY seq",
+		[]any{sessionID}, scanEvent)
+}
+
+func (q queries) ListUserEvents(ctx context.Context, userID string, kinds []string, since time.Time) ([]Event, error) {
+	all, err := queryAll(ctx, q, "SELECT "+eventCols+" FROM mnemo_session_events WHERE user_id = $1 AND at >= $2 ORDER BY at, session_id, seq",
+		[]any{userID, since}, scanEvent)
+	if err != nil || len(kinds) == 0 {
+		return all, err
+	}
+	want := map[string]bool{}
+	for _, k := range kinds {
+		want[k] = true
+	}
+	out := all[:0]
+	for _, e := range all {
+		if want[e.Kind] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// --- transcript chunks
+
+const chunkCols = "session_id, seq, user_id, key_id, nonce, ciphertext, sha256, created_at"
+
+func (q queries) InsertChunks(ctx context.Context, chunks []Chunk) error {
+	for _, c := range chunks {
+		if _, err := q.e.exec(ctx, "INSERT INTO mnemo_transcript_chunks ("+chunkCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+			c.SessionID, c.Seq, c.UserID, c.KeyID, c.Nonce, c.Ciphertext, c.SHA256, c.CreatedAt); err != nil {
+			return fmt.Errorf("insert transcript chunk %d: %w", c.Seq, err)
+		}
+	}
+	return nil
+}
+
+func (q queries) ListChunks(ctx context.Context, sessionID string) ([]Chunk, error) {
+	return queryAll(ctx, q, "SELECT "+chunkCols+" FROM mnemo_transcript_chunks WHERE session_id = $1 ORDER BY seq",
+		[]any{sessionID}, func(r rows) (Chunk, error) {
+			var c Chunk
+			err := r.Scan(&c.SessionID, &c.Seq, &c.UserID, &c.KeyID, &c.Nonce, &c.Ciphertext, &c.SHA256, scanTime{&c.CreatedAt})
+			return c, err
+		})
+}
+
+func (q queries) DeleteChunks(ctx context.Context, sessionID string) (int64, error) {
+	n, err := q.e.exec(ctx, "DELETE FROM mnemo_transcript_chunks WHERE session_id = $1", sessionID)
+	if err != nil {
+		return 0, fmt.Errorf("delete transcript: %w", err)
+	}
+	return n, nil
+}
+
+// --- summaries
+
+const summaryCols = "session_id, prompt_version, user_id, app, source, data, created_at"
+
+func scanSummary(r rows) (Summary, error) {
+	var s Summary
+	err := r.Scan(&s.SessionID, &s.PromptVersion, &s.UserID, &s.App, &s.Source, scanJSON{&s.Data}, scanTime{&s.CreatedAt})
+	return s, err
+}
+
+func (q queries) UpsertSummary(ctx context.Context, s Summary) error {
+	_, err := q.e.exec(ctx, "INSERT INTO mnemo_session_summaries ("+summaryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (session_id, prompt_version) DO UPDATE SET source = excluded.source, data = excluded.data, created_at = excluded.created_at`,
+		s.SessionID, s.PromptVersion, s.UserID, s.App, s.Source, jsonArg(s.Data, "{}"), s.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("upsert summary: %w", err)
+	}
+	return nil
+}
+
+func (q queries) GetSummary(ctx context.Context, sessionID string) (Summary, error) {
+	var s Summary
+	err := q.queryOne(ctx, "SELECT "+summaryCols+" FROM mnemo_session_summaries WHERE session_id = $1 ORDER BY created_at DESC, prompt_version DESC LIMIT 1",
+		[]any{sessionID}, func(r rows) (err error) {
+			s, err = scanSummary(r)
+			return err
+		})
+	return s, err
+}
+
+func (q queries) ListSummaries(ctx context.Context, userID string, limit int) ([]Summary, error) {
+	return queryAll(ctx, q, "SELECT "+summaryCols+" FROM mnemo_session_summaries WHERE user_id = $1 ORDER BY created_at DESC, session_id DESC LIMIT $2",
+		[]any{userID, limit}, scanSummary)
+}
+
+// --- profiles
+
+func (q queries) GetProfile(ctx context.Context, userID string) (Profile, error) {
+	var p Profile
+	err := q.queryOne(ctx, "SELECT user_id, app, doc, version, updated_at FROM mnemo_profiles WHERE user_id = $1",
+		[]any{userID}, func(r rows) error {
+			return r.Scan(&p.UserID, &p.App, scanJSON{&p.Doc}, &p.Version, scanTime{&p.UpdatedAt})
+		})
+	return p, err
+}
+
+func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) error {
+	var n int64
+	var err error
+	if p.Version == 1 {
+		n, err = q.e.exec(ctx, `INSERT INTO mnemo_profiles (user_id, app, doc, version, updated_at) VALUES ($1, $2, $3, 1, $4)
+			ON CONFLICT (user_id) DO NOTHING`, p.UserID, p.App, jsonArg(p.Doc, "{}"), p.UpdatedAt)
+	} else {
+		n, err = q.e.exec(ctx, "UPDATE mnemo_profiles SET doc = $2, version = $3, updated_at = $4 WHERE user_id = $1 AND version = $5",
+			p.UserID, jsonArg(p.Doc, "{}"), p.Version, p.UpdatedAt, p.Version-1)
+	}
+	if err != nil {
+		return fmt.Errorf("save profile: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("save profile version %d: %w", p.Version, ErrConflict)
+	}
+	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_profile_history (user_id, version, doc, changed, actor, session_id, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.UserID, p.Version, jsonArg(p.Doc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At); err != nil {
+		return fmt.Errorf("record profile history: %w", err)
+	}
+	return nil
+}
+
+func (q queries) ListProfileHistory(ctx context.Context, userID string) ([]ProfileChange, error) {
+	return queryAll(ctx, q, "SELECT user_id, version, doc, changed, actor, session_id, at FROM mnemo_profile_history WHERE user_id = $1 ORDER BY version",
+		[]any{userID}, func(r rows) (ProfileChange, error) {
+			var c ProfileChange
+			err := r.Scan(&c.UserID, &c.Version, scanJSON{&c.Doc}, scanJSON{&c.Changed}, &c.Actor, &c.SessionID, scanTime{&c.At})
+			return c, err
+		})
+}
+
+// --- memories
+
+const memoryCols = `id, user_id, app, key, value, category, importance, confidence, status, supersedes_id,
+	source_session_id, source_message_id, confirmations, expires_at, last_used_at, created_at, updated_at`
+
+func scanMemory(r rows) (Memory, error) {
+	var m Memory
+	err := r.Scan(&m.ID, &m.UserID, &m.App, &m.Key, &m.Value, &m.Category, &m.Importance, &m.Confidence, &m.Status,
+		&m.SupersedesID, &m.SourceSessionID, &m.SourceMessageID, &m.Confirmations, scanNullTime{&m.ExpiresAt},
+		scanNullTime{&m.LastUsedAt}, scanTime{&m.CreatedAt}, scanTime{&m.UpdatedAt})
+	return m, err
+}
+
+func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error) {
+	sql := "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = $1"
+	args := []any{userID}
+	if !f.All {
+		args = append(args, cmp.Or(f.Status, MemoryActive))
+		sql += fmt.Sprintf(" AND status = $%d", len(args))
+	}
+	if f.Category != "" {
+		args = append(args, f.Category)
+		sql += fmt.Sprintf(" AND category = $%d", len(args))
+	}
+	sql += " ORDER BY importance DESC, created_at, id"
+	return queryAll(ctx, q, sql, args, scanMemory)
+}
+
+func (q queries) GetMemory(ctx context.Context, userID, id string) (Memory, error) {
+	var m Memory
+	err := q.queryOne(ctx, "SELECT "+memoryCols+" FROM mnemo_memories WHERE user_id = $1 AND id = $2",
+		[]any{userID, id}, func(r rows) (err error) {
+			m, err = scanMemory(r)
+			return err
+		})
+	return m, err
+}
+
+func (q queries) InsertMemory(ctx context.Context, m Memory) error {
+	_, err := q.e.exec(ctx, "INSERT INTO mnemo_memories ("+memoryCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		m.ID, m.UserID, m.App, m.Key, m.Value, m.Category, m.Importance, m.Confidence, m.Status, m.SupersedesID,
+		m.SourceSessionID, m.SourceMessageID, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.CreatedAt, m.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("insert memory: %w", err)
+	}
+	return nil
+}
+
+func (q queries) UpdateMemory(ctx context.Context, m Memory) error {
+	n, err := q.e.exec(ctx, `UPDATE mnemo_memories SET value = $3, importance = $4, confidence = $5, status = $6,
+		confirmations = $7, expires_at = $8, last_used_at = $9, updated_at = $10 WHERE user_id = $1 AND id = $2`,
+		m.UserID, m.ID, m.Value, m.Importance, m.Confidence, m.Status, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.UpdatedAt)
+	return mustAffect(n, err, "update memory")
+}
+
+func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At)
+	if err != nil {
+		return fmt.Errorf("record memory change: %w", err)
+	}
+	return nil
+}
+
+func (q queries) ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error) {
+	return queryAll(ctx, q, "SELECT id, memory_id, user_id, action, actor, session_id, at FROM mnemo_memory_history WHERE user_id = $1 ORDER BY at, id",
+		[]any{userID}, func(r rows) (MemoryChange, error) {
+			var c MemoryChange
+			err := r.Scan(&c.ID, &c.MemoryID, &c.UserID, &c.Action, &c.Actor, &c.SessionID, scanTime{&c.At})
+			return c, err
+		})
+}
+
+// --- cues
+
+func (q queries) InsertCue(ctx context.Context, c Cue) error {
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_cues (id, user_id, app, kind, field, detail, session_id, created_at, resolved_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (session_id, kind, field) DO NOTHING`,
+		cmp.Or(c.ID, NewID()), c.UserID, c.App, c.Kind, c.Field, jsonArg(c.Detail, "{}"), c.SessionID, c.CreatedAt, c.ResolvedAt)
+	if err != nil {
+		return fmt.Errorf("insert cue: %w", err)
+	}
+	return nil
+}
+
+func (q queries) ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error) {
+	sql := "SELECT id, user_id, app, kind, field, detail, session_id, created_at, resolved_at FROM mnemo_cues WHERE user_id = $1"
+	if unresolvedOnly {
+		sql += " AND resolved_at IS NULL"
+	}
+	return queryAll(ctx, q, sql+" ORDER BY created_at, id", []any{userID}, func(r rows) (Cue, error) {
+		var c Cue
+		err := r.Scan(&c.ID, &c.UserID, &c.App, &c.Kind, &c.Field, scanJSON{&c.Detail}, &c.SessionID, scanTime{&c.CreatedAt}, scanNullTime{&c.ResolvedAt})
+		return c, err
+	})
+}
+
+// --- extraction runs
+
+const runCols = `id, session_id, user_id, app, model, prompt_version, source, outcome, input_tokens, output_tokens,
+	cost_usd, duration_ms, attempt, final, error, created_at`
+
+func (q queries) InsertExtractionRun(ctx context.Context, r ExtractionRun) error {
+	_, err := q.e.exec(ctx, "INSERT INTO mnemo_extraction_runs ("+runCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		cmp.Or(r.ID, NewID()), r.SessionID, r.UserID, r.App, r.Model, r.PromptVersion, r.Source, r.Outcome, r.InputTokens,
+		r.OutputTokens, r.CostUSD, r.DurationMS, r.Attempt, r.Final, r.Error, r.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("record extraction run: %w", err)
+	}
+	return nil
+}
+
+func (q queries) ListExtractionRuns(ctx context.Context, sessionID string) ([]ExtractionRun, error) {
+	return queryAll(ctx, q, "SELECT "+runCols+" FROM mnemo_extraction_runs WHERE session_id = $1 ORDER BY created_at, id",
+		[]any{sessionID}, func(r rows) (ExtractionRun, error) {
+			var x ExtractionRun
+			err := r.Scan(&x.ID, &x.SessionID, &x.UserID, &x.App, &x.Model, &x.PromptVersion, &x.Source, &x.Outcome,
+				&x.InputTokens, &x.OutputTokens, &x.CostUSD, &x.DurationMS, &x.Attempt, &x.Final, &x.Error, scanTime{&x.CreatedAt})
+			return x, err
+		})
+}
+
+func (q queries) SumExtractionCost(ctx context.Context, from, to time.Time) (float64, error) {
+	var sum float64
+	err := q.queryOne(ctx, "SELECT COALESCE(SUM(cost_usd), 0) FROM mnemo_extraction_runs WHERE created_at >= $1 AND created_at < $2",
+		[]any{from, to}, func(r rows) error { return r.Scan(&sum) })
+	return sum, err
+}
+
+// --- batch runs
+
+const batchCols = "batch, period, scheduled_for, started_at, finished_at, rows_touched, outcome"
+
+func scanBatchRun(r rows) (BatchRun, error) {
+	var b BatchRun
+	err := r.Scan(&b.Batch, &b.Period, scanTime{&b.ScheduledFor}, scanNullTime{&b.StartedAt}, scanNullTime{&b.FinishedAt}, &b.RowsTouched, &b.Outcome)
+	return b, err
+}
+
+func (q queries) UpsertBatchRun(ctx context.Context, b BatchRun) error {
+	_, err := q.e.exec(ctx, "INSERT INTO mnemo_batch_runs ("+batchCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (batch, period) DO UPDATE SET started_at = COALESCE(excluded.started_at, mnemo_batch_runs.started_at),
+			finished_at = excluded.finished_at, rows_touched = excluded.rows_touched, outcome = excluded.outcome`,
+		b.Batch, b.Period, b.ScheduledFor, b.StartedAt, b.FinishedAt, b.RowsTouched, cmp.Or(b.Outcome, "pending"))
+	if err != nil {
+		return fmt.Errorf("upsert batch run: %w", err)
+	}
+	return nil
+}
+
+func (q queries) GetBatchRun(ctx context.Context, batch, period string) (BatchRun, error) {
+	var b BatchRun
+	err := q.queryOne(ctx, "SELECT "+batchCols+" FROM mnemo_batch_runs WHERE batch = $1 AND period = $2",
+		[]any{batch, period}, func(r rows) (err error) {
+			b, err = scanBatchRun(r)
+			return err
+		})
+	return b, err
+}
+
+func (q queries) ListBatchRuns(ctx context.Context, batch string, limit int) ([]BatchRun, error) {
+	return queryAll(ctx, q, "SELECT "+batchCols+" FROM mnemo_batch_runs WHERE batch = $1 ORDER BY scheduled_for DESC LIMIT $2",
+		[]any{batch, limit}, scanBatchRun)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+

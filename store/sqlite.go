@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SQLite is the embedded store: one process per database file.
+type SQLite struct {
+	queries
+	db   *sql.DB
+	path string
+}
+
+// OpenSQLite opens (creating when missing) the database file at path with WAL,
+// a busy timeout and foreign keys on. The pool holds one connection: River's
+// SQLite driver asks for it, and SQLite writes one at a time anyway.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return &SQLite{queries: queries{sqlExecer{db}}, db: db, path: path}, nil
+}
+
+// Dialect returns "sqlite".
+func (s *SQLite) Dialect() string { return DialectSQLite }
+
+// Raw returns the *sql.DB.
+func (s *SQLite) Raw() any { return s.db }
+
+// DB returns the database/sql pool.
+func (s *SQLite) DB() *sql.DB { return s.db }
+
+// Path is the database file.
+func (s *SQLite) Path() string { return s.path }
+
+// Ping checks that the database answers.
+func (s *SQLite) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Close closes the database.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+// InTx runs fn in an immediate transaction.
+func (s *SQLite) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	if err := fn(ctx, sqliteTx{queries{sqlExecer{tx}}, tx}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return translate(tx.Commit())
+}
+
+type sqliteTx struct {
+	queries
+	tx *sql.Tx
+}
+
+func (t sqliteTx) Raw() any { return t.tx }
+
+func (s *SQLite) migrator() *migrator {
+	return &migrator{
+		dialect: DialectSQLite,
+		exec:    sqlExecer{s.db},
+		begin: func(ctx context.Context, fn func(e execer) error) error {
+			return s.InTx(ctx, func(ctx context.Context, tx Tx) error {
+				return fn(sqlExecer{tx.(sqliteTx).tx})
+			})
+		},
+	}
+}
+
+// MigrateUp applies pending migrations.
+func (s *SQLite) MigrateUp(ctx context.Context) ([]int, error) { return s.migrator().up(ctx) }
+
+// MigrateDown rolls back the newest n migrations.
+func (s *SQLite) MigrateDown(ctx context.Context, n int) ([]int, error) {
+	return s.migrator().down(ctx, n)
+}
+
+// MigrationStatus lists every migration and when it was applied.
+func (s *SQLite) MigrationStatus(ctx context.Context) ([]Migration, error) {
+	return s.migrator().status(ctx)
+}
+
+// Pending counts migrations not yet applied.
+func (s *SQLite) Pending(ctx context.Context) (int, error) { return s.migrator().pending(ctx) }
+
+func isSQLiteUnique(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// IsReadOnly reports whether err says the database cannot be written.
+func IsReadOnly(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()&0xff == sqlite3.SQLITE_READONLY
+	}
+	return false
+}
+
+func isUniqueViolation(err error) bool { return isPgUnique(err) || isSQLiteUnique(err) }

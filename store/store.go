@@ -1,0 +1,322 @@
+// Package store holds Mnemo's domain types and the Store interface, with one
+// implementation per database: Postgres (pgx v5 pool) and SQLite (modernc,
+// pure Go). Both run the same statements through a small dialect layer and
+// pass one conformance suite (package storetest). SQL lives only here and in
+// package migrations.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Sentinel errors, checked with errors.Is.
+var (
+	// ErrNotFound is returned when the row asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is returned when a write would break a uniqueness rule or a
+	// version check.
+	ErrConflict = errors.New("conflict")
+)
+
+// Dialects.
+const (
+	DialectPostgres = "postgres"
+	DialectSQLite   = "sqlite"
+)
+
+// Session statuses (DESIGN.md §4).
+const (
+	StatusActive    = "active"
+	StatusClosed    = "closed"
+	StatusProcessed = "processed"
+	StatusFailed    = "failed"
+	StatusExpired   = "expired"
+)
+
+// Memory statuses.
+const (
+	MemoryActive     = "active"
+	MemoryDeprecated = "deprecated"
+	MemoryExpired    = "expired"
+	MemoryForgotten  = "forgotten"
+)
+
+// User is an end user of one chat app, known by the chat service's id.
+type User struct {
+	ID             string
+	App            string
+	DisplayName    string
+	Timezone       string
+	MemoryDisabled bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// JobRef names a job enqueued for a session.
+type JobRef struct {
+	ID   int64  `json:"id"`
+	Kind string `json:"kind"`
+}
+
+// Session is one chat session handed over by a chat service.
+type Session struct {
+	ID                 string
+	UserID             string
+	App                string
+	Status             string
+	StartedAt          time.Time
+	EndedAt            time.Time
+	Timezone           string
+	MessageCount       int
+	BodySHA256         string
+	Jobs               []JobRef
+	TranscriptRetained bool
+	RetainUntil        *time.Time
+	ClosedAt           *time.Time
+	ProcessedAt        *time.Time
+	UpdatedAt          time.Time
+}
+
+// Event is one structured session event.
+type Event struct {
+	SessionID string
+	Seq       int
+	UserID    string
+	Kind      string
+	At        time.Time
+	MessageID string
+	Data      json.RawMessage
+}
+
+// Chunk is one sealed piece of a transcript. The store never sees plaintext.
+type Chunk struct {
+	SessionID  string
+	Seq        int
+	UserID     string
+	KeyID      string
+	Nonce      []byte
+	Ciphertext []byte
+	SHA256     []byte
+	CreatedAt  time.Time
+}
+
+// Summary is a session summary written under one prompt version.
+type Summary struct {
+	SessionID     string
+	PromptVersion string
+	UserID        string
+	App           string
+	Source        string
+	Data          json.RawMessage
+	CreatedAt     time.Time
+}
+
+// Profile is a user's profile document and its version.
+type Profile struct {
+	UserID    string
+	App       string
+	Doc       json.RawMessage
+	Version   int
+	UpdatedAt time.Time
+}
+
+// ProfileChange is one recorded version of a profile.
+type ProfileChange struct {
+	UserID    string
+	Version   int
+	Doc       json.RawMessage
+	Changed   json.RawMessage
+	Actor     string // "extraction", "user"
+	SessionID string
+	At        time.Time
+}
+
+// Memory is one remembered key/value fact about a user.
+type Memory struct {
+	ID              string
+	UserID          string
+	App             string
+	Key             string
+	Value           string
+	Category        string
+	Importance      int
+	Confidence      float64
+	Status          string
+	SupersedesID    string
+	SourceSessionID string
+	SourceMessageID string
+	Confirmations   int
+	ExpiresAt       *time.Time
+	LastUsedAt      *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// MemoryChange is one audit row of a memory write: what happened, who did it.
+type MemoryChange struct {
+	ID        string
+	MemoryID  string
+	UserID    string
+	Action    string // insert, bump, supersede, deprecate, expire, forget, edit
+	Actor     string // extraction, user, ttl
+	SessionID string
+	At        time.Time
+}
+
+// Cue is a significant change recorded for the next session.
+type Cue struct {
+	ID         string
+	UserID     string
+	App        string
+	Kind       string
+	Field      string
+	Detail     json.RawMessage
+	SessionID  string
+	CreatedAt  time.Time
+	ResolvedAt *time.Time
+}
+
+// ExtractionRun records one extraction attempt and what it cost.
+type ExtractionRun struct {
+	ID            string
+	SessionID     string
+	UserID        string
+	App           string
+	Model         string
+	PromptVersion string
+	Source        string
+	Outcome       string
+	InputTokens   int
+	OutputTokens  int
+	CostUSD       float64
+	DurationMS    int64
+	Attempt       int
+	Final         bool
+	Error         string
+	CreatedAt     time.Time
+}
+
+// BatchRun is the ledger row of one batch and period.
+type BatchRun struct {
+	Batch        string
+	Period       string
+	ScheduledFor time.Time
+	StartedAt    *time.Time
+	FinishedAt   *time.Time
+	RowsTouched  int64
+	Outcome      string
+}
+
+// MemoryFilter narrows ListMemories.
+type MemoryFilter struct {
+	// Status limits the list to one status; empty means active.
+	Status string
+	// All lists every status and overrides Status.
+	All bool
+	// Category limits the list to one category; empty means all.
+	Category string
+}
+
+// Querier is every read and write Mnemo makes. Store and Tx both implement it.
+type Querier interface {
+	UpsertUser(ctx context.Context, u User) error
+	GetUser(ctx context.Context, id string) (User, error)
+
+	// CreateSession inserts a new session; ErrConflict if the id exists.
+	CreateSession(ctx context.Context, s Session) error
+	GetSession(ctx context.Context, id string) (Session, error)
+	// GetSessionForUpdate reads a session and, on Postgres, locks its row for the
+	// rest of the transaction so that concurrent workers serialise on it.
+	GetSessionForUpdate(ctx context.Context, id string) (Session, error)
+	SetSessionJobs(ctx context.Context, id string, jobs []JobRef, at time.Time) error
+	// SetSessionStatus moves a session to status; processed sets processed_at.
+	SetSessionStatus(ctx context.Context, id, status string, at time.Time) error
+	SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error
+
+	InsertEvents(ctx context.Context, events []Event) error
+	ListEvents(ctx context.Context, sessionID string) ([]Event, error)
+	// ListUserEvents lists a user's events of the given kinds at or after since, oldest first.
+	ListUserEvents(ctx context.Context, userID string, kinds []string, since time.Time) ([]Event, error)
+
+	InsertChunks(ctx context.Context, chunks []Chunk) error
+	ListChunks(ctx context.Context, sessionID string) ([]Chunk, error)
+	// DeleteChunks removes a session's transcript and returns how many chunks went.
+	DeleteChunks(ctx context.Context, sessionID string) (int64, error)
+
+	// UpsertSummary writes the summary of a session under a prompt version,
+	// replacing an earlier one of the same version.
+	UpsertSummary(ctx context.Context, s Summary) error
+	// GetSummary returns the newest summary of a session.
+	GetSummary(ctx context.Context, sessionID string) (Summary, error)
+	// ListSummaries returns a user's newest summaries, newest first.
+	ListSummaries(ctx context.Context, userID string, limit int) ([]Summary, error)
+
+	GetProfile(ctx context.Context, userID string) (Profile, error)
+	// SaveProfile writes p with version p.Version when the stored version is
+	// p.Version-1 (or absent and p.Version is 1), and records change; otherwise ErrConflict.
+	SaveProfile(ctx context.Context, p Profile, change ProfileChange) error
+	ListProfileHistory(ctx context.Context, userID string) ([]ProfileChange, error)
+
+	ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error)
+	GetMemory(ctx context.Context, userID, id string) (Memory, error)
+	// InsertMemory adds m; ErrConflict if an active memory of the same key exists.
+	InsertMemory(ctx context.Context, m Memory) error
+	// UpdateMemory rewrites the mutable fields of m (value, importance,
+	// confidence, status, confirmations, expiry, last use, updated_at).
+	UpdateMemory(ctx context.Context, m Memory) error
+	InsertMemoryChange(ctx context.Context, c MemoryChange) error
+	ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error)
+
+	// InsertCue records a cue; a cue of the same session, kind and field already
+	// recorded is left as it is.
+	InsertCue(ctx context.Context, c Cue) error
+	ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error)
+
+	// InsertExtractionRun records a run; a second final run for the same
+	// session and prompt version is ErrConflict.
+	InsertExtractionRun(ctx context.Context, r ExtractionRun) error
+	ListExtractionRuns(ctx context.Context, sessionID string) ([]ExtractionRun, error)
+	// SumExtractionCost adds up the cost of runs created in [from, to).
+	SumExtractionCost(ctx context.Context, from, to time.Time) (float64, error)
+
+	UpsertBatchRun(ctx context.Context, r BatchRun) error
+	GetBatchRun(ctx context.Context, batch, period string) (BatchRun, error)
+	ListBatchRuns(ctx context.Context, batch string, limit int) ([]BatchRun, error)
+}
+
+// Tx is a Querier bound to one database transaction.
+type Tx interface {
+	Querier
+	// Raw is the driver's transaction (pgx.Tx or *sql.Tx), for River's InsertTx.
+	Raw() any
+}
+
+// Migration describes one schema migration and whether it is applied.
+type Migration struct {
+	Line      string // "mnemo"
+	Version   int
+	Name      string
+	AppliedAt *time.Time
+}
+
+// Store is a database holding Mnemo's data.
+type Store interface {
+	Querier
+	// InTx runs fn in a transaction, committed when fn returns nil.
+	InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+	Dialect() string
+	Ping(ctx context.Context) error
+	// MigrateUp applies every pending migration and returns the versions applied.
+	MigrateUp(ctx context.Context) ([]int, error)
+	// MigrateDown rolls back the newest n migrations.
+	MigrateDown(ctx context.Context, n int) ([]int, error)
+	MigrationStatus(ctx context.Context) ([]Migration, error)
+	// Pending reports how many migrations are not applied.
+	Pending(ctx context.Context) (int, error)
+	// Raw is the driver's pool (*pgxpool.Pool or *sql.DB), for River's driver.
+	Raw() any
+	Close() error
+}
