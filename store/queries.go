@@ -498,4 +498,3 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
-
