@@ -1,0 +1,180 @@
+// Package api is Mnemo's HTTP layer: session handoff, user controls, the
+// context pack, admin routes, bearer-token auth with scopes, health and
+// readiness. It speaks JSON and maps every error to one small JSON shape
+// without internal details.
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Scopes a token may carry.
+const (
+	ScopeService = "service"
+	ScopeAdmin   = "admin"
+)
+
+// Token is one accepted bearer token and its scope.
+type Token struct {
+	Scope string
+	Value string
+}
+
+// ParseTokens reads MNEMO_API_TOKENS: comma-separated scope:token pairs.
+// Errors never echo a token.
+func ParseTokens(s string) ([]Token, error) {
+	var out []Token
+	for i, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		scope, value, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("entry %d is not scope:token", i+1)
+		}
+		if scope != ScopeService && scope != ScopeAdmin {
+			return nil, fmt.Errorf("entry %d has scope %q; want service or admin", i+1, scope)
+		}
+		if len(value) < 16 {
+			return nil, fmt.Errorf("entry %d: token is shorter than 16 characters", i+1)
+		}
+		out = append(out, Token{Scope: scope, Value: value})
+	}
+	return out, nil
+}
+
+// Readiness reports whether the database is reachable and fully migrated.
+type Readiness func(ctx context.Context) error
+
+// Server holds the HTTP handlers' dependencies.
+type Server struct {
+	tokens []Token
+	ready  Readiness
+	log    *slog.Logger
+	mux    *http.ServeMux
+	// open is true when no tokens are configured (loopback only): every
+	// request is treated as admin.
+	open bool
+}
+
+// Config configures a Server.
+type Config struct {
+	Tokens []Token
+	Ready  Readiness
+	Logger *slog.Logger
+}
+
+// New builds the server and its routes.
+func New(cfg Config) *Server {
+	s := &Server{tokens: cfg.Tokens, ready: cfg.Ready, log: cfg.Logger, mux: http.NewServeMux(), open: len(cfg.Tokens) == 0}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	return s
+}
+
+// Handle registers h for pattern, reachable only with a token of scope (or admin).
+func (s *Server) Handle(pattern, scope string, h http.Handler) {
+	s.mux.Handle(pattern, s.auth(scope, h))
+}
+
+// ServeHTTP serves every route; unknown routes answer a JSON 404.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		WriteError(w, http.StatusNotFound, "not_found", "no such route")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	if err := s.ready(ctx); err != nil {
+		s.log.WarnContext(ctx, "not ready", slog.String("error", err.Error()))
+		WriteError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable or not migrated")
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// scopeKey carries the caller's scope in the request context.
+type scopeKey struct{}
+
+// auth lets a request through when it carries a bearer token of the wanted
+// scope; admin tokens reach every scope.
+func (s *Server) auth(scope string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.open {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), scopeKey{}, ScopeAdmin)))
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || got == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
+			WriteError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+			return
+		}
+		have := ""
+		for _, t := range s.tokens {
+			if subtle.ConstantTimeCompare([]byte(got), []byte(t.Value)) == 1 {
+				have = t.Scope
+			}
+		}
+		switch {
+		case have == "":
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo", error="invalid_token"`)
+			WriteError(w, http.StatusUnauthorized, "unauthorized", "the bearer token is not valid")
+		case have != scope && have != ScopeAdmin:
+			WriteError(w, http.StatusForbidden, "forbidden", "the token's scope does not allow this route")
+		default:
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), scopeKey{}, have)))
+		}
+	})
+}
+
+// WriteJSON writes v as a JSON response.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// WriteError writes the one error shape: {"error": {"code", "message"}}.
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	WriteJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": message}})
+}
+
+// StatusFor maps an internal error onto an HTTP status and public code,
+// without internal details.
+func StatusFor(err error) (int, string, string) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound, "not_found", "not found"
+	case errors.Is(err, store.ErrConflict):
+		return http.StatusConflict, "conflict", "conflicts with the stored state"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return http.StatusServiceUnavailable, "unavailable", "the request could not be completed in time"
+	case store.IsReadOnly(err):
+		return http.StatusServiceUnavailable, "read_only", "the database cannot accept writes right now"
+	}
+	return http.StatusInternalServerError, "internal", "internal error"
+}

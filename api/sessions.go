@@ -1,0 +1,245 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Data is what the data routes need.
+type Data struct {
+	Store   store.Store
+	Handoff handoff.Deps
+	// MaxBodyBytes limits request bodies (413 beyond).
+	MaxBodyBytes int64
+	// Now reads the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+func (d Data) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Mount registers the session and user routes on s.
+func (s *Server) Mount(d Data) {
+	h := &handlers{Data: d, log: s.log}
+	s.Handle("POST /v1/sessions/{session_id}/close", ScopeService, http.HandlerFunc(h.closeSession))
+	s.Handle("GET /v1/sessions/{session_id}", ScopeService, http.HandlerFunc(h.getSession))
+	s.Handle("GET /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.listMemories))
+}
+
+type handlers struct {
+	Data
+	log *slog.Logger
+}
+
+// fail answers err as JSON and logs what the client is not told.
+func (h *handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ve *handoff.ValidationError
+	if errors.As(err, &ve) {
+		WriteError(w, http.StatusUnprocessableEntity, "invalid", ve.Error())
+		return
+	}
+	status, code, msg := StatusFor(err)
+	if status >= 500 {
+		h.log.ErrorContext(r.Context(), "request failed", slog.String("route", r.Pattern), slog.String("error", err.Error()))
+	}
+	WriteError(w, status, code, msg)
+}
+
+// readBody reads a body up to the limit; false means an error was answered.
+func (h *handlers) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSON(ct) {
+		WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send application/json")
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "the body exceeds the size limit")
+			return nil, false
+		}
+		WriteError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		return nil, false
+	}
+	return body, true
+}
+
+func isJSON(ct string) bool {
+	return len(ct) >= 16 && ct[:16] == "application/json"
+}
+
+func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("session_id")
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := handoff.Decode(body)
+	if err != nil {
+		var ve *handoff.ValidationError
+		errors.As(err, &ve)
+		WriteError(w, http.StatusBadRequest, "bad_request", ve.Error())
+		return
+	}
+	now := h.now()
+	if err := handoff.Validate(id, &req, h.Handoff.Apps, now); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var res handoff.Result
+	// Two identical requests racing: the loser's insert conflicts; on the
+	// second pass it finds the winner's session and answers the same.
+	for attempt := 0; ; attempt++ {
+		err = h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+			res, err = handoff.Close(ctx, tx, h.Handoff, id, req, now)
+			return err
+		})
+		if err == nil || attempt > 0 || !errors.Is(err, store.ErrConflict) || errors.Is(err, handoff.ErrDifferentBody) {
+			break
+		}
+	}
+	if errors.Is(err, handoff.ErrDifferentBody) {
+		WriteError(w, http.StatusConflict, "conflict", "this session was already closed with a different body")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.log.InfoContext(r.Context(), "session handed over", slog.String("session_id", id), slog.String("app", req.App),
+		slog.Int("messages", len(req.Messages)), slog.Int("events", len(req.Events)), slog.Bool("duplicate", res.Duplicate))
+	WriteJSON(w, http.StatusAccepted, res)
+}
+
+// sessionView is the public shape of a session.
+type sessionView struct {
+	SessionID          string          `json:"session_id"`
+	UserID             string          `json:"user_id"`
+	App                string          `json:"app"`
+	Status             string          `json:"status"`
+	StartedAt          time.Time       `json:"started_at"`
+	EndedAt            time.Time       `json:"ended_at"`
+	MessageCount       int             `json:"message_count"`
+	Summary            json.RawMessage `json:"summary"`
+	Extraction         *extractionView `json:"extraction"`
+	TranscriptRetained bool            `json:"transcript_retained"`
+	RetainUntil        *time.Time      `json:"transcript_retained_until,omitempty"`
+	Jobs               []store.JobRef  `json:"jobs"`
+}
+
+type extractionView struct {
+	Source        string `json:"source"`
+	Outcome       string `json:"outcome"`
+	PromptVersion string `json:"prompt_version"`
+	Model         string `json:"model,omitempty"`
+	Attempts      int    `json:"attempts"`
+}
+
+func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("session_id")
+	if !handoff.ValidID(id) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		return
+	}
+	sess, err := h.Store.GetSession(ctx, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := sessionView{SessionID: sess.ID, UserID: sess.UserID, App: sess.App, Status: sess.Status, StartedAt: sess.StartedAt,
+		EndedAt: sess.EndedAt, MessageCount: sess.MessageCount, TranscriptRetained: sess.TranscriptRetained,
+		RetainUntil: sess.RetainUntil, Jobs: sess.Jobs, Summary: json.RawMessage("null")}
+	if sum, err := h.Store.GetSummary(ctx, id); err == nil {
+		v.Summary = sum.Data
+	} else if !errors.Is(err, store.ErrNotFound) {
+		h.fail(w, r, err)
+		return
+	}
+	runs, err := h.Store.ListExtractionRuns(ctx, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if len(runs) > 0 {
+		last := runs[len(runs)-1]
+		for _, run := range runs {
+			if run.Final {
+				last = run
+			}
+		}
+		v.Extraction = &extractionView{Source: last.Source, Outcome: last.Outcome, PromptVersion: last.PromptVersion,
+			Model: last.Model, Attempts: len(runs)}
+	}
+	WriteJSON(w, http.StatusOK, v)
+}
+
+// memoryView is the public shape of a memory.
+type memoryView struct {
+	ID              string     `json:"id"`
+	Key             string     `json:"key"`
+	Value           string     `json:"value"`
+	Category        string     `json:"category"`
+	Importance      int        `json:"importance"`
+	Confidence      float64    `json:"confidence"`
+	Status          string     `json:"status"`
+	SupersedesID    string     `json:"supersedes_id,omitempty"`
+	SourceSessionID string     `json:"source_session_id,omitempty"`
+	SourceMessageID string     `json:"source_message_id,omitempty"`
+	Confirmations   int        `json:"confirmations"`
+	ExpiresAt       *time.Time `json:"expires_at"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+func viewMemory(m store.Memory) memoryView {
+	return memoryView{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category, Importance: m.Importance,
+		Confidence: m.Confidence, Status: m.Status, SupersedesID: m.SupersedesID, SourceSessionID: m.SourceSessionID,
+		SourceMessageID: m.SourceMessageID, Confirmations: m.Confirmations, ExpiresAt: m.ExpiresAt,
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+}
+
+func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
+	userID := r.PathValue("user_id")
+	if !handoff.ValidID(userID) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		return
+	}
+	f := store.MemoryFilter{Status: r.URL.Query().Get("status"), Category: r.URL.Query().Get("category")}
+	switch f.Status {
+	case "", store.MemoryActive, store.MemoryDeprecated, store.MemoryExpired, store.MemoryForgotten:
+	case "all":
+		f.All = true
+	default:
+		WriteError(w, http.StatusBadRequest, "bad_request", "status must be active, deprecated, expired, forgotten or all")
+		return
+	}
+	mems, err := h.Store.ListMemories(r.Context(), userID, f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	now := h.now()
+	out := make([]memoryView, 0, len(mems))
+	for _, m := range mems {
+		// An active memory past its expiry is no longer remembered, even before
+		// the hourly TTL batch marks it.
+		if m.Status == store.MemoryActive && m.ExpiresAt != nil && !m.ExpiresAt.After(now) && !f.All {
+			continue
+		}
+		out = append(out, viewMemory(m))
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"memories": out})
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/jobs"
+)
+
+// Config is the worker's whole configuration, read from the environment and
+// overridden by flags of the same meaning, validated once at start.
+type Config struct {
+	// DatabaseURL selects the database: postgres://…, sqlite://path, or empty
+	// for the embedded SQLite file ./data/mnemo.db.
+	DatabaseURL string
+	// Dialect and SQLitePath are derived from DatabaseURL.
+	Dialect    string
+	SQLitePath string
+	// Listen is the HTTP address.
+	Listen string
+	// Tokens are the accepted bearer tokens, from MNEMO_API_TOKENS.
+	Tokens []api.Token
+	// OpenAI-compatible LLM settings; with no model configured the
+	// deterministic extractor serves every preset.
+	OpenAIKey     string
+	OpenAIBaseURL string
+	LLMModel      string
+	LLMTimeout    time.Duration
+	LLMPrices     string
+	// LLMMonthlyBudget is the spend in USD above which the LLM path is skipped.
+	LLMMonthlyBudget float64
+	// EncryptionKey seals transcripts at rest (a 32-byte base64 key or a passphrase).
+	EncryptionKey string
+	// AppsDir holds operator-defined app presets.
+	AppsDir string
+	// JobTimeout is how long one job may run.
+	JobTimeout time.Duration
+	// RescueAfter is after how long a job left running by a dead worker is run again.
+	RescueAfter time.Duration
+	// Concurrency is the most jobs worked at once per queue.
+	Concurrency map[string]int
+	// ShutdownGrace is how long running jobs may finish after SIGTERM before they are cancelled.
+	ShutdownGrace time.Duration
+	// PollInterval is how often queues are polled for new jobs.
+	PollInterval time.Duration
+	// MaxBodyBytes limits request bodies.
+	MaxBodyBytes int64
+	// LogLevel and LogFormat shape the structured log.
+	LogLevel  string
+	LogFormat string
+}
+
+// setting is one configuration value: its flag, its environment variable,
+// its default and its help text.
+type setting struct {
+	flag, env, def, help string
+}
+
+var settings = []setting{
+	{"database-url", "DATABASE_URL", "", "postgres://…, sqlite://PATH, or empty for the embedded SQLite file ./data/mnemo.db"},
+	{"listen", "MNEMO_LISTEN", "127.0.0.1:8080", "HTTP listen address; a non-loopback address requires MNEMO_API_TOKENS"},
+	{"api-tokens", "MNEMO_API_TOKENS", "", "comma-separated scope:token pairs, scope service or admin (tokens ≥ 16 characters)"},
+	{"openai-api-key", "OPENAI_API_KEY", "", "API key of the OpenAI-compatible endpoint"},
+	{"openai-base-url", "OPENAI_BASE_URL", "", "base URL of the OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)"},
+	{"llm-model", "MNEMO_LLM_MODEL", "", "model name; empty keeps the deterministic extractor for every app"},
+	{"llm-timeout", "MNEMO_LLM_TIMEOUT", "60s", "timeout of one LLM call"},
+	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
+	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
+	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "key sealing transcripts at rest: base64 of 32 bytes, or a passphrase (PBKDF2)"},
+	{"apps-dir", "MNEMO_APPS_DIR", "", "directory of operator-defined app presets (one folder per app)"},
+	{"job-timeout", "MNEMO_JOB_TIMEOUT", "5m", "how long one job may run"},
+	{"rescue-after", "MNEMO_RESCUE_AFTER", "15m", "after how long a job left running by a dead worker is rescued and run again"},
+	{"concurrency", "MNEMO_CONCURRENCY", "default=4,extract=16,batch=1", "most jobs worked at once per queue, queue=N comma-separated"},
+	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
+	{"poll-interval", "MNEMO_POLL_INTERVAL", "250ms", "how often queues are polled for new jobs"},
+	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
+	{"log-level", "MNEMO_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"log-format", "MNEMO_LOG_FORMAT", "auto", "json, text, or auto (JSON unless stderr is a terminal)"},
+}
+
+// registerSettings adds every setting to fs with defaults from def (the
+// environment, or an earlier flag set's values) and returns a getter.
+func registerSettings(fs *flag.FlagSet, def func(s setting) string) func(name string) string {
+	values := map[string]*string{}
+	for _, s := range settings {
+		values[s.flag] = fs.String(s.flag, def(s), fmt.Sprintf("%s (env %s)", s.help, s.env))
+	}
+	return func(name string) string { return *values[name] }
+}
+
+// envDefault is a setting's value from the environment, or its default.
+func envDefault(getenv func(string) string) func(s setting) string {
+	return func(s setting) string {
+		if v := getenv(s.env); v != "" {
+			return v
+		}
+		return s.def
+	}
+}
+
+// settingError names the setting that is wrong, by its environment variable.
+func settingError(flagName string, format string, a ...any) error {
+	env := flagName
+	for _, s := range settings {
+		if s.flag == flagName {
+			env = s.env
+		}
+	}
+	return fmt.Errorf("%s: %s", env, fmt.Sprintf(format, a...))
+}
+
+func buildConfig(get func(string) string) (Config, error) {
+	var c Config
+	var err error
+	c.DatabaseURL = get("database-url")
+	if c.Dialect, c.SQLitePath, err = parseDatabaseURL(c.DatabaseURL); err != nil {
+		return c, settingError("database-url", "%v", err)
+	}
+	c.Listen = get("listen")
+	host, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return c, settingError("listen", "%q is not host:port", c.Listen)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return c, settingError("listen", "%q has no valid port", c.Listen)
+	}
+	if c.Tokens, err = api.ParseTokens(get("api-tokens")); err != nil {
+		return c, settingError("api-tokens", "%v", err)
+	}
+	if len(c.Tokens) == 0 && !isLoopback(host) {
+		return c, settingError("listen", "%q is not a loopback address: refusing to serve without MNEMO_API_TOKENS", c.Listen)
+	}
+	c.OpenAIKey = get("openai-api-key")
+	c.OpenAIBaseURL = get("openai-base-url")
+	if c.OpenAIBaseURL != "" {
+		u, err := url.Parse(c.OpenAIBaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, settingError("openai-base-url", "%q is not an http(s) URL", c.OpenAIBaseURL)
+		}
+	}
+	c.LLMModel = get("llm-model")
+	c.LLMPrices = get("llm-prices")
+	if c.LLMMonthlyBudget, err = strconv.ParseFloat(get("llm-monthly-budget"), 64); err != nil || c.LLMMonthlyBudget < 0 {
+		return c, settingError("llm-monthly-budget", "%q is not a non-negative number", get("llm-monthly-budget"))
+	}
+	c.EncryptionKey = get("encryption-key")
+	c.AppsDir = get("apps-dir")
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+		min  time.Duration
+	}{
+		{"llm-timeout", &c.LLMTimeout, time.Second},
+		{"job-timeout", &c.JobTimeout, time.Second},
+		{"rescue-after", &c.RescueAfter, time.Second},
+		{"shutdown-grace", &c.ShutdownGrace, 0},
+		{"poll-interval", &c.PollInterval, 10 * time.Millisecond},
+	} {
+		v, err := time.ParseDuration(get(d.name))
+		if err != nil {
+			return c, settingError(d.name, "%q is not a duration such as 30s or 5m", get(d.name))
+		}
+		if v < d.min {
+			return c, settingError(d.name, "%s is below the minimum %s", v, d.min)
+		}
+		*d.dst = v
+	}
+	if c.RescueAfter <= c.JobTimeout {
+		return c, settingError("rescue-after", "%s must exceed MNEMO_JOB_TIMEOUT (%s), or running jobs would be rescued while still alive", c.RescueAfter, c.JobTimeout)
+	}
+	if c.Concurrency, err = parseConcurrency(get("concurrency")); err != nil {
+		return c, settingError("concurrency", "%v", err)
+	}
+	if c.MaxBodyBytes, err = strconv.ParseInt(get("max-body-bytes"), 10, 64); err != nil || c.MaxBodyBytes < 1024 {
+		return c, settingError("max-body-bytes", "%q is not a byte count of at least 1024", get("max-body-bytes"))
+	}
+	c.LogLevel = get("log-level")
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return c, settingError("log-level", "%q is not debug, info, warn or error", c.LogLevel)
+	}
+	c.LogFormat = get("log-format")
+	switch c.LogFormat {
+	case "auto", "json", "text":
+	default:
+		return c, settingError("log-format", "%q is not auto, json or text", c.LogFormat)
+	}
+	return c, nil
+}
+
+// parseDatabaseURL maps DATABASE_URL onto a dialect and, for SQLite, a file path.
+func parseDatabaseURL(s string) (dialect, sqlitePath string, err error) {
+	if s == "" {
+		return "sqlite", filepath.Join("data", "mnemo.db"), nil
+	}
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return "", "", errors.New("not a URL: want postgres://…, sqlite://PATH or empty")
+	}
+	switch scheme {
+	case "postgres", "postgresql":
+		u, err := url.Parse(s)
+		if err != nil {
+			return "", "", errors.New("unparseable postgres URL")
+		}
+		if u.Host == "" && u.Query().Get("host") == "" {
+			return "", "", errors.New("postgres URL has no host")
+		}
+		return "postgres", "", nil
+	case "sqlite", "sqlite3", "file":
+		if rest == "" {
+			return "", "", errors.New("sqlite URL has no path (sqlite://./data/mnemo.db)")
+		}
+		return "sqlite", rest, nil
+	}
+	return "", "", fmt.Errorf("unknown scheme %q: want postgres, sqlite or empty", scheme)
+}
+
+func parseConcurrency(s string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, n, ok := strings.Cut(part, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q is not queue=N", part)
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil {
+			return nil, fmt.Errorf("queue %s: %q is not a number", name, n)
+		}
+		if v < 1 || v > 10000 {
+			return nil, fmt.Errorf("queue %s: concurrency %d must be between 1 and 10000", name, v)
+		}
+		out[name] = v
+	}
+	for _, q := range []string{jobs.QueueDefault, jobs.QueueExtract, jobs.QueueBatch} {
+		if _, ok := out[q]; !ok {
+			out[q] = 1
+		}
+	}
+	return out, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func usage(out io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(out, `Mnemo worker: turns finished chat sessions into durable memory.
+
+Usage: worker [flags] [command]
+
+Commands:
+  serve                 run the HTTP API and the job worker (default)
+  migrate up            apply River's and Mnemo's migrations
+  migrate down N        roll back Mnemo's newest N migrations
+  migrate status        list migrations and whether they are applied
+
+Settings (flag, environment variable, default):
+`)
+	names := make([]string, 0, len(settings))
+	byName := map[string]setting{}
+	for _, s := range settings {
+		names = append(names, s.flag)
+		byName[s.flag] = s
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := byName[n]
+		def := s.def
+		if def == "" {
+			def = `""`
+		}
+		fmt.Fprintf(out, "  --%s / %s (default %s)\n      %s\n", s.flag, s.env, def, s.help)
+	}
+}

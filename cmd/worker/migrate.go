@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// openStore connects to the configured database. It does not migrate.
+func openStore(ctx context.Context, cfg Config) (store.Store, error) {
+	if cfg.Dialect == store.DialectPostgres {
+		pc, err := store.PostgresConfig(cfg.DatabaseURL, "", 0)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		st, err := store.OpenPostgres(ctx, pc)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.Ping(ctx); err != nil {
+			_ = st.Close()
+			return nil, fmt.Errorf("connect postgres: %w", err)
+		}
+		return st, nil
+	}
+	return store.OpenSQLite(ctx, cfg.SQLitePath)
+}
+
+// migrateAll applies River's migrations, then Mnemo's.
+func migrateAll(ctx context.Context, st store.Store) (river, mnemo []int, err error) {
+	if river, err = jobs.MigrateRiver(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	if mnemo, err = st.MigrateUp(ctx); err != nil {
+		return river, nil, fmt.Errorf("mnemo migrations: %w", err)
+	}
+	return river, mnemo, nil
+}
+
+// migrate runs `migrate up | down N | status`.
+func migrate(ctx context.Context, e *env) error {
+	if len(e.args) == 0 {
+		return usageError{errors.New("want up, down N or status")}
+	}
+	st, err := openStore(ctx, e.cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch e.args[0] {
+	case "up":
+		river, mnemo, err := migrateAll(ctx, st)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "applied %d River and %d Mnemo migrations\n", len(river), len(mnemo))
+		return nil
+	case "down":
+		if len(e.args) != 2 {
+			return usageError{errors.New("migrate down wants a step count, e.g. migrate down 1")}
+		}
+		n, err := strconv.Atoi(e.args[1])
+		if err != nil || n < 1 {
+			return usageError{fmt.Errorf("step count %q is not a positive number", e.args[1])}
+		}
+		done, err := st.MigrateDown(ctx, n)
+		for _, v := range done {
+			fmt.Fprintf(e.stdout, "rolled back mnemo %04d\n", v)
+		}
+		if err != nil {
+			return err
+		}
+		if len(done) < n {
+			fmt.Fprintf(e.stdout, "only %d Mnemo migrations were applied; River's are managed by `migrate up`\n", len(done))
+		}
+		return nil
+	case "status":
+		return migrateStatus(ctx, e, st)
+	}
+	return usageError{fmt.Errorf("unknown migrate action %q: want up, down N or status", e.args[0])}
+}
+
+func migrateStatus(ctx context.Context, e *env, st store.Store) error {
+	river, err := jobs.RiverMigrationStatus(ctx, st)
+	if err != nil {
+		return err
+	}
+	mnemo, err := st.MigrationStatus(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "LINE\tVERSION\tNAME\tSTATUS\n")
+	for _, m := range river {
+		status := "pending"
+		if m.Applied {
+			status = "applied"
+		}
+		fmt.Fprintf(tw, "river\t%03d\t%s\t%s\n", m.Version, m.Name, status)
+	}
+	for _, m := range mnemo {
+		status := "pending"
+		if m.AppliedAt != nil {
+			status = "applied " + m.AppliedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "mnemo\t%04d\t%s\t%s\n", m.Version, m.Name, status)
+	}
+	fmt.Fprintf(tw, "database\t\t%s\t\n", st.Dialect())
+	return tw.Flush()
+}

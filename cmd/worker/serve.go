@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/seal"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// system is everything a running worker holds.
+type system struct {
+	store store.Store
+	queue jobs.Queue
+	deps  *jobs.Deps
+	api   *api.Server
+}
+
+// keyring loads MNEMO_ENCRYPTION_KEY, or a key file beside the database.
+func keyring(cfg Config, log *slog.Logger) (*seal.Keyring, error) {
+	if cfg.EncryptionKey != "" {
+		k, err := seal.ParseKeys(cfg.EncryptionKey)
+		if err != nil {
+			return nil, fmt.Errorf("MNEMO_ENCRYPTION_KEY: %w", err)
+		}
+		return k, nil
+	}
+	dir := "data"
+	if cfg.Dialect == store.DialectSQLite {
+		dir = filepath.Dir(cfg.SQLitePath)
+	}
+	path := filepath.Join(dir, "mnemo.key")
+	spec, created, err := seal.LoadOrCreateKeyFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("encryption key file: %w", err)
+	}
+	if created {
+		log.Warn("no MNEMO_ENCRYPTION_KEY: generated a key file; keep it with the database", slog.String("path", path))
+	}
+	if cfg.Dialect == store.DialectPostgres {
+		log.Warn("no MNEMO_ENCRYPTION_KEY on Postgres: every worker sharing this database needs the same key", slog.String("path", path))
+	}
+	return seal.ParseKeys(spec)
+}
+
+// build opens, migrates and wires the system; withWorkers false gives an
+// insert-only queue for operator commands.
+func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) (*system, error) {
+	apps, err := prompts.Load(cfg.AppsDir)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("MNEMO_APPS_DIR: %w", err)}
+	}
+	keys, err := keyring(cfg, log)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	var llm *extract.LLM
+	if cfg.LLMModel != "" {
+		prices, err := extract.ParsePrices(cfg.LLMPrices)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("MNEMO_LLM_PRICES: %w", err)}
+		}
+		llm, err = extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
+			Timeout: cfg.LLMTimeout, Prices: extract.DefaultPrices().With(prices), Logger: log})
+		if err != nil {
+			return nil, usageError{fmt.Errorf("MNEMO_LLM_MODEL: %w", err)}
+		}
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := migrateAll(ctx, st); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: log}
+	qc := jobs.Config{
+		JobTimeout:         cfg.JobTimeout,
+		RescueAfter:        cfg.RescueAfter,
+		FetchPollInterval:  cfg.PollInterval,
+		CompletedRetention: 7 * 24 * time.Hour,
+		Logger:             log,
+	}
+	if withWorkers {
+		qc.Concurrency = cfg.Concurrency
+		qc.Workers = jobs.NewWorkers(deps)
+	}
+	queue, err := jobs.New(st, qc)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, Ready: func(ctx context.Context) error {
+		if err := st.Ping(ctx); err != nil {
+			return err
+		}
+		n, err := st.Pending(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("%d migrations pending", n)
+		}
+		return nil
+	}})
+	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes,
+		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys}})
+	return &system{store: st, queue: queue, deps: deps, api: srv}, nil
+}
+
+// serve runs the HTTP API and the workers until ctx is cancelled (SIGINT or
+// SIGTERM), then shuts down gracefully: the listener closes, running jobs get
+// the grace period to finish, and whatever still runs is cancelled.
+func serve(ctx context.Context, e *env) error {
+	log := e.log
+	sys, err := build(ctx, e.cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer sys.store.Close()
+	if len(e.cfg.Tokens) == 0 {
+		log.Warn("no MNEMO_API_TOKENS: every route is open to callers on this loopback address")
+	}
+	ln, err := net.Listen("tcp", e.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", e.cfg.Listen, err)
+	}
+	httpSrv := &http.Server{Handler: sys.api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// Workers run on a context of their own: a signal starts the shutdown
+	// below rather than tearing jobs down mid-write.
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	if err := sys.queue.Start(workCtx); err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("start workers: %w", err)
+	}
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- httpSrv.Serve(ln) }()
+	log.Info("mnemo serving", slog.String("listen", ln.Addr().String()), slog.String("database", sys.store.Dialect()),
+		slog.Bool("llm", sys.deps.LLM != nil), slog.Any("apps", prompts.Names(sys.deps.Apps)))
+	if e.ready != nil {
+		e.ready(ln.Addr().String())
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", slog.String("grace", e.cfg.ShutdownGrace.String()))
+	case serveErr = <-httpErr:
+		log.Error("http server stopped", slog.String("error", serveErr.Error()))
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), e.cfg.ShutdownGrace)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutCtx); err != nil {
+		log.Warn("http shutdown", slog.String("error", err.Error()))
+	}
+	if err := sys.queue.Stop(shutCtx); err != nil {
+		log.Warn("grace period over; cancelling running jobs", slog.String("error", err.Error()))
+		hardCtx, hardCancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer hardCancel()
+		if err := sys.queue.StopAndCancel(hardCtx); err != nil {
+			return fmt.Errorf("stop workers: %w", err)
+		}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	log.Info("stopped")
+	return nil
+}

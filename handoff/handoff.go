@@ -1,0 +1,287 @@
+// Package handoff is how a finished session reaches Mnemo: it validates the
+// session-close body, stores the user, the session, its events and the sealed
+// transcript, and enqueues the processing jobs in the same database
+// transaction, so a session is either fully handed over or not at all. The
+// HTTP API uses it, and so can a Go chat service sharing Mnemo's Postgres,
+// inside a transaction of its own (see Client).
+package handoff
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/seal"
+	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/transcript"
+)
+
+// Limits of one session-close body.
+const (
+	MaxMessages       = 5000
+	MaxMessageBytes   = 32 << 10
+	MaxEvents         = 10000
+	MaxEventDataBytes = 8 << 10
+	MaxIDLength       = 128
+)
+
+// Request is the session-close body (DESIGN.md §4).
+type Request struct {
+	UserID      string            `json:"user_id"`
+	App         string            `json:"app"`
+	StartedAt   time.Time         `json:"started_at"`
+	EndedAt     time.Time         `json:"ended_at"`
+	Timezone    string            `json:"timezone,omitempty"`
+	DisplayName string            `json:"display_name,omitempty"`
+	Messages    []extract.Message `json:"messages"`
+	Events      []extract.Event   `json:"events,omitempty"`
+}
+
+// Result is the answer to a handoff.
+type Result struct {
+	SessionID string         `json:"session_id"`
+	Jobs      []store.JobRef `json:"jobs"`
+	// Duplicate is true when the same body had been handed over before.
+	Duplicate bool `json:"-"`
+}
+
+// ValidationError says what is wrong with a body; it never quotes message content.
+type ValidationError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Reason }
+
+func invalid(field, format string, a ...any) error {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, a...)}
+}
+
+var (
+	idRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
+	kindRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// ValidID reports whether s may name a user, session or message.
+func ValidID(s string) bool { return len(s) <= MaxIDLength && idRE.MatchString(s) }
+
+// Decode reads a session-close body strictly: valid UTF-8, one JSON object,
+// no unknown fields.
+func Decode(body []byte) (Request, error) {
+	var req Request
+	if !utf8.Valid(body) {
+		return req, invalid("body", "is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, invalid("body", "%s", jsonProblem(err))
+	}
+	if dec.More() {
+		return req, invalid("body", "holds more than one JSON value")
+	}
+	return req, nil
+}
+
+// jsonProblem describes a decoding error without echoing the input.
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("is not valid JSON (offset %d)", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %q has the wrong type (want %s)", te.Field, te.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	case strings.Contains(err.Error(), "parsing time"):
+		return "holds a timestamp that is not RFC 3339"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "is empty or truncated"
+	}
+	return "is not a valid session-close body"
+}
+
+// Validate checks a decoded body against the known apps and the clock.
+func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now time.Time) error {
+	if !ValidID(sessionID) {
+		return invalid("session_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	}
+	if !ValidID(req.UserID) {
+		return invalid("user_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	}
+	if _, ok := apps[req.App]; !ok {
+		return invalid("app", "unknown app %q (known: %s)", clipName(req.App), strings.Join(prompts.Names(apps), ", "))
+	}
+	if req.StartedAt.IsZero() || req.EndedAt.IsZero() {
+		return invalid("started_at", "started_at and ended_at are required")
+	}
+	if req.EndedAt.Before(req.StartedAt) {
+		return invalid("ended_at", "is before started_at")
+	}
+	if req.EndedAt.After(now.Add(24 * time.Hour)) {
+		return invalid("ended_at", "is more than a day in the future")
+	}
+	if req.EndedAt.Sub(req.StartedAt) > 7*24*time.Hour {
+		return invalid("ended_at", "a session may last at most 7 days")
+	}
+	if req.Timezone == "" {
+		req.Timezone = "UTC"
+	}
+	if len(req.Timezone) > 64 {
+		return invalid("timezone", "is too long")
+	}
+	if _, err := time.LoadLocation(req.Timezone); err != nil {
+		return invalid("timezone", "is not an IANA time zone such as Europe/Berlin")
+	}
+	if utf8.RuneCountInString(req.DisplayName) > 100 {
+		return invalid("display_name", "is longer than 100 characters")
+	}
+	if len(req.Messages) > MaxMessages {
+		return invalid("messages", "more than %d messages", MaxMessages)
+	}
+	seen := make(map[string]bool, len(req.Messages))
+	for i, m := range req.Messages {
+		f := fmt.Sprintf("messages[%d]", i)
+		if !ValidID(m.ID) {
+			return invalid(f+".id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+		}
+		if seen[m.ID] {
+			return invalid(f+".id", "repeats an earlier message id")
+		}
+		seen[m.ID] = true
+		switch m.Role {
+		case "user", "assistant", "system":
+		default:
+			return invalid(f+".role", "must be user, assistant or system")
+		}
+		if len(m.Content) > MaxMessageBytes {
+			return invalid(f+".content", "is longer than %d bytes", MaxMessageBytes)
+		}
+		if strings.ContainsRune(m.Content, 0) {
+			return invalid(f+".content", "contains a NUL character")
+		}
+		if !m.At.IsZero() && (m.At.Before(req.StartedAt.Add(-time.Hour)) || m.At.After(req.EndedAt.Add(time.Hour))) {
+			return invalid(f+".at", "lies outside the session")
+		}
+	}
+	if len(req.Events) > MaxEvents {
+		return invalid("events", "more than %d events", MaxEvents)
+	}
+	for i, e := range req.Events {
+		f := fmt.Sprintf("events[%d]", i)
+		if !kindRE.MatchString(e.Kind) {
+			return invalid(f+".kind", "must be a lower-case name such as emotion or urge")
+		}
+		if e.At.IsZero() {
+			return invalid(f+".at", "is required")
+		}
+		if e.MessageID != "" && !seen[e.MessageID] {
+			return invalid(f+".message_id", "names no message of this session")
+		}
+		if len(e.Data) > MaxEventDataBytes {
+			return invalid(f+".data", "is larger than %d bytes", MaxEventDataBytes)
+		}
+		if len(e.Data) > 0 && !bytes.HasPrefix(bytes.TrimSpace(e.Data), []byte("{")) && string(bytes.TrimSpace(e.Data)) != "null" {
+			return invalid(f+".data", "must be a JSON object")
+		}
+	}
+	return nil
+}
+
+func clipName(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "…"
+	}
+	return s
+}
+
+// Fingerprint is the SHA-256 of the body's canonical form: the same session
+// sent again, however formatted, has the same fingerprint.
+func Fingerprint(sessionID string, req Request) string {
+	b, _ := json.Marshal(struct {
+		ID  string  `json:"id"`
+		Req Request `json:"req"`
+	}{sessionID, req})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Deps is what a handoff needs besides the transaction.
+type Deps struct {
+	Queue jobs.Queue
+	Apps  map[string]*prompts.App
+	Keys  *seal.Keyring
+}
+
+// ErrDifferentBody is returned when a closed session is handed over again
+// with a different body.
+var ErrDifferentBody = fmt.Errorf("session already closed with a different body: %w", store.ErrConflict)
+
+// Close hands a validated session over inside tx. The same body again returns
+// the first answer and writes nothing; a different body is ErrDifferentBody.
+func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Request, now time.Time) (Result, error) {
+	fp := Fingerprint(sessionID, req)
+	existing, err := tx.GetSessionForUpdate(ctx, sessionID)
+	switch {
+	case err == nil:
+		if existing.BodySHA256 != fp {
+			return Result{}, ErrDifferentBody
+		}
+		return Result{SessionID: sessionID, Jobs: existing.Jobs, Duplicate: true}, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return Result{}, err
+	}
+	if u, err := tx.GetUser(ctx, req.UserID); err == nil && u.App != req.App {
+		return Result{}, invalid("user_id", "belongs to another app")
+	}
+	if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, DisplayName: req.DisplayName,
+		Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}); err != nil {
+		return Result{}, err
+	}
+	closedAt := now
+	if err := tx.CreateSession(ctx, store.Session{ID: sessionID, UserID: req.UserID, App: req.App, Status: store.StatusClosed,
+		StartedAt: req.StartedAt, EndedAt: req.EndedAt, Timezone: req.Timezone, MessageCount: len(req.Messages),
+		BodySHA256: fp, TranscriptRetained: true, ClosedAt: &closedAt, UpdatedAt: now}); err != nil {
+		return Result{}, err
+	}
+	events := make([]store.Event, len(req.Events))
+	for i, e := range req.Events {
+		data := e.Data
+		if len(data) == 0 || string(bytes.TrimSpace(data)) == "null" {
+			data = json.RawMessage(`{}`)
+		}
+		events[i] = store.Event{SessionID: sessionID, Seq: i, UserID: req.UserID, Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: data}
+	}
+	if err := tx.InsertEvents(ctx, events); err != nil {
+		return Result{}, err
+	}
+	if err := transcript.Store(ctx, tx, d.Keys, sessionID, req.UserID, req.Messages, now); err != nil {
+		return Result{}, err
+	}
+	ins, err := d.Queue.InsertTx(ctx, tx, jobs.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
+		UniqueOpts: river.UniqueOpts{ByArgs: true},
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	refs := []store.JobRef{{ID: ins.ID, Kind: ins.Kind}}
+	if err := tx.SetSessionJobs(ctx, sessionID, refs, now); err != nil {
+		return Result{}, err
+	}
+	return Result{SessionID: sessionID, Jobs: refs}, nil
+}
