@@ -76,7 +76,7 @@ func (d *Deps) log() *slog.Logger {
 // NewWorkers registers every Mnemo worker.
 func NewWorkers(d *Deps) *river.Workers {
 	w := river.NewWorkers()
-	river.AddWorker(w, &ExtractWorker{deps: d})
+	river.AddWorker(w, NewExtractWorker(d))
 	return w
 }
 
@@ -88,6 +88,9 @@ type ExtractWorker struct {
 	river.WorkerDefaults[ExtractArgs]
 	deps *Deps
 }
+
+// NewExtractWorker returns the extraction worker.
+func NewExtractWorker(d *Deps) *ExtractWorker { return &ExtractWorker{deps: d} }
 
 // Work processes the session.
 func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {

@@ -94,6 +94,9 @@ type Config struct {
 	FetchPollInterval time.Duration
 	// CompletedRetention keeps completed jobs this long.
 	CompletedRetention time.Duration
+	// RetryPolicy schedules retries of failed jobs; nil is River's
+	// exponential backoff.
+	RetryPolicy river.ClientRetryPolicy
 	// ErrorHandler sees job errors and panics.
 	ErrorHandler river.ErrorHandler
 	Logger       *slog.Logger
@@ -110,6 +113,7 @@ func (c Config) riverConfig() *river.Config {
 		FetchPollInterval:           c.FetchPollInterval,
 		CompletedJobRetentionPeriod: c.CompletedRetention,
 		ErrorHandler:                c.ErrorHandler,
+		RetryPolicy:                 c.RetryPolicy,
 		Logger:                      c.Logger,
 		Schema:                      c.Schema,
 	}

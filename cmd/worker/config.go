@@ -76,7 +76,7 @@ var settings = []setting{
 	{"llm-timeout", "MNEMO_LLM_TIMEOUT", "60s", "timeout of one LLM call"},
 	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
-	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "key sealing transcripts at rest: base64 of 32 bytes, or a passphrase (PBKDF2)"},
+	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "transcript keys: id:base64-of-32-bytes or id:passphrase (PBKDF2), comma-separated for rotation, the last one writes"},
 	{"apps-dir", "MNEMO_APPS_DIR", "", "directory of operator-defined app presets (one folder per app)"},
 	{"job-timeout", "MNEMO_JOB_TIMEOUT", "5m", "how long one job may run"},
 	{"rescue-after", "MNEMO_RESCUE_AFTER", "15m", "after how long a job left running by a dead worker is rescued and run again"},
