@@ -1,0 +1,314 @@
+// Package llmtest is a scripted, OpenAI-compatible chat completions server
+// for tests of the LLM extractor and of everything built on it.
+//
+//	s := llmtest.NewServer(t)
+//	s.Push(llmtest.Content("```json\n{…}\n```"), llmtest.Valid(`{…}`))
+//	llm, _ := extract.NewLLM(extract.LLMConfig{BaseURL: s.URL(), Model: "gpt-4o-mini"})
+//
+// Each request to POST /v1/chat/completions takes the next scripted Reply;
+// when the script is empty the default reply function answers, and without
+// one the request fails the test. Every request is recorded.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is the fake endpoint. It is safe for concurrent use.
+type Server struct {
+	t       testing.TB
+	srv     *httptest.Server
+	latency time.Duration
+	done    chan struct{} // closed at cleanup: releases hanging and delayed replies
+
+	mu       sync.Mutex
+	script   []Reply
+	fallback func(Request) Reply
+	requests []Request
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// Latency delays every reply by d, as a remote endpoint would (benchmarks).
+func Latency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+
+// NewServer starts a server that closes when the test ends.
+func NewServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{t: t, done: make(chan struct{})}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		close(s.done)
+		s.srv.Close()
+	})
+	return s
+}
+
+// URL is the base URL for the client, ending in /v1.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Push appends replies to the script.
+func (s *Server) Push(r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, r...)
+}
+
+// SetDefault sets the reply for requests that find the script empty.
+func (s *Server) SetDefault(f func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fallback = f
+}
+
+// Requests returns every request received so far, in order of arrival.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Calls is how many requests arrived.
+func (s *Server) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+// Remaining is how many scripted replies are still unused.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.script)
+}
+
+// Request is one chat completion request as the server decoded it.
+type Request struct {
+	Model          string          `json:"model"`
+	Messages       []Message       `json:"messages"`
+	ResponseFormat *ResponseFormat `json:"response_format"`
+	Temperature    *float64        `json:"temperature"`
+	// Authorization is the request's Authorization header.
+	Authorization string `json:"-"`
+	// Body is the raw request body.
+	Body []byte `json:"-"`
+}
+
+// Message is one chat message of a request.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ResponseFormat is the requested answer format.
+type ResponseFormat struct {
+	Type       string      `json:"type"` // json_schema, json_object or text
+	JSONSchema *JSONSchema `json:"json_schema"`
+}
+
+// JSONSchema is the schema of a json_schema response format.
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Strict bool            `json:"strict"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// Last is the content of the last message, the one a reply answers.
+func (r Request) Last() string {
+	if len(r.Messages) == 0 {
+		return ""
+	}
+	return r.Messages[len(r.Messages)-1].Content
+}
+
+// Reply is what the server does with one request.
+type Reply struct {
+	status     int
+	header     http.Header
+	content    string
+	errMessage string
+	hang       bool
+	delay      time.Duration
+	then       *Reply
+	usage      [2]int
+	mustBeJSON bool
+}
+
+// defaultUsage is the usage every successful reply reports unless told otherwise.
+var defaultUsage = [2]int{100, 20}
+
+// Valid answers with content json, which must be valid JSON (the test fails
+// when the reply is used otherwise).
+func Valid(json string) Reply {
+	return Reply{status: http.StatusOK, content: json, usage: defaultUsage, mustBeJSON: true}
+}
+
+// Content answers with any content: fenced, wrapped in prose, truncated, empty.
+func Content(text string) Reply {
+	return Reply{status: http.StatusOK, content: text, usage: defaultUsage}
+}
+
+// Status fails with an HTTP status and an OpenAI-style error body; a
+// non-empty retryAfter is sent as the Retry-After header.
+func Status(code int, retryAfter string) Reply {
+	r := Reply{status: code, errMessage: http.StatusText(code)}
+	if retryAfter != "" {
+		r.header = http.Header{"Retry-After": {retryAfter}}
+	}
+	return r
+}
+
+// Error fails with an HTTP status and the given error message, e.g. an
+// endpoint refusing response_format.
+func Error(code int, message string) Reply {
+	return Reply{status: code, errMessage: message}
+}
+
+// Hang never answers: it returns when the client gives up or the test ends.
+func Hang() Reply { return Reply{hang: true} }
+
+// Delay waits d, then replies r.
+func Delay(d time.Duration, r Reply) Reply { return Reply{delay: d, then: &r} }
+
+// WithUsage sets the token usage a successful reply reports (default 100 prompt, 20 completion).
+func WithUsage(prompt, completion int, r Reply) Reply {
+	if r.then != nil {
+		inner := WithUsage(prompt, completion, *r.then)
+		r.then = &inner
+		return r
+	}
+	r.usage = [2]int{prompt, completion}
+	return r
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req Request
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.t.Errorf("llmtest: undecodable request: %v", err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req.Body, req.Authorization = body, r.Header.Get("Authorization")
+
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	n := len(s.requests)
+	var (
+		reply Reply
+		ok    bool
+	)
+	if len(s.script) > 0 {
+		reply, s.script, ok = s.script[0], s.script[1:], true
+	} else if s.fallback != nil {
+		reply, ok = s.fallback(req), true
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.t.Errorf("llmtest: request %d found the script empty and no default reply", n)
+		reply = Error(http.StatusInternalServerError, "llmtest: no reply scripted")
+	}
+
+	if !s.wait(r, s.latency) {
+		return
+	}
+	for reply.delay > 0 || reply.hang {
+		if reply.hang {
+			s.wait(r, -1)
+			return
+		}
+		if !s.wait(r, reply.delay) {
+			return
+		}
+		reply = *reply.then
+	}
+	s.write(w, req, n, reply)
+}
+
+// wait waits d (forever when negative) and reports whether the request is
+// still wanted.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	if d == 0 {
+		return true
+	}
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+func (s *Server) write(w http.ResponseWriter, req Request, n int, reply Reply) {
+	for k, v := range reply.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if reply.status != http.StatusOK {
+		w.WriteHeader(reply.status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+			"message": reply.errMessage,
+			"type":    "invalid_request_error",
+			"code":    nil,
+		}})
+		return
+	}
+	if reply.mustBeJSON && !json.Valid([]byte(reply.content)) {
+		s.t.Errorf("llmtest: Valid reply for request %d is not valid JSON", n)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id":      "chatcmpl-llmtest-" + strconv.Itoa(n),
+		"object":  "chat.completion",
+		"created": 1764000000,
+		"model":   req.Model,
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": reply.content},
+			"finish_reason": "stop",
+		}},
+		"usage": map[string]any{
+			"prompt_tokens":     reply.usage[0],
+			"completion_tokens": reply.usage[1],
+			"total_tokens":      reply.usage[0] + reply.usage[1],
+		},
+	})
+}
+
+// String describes a reply for test failure messages.
+func (r Reply) String() string {
+	switch {
+	case r.hang:
+		return "hang"
+	case r.then != nil:
+		return fmt.Sprintf("delay %s then %s", r.delay, *r.then)
+	case r.status != http.StatusOK:
+		return fmt.Sprintf("status %d", r.status)
+	default:
+		return fmt.Sprintf("content of %d bytes", len(r.content))
+	}
+}
