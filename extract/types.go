@@ -1,0 +1,96 @@
+// Package extract turns a finished chat session into structured memory: the
+// deterministic rules extractor, the LLM extractor with JSON Schema validation
+// and one repair round, the merge policy every write passes, and token
+// budgeting. It knows no SQL, HTTP, environment or wall clock: time is passed in.
+package extract
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Sources of an extraction result.
+const (
+	SourceLLM      = "llm"      // the LLM answered with schema-valid JSON
+	SourceRules    = "rules"    // the deterministic extractor, by configuration or preset policy
+	SourceFallback = "fallback" // the LLM path failed for good; the rules result stands in
+)
+
+// Memory categories (seed 004).
+const (
+	CategoryFact       = "fact"
+	CategoryPreference = "preference"
+	CategoryEvent      = "event"
+	CategoryFeeling    = "feeling"
+	CategoryOther      = "other"
+)
+
+// Message is one turn of a transcript.
+type Message struct {
+	ID      string    `json:"id"`
+	Role    string    `json:"role"` // user, assistant or system
+	Content string    `json:"content"`
+	At      time.Time `json:"at"`
+}
+
+// Event is a structured event sent by the chat service beside the transcript
+// (emotion, question, narrative, escalation, attempt, mood, reinforcement, urge, …).
+type Event struct {
+	Kind      string          `json:"kind"`
+	At        time.Time       `json:"at"`
+	MessageID string          `json:"message_id,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+// Session is everything extraction needs to know about one finished session.
+type Session struct {
+	ID          string    `json:"session_id"`
+	UserID      string    `json:"user_id"`
+	App         string    `json:"app"`
+	StartedAt   time.Time `json:"started_at"`
+	EndedAt     time.Time `json:"ended_at"`
+	Timezone    string    `json:"timezone,omitempty"`
+	DisplayName string    `json:"display_name,omitempty"`
+	Messages    []Message `json:"messages"`
+	Events      []Event   `json:"events,omitempty"`
+}
+
+// Memory is a candidate memory produced by an extractor, before the merge policy.
+type Memory struct {
+	Key             string     `json:"key"`
+	Value           string     `json:"value"`
+	Category        string     `json:"category"`
+	Importance      int        `json:"importance"` // 0–100
+	Confidence      float64    `json:"confidence"` // 0–1
+	SourceMessageID string     `json:"source_message_id,omitempty"`
+	ExpiresAt       *time.Time `json:"expires_at"`
+}
+
+// Dropped records a message whose content was deliberately not stored, and why.
+// It never carries the dropped text.
+type Dropped struct {
+	MessageID string `json:"message_id"`
+	Reason    string `json:"reason"`
+}
+
+// Usage is what one LLM extraction cost.
+type Usage struct {
+	Model        string `json:"model,omitempty"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
+	Calls        int    `json:"calls"`
+}
+
+// Result is the output of one extraction, as printed by `worker extract` and
+// stored by the extraction job.
+type Result struct {
+	App            string          `json:"app"`
+	Source         string          `json:"source"`
+	PromptVersion  string          `json:"prompt_version"`
+	Memories       []Memory        `json:"memories"`
+	ProfileUpdates map[string]any  `json:"profile_updates"`
+	SessionSummary map[string]any  `json:"session_summary"`
+	Dropped        []Dropped       `json:"dropped"`
+	Usage          Usage           `json:"usage"`
+	Raw            json.RawMessage `json:"-"` // the validated LLM answer, when Source is llm
+}
