@@ -36,6 +36,7 @@ func (s *Server) Mount(d Data) {
 	s.Handle("POST /v1/sessions/{session_id}/close", ScopeService, http.HandlerFunc(h.closeSession))
 	s.Handle("GET /v1/sessions/{session_id}", ScopeService, http.HandlerFunc(h.getSession))
 	s.Handle("GET /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.listMemories))
+	s.Handle("GET /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.getProfile))
 }
 
 type handlers struct {
@@ -242,4 +243,19 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 		out = append(out, viewMemory(m))
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"memories": out})
+}
+
+func (h *handlers) getProfile(w http.ResponseWriter, r *http.Request) {
+	userID := r.PathValue("user_id")
+	if !handoff.ValidID(userID) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		return
+	}
+	p, err := h.Store.GetProfile(r.Context(), userID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"user_id": p.UserID, "app": p.App, "profile": p.Doc,
+		"version": p.Version, "updated_at": p.UpdatedAt})
 }

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+const serviceToken = "service-token-for-tests-0001"
+
+// client talks to a started worker as a chat service would.
+type client struct {
+	t    *testing.T
+	base string
+}
+
+func (c client) do(method, path string, body any) (int, map[string]any) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+serviceToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			c.t.Fatalf("%s %s: body is not JSON: %s", method, path, raw)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+// waitProcessed polls the session until the worker has processed it.
+func (c client) waitProcessed(id string) map[string]any {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, s := c.do("GET", "/v1/sessions/"+id, nil)
+		if code == 200 && (s["status"] == store.StatusProcessed || s["status"] == store.StatusFailed) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("session %s not processed in time: %d %v", id, code, s)
+		}
+		<-time.After(25 * time.Millisecond)
+	}
+}
+
+func startWithLLM(t *testing.T, url string, llm *llmtest.Server) client {
+	t.Helper()
+	env := map[string]string{
+		"DATABASE_URL":         url,
+		"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:admin-token-for-tests-0001",
+		"MNEMO_ENCRYPTION_KEY": "e2e:a passphrase for the e2e tests",
+		"MNEMO_POLL_INTERVAL":  "50ms",
+		"MNEMO_LOG_LEVEL":      "warn",
+	}
+	if llm != nil {
+		env["OPENAI_BASE_URL"] = llm.URL()
+		env["OPENAI_API_KEY"] = "sk-test-not-a-real-key"
+		env["MNEMO_LLM_MODEL"] = "gpt-4o-mini"
+	}
+	w := startWorker(t, env)
+	t.Cleanup(func() {
+		// Nothing secret or personal reaches the log.
+		log := w.stderr.String()
+		for _, secret := range []string{serviceToken, "sk-test-not-a-real-key", "Peggy", "ramen", "loneliness after the argument", "a passphrase"} {
+			if strings.Contains(log, secret) {
+				t.Errorf("the log contains %q", secret)
+			}
+		}
+	})
+	return client{t: t, base: "http://" + w.addr}
+}
+
+// base is a recent instant, so that memories with a TTL are still alive when read.
+var base = time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Minute)
+
+func at(min int) string { return base.Add(time.Duration(min) * time.Minute).Format(time.RFC3339) }
+
+// TestMonaEndToEnd closes a realistic Mona session over HTTP on each
+// database, lets the worker extract with the (fake) LLM, and reads the
+// memories back; then a second session supersedes a preference.
+func TestMonaEndToEnd(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			llm := llmtest.NewServer(t)
+			c := startWithLLM(t, url, llm)
+			llm.Push(llmtest.Content("```json\n" + `{"memories":[
+				{"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.9,"source_message_id":"m1"},
+				{"key":"favorite_food","value":"ramen","category":"preference","importance":80,"confidence":0.9,"source_message_id":"m3"},
+				{"key":"feeling","value":"tired","category":"feeling","importance":70,"confidence":0.9,"source_message_id":"m3"}],
+				"session_summary":{"summary":"Introductions and food.","topics":["food"]}}` + "\n```"))
+			body := map[string]any{
+				"user_id": "u-peggy", "app": "mona", "started_at": at(0), "ended_at": at(20), "timezone": "Europe/Berlin",
+				"display_name": "Peggy",
+				"messages": []map[string]any{
+					{"id": "m1", "role": "user", "content": "Hi, my name is Peggy.", "at": at(1)},
+					{"id": "m2", "role": "assistant", "content": "Hello Peggy! What do you like to eat?", "at": at(2)},
+					{"id": "m3", "role": "user", "content": "My favorite food is ramen. I'm feeling tired though.", "at": at(3)},
+				},
+				"events": []map[string]any{{"kind": "emotion", "at": at(3), "message_id": "m3",
+					"data": map[string]any{"emotion": "tired", "confidence": 0.8, "distress_score": 0.2, "trajectory": "stable"}}},
+			}
+			code, res := c.do("POST", "/v1/sessions/s-1/close", body)
+			jobs, _ := res["jobs"].([]any)
+			if code != 202 || res["session_id"] != "s-1" || len(jobs) != 1 {
+				t.Fatalf("close = %d %v", code, res)
+			}
+			// The same body again: the same answer, nothing duplicated.
+			code2, res2 := c.do("POST", "/v1/sessions/s-1/close", body)
+			if code2 != 202 || fmt.Sprint(res2) != fmt.Sprint(res) {
+				t.Fatalf("repeated close = %d %v; want 202 %v", code2, res2, res)
+			}
+			// A different body for the closed session: 409.
+			body["ended_at"] = at(21)
+			if code, _ := c.do("POST", "/v1/sessions/s-1/close", body); code != 409 {
+				t.Fatalf("different body = %d; want 409", code)
+			}
+			s := c.waitProcessed("s-1")
+			ex, _ := s["extraction"].(map[string]any)
+			if s["status"] != "processed" || ex["source"] != "llm" || ex["outcome"] != "ok" || s["transcript_retained"] != false {
+				t.Fatalf("session = %v", s)
+			}
+			if sum, _ := s["summary"].(map[string]any); sum["summary"] != "Introductions and food." {
+				t.Fatalf("summary = %v", s["summary"])
+			}
+			mems := memoriesByKey(t, c, "u-peggy")
+			if mems["name"]["value"] != "Peggy" || mems["favorite_food"]["value"] != "ramen" || mems["feeling"]["expires_at"] == nil {
+				t.Fatalf("memories = %v", mems)
+			}
+			if llm.Calls() != 1 {
+				t.Fatalf("%d LLM calls for one session; the repeated close must not enqueue again", llm.Calls())
+			}
+
+			// Next session: a new favorite food supersedes the old one.
+			llm.Push(llmtest.Valid(`{"memories":[{"key":"favorite_food","value":"sushi","category":"preference","importance":80,"confidence":0.9,"source_message_id":"n1"}],
+				"session_summary":{"summary":"Food again.","topics":["food"]}}`))
+			code, _ = c.do("POST", "/v1/sessions/s-2/close", map[string]any{
+				"user_id": "u-peggy", "app": "mona", "started_at": at(30), "ended_at": at(40),
+				"messages": []map[string]any{{"id": "n1", "role": "user", "content": "Actually my favorite food is sushi now.", "at": at(31)}},
+			})
+			if code != 202 {
+				t.Fatalf("second close = %d", code)
+			}
+			c.waitProcessed("s-2")
+			mems = memoriesByKey(t, c, "u-peggy")
+			if mems["favorite_food"]["value"] != "sushi" || mems["name"]["value"] != "Peggy" {
+				t.Fatalf("after supersede: %v", mems)
+			}
+			_, all := c.do("GET", "/v1/users/u-peggy/memories?status=deprecated", nil)
+			dep, _ := all["memories"].([]any)
+			if len(dep) != 1 || dep[0].(map[string]any)["value"] != "ramen" {
+				t.Fatalf("deprecated memories = %v; want ramen kept as history", all)
+			}
+			if mems["favorite_food"]["supersedes_id"] != dep[0].(map[string]any)["id"] {
+				t.Fatal("the new memory does not link the one it supersedes")
+			}
+		})
+	}
+}
+
+func memoriesByKey(t *testing.T, c client, user string) map[string]map[string]any {
+	t.Helper()
+	code, res := c.do("GET", "/v1/users/"+user+"/memories", nil)
+	if code != 200 {
+		t.Fatalf("memories = %d %v", code, res)
+	}
+	out := map[string]map[string]any{}
+	list, _ := res["memories"].([]any)
+	for _, m := range list {
+		mm := m.(map[string]any)
+		out[mm["key"].(string)] = mm
+	}
+	return out
+}
+
+// TestElderTreeEndToEnd: a recovery session's profile updates and summary
+// come from the LLM; the next session's sponsor change and dropped
+// fellowship become cues; with the LLM failing for good the summary falls
+// back to the urge events and the transcript is kept.
+func TestElderTreeEndToEnd(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			llm := llmtest.NewServer(t)
+			c := startWithLLM(t, url, llm)
+			llm.Push(llmtest.Valid(`{"profile_updates":{"preferred_name":"Sam","current_step":3,"has_sponsor":true,"sponsor_name":"Al","in_fellowship":true},
+				"session_summary":{"urge_intensity":7,"primary_trigger":"loneliness after the argument","resistance_strategy_used":"called sponsor",
+				"outcome":"urge_passed","key_insights":["Conflict avoidance feeds isolation"],"emotional_state_start":"anxious",
+				"emotional_state_end":"calmer","follow_up_needed":"Explore conflict avoidance in Step 4"}}`))
+			session := func(id string, start int) map[string]any {
+				return map[string]any{"user_id": "u-sam", "app": "eldertree", "started_at": at(start), "ended_at": at(start + 25),
+					"messages": []map[string]any{
+						{"id": id + "-m1", "role": "user", "content": "I had a fight with my wife and wanted to drink.", "at": at(start + 1)},
+						{"id": id + "-m2", "role": "assistant", "content": "What did you do with that urge?", "at": at(start + 2)},
+						{"id": id + "-m3", "role": "user", "content": "I called Al, my sponsor, and walked outside.", "at": at(start + 3)},
+					},
+					"events": []map[string]any{{"kind": "urge", "at": at(start + 1),
+						"data": map[string]any{"intensity": 7, "trigger": "conflict", "strategy": "called_sponsor", "outcome": "urge_passed"}}},
+				}
+			}
+			if code, res := c.do("POST", "/v1/sessions/e-1/close", session("e-1", 0)); code != 202 {
+				t.Fatalf("close = %d %v", code, res)
+			}
+			s := c.waitProcessed("e-1")
+			if ex := s["extraction"].(map[string]any); ex["source"] != "llm" {
+				t.Fatalf("extraction = %v", ex)
+			}
+			code, prof := c.do("GET", "/v1/users/u-sam/profile", nil)
+			doc, _ := prof["profile"].(map[string]any)
+			if code != 200 || doc["sponsor_name"] != "Al" || doc["current_step"] != float64(3) || prof["version"] != float64(1) {
+				t.Fatalf("profile = %d %v", code, prof)
+			}
+
+			// Second session: sponsor changes, fellowship dropped, step unchanged.
+			llm.Push(llmtest.Valid(`{"profile_updates":{"current_step":3,"sponsor_name":"Bea","in_fellowship":false},
+				"session_summary":{"urge_intensity":5,"primary_trigger":"boredom","resistance_strategy_used":"prayer","outcome":"urge_passed",
+				"key_insights":[],"emotional_state_start":"flat","emotional_state_end":"ok","follow_up_needed":null}}`))
+			c.do("POST", "/v1/sessions/e-2/close", session("e-2", 60))
+			c.waitProcessed("e-2")
+			_, prof = c.do("GET", "/v1/users/u-sam/profile", nil)
+			doc, _ = prof["profile"].(map[string]any)
+			if doc["sponsor_name"] != "Bea" || doc["in_fellowship"] != false || doc["preferred_name"] != "Sam" || prof["version"] != float64(2) {
+				t.Fatalf("profile after second session = %v", prof)
+			}
+			cues := storedCues(t, url, "u-sam")
+			if !cues["sponsor_change"] || !cues["fellowship_dropped"] {
+				t.Fatalf("cues = %v; want sponsor_change and fellowship_dropped", cues)
+			}
+
+			// Third session: the LLM keeps answering garbage → fallback from urge events.
+			llm.Push(llmtest.Content("I'm sorry, I can't help with that."), llmtest.Content("{\"profile_updates\": {"))
+			c.do("POST", "/v1/sessions/e-3/close", session("e-3", 120))
+			s = c.waitProcessed("e-3")
+			ex := s["extraction"].(map[string]any)
+			sum, _ := s["summary"].(map[string]any)
+			if ex["source"] != "fallback" || s["transcript_retained"] != true || sum["primary_trigger"] != "conflict" || sum["urge_intensity"] != float64(7) {
+				t.Fatalf("fallback session = %v", s)
+			}
+		})
+	}
+}
+
+// storedCues reads the cues recorded for a user straight from the database.
+func storedCues(t *testing.T, url, user string) map[string]bool {
+	t.Helper()
+	cfg, err := buildConfig(func(name string) string {
+		if name == "database-url" {
+			return url
+		}
+		for _, s := range settings {
+			if s.flag == name {
+				return s.def
+			}
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cues, err := st.ListCues(context.Background(), user, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, c := range cues {
+		out[c.Kind] = true
+	}
+	return out
+}
+
+// TestTranscriptNeverOnDiskInPlaintext checks the SQLite files after a
+// session is handed over and before it is processed.
+func TestTranscriptNeverOnDiskInPlaintext(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mnemo.db")
+	llm := llmtest.NewServer(t)
+	llm.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Hang() })
+	c := startWithLLM(t, "sqlite://"+path, llm)
+	secret := "the-unmistakable-phrase-zebra-kumquat"
+	code, _ := c.do("POST", "/v1/sessions/p-1/close", map[string]any{"user_id": "u-p", "app": "mona", "started_at": at(0), "ended_at": at(5),
+		"messages": []map[string]any{{"id": "m1", "role": "user", "content": "I like " + secret, "at": at(1)}}})
+	if code != 202 {
+		t.Fatalf("close = %d", code)
+	}
+	for _, f := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Fatalf("%s holds transcript plaintext", filepath.Base(f))
+		}
+	}
+}
