@@ -37,6 +37,9 @@ type Config struct {
 	LLMModel      string
 	LLMTimeout    time.Duration
 	LLMPrices     string
+	// LLMMaxInputTokens caps the transcript tokens of one LLM call; longer
+	// transcripts are extracted in chunks (0: the app's own budget).
+	LLMMaxInputTokens int
 	// LLMMonthlyBudget is the spend in USD above which the LLM path is skipped.
 	LLMMonthlyBudget float64
 	// EncryptionKey seals transcripts at rest (a 32-byte base64 key or a passphrase).
@@ -74,6 +77,7 @@ var settings = []setting{
 	{"openai-base-url", "OPENAI_BASE_URL", "", "base URL of the OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)"},
 	{"llm-model", "MNEMO_LLM_MODEL", "", "model name; empty keeps the deterministic extractor for every app"},
 	{"llm-timeout", "MNEMO_LLM_TIMEOUT", "60s", "timeout of one LLM call"},
+	{"llm-max-input-tokens", "MNEMO_LLM_MAX_INPUT_TOKENS", "0", "transcript tokens per LLM call; longer transcripts are extracted in chunks (0: the app's budget)"},
 	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
 	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "transcript keys: id:base64-of-32-bytes or id:passphrase (PBKDF2), comma-separated for rotation, the last one writes"},
@@ -150,6 +154,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	c.LLMModel = get("llm-model")
 	c.LLMPrices = get("llm-prices")
+	if c.LLMMaxInputTokens, err = strconv.Atoi(get("llm-max-input-tokens")); err != nil || c.LLMMaxInputTokens < 0 {
+		return c, settingError("llm-max-input-tokens", "%q is not a non-negative number", get("llm-max-input-tokens"))
+	}
 	if c.LLMMonthlyBudget, err = strconv.ParseFloat(get("llm-monthly-budget"), 64); err != nil || c.LLMMonthlyBudget < 0 {
 		return c, settingError("llm-monthly-budget", "%q is not a non-negative number", get("llm-monthly-budget"))
 	}
@@ -273,6 +280,8 @@ Commands:
   migrate up            apply River's and Mnemo's migrations
   migrate down N        roll back Mnemo's newest N migrations
   migrate status        list migrations and whether they are applied
+  extract --app APP [--in FILE] [--llm=off]
+                        run extraction offline on a session-close body, print JSON
 
 Settings (flag, environment variable, default):
 `)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -271,8 +272,8 @@ func TestElderTreeEndToEnd(t *testing.T) {
 	}
 }
 
-// storedCues reads the cues recorded for a user straight from the database.
-func storedCues(t *testing.T, url, user string) map[string]bool {
+// openTestStore opens the database a worker under test uses.
+func openTestStore(t *testing.T, url string) store.Store {
 	t.Helper()
 	cfg, err := buildConfig(func(name string) string {
 		if name == "database-url" {
@@ -292,8 +293,14 @@ func storedCues(t *testing.T, url, user string) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	cues, err := st.ListCues(context.Background(), user, true)
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// storedCues reads the cues recorded for a user straight from the database.
+func storedCues(t *testing.T, url, user string) map[string]bool {
+	t.Helper()
+	cues, err := openTestStore(t, url).ListCues(context.Background(), user, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,5 +334,90 @@ func TestTranscriptNeverOnDiskInPlaintext(t *testing.T) {
 		if bytes.Contains(b, []byte(secret)) {
 			t.Fatalf("%s holds transcript plaintext", filepath.Base(f))
 		}
+	}
+}
+
+// TestKilledWorkerMidExtraction kills a worker with SIGKILL while its
+// extraction waits on the LLM, starts another, and checks that River's
+// rescue runs the job again to exactly one summary and no duplicate memories.
+// River's rescuer looks for stuck jobs every 30 s, so this test takes that long.
+func TestKilledWorkerMidExtraction(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			llm := llmtest.NewServer(t)
+			var mu sync.Mutex
+			calls := 0
+			llm.SetDefault(func(llmtest.Request) llmtest.Reply {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				if calls == 1 {
+					return llmtest.Hang() // the first worker dies while waiting here
+				}
+				return llmtest.Valid(`{"memories":[{"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.9,"source_message_id":"m1"}],
+					"session_summary":{"summary":"Introductions.","topics":[]}}`)
+			})
+			env := []string{"DATABASE_URL=" + url, "MNEMO_ENCRYPTION_KEY=k:a passphrase for the kill test",
+				"OPENAI_BASE_URL=" + llm.URL(), "OPENAI_API_KEY=sk-test", "MNEMO_LLM_MODEL=gpt-4o-mini",
+				"MNEMO_LLM_TIMEOUT=20s", "MNEMO_JOB_TIMEOUT=25s", "MNEMO_RESCUE_AFTER=26s", "MNEMO_POLL_INTERVAL=50ms"}
+			first := startProcess(t, dir, env...)
+			c := client{t: t, base: "http://" + first.addr}
+			code, _ := c.do("POST", "/v1/sessions/k-1/close", map[string]any{"user_id": "u-k", "app": "mona", "started_at": at(0), "ended_at": at(5),
+				"messages": []map[string]any{{"id": "m1", "role": "user", "content": "My name is Peggy.", "at": at(1)}}})
+			if code != 202 {
+				t.Fatalf("close = %d", code)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for llm.Calls() == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the extraction never reached the LLM:\n%s", first.log.String())
+				}
+				<-time.After(10 * time.Millisecond)
+			}
+			if err := first.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = first.cmd.Wait()
+
+			second := startProcess(t, dir, env...)
+			c.base = "http://" + second.addr
+			deadline = time.Now().Add(120 * time.Second)
+			for {
+				_, s := c.do("GET", "/v1/sessions/k-1", nil)
+				if s["status"] == "processed" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("session not processed after the restart: %v\n%s", s, second.log.String())
+				}
+				<-time.After(100 * time.Millisecond)
+			}
+			st := openTestStore(t, url)
+			ctx := context.Background()
+			sums, err := st.ListSummaries(ctx, "u-k", 10)
+			if err != nil || len(sums) != 1 {
+				t.Fatalf("%d summaries, %v; want exactly 1", len(sums), err)
+			}
+			mems, err := st.ListMemories(ctx, "u-k", store.MemoryFilter{All: true})
+			if err != nil || len(mems) != 1 || mems[0].Value != "Peggy" {
+				t.Fatalf("memories = %+v, %v; want one", mems, err)
+			}
+			runs, err := st.ListExtractionRuns(ctx, "k-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			final := 0
+			for _, r := range runs {
+				if r.Final {
+					final++
+				}
+			}
+			if final != 1 {
+				t.Fatalf("%d final runs; want 1", final)
+			}
+		})
 	}
 }

@@ -50,6 +50,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"serve":   {summary: "run the HTTP API and the job worker", run: serve},
 		"migrate": {summary: "migrate up | down N | status", run: migrate},
+		"extract": {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -151,39 +152,60 @@ func TestServeIsReadyAndStopsCleanly(t *testing.T) {
 	}
 }
 
+// process is a worker running as a real child process (the test binary
+// re-executed as main).
+type process struct {
+	cmd  *exec.Cmd
+	addr string
+	log  *syncBuffer
+}
+
+// startProcess runs the worker in dir with env added to this process's
+// environment and waits until it listens.
+func startProcess(t *testing.T, dir string, env ...string) *process {
+	t.Helper()
+	p := &process{log: &syncBuffer{}}
+	p.cmd = exec.Command(os.Args[0], "--listen", "127.0.0.1:0")
+	p.cmd.Dir = dir
+	p.cmd.Env = append(os.Environ(), "MNEMO_TEST_RUN_MAIN=1", "MNEMO_LOG_FORMAT=json")
+	p.cmd.Env = append(p.cmd.Env, env...)
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	// Read the log until the worker says where it listens.
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		fmt.Fprintln(p.log, lines.Text())
+		if _, rest, ok := strings.Cut(lines.Text(), `"listen":"`); ok {
+			p.addr, _, _ = strings.Cut(rest, `"`)
+			break
+		}
+	}
+	if p.addr == "" {
+		t.Fatalf("worker never listened:\n%s", p.log.String())
+	}
+	go func() { _, _ = io.Copy(p.log, stderr) }()
+	return p
+}
+
 // TestSIGTERMExitsZero runs the worker as a real process with no
 // configuration but a working directory, as `go run ./cmd/worker` does on a
 // fresh clone, and stops it with SIGTERM.
 func TestSIGTERMExitsZero(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "--listen", "127.0.0.1:0")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "MNEMO_TEST_RUN_MAIN=1", "DATABASE_URL=", "MNEMO_ENCRYPTION_KEY=", "MNEMO_LOG_FORMAT=json")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Read the log until the worker says where it listens.
-	lines := bufio.NewScanner(stderr)
-	var addr string
-	var log strings.Builder
-	for lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if _, rest, ok := strings.Cut(lines.Text(), `"listen":"`); ok {
-			addr, _, _ = strings.Cut(rest, `"`)
-			break
-		}
-	}
-	if addr == "" {
-		_ = cmd.Process.Kill()
-		t.Fatalf("worker never listened:\n%s", log.String())
-	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
-	resp, err := http.Get("http://" + addr + "/readyz")
+	p := startProcess(t, dir, "DATABASE_URL=", "MNEMO_ENCRYPTION_KEY=")
+	resp, err := http.Get("http://" + p.addr + "/readyz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +216,11 @@ func TestSIGTERMExitsZero(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data", "mnemo.db")); err != nil {
 		t.Fatalf("embedded database not at ./data/mnemo.db: %v", err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("after SIGTERM: %v; want exit 0", err)
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("after SIGTERM: %v; want exit 0\n%s", err, p.log.String())
 	}
 }
 

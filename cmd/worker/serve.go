@@ -54,6 +54,20 @@ func keyring(cfg Config, log *slog.Logger) (*seal.Keyring, error) {
 	return seal.ParseKeys(spec)
 }
 
+// newLLM builds the LLM extractor from the configuration.
+func newLLM(cfg Config, log *slog.Logger) (*extract.LLM, error) {
+	prices, err := extract.ParsePrices(cfg.LLMPrices)
+	if err != nil {
+		return nil, fmt.Errorf("MNEMO_LLM_PRICES: %w", err)
+	}
+	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
+		Timeout: cfg.LLMTimeout, MaxInputTokens: cfg.LLMMaxInputTokens, Prices: extract.DefaultPrices().With(prices), Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("MNEMO_LLM_MODEL: %w", err)
+	}
+	return llm, nil
+}
+
 // build opens, migrates and wires the system; withWorkers false gives an
 // insert-only queue for operator commands.
 func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) (*system, error) {
@@ -67,14 +81,8 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 	}
 	var llm *extract.LLM
 	if cfg.LLMModel != "" {
-		prices, err := extract.ParsePrices(cfg.LLMPrices)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("MNEMO_LLM_PRICES: %w", err)}
-		}
-		llm, err = extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
-			Timeout: cfg.LLMTimeout, Prices: extract.DefaultPrices().With(prices), Logger: log})
-		if err != nil {
-			return nil, usageError{fmt.Errorf("MNEMO_LLM_MODEL: %w", err)}
+		if llm, err = newLLM(cfg, log); err != nil {
+			return nil, usageError{err}
 		}
 	}
 	st, err := openStore(ctx, cfg)

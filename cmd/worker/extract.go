@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// extractFlags are the flags of `worker extract`.
+type extractFlags struct {
+	app     string
+	in      string
+	llm     string
+	session string
+}
+
+var xFlags = map[*flag.FlagSet]*extractFlags{}
+
+func registerExtractFlags(fs *flag.FlagSet) {
+	f := &extractFlags{}
+	fs.StringVar(&f.app, "app", "", "app preset (required unless the body names it)")
+	fs.StringVar(&f.in, "in", "", "file holding the session-close body (default: standard input)")
+	fs.StringVar(&f.llm, "llm", "auto", "auto uses the LLM when one is configured and the app allows it; off uses the rules")
+	fs.StringVar(&f.session, "session", "cli", "session id used for message references")
+	xFlags[fs] = f
+}
+
+// extractOutput is what `worker extract` prints (DESIGN.md §4).
+type extractOutput struct {
+	App            string            `json:"app"`
+	Source         string            `json:"source"`
+	PromptVersion  string            `json:"prompt_version"`
+	Memories       []extract.Memory  `json:"memories"`
+	ProfileUpdates map[string]any    `json:"profile_updates"`
+	SessionSummary map[string]any    `json:"session_summary"`
+	Dropped        []extract.Dropped `json:"dropped"`
+}
+
+// extractCmd runs the extraction pipeline offline on one session-close body
+// and prints the result; nothing is stored.
+func extractCmd(ctx context.Context, e *env) error {
+	f := xFlags[e.flags]
+	if f.llm != "auto" && f.llm != "off" {
+		return usageError{fmt.Errorf("--llm must be auto or off, not %q", f.llm)}
+	}
+	var r io.Reader = e.stdin
+	if f.in != "" {
+		file, err := os.Open(f.in)
+		if err != nil {
+			return usageError{fmt.Errorf("--in: %w", err)}
+		}
+		defer file.Close()
+		r = file
+	}
+	body, err := io.ReadAll(io.LimitReader(r, e.cfg.MaxBodyBytes+1))
+	if err != nil {
+		return err
+	}
+	if int64(len(body)) > e.cfg.MaxBodyBytes {
+		return usageError{fmt.Errorf("the body exceeds MNEMO_MAX_BODY_BYTES (%d)", e.cfg.MaxBodyBytes)}
+	}
+	req, err := handoff.Decode(body)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.app != "" {
+		req.App = f.app
+	}
+	apps, err := prompts.Load(e.cfg.AppsDir)
+	if err != nil {
+		return usageError{fmt.Errorf("MNEMO_APPS_DIR: %w", err)}
+	}
+	now := time.Now().UTC()
+	if err := handoff.Validate(f.session, &req, apps, now); err != nil {
+		return usageError{err}
+	}
+	app := apps[req.App]
+	s := extract.Session{ID: f.session, UserID: req.UserID, App: req.App, StartedAt: req.StartedAt, EndedAt: req.EndedAt,
+		Timezone: req.Timezone, DisplayName: req.DisplayName, Messages: req.Messages, Events: req.Events}
+	res := extract.Rules(app, s, now)
+	if f.llm == "auto" && app.Policy.LLM && e.cfg.LLMModel != "" {
+		llm, err := newLLM(e.cfg, e.log)
+		if err != nil {
+			return usageError{err}
+		}
+		got, err := llm.Extract(ctx, app, s)
+		switch {
+		case err == nil:
+			res = got
+		case errors.Is(err, context.Canceled):
+			return err
+		default:
+			res.Source = extract.SourceFallback
+			fmt.Fprintf(e.stderr, "worker extract: llm failed (%s); printing the rules result\n", fallbackReason(err))
+		}
+	}
+	out := extractOutput{App: res.App, Source: res.Source, PromptVersion: res.PromptVersion, Memories: res.Memories,
+		ProfileUpdates: res.ProfileUpdates, SessionSummary: res.SessionSummary, Dropped: res.Dropped}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func fallbackReason(err error) string {
+	var inv *extract.InvalidAnswerError
+	var rl *extract.RateLimitError
+	switch {
+	case errors.As(err, &inv):
+		return "answer invalid after the repair round"
+	case errors.As(err, &rl):
+		return "rate limited"
+	case extract.IsTransient(err):
+		return "transient error"
+	}
+	return "request refused"
+}
