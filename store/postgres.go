@@ -72,6 +72,16 @@ func OpenPostgres(ctx context.Context, cfg *pgxpool.Config) (*Postgres, error) {
 	return &Postgres{queries: queries{pgExecer{pool}}, pool: pool}, nil
 }
 
+// PostgresFromPool wraps a pool someone else opened (a Go chat service
+// sharing Mnemo's database). Closing the store closes the pool.
+func PostgresFromPool(pool *pgxpool.Pool) *Postgres {
+	return &Postgres{queries: queries{pgExecer{pool}}, pool: pool}
+}
+
+// PgxTx binds the store's queries to a transaction the caller began, so that
+// Mnemo's writes commit or roll back with the caller's own.
+func PgxTx(tx pgx.Tx) Tx { return pgTx{queries{pgExecer{tx}}, tx} }
+
 // Dialect returns "postgres".
 func (p *Postgres) Dialect() string { return DialectPostgres }
 

@@ -59,6 +59,9 @@ func PostgresSchema(t testing.TB) string {
 	t.Helper()
 	url := os.Getenv("TEST_DATABASE_URL")
 	if url == "" {
+		if os.Getenv("MNEMO_REQUIRE_POSTGRES") == "1" {
+			t.Fatal("MNEMO_REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set")
+		}
 		t.Skip("TEST_DATABASE_URL not set")
 	}
 	ctx := context.Background()

@@ -1,0 +1,113 @@
+package handoff_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+const goodBody = `{"user_id":"u-1","app":"mona","started_at":"2026-11-20T09:00:00Z","ended_at":"2026-11-20T09:20:00Z",
+ "timezone":"Europe/Berlin","display_name":"Peggy",
+ "messages":[{"id":"m1","role":"user","content":"my name is John","at":"2026-11-20T09:00:05Z"}],
+ "events":[{"kind":"emotion","at":"2026-11-20T09:00:05Z","message_id":"m1","data":{"emotion":"anxious","confidence":0.8}}]}`
+
+var now = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+
+func TestDecodeAndValidate(t *testing.T) {
+	t.Parallel()
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := func(old, new string) string { return strings.Replace(goodBody, old, new, 1) }
+	cases := []struct {
+		name, session, body, field string
+	}{
+		{"good", "s-1", goodBody, ""},
+		{"invalid utf-8", "s-1", swap("John", "Jo\xffhn"), "body"},
+		{"not json", "s-1", "{", "body"},
+		{"two values", "s-1", goodBody + " {}", "body"},
+		{"unknown field", "s-1", swap(`"app"`, `"ap":1,"app"`), "body"},
+		{"wrong type", "s-1", swap(`"user_id":"u-1"`, `"user_id":7`), "body"},
+		{"bad timestamp", "s-1", swap("2026-11-20T09:00:00Z", "yesterday"), "body"},
+		{"unknown app", "s-1", swap(`"mona"`, `"nope"`), "app"},
+		{"path traversal id", "../etc", goodBody, "session_id"},
+		{"sql in user id", "s-1", swap(`"u-1"`, `"u-1'; DROP TABLE x;--"`), "user_id"},
+		{"ended before started", "s-1", swap("09:20:00Z", "08:00:00Z"), "ended_at"},
+		{"far future", "s-1", swap("2026-11-20T09:20:00Z", "2027-11-20T09:20:00Z"), "ended_at"},
+		{"bad zone", "s-1", swap("Europe/Berlin", "Mars/Olympus"), "timezone"},
+		{"bad role", "s-1", swap(`"role":"user"`, `"role":"root"`), "messages[0].role"},
+		{"message outside session", "s-1", swap("2026-11-20T09:00:05Z\"}]", "2026-11-22T09:00:05Z\"}]"), "messages[0].at"},
+		{"event names unknown message", "s-1", swap(`"message_id":"m1"`, `"message_id":"m9"`), "events[0].message_id"},
+		{"event kind", "s-1", swap(`"kind":"emotion"`, `"kind":"Emotion!"`), "events[0].kind"},
+		{"event data not object", "s-1", swap(`"data":{"emotion":"anxious","confidence":0.8}`, `"data":[1]`), "events[0].data"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := handoff.Decode([]byte(c.body))
+			if err == nil {
+				err = handoff.Validate(c.session, &req, apps, now)
+			}
+			if c.field == "" {
+				if err != nil {
+					t.Fatalf("valid body refused: %v", err)
+				}
+				return
+			}
+			ve, ok := err.(*handoff.ValidationError)
+			if !ok || ve.Field != c.field {
+				t.Fatalf("error %v; want a validation error on %s", err, c.field)
+			}
+			if strings.Contains(err.Error(), "John") {
+				t.Fatalf("error quotes message content: %v", err)
+			}
+		})
+	}
+}
+
+func TestFingerprintIgnoresFormatting(t *testing.T) {
+	t.Parallel()
+	a, _ := handoff.Decode([]byte(goodBody))
+	b, _ := handoff.Decode([]byte(strings.Join(strings.Fields(goodBody), " ")))
+	if handoff.Fingerprint("s-1", a) != handoff.Fingerprint("s-1", b) {
+		t.Fatal("the same body reformatted has another fingerprint")
+	}
+	c := a
+	c.Messages = append(c.Messages[:0:0], a.Messages...)
+	c.Messages[0].Content = "my name is Jon"
+	if handoff.Fingerprint("s-1", a) == handoff.Fingerprint("s-1", c) || handoff.Fingerprint("s-1", a) == handoff.Fingerprint("s-2", a) {
+		t.Fatal("different bodies or sessions share a fingerprint")
+	}
+}
+
+// FuzzCloseBody feeds arbitrary bodies to the decoder and validator: they
+// never panic, and a body they accept is one a chat service could send.
+func FuzzCloseBody(f *testing.F) {
+	f.Add([]byte(goodBody))
+	f.Add([]byte(`{"user_id":"u","app":"eldertree","started_at":"2026-11-20T09:00:00Z","ended_at":"2026-11-20T09:00:00Z","messages":[]}`))
+	f.Add([]byte(`{"messages":[{"id":"","role":"user"}]}`))
+	f.Add([]byte("\x00\xff{"))
+	apps, err := prompts.Builtin()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := handoff.Decode(body)
+		if err != nil {
+			return
+		}
+		if err := handoff.Validate("s-1", &req, apps, now); err != nil {
+			if _, ok := err.(*handoff.ValidationError); !ok {
+				t.Fatalf("validation failed with %T", err)
+			}
+			return
+		}
+		if _, ok := apps[req.App]; !ok || !handoff.ValidID(req.UserID) || req.EndedAt.Before(req.StartedAt) {
+			t.Fatalf("accepted an invalid body: %+v", req)
+		}
+	})
+}
