@@ -410,3 +410,27 @@ func TestRulesExtraction(t *testing.T) {
 		})
 	}
 }
+
+// TestMonthlyBudgetSkipsTheLLM: once the month's LLM spend reaches the budget,
+// extraction uses the rules and says why.
+func TestMonthlyBudgetSkipsTheLLM(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			x := setupExtract(t, b, true)
+			x.deps.MonthlyBudgetUSD = 1
+			x.llm.Push(llmtest.WithUsage(4_000_000, 1_000_000, llmtest.Valid(monaAnswer)))
+			x.waitJob(t, x.closeSession(t, "s-1", monaSession("u-1")))
+			first := x.state(t, "s-1", "u-1").final(t)
+			if first.Source != extract.SourceLLM || first.CostUSD < 1 {
+				t.Fatalf("first run %s cost %v; want an llm run over the budget", first.Source, first.CostUSD)
+			}
+			x.waitJob(t, x.closeSession(t, "s-2", monaSession("u-2")))
+			second := x.state(t, "s-2", "u-2").final(t)
+			if second.Source != extract.SourceRules || second.Outcome != jobs.OutcomeBudgetExceeded || x.llm.Calls() != 1 {
+				t.Fatalf("second run %s/%s after %d calls; want rules/budget_exceeded without calling the LLM", second.Source, second.Outcome, x.llm.Calls())
+			}
+		})
+	}
+}
