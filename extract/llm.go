@@ -21,10 +21,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// LLMConfidence is the confidence of a memory the LLM extracted (seed 004),
-// unless the model itself gave a lower one.
-const LLMConfidence = 0.85
-
 // Defaults of LLMConfig.
 const (
 	DefaultLLMTimeout = 60 * time.Second
@@ -599,7 +595,7 @@ func uniteLists(first, second []any) []any {
 }
 
 // memoriesFrom turns the validated "memories" list into Memories: the LLM's
-// confidence capped at LLMConfidence, expiry by the app's TTL for the
+// confidence capped at ConfidenceLLM, expiry by the app's TTL for the
 // category from the end of the session, source message IDs the session does
 // not have cleared, and one memory per key (the last).
 func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
@@ -621,11 +617,11 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 			Value:           strings.TrimSpace(answerString(o["value"])),
 			Category:        answerString(o["category"]),
 			Importance:      int(math.Round(answerFloat(o["importance"]))),
-			Confidence:      LLMConfidence,
+			Confidence:      ConfidenceLLM,
 			SourceMessageID: answerString(o["source_message_id"]),
 		}
 		if c, ok := o["confidence"]; ok {
-			m.Confidence = min(LLMConfidence, answerFloat(c))
+			m.Confidence = min(ConfidenceLLM, answerFloat(c))
 		}
 		if !ids[m.SourceMessageID] {
 			m.SourceMessageID = ""

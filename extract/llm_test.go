@@ -94,8 +94,8 @@ func TestLLMValidAnswer(t *testing.T) {
 		name.SourceMessageID != "m1" || name.ExpiresAt != nil {
 		t.Errorf("name memory %+v", name)
 	}
-	if name.Confidence != extract.LLMConfidence {
-		t.Errorf("confidence %v: the LLM's 0.95 must be capped at %v", name.Confidence, extract.LLMConfidence)
+	if name.Confidence != extract.ConfidenceLLM {
+		t.Errorf("confidence %v: the LLM's 0.95 must be capped at %v", name.Confidence, extract.ConfidenceLLM)
 	}
 	if feeling.Confidence != 0.6 {
 		t.Errorf("confidence %v: the LLM's lower 0.6 must stand", feeling.Confidence)

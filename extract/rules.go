@@ -1,0 +1,956 @@
+package extract
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// RulesVersion names the rule set. It is the PromptVersion of every rules
+// result and changes whenever the rules would extract something different
+// from the same session, so that stored results can be told apart and re-run.
+const RulesVersion = "rules-1"
+
+// MaxValueRunes is the longest memory value the rules produce and the merge
+// policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
+// never cut, because a cut value can mean something the user did not say.
+const MaxValueRunes = 100
+
+// maxSlugWords bounds the key derived from a value ("event:went_to_dentist"),
+// so that keys stay short while the value keeps the detail.
+const maxSlugWords = 8
+
+// maxKeyRunes bounds every key ValidKey accepts.
+const maxKeyRunes = 120
+
+// scanLimit bounds how far a value is scanned for its end. A clause that has
+// not ended by then is far longer than MaxValueRunes and is dropped; the bound
+// keeps mining linear in the length of a message.
+const scanLimit = 4 * 4 * MaxValueRunes
+
+// prefixWindow bounds the text a pattern's prefix ("my favorite color is")
+// is matched against, so that the cost of a try does not grow with the text
+// that follows. reverseWindow bounds the clause read as "pizza is my
+// favorite food".
+const (
+	prefixWindow  = 128
+	reverseWindow = 256
+)
+
+// Reasons Rules gives in Dropped besides "sensitive:<kind>".
+const (
+	DropQuestion  = "question"  // the sentence asks rather than tells
+	DropRequest   = "request"   // "I'd like a glass of water" is not a preference
+	DropUncertain = "uncertain" // might, maybe, if, would, could, …
+	DropTooLong   = "too_long"  // the value is longer than MaxValueRunes
+)
+
+// Rules is the deterministic extractor. It never calls out, never guesses and
+// never copies text it cannot attribute to a user's own statement.
+//
+// For eldertree it summarises the session's urge and emotion events into the
+// seed's session_summary and stores nothing else: profile fields are never
+// guessed from text. For every other app it mines the user's messages (never
+// the assistant's or the system's) for the memory keys name, nickname,
+// favorite_<thing>, likes:<item>, dislikes:<item>, feeling and event:<slug>.
+// A message with sensitive data yields no memory at all, only a Dropped entry.
+// When one key is stated twice, the later statement wins; the merge policy
+// keeps the history.
+//
+// app may be nil, in which case the session's app and an empty policy (no
+// TTLs) are used. The slices and maps of the result are never nil.
+func Rules(app *prompts.App, s Session, now time.Time) Result {
+	name := s.App
+	var policy prompts.Policy
+	if app != nil {
+		if app.Name != "" {
+			name = app.Name
+		}
+		policy = app.Policy
+	}
+	res := Result{
+		App:            name,
+		Source:         SourceRules,
+		PromptVersion:  RulesVersion,
+		Memories:       []Memory{},
+		ProfileUpdates: map[string]any{},
+		SessionSummary: map[string]any{},
+		Dropped:        []Dropped{},
+	}
+	switch name {
+	case "eldertree":
+		res.SessionSummary = elderTreeSummary(s.Events)
+	default:
+		mineSession(&res, policy, s, now)
+	}
+	return res
+}
+
+// TTLFor is when a memory of category, learnt at from, expires under p: nil
+// when the category has no TTL (or a zero one), which means never.
+func TTLFor(p prompts.Policy, category string, from time.Time) *time.Time {
+	d, ok := p.MemoryTTL[category]
+	if !ok || d <= 0 {
+		return nil
+	}
+	t := from.Add(time.Duration(d)).UTC()
+	return &t
+}
+
+// ValidKey reports whether key has one of the documented shapes: name,
+// nickname, feeling, favorite_<slug>, likes:<slug>, dislikes:<slug> or
+// event:<slug>, where a slug is lower-case words of letters and digits joined
+// by single underscores.
+func ValidKey(key string) bool {
+	if utf8.RuneCountInString(key) > maxKeyRunes {
+		return false
+	}
+	switch key {
+	case "name", "nickname", "feeling":
+		return true
+	}
+	for _, prefix := range []string{"favorite_", "likes:", "dislikes:", "event:"} {
+		if rest, ok := strings.CutPrefix(key, prefix); ok {
+			return validSlug(rest)
+		}
+	}
+	return false
+}
+
+// CanonicalKey brings a key into its documented shape, so that one fact has
+// one key whoever extracted it: the LLM's "likes:Ice Cream" and
+// "event:went-to-the-dentist" become the rules' "likes:ice_cream" and
+// "event:went_to_dentist". Articles and "my" are left out of likes, dislikes
+// and event keys, as the rules leave them out. ok is false when no
+// documented shape can be made of key.
+func CanonicalKey(key string) (canonical string, ok bool) {
+	k := strings.TrimSpace(key)
+	switch lower := strings.ToLower(k); lower {
+	case "name", "nickname", "feeling":
+		return lower, true
+	}
+	for _, p := range []struct {
+		prefix string
+		drop   map[string]bool
+	}{{"favorite_", nil}, {"likes:", articles}, {"dislikes:", articles}, {"event:", articles}} {
+		if len(k) >= len(p.prefix) && strings.EqualFold(k[:len(p.prefix)], p.prefix) {
+			c := p.prefix + slug(k[len(p.prefix):], p.drop)
+			return c, ValidKey(c)
+		}
+	}
+	return k, false
+}
+
+func validSlug(s string) bool {
+	if s == "" {
+		return false
+	}
+	for part := range strings.SplitSeq(s, "_") {
+		if part == "" {
+			return false
+		}
+		for _, r := range part {
+			if !slugRune(r) || unicode.IsUpper(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func slugRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+
+// slug turns a phrase into the snake_case tail of a key. Apostrophes vanish
+// ("mom's" is "moms"), words in drop are left out, every other run of
+// non-letters is one underscore.
+func slug(phrase string, drop map[string]bool) string {
+	var words []string
+	var cur strings.Builder
+	end := func() {
+		if cur.Len() > 0 {
+			if w := cur.String(); !drop[w] {
+				words = append(words, w)
+			}
+			cur.Reset()
+		}
+	}
+	for _, r := range phrase {
+		switch {
+		case r == '\'':
+		case slugRune(r):
+			// A few capitals have no lower case; they are left out rather
+			// than break the lower-case shape of keys.
+			if r = unicode.ToLower(r); !unicode.IsUpper(r) {
+				cur.WriteRune(r)
+			}
+		default:
+			end()
+		}
+	}
+	end()
+	if len(words) > maxSlugWords {
+		words = words[:maxSlugWords]
+	}
+	return strings.Join(words, "_")
+}
+
+var articles = map[string]bool{"a": true, "an": true, "the": true, "my": true, "our": true}
+
+// apostrophes folds typographic quotes into ASCII ones so that one pattern
+// serves "I'm" and "I’m".
+var apostrophes = strings.NewReplacer(
+	"\u2019", "'", "\u2018", "'", "\u02bc", "'", "`", "'",
+	"\u201c", `"`, "\u201d", `"`,
+)
+
+func isUser(role string) bool { return strings.EqualFold(strings.TrimSpace(role), "user") }
+
+func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
+	var mems []Memory
+	users := 0
+	for _, m := range s.Messages {
+		if !isUser(m.Role) {
+			continue
+		}
+		users++
+		content := strings.ToValidUTF8(m.Content, "\uFFFD")
+		if reason, ok := Sensitive(content); ok {
+			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
+			continue
+		}
+		at := m.At
+		if at.IsZero() {
+			at = now
+		}
+		found, reasons := mineMessage(content)
+		for _, r := range reasons {
+			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: r})
+		}
+		for _, f := range found {
+			f.SourceMessageID = m.ID
+			f.ExpiresAt = TTLFor(p, f.Category, at)
+			mems = append(mems, f)
+		}
+	}
+	res.Memories = lastWins(mems)
+	topics := make([]string, 0, len(res.Memories))
+	for _, m := range res.Memories {
+		topics = append(topics, m.Key)
+	}
+	slices.Sort(topics)
+	res.SessionSummary = map[string]any{
+		"message_count":      len(s.Messages),
+		"user_message_count": users,
+		"memories":           len(res.Memories),
+		"topics":             topics,
+	}
+}
+
+// subject is what a key is about: likes:x and dislikes:x share one, so that
+// the later of two contradicting statements wins.
+func subject(key string) string {
+	if item, ok := strings.CutPrefix(key, "likes:"); ok {
+		return "pref:" + item
+	}
+	if item, ok := strings.CutPrefix(key, "dislikes:"); ok {
+		return "pref:" + item
+	}
+	return key
+}
+
+// lastWins keeps, for every subject, only its last memory, in the order in
+// which the kept memories were said.
+func lastWins(mems []Memory) []Memory {
+	last := make(map[string]int, len(mems))
+	for i, m := range mems {
+		last[subject(m.Key)] = i
+	}
+	out := make([]Memory, 0, len(last))
+	for i, m := range mems {
+		if last[subject(m.Key)] == i {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// mineMessage mines one user message, sentence by sentence. reasons are the
+// distinct reasons for which a sentence that looked like a statement about the
+// user was not mined.
+func mineMessage(text string) (found []Memory, reasons []string) {
+	addReason := func(r string) {
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	for _, sent := range splitSentences(apostrophes.Replace(text)) {
+		ms, tooLong := matchSentence(sent.text, clauseStarts(sent.text))
+		if gate := gateReason(sent); gate != "" {
+			// "I might like sushi" is worth recording: without "might" it
+			// would have been mined.
+			hedgedOnly := gate == DropUncertain && looksMineable(withoutHedges(sent.text))
+			if len(ms) > 0 || tooLong || hedgedOnly || gate == DropRequest || looksMineable(sent.text) {
+				addReason(gate)
+			}
+			continue
+		}
+		if tooLong {
+			addReason(DropTooLong)
+		}
+		found = append(found, ms...)
+	}
+	return found, reasons
+}
+
+type sentence struct {
+	text     string
+	question bool // it ended with a question mark
+}
+
+func isTerminator(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '…' }
+
+// splitSentences splits at line breaks and at runs of . ! ? … followed by a
+// space or the end, so that "3.5" and "e.g.pizza" stay whole. Whitespace
+// inside a sentence is collapsed to single spaces.
+func splitSentences(text string) []sentence {
+	var out []sentence
+	emit := func(s string, q bool) {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			out = append(out, sentence{text: s, question: q})
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n' || r == '\r':
+			emit(text[start:i], false)
+			i += size
+			start = i
+		case isTerminator(r):
+			j, q := i, false
+			for j < len(text) {
+				r2, s2 := utf8.DecodeRuneInString(text[j:])
+				if !isTerminator(r2) {
+					break
+				}
+				q = q || r2 == '?'
+				j += s2
+			}
+			next, _ := utf8.DecodeRuneInString(text[j:])
+			if j == len(text) || unicode.IsSpace(next) {
+				emit(text[start:i], q)
+				start = j
+			}
+			i = j
+		default:
+			i += size
+		}
+	}
+	emit(text[start:], false)
+	return out
+}
+
+var (
+	questionStarts = toSet("do does did is are am was were can could would should will shall what who whom whose where why how which what's who's where's how's isn't aren't doesn't didn't")
+	interjections  = toSet("well oh ok okay yeah yes yep yup no nope nah so um uh umm hmm hm and but also actually honestly btw anyway anyways hey hi hello lol haha plus now alright sure ah aw wow sometimes today tonight yesterday lately recently currently")
+	conjunctions   = toSet("and but so also plus then because cause anyway btw though although actually honestly")
+
+	requestRe = regexp.MustCompile(`(?i)\bi(?:'d|d| would)\s+(?:(?:really|so|just|rather)\s+)?(?:like|love|prefer|enjoy|want)\b`)
+
+	// Hedges (seed 004: might, maybe, thinking about, if, would, could) make
+	// a statement too uncertain to remember.
+	hedgeWords        = toSet("might maybe perhaps probably possibly if would could should unless suppose supposedly hypothetically imagine pretend wish wonder wondering unsure someday")
+	hedgeContractions = toSet("i'd you'd we'd they'd he'd she'd it'd")
+	hedgePairs        = map[[2]string]bool{
+		{"thinking", "about"}: true, {"thinking", "of"}: true, {"not", "sure"}: true,
+		{"i", "think"}: true, {"i", "guess"}: true, {"i", "believe"}: true,
+	}
+)
+
+// lowerWords splits s into lower-case words of letters, digits and
+// apostrophes.
+func lowerWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+}
+
+// hedges marks the words of ws that hedge: "might", "wouldn't", "I'd", and
+// both words of "thinking about" or "I think".
+func hedges(ws []string) []bool {
+	marks := make([]bool, len(ws))
+	for i, w := range ws {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "n't"), "nt")
+		if hedgeWords[w] || hedgeWords[base] || hedgeContractions[w] {
+			marks[i] = true
+		}
+		if i+1 < len(ws) && hedgePairs[[2]string{w, ws[i+1]}] {
+			marks[i], marks[i+1] = true, true
+		}
+	}
+	return marks
+}
+
+func hedged(s string) bool { return slices.Contains(hedges(lowerWords(s)), true) }
+
+// withoutHedges is s, in lower case, without punctuation and its hedges:
+// "I might like sushi" becomes "i like sushi".
+func withoutHedges(s string) string {
+	ws := lowerWords(s)
+	marks := hedges(ws)
+	kept := ws[:0]
+	for i, w := range ws {
+		if !marks[i] {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+func toSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// gateReason says why a sentence must not be mined at all, or "".
+func gateReason(s sentence) string {
+	if s.question {
+		return DropQuestion
+	}
+	if first, _ := firstWord(s.text, skipInterjections(s.text, 0)); questionStarts[first] {
+		return DropQuestion
+	}
+	if (containsFoldASCII(s.text, "i'd") || containsFoldASCII(s.text, "id ") || containsFoldASCII(s.text, "i would")) && requestRe.MatchString(s.text) {
+		return DropRequest
+	}
+	if hedged(s.text) {
+		return DropUncertain
+	}
+	return ""
+}
+
+// firstWord is the lower-cased word at p without surrounding punctuation, and
+// where the next word starts (len(s) when there is none).
+func firstWord(s string, p int) (string, int) {
+	end := strings.IndexByte(s[p:], ' ')
+	next := len(s)
+	if end < 0 {
+		end = len(s)
+	} else {
+		end += p
+		next = end + 1
+	}
+	w := strings.TrimFunc(s[p:end], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' })
+	return strings.ToLower(w), next
+}
+
+func skipInterjections(s string, p int) int {
+	for p < len(s) {
+		w, next := firstWord(s, p)
+		if !interjections[w] || next >= len(s) {
+			return p
+		}
+		p = next
+	}
+	return p
+}
+
+// wordStarts lists the byte offsets of the words of a space-collapsed sentence.
+func wordStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' && i+1 < len(s) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// clauseStarts are the places where a statement about the user may begin: the
+// start of the sentence and after a comma, semicolon, colon, dash or joining
+// word. Patterns only match there, so that "she thinks I like tea" or "Tom
+// said my name is Bob" are not read as the user's own statement.
+func clauseStarts(s string) []int {
+	var out []int
+	for i, ws := range wordStarts(s) {
+		if i == 0 {
+			out = append(out, ws)
+			continue
+		}
+		prev := s[:ws-1]
+		last, _ := utf8.DecodeLastRuneInString(prev)
+		if strings.ContainsRune(",;:—–(", last) {
+			out = append(out, ws)
+			continue
+		}
+		pw := prev[strings.LastIndexByte(prev, ' ')+1:]
+		if conjunctions[strings.ToLower(pw)] {
+			out = append(out, ws)
+		}
+	}
+	return out
+}
+
+// looksMineable reports whether some pattern matches anywhere in s, not only
+// at a clause start: it decides whether a gated sentence is worth a Dropped
+// entry ("Do you think I like tea?" is; "How are you?" is not).
+func looksMineable(s string) bool {
+	for _, p := range wordStarts(s) {
+		if _, ok, _ := matchAt(s[p:]); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSentence mines every clause start of s. tooLong reports that some
+// pattern matched but its value was longer than MaxValueRunes.
+func matchSentence(s string, starts []int) (found []Memory, tooLong bool) {
+	for _, st := range starts {
+		p := skipInterjections(s, st)
+		m, ok, reason := matchAt(s[p:])
+		if !ok {
+			continue
+		}
+		if reason == DropTooLong {
+			tooLong = true
+		}
+		if m.Key != "" {
+			found = append(found, m)
+		}
+	}
+	return found, tooLong
+}
+
+type kind int
+
+const (
+	kindName kind = iota
+	kindNickname
+	kindFavorite
+	kindDislike
+	kindLike
+	kindFeeling
+	kindFeelingWord
+	kindEvent
+)
+
+type pattern struct {
+	kind kind
+	// starts are the words the pattern can begin with; checking them first
+	// spares running every pattern at every word of a long message.
+	starts map[string]bool
+	re     *regexp.Regexp // anchored at the clause start; matches the prefix before the value
+}
+
+const (
+	iAm      = `(?:i'm|im|i am)`
+	adverbs  = `(?:(?:really|just|absolutely|totally|truly|also|still|genuinely|honestly|seriously|definitely|actually|kind of|kinda|so|sure|do|always|especially|particularly)\s+)*`
+	feelWord = `stressed out|burnt out|burned out|worn out|freaked out|tired|exhausted|sleepy|sad|happy|anxious|nervous|stressed|lonely|excited|angry|mad|upset|bored|depressed|worried|scared|afraid|frustrated|overwhelmed|sick|ill|hurt|grumpy|cranky|relaxed|calm|content|grateful|thankful|proud|hopeful|drained|miserable|heartbroken|jealous|confused|annoyed|irritated|restless|hungry|homesick|ashamed|embarrassed|terrified|thrilled|ecstatic|cheerful|joyful|glad|devastated|exhilarated|furious`
+	thingRe  = `((?:[\p{L}\p{N}][\p{L}\p{N}'\-]*\s+){0,3}?[\p{L}\p{N}][\p{L}\p{N}\-]*)`
+	favRe    = `(?:(?:absolute|all[- ]time|very|most|super)\s+)*fav(?:ou?rite|e|s)?`
+)
+
+// patterns are tried in order at each clause start; the first prefix that
+// matches decides, even when its value is then rejected, so that "I don't
+// like" is never also read as "I … like".
+var patterns = []pattern{
+	{kindName, toSet("my i'm im i"), prefix(
+		`my\s+name(?:\s+is|'s)\s+`,
+		`my\s+full\s+name\s+is\s+`,
+		iAm+`\s+called\s+`)},
+	{kindNickname, toSet("please you just call my i people everyone everybody"), prefix(
+		`(?:(?:please|you\s+can|just)\s+)*call\s+me\s+`,
+		`my\s+nick\s*name(?:\s+is|'s)\s+`,
+		`i\s+go\s+by\s+`,
+		`(?:people|everyone|everybody|my\s+friends)\s+call\s+me\s+`)},
+	{kindFavorite, toSet("my"), prefix(
+		`my\s+` + favRe + `\s+` + thingRe + `(?:\s+(?:is|are)|'s)\s+`)},
+	{kindDislike, toSet("i i'm im"), prefix(
+		`i\s+`+adverbs+`(?:don't|do\s+not|dont|never)\s+(?:(?:really|much|particularly|even)\s+)*(?:like|love|enjoy|care\s+for)\s+`,
+		`i\s+`+adverbs+`(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand|cant\s+stand)s?\s+`,
+		iAm+`\s+(?:(?:really|just|also|honestly)\s+)*not\s+(?:(?:really|very)\s+)?(?:much\s+of\s+)?(?:a\s+)?(?:(?:big|huge|great)\s+)?(?:fan\s+of|into|fond\s+of)\s+`)},
+	{kindLike, toSet("i i'm im"), prefix(
+		`i\s+`+adverbs+`(?:like|love|enjoy|adore)s?\s+`,
+		iAm+`\s+(?:(?:really|totally|so|very|quite|also|such)\s+)*(?:a\s+)?(?:(?:big|huge|massive|real|total|great)\s+)?(?:fan\s+of|into|crazy\s+about|obsessed\s+with|passionate\s+about|fond\s+of)\s+`)},
+	{kindFeeling, toSet("i'm im i i've ive"), prefix(
+		`(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|honestly)\s+)*(not\s+)?feeling\s+`,
+		`i\s+(?:(?:really|just|kinda|kind\s+of|honestly|also|still)\s+)*(don't\s+|do\s+not\s+|dont\s+)?feel\s+`)},
+	{kindFeelingWord, toSet("i'm im i"), prefix(
+		iAm + `\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|totally|completely|extremely|feeling)\s+)*(` + feelWord + `)\b`)},
+	{kindEvent, toSet("i i've ive"), prefix(
+		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
+		`i\s+((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to)\b`)},
+}
+
+// prefix compiles alternatives into one case-insensitive pattern anchored at
+// the start. One leading ^ for all of them lets regexp stop after the first
+// position instead of searching the whole text.
+func prefix(alternatives ...string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(?:` + strings.Join(alternatives, "|") + `)`)
+}
+
+// favoriteReverseRe reads "pizza is my favorite food" over a whole clause.
+var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + favRe + `\s+([\p{L}\p{N}][\p{L}\p{N}\-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}\-]*){0,3})$`)
+
+// matchAt tries every pattern at the start of rest. ok reports that a pattern
+// matched; the memory's Key is empty when its value was rejected, and reason
+// is DropTooLong when it was rejected for its length.
+func matchAt(rest string) (m Memory, ok bool, reason string) {
+	// Prefixes are short; matching them against a bounded window keeps the
+	// cost of a try independent of how much text follows.
+	window := rest
+	if len(window) > prefixWindow {
+		// Cut at a space, so that no word is cut and \b means what it says.
+		window = window[:prefixWindow]
+		window = window[:max(strings.LastIndexByte(window, ' '), 0)]
+	}
+	first, _ := firstWord(window, 0)
+	for _, pat := range patterns {
+		if !pat.starts[first] {
+			continue
+		}
+		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
+			m, reason = build(pat.kind, rest, loc)
+			return m, true, reason
+		}
+	}
+	if !containsFoldASCII(rest[:min(len(rest), reverseWindow)], "fav") {
+		return Memory{}, false, ""
+	}
+	clause, long := cutClause(rest)
+	if long || len(clause) > reverseWindow {
+		return Memory{}, false, ""
+	}
+	if sm := favoriteReverseRe.FindStringSubmatch(clause); sm != nil {
+		m, reason = favorite(sm[2], sm[1])
+		return m, true, reason
+	}
+	return Memory{}, false, ""
+}
+
+// containsFoldASCII reports whether s contains the lower-case ASCII needle,
+// ignoring the case of ASCII letters in s.
+func containsFoldASCII(s, needle string) bool {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := 0
+		for j < len(needle) {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				break
+			}
+			j++
+		}
+		if j == len(needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func group(rest string, loc []int, i int) string {
+	if 2*i+1 >= len(loc) || loc[2*i] < 0 {
+		return ""
+	}
+	return rest[loc[2*i]:loc[2*i+1]]
+}
+
+func build(k kind, rest string, loc []int) (Memory, string) {
+	after := rest[loc[1]:]
+	switch k {
+	case kindName, kindNickname:
+		v := parseName(after)
+		if v == "" {
+			return Memory{}, ""
+		}
+		if k == kindName {
+			return Memory{Key: "name", Value: v, Category: CategoryFact, Importance: 90, Confidence: 0.9}, ""
+		}
+		return Memory{Key: "nickname", Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.9}, ""
+	case kindFavorite:
+		v, long := cutClause(after)
+		if long {
+			return Memory{}, DropTooLong
+		}
+		return favorite(group(rest, loc, 1), v)
+	case kindLike, kindDislike:
+		v, long := cutClause(after)
+		if long {
+			return Memory{}, DropTooLong
+		}
+		v, reason := preference(v)
+		if v == "" {
+			return Memory{}, reason
+		}
+		key := "likes:"
+		if k == kindDislike {
+			key = "dislikes:"
+		}
+		s := slug(v, articles)
+		if s == "" {
+			return Memory{}, ""
+		}
+		return Memory{Key: key + s, Value: v, Category: CategoryPreference, Importance: 75, Confidence: 0.7}, ""
+	case kindFeeling:
+		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
+		v, long := cutClause(stripLeading(after, intensifiers))
+		if long {
+			return Memory{}, DropTooLong
+		}
+		v = feeling(v)
+		if v == "" {
+			return Memory{}, ""
+		}
+		if neg {
+			v = "not " + v
+		}
+		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
+	case kindFeelingWord:
+		w := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
+		if next := strings.Fields(after); len(next) > 0 {
+			if n, _ := firstWord(next[0], 0); n == "to" || n == "of" || n == "that" {
+				return Memory{}, "" // "I'm happy to help" is an offer, "sick of it" an opinion.
+			}
+		}
+		return Memory{Key: "feeling", Value: w, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
+	case kindEvent:
+		start := loc[2]
+		if start < 0 {
+			start = loc[4]
+		}
+		v, long := cutClause(rest[start:])
+		if long {
+			return Memory{}, DropTooLong
+		}
+		v = stripTrailing(strings.ToLower(tidy(v)), eventTrailing)
+		if len(v) > 0 && utf8.RuneCountInString(v) > MaxValueRunes {
+			return Memory{}, DropTooLong
+		}
+		s := slug(v, articles)
+		if v == "" || s == "" {
+			return Memory{}, ""
+		}
+		return Memory{Key: "event:" + s, Value: v, Category: CategoryEvent, Importance: 60, Confidence: 0.6}, ""
+	}
+	return Memory{}, ""
+}
+
+var (
+	// thingFillers are words around the thing of "my favorite kind of music"
+	// that would only make the key longer.
+	thingLeading  = []string{"kind of", "type of", "sort of", "genre of", "style of"}
+	thingTrailing = []string{"right now", "now", "at the moment", "these days", "of all time", "ever", "lately", "in the world"}
+)
+
+func favorite(thing, value string) (Memory, string) {
+	thing = strings.ToLower(strings.Join(strings.Fields(thing), " "))
+	thing = stripLeading(thing, thingLeading)
+	thing = stripTrailing(thing, thingTrailing)
+	for _, w := range strings.Fields(thing) {
+		if w == "you" || w == "your" || w == "is" || w == "are" {
+			return Memory{}, "" // "my favorite thing about you" is about the assistant.
+		}
+	}
+	v, reason := preference(value)
+	if v == "" {
+		return Memory{}, reason
+	}
+	s := slug(thing, nil)
+	if s == "" {
+		return Memory{}, ""
+	}
+	return Memory{Key: "favorite_" + s, Value: v, Category: CategoryPreference, Importance: 80, Confidence: 0.8}, ""
+}
+
+var (
+	// notItems are first words that make a "preference" about something that
+	// is not a thing: "I like it", "I love you", "I like when it rains".
+	notItems      = toSet("it it's its that this them they these those you your yours him her me myself yourself us what how when where why who which whatever everything nothing anything everyone anyone someone somebody nobody think say believe know mine to and or but not")
+	prefTrailing  = []string{"a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
+	intensifiers  = []string{"really", "so", "very", "a bit", "a little", "kind of", "kinda", "pretty", "quite", "super", "extremely", "rather", "somewhat", "totally", "completely"}
+	eventTrailing = []string{"last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
+	feelTrailing  = []string{"today", "tonight", "right now", "now", "lately", "recently", "at the moment", "this morning", "this evening", "this afternoon", "these days", "again", "all day", "too", "as well"}
+	notFeelings   = toSet("like that as you it this about for if i what how so")
+)
+
+// preference normalises the value of a like, dislike or favourite. It
+// returns "" when the value is not an item.
+func preference(v string) (string, string) {
+	v = strings.ToLower(tidy(v))
+	v = stripLeading(v, []string{"to"})
+	v = stripTrailing(v, prefTrailing)
+	v = stripLeading(v, []string{"a", "an"})
+	first, _ := firstWord(v+" ", 0)
+	if v == "" || notItems[first] || !hasAlnum(v) {
+		return "", ""
+	}
+	if utf8.RuneCountInString(v) > MaxValueRunes {
+		return "", DropTooLong
+	}
+	return v, ""
+}
+
+// feeling normalises the value of a feeling; feelings are short, so more
+// than five words means the sentence was about something else.
+func feeling(v string) string {
+	v = strings.ToLower(tidy(v))
+	v = stripTrailing(v, feelTrailing)
+	first, _ := firstWord(v+" ", 0)
+	if v == "" || notFeelings[first] || !hasAlnum(v) || len(strings.Fields(v)) > 5 {
+		return ""
+	}
+	return v
+}
+
+func hasAlnum(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// stripLeading removes any of the given phrases (whole words) from the start
+// of s, repeatedly.
+func stripLeading(s string, phrases []string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, ph := range phrases {
+			if len(s) > len(ph) && strings.EqualFold(s[:len(ph)], ph) && s[len(ph)] == ' ' {
+				s = s[len(ph)+1:]
+				changed = true
+			}
+		}
+	}
+	return s
+}
+
+// stripTrailing removes any of the given phrases (whole words) from the end
+// of a lower-case s, repeatedly, never leaving it empty.
+func stripTrailing(s string, phrases []string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, ph := range phrases {
+			if t, ok := strings.CutSuffix(s, " "+ph); ok && t != "" {
+				s = t
+				changed = true
+			}
+		}
+	}
+	return s
+}
+
+// tidy removes double quotes, trims spaces, single quotes and trailing
+// punctuation and symbols (emoji, "!"), keeping the + and # of "C++" and "C#",
+// and collapses spaces.
+func tidy(v string) string {
+	v = strings.ReplaceAll(v, `"`, " ") // quotes mark the words, they are not part of them
+	v = strings.TrimFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == '"' || r == '\'' })
+	v = strings.TrimRightFunc(v, func(r rune) bool {
+		return r != '+' && r != '#' && (unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r))
+	})
+	return strings.Join(strings.Fields(v), " ")
+}
+
+var (
+	// clauseEnds end a value at a word that starts a new clause.
+	clauseEnds = toSet("but because cause cuz since when whenever while though although so especially except unless until till whereas which who lol haha btw than")
+	// subjects after "and"/"or"/"then" mean a new clause rather than a list:
+	// "pizza and pasta" is one value, "pizza and I like pasta" is not.
+	subjects = toSet("i i'm im i've ive i'd i'll my it it's that this she he they we you but then also now")
+	joiners  = toSet("and or then plus")
+)
+
+const hardStops = `,;:()[]{}|—–!?`
+
+// cutClause returns the clause at the start of rest: up to hard punctuation,
+// a clause-ending word, or "and"/"or" followed by a new subject. tooLong
+// reports that it did not end within scanLimit bytes.
+func cutClause(rest string) (clause string, tooLong bool) {
+	limit := min(len(rest), scanLimit)
+	for i := 0; i < limit; {
+		j := strings.IndexByte(rest[i:limit], ' ')
+		if j < 0 {
+			j = limit
+		} else {
+			j += i
+		}
+		w := rest[i:j]
+		if k := strings.IndexAny(w, hardStops); k >= 0 {
+			return tidy(rest[:i+k]), false
+		}
+		lw := strings.ToLower(strings.TrimRight(w, ".'"))
+		if clauseEnds[lw] {
+			return tidy(rest[:i]), false
+		}
+		if joiners[lw] && j < limit {
+			if next, _ := firstWord(rest[:limit], j+1); subjects[next] || joiners[next] {
+				return tidy(rest[:i]), false
+			}
+		}
+		i = j + 1
+	}
+	if len(rest) > scanLimit {
+		return "", true
+	}
+	return tidy(rest), false
+}
+
+var (
+	nameStops  = toSet("and but or so i i'm im i've btw by from too though also here now lol haha thanks thank please nice what who how are is was were the a an not just if actually because since when in at on of for with to you your my me it its it's and but")
+	nameReject = toSet("not a an the secret unknown none nothing private irrelevant what weird long hard complicated something it that this also too same like just so very really kind sort no yes gone known going being changing different mine yours your my his her their our spelled pronounced written crazy old lazy back later tomorrow tonight anytime whatever anything maybe sometime soon again stupid silly names whenever everything")
+)
+
+// parseName reads up to three name-shaped words ("John", "Mary Ann",
+// "O'Brien") and fixes their case when they were typed all lower or all
+// upper case. It returns "" for "my name is not important".
+func parseName(rest string) string {
+	var out []string
+	for _, w := range strings.Fields(rest[:min(len(rest), 200)]) {
+		trimmed := strings.TrimRightFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '\'' && r != '-' })
+		last := trimmed != w
+		trimmed = strings.TrimRight(trimmed, "'-")
+		if trimmed == "" || nameStops[strings.ToLower(trimmed)] || !nameShaped(trimmed) {
+			break
+		}
+		out = append(out, nameCase(trimmed))
+		if last || len(out) == 3 {
+			break
+		}
+	}
+	if len(out) == 0 || nameReject[strings.ToLower(out[0])] {
+		return ""
+	}
+	return strings.Join(out, " ")
+}
+
+func nameShaped(w string) bool {
+	if utf8.RuneCountInString(w) > 40 {
+		return false
+	}
+	for i, r := range w {
+		if i == 0 && !unicode.IsLetter(r) {
+			return false
+		}
+		if !unicode.IsLetter(r) && !unicode.IsMark(r) && r != '\'' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func nameCase(w string) string {
+	if w != strings.ToLower(w) && w != strings.ToUpper(w) {
+		return w // "McDonald" was typed with care.
+	}
+	r, size := utf8.DecodeRuneInString(w)
+	return string(unicode.ToTitle(r)) + strings.ToLower(w[size:])
+}

@@ -1,0 +1,583 @@
+package extract_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+var updateRulesGolden = flag.Bool("update-rules", false, "rewrite the golden files of the rules extractor in testdata/rules")
+
+var rulesNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+
+// rulesApp is a mona-like preset with the seed's TTLs.
+func rulesApp() *prompts.App {
+	return &prompts.App{Name: "mona", Policy: prompts.Policy{
+		MemoryTTL: map[string]prompts.Duration{
+			extract.CategoryFeeling: prompts.Duration(6 * time.Hour),
+			extract.CategoryEvent:   prompts.Duration(7 * 24 * time.Hour),
+			extract.CategoryOther:   prompts.Duration(24 * time.Hour),
+		},
+		MinConfidence: 0.5,
+	}}
+}
+
+// rulesSay mines one user message and returns the result.
+func rulesSay(content string) extract.Result {
+	return extract.Rules(rulesApp(), extract.Session{ID: "s-1", App: "mona", Messages: []extract.Message{
+		{ID: "m1", Role: "user", Content: content},
+	}}, rulesNow)
+}
+
+// kv is the part of a memory a user sees.
+type kv struct {
+	Key, Value, Category string
+	Importance           int
+	Confidence           float64
+}
+
+func kvs(ms []extract.Memory) []kv {
+	out := []kv{}
+	for _, m := range ms {
+		out = append(out, kv{m.Key, m.Value, m.Category, m.Importance, m.Confidence})
+	}
+	return out
+}
+
+func reasons(ds []extract.Dropped) []string {
+	out := []string{}
+	for _, d := range ds {
+		out = append(out, d.Reason)
+	}
+	return out
+}
+
+func TestRulesPatterns(t *testing.T) {
+	t.Parallel()
+	name := func(v string) kv { return kv{"name", v, "fact", 90, 0.9} }
+	nick := func(v string) kv { return kv{"nickname", v, "fact", 85, 0.9} }
+	fav := func(thing, v string) kv { return kv{"favorite_" + thing, v, "preference", 80, 0.8} }
+	likes := func(item, v string) kv { return kv{"likes:" + item, v, "preference", 75, 0.7} }
+	dislikes := func(item, v string) kv { return kv{"dislikes:" + item, v, "preference", 75, 0.7} }
+	feeling := func(v string) kv { return kv{"feeling", v, "feeling", 70, 0.5} }
+	event := func(slug, v string) kv { return kv{"event:" + slug, v, "event", 60, 0.6} }
+
+	tests := []struct {
+		msg  string
+		want []kv
+	}{
+		{"my name is John", []kv{name("John")}},
+		{"My name is john smith", []kv{name("John Smith")}},
+		{"Hi Mona, my name is Sarah!", []kv{name("Sarah")}},
+		{"I'm called McKenzie", []kv{name("McKenzie")}},
+		{"my name's PEGGY", []kv{name("Peggy")}},
+		{"call me Johnny", []kv{nick("Johnny")}},
+		{"You can call me Bea.", []kv{nick("Bea")}},
+		{"My nickname is Bobby", []kv{nick("Bobby")}},
+		{"My favorite color is blue", []kv{fav("color", "blue")}},
+		{"my favourite kind of music is jazz", []kv{fav("music", "jazz")}},
+		{"My favorite ice cream flavor is mint chocolate chip", []kv{fav("ice_cream_flavor", "mint chocolate chip")}},
+		{"My favorite pizza is pepperoni", []kv{fav("pizza", "pepperoni")}},
+		{"Pizza is my favorite food", []kv{fav("food", "pizza")}},
+		{"Honestly, the big pepperoni pizza from Luigi's is my all-time favorite food!", []kv{fav("food", "the big pepperoni pizza from luigi's")}},
+		{"I like pizza", []kv{likes("pizza", "pizza")}},
+		{"i like pizza a lot!!", []kv{likes("pizza", "pizza")}},
+		{"I really love hiking in the mountains", []kv{likes("hiking_in_mountains", "hiking in the mountains")}},
+		{"I'm a huge fan of the Beatles", []kv{likes("beatles", "the beatles")}},
+		{"I’m a fan of “The Beatles” and I don’t like Mondays", []kv{likes("beatles", "the beatles"), dislikes("mondays", "mondays")}},
+		{"I like dogs more than cats", []kv{likes("dogs", "dogs")}},
+		{"I like mac and cheese", []kv{likes("mac_and_cheese", "mac and cheese")}},
+		{"I like to swim", []kv{likes("swim", "swim")}},
+		{"I enjoy my mom's cooking", []kv{likes("moms_cooking", "my mom's cooking")}},
+		{"I like ice cream, it's the best", []kv{likes("ice_cream", "ice cream")}},
+		{"I don't like mushrooms", []kv{dislikes("mushrooms", "mushrooms")}},
+		{"I do not like cold weather", []kv{dislikes("cold_weather", "cold weather")}},
+		{"I really don't like spiders", []kv{dislikes("spiders", "spiders")}},
+		{"I hate Mondays", []kv{dislikes("mondays", "mondays")}},
+		{"I can't stand loud music", []kv{dislikes("loud_music", "loud music")}},
+		{"I’m not a fan of horror movies", []kv{dislikes("horror_movies", "horror movies")}},
+		{"I'm feeling tired", []kv{feeling("tired")}},
+		{"I feel a bit down today", []kv{feeling("down")}},
+		{"im so tired", []kv{feeling("tired")}},
+		{"I'm not feeling well", []kv{feeling("not well")}},
+		{"I’ve been feeling anxious lately", []kv{feeling("anxious")}},
+		{"Sometimes I feel lonely", []kv{feeling("lonely")}},
+		{"I just got back from work", []kv{event("got_back_from_work", "got back from work")}},
+		{"I went to the dentist", []kv{event("went_to_dentist", "went to the dentist")}},
+		{"Yesterday I went to the dentist", []kv{event("went_to_dentist", "went to the dentist")}},
+		{"I went to the dentist this morning", []kv{event("went_to_dentist", "went to the dentist")}},
+		{"I've just finished my exams", []kv{event("finished_exams", "finished my exams")}},
+		{"Well, I just started a new job and I love it", []kv{event("started_new_job", "started a new job")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			if !reflect.DeepEqual(kvs(got.Memories), tt.want) {
+				t.Errorf("memories\n got %+v\nwant %+v", kvs(got.Memories), tt.want)
+			}
+			if len(got.Dropped) != 0 {
+				t.Errorf("dropped %+v, want none", got.Dropped)
+			}
+			for _, m := range got.Memories {
+				if m.SourceMessageID != "m1" {
+					t.Errorf("%s: source message %q, want m1", m.Key, m.SourceMessageID)
+				}
+			}
+		})
+	}
+}
+
+// TestRulesNotMined covers everything that must not become a memory: hedged,
+// asked, requested, other people's or no one's statements, and values that
+// are not items. Where a sentence looked like a statement about the user,
+// the reason is recorded.
+func TestRulesNotMined(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		msg     string
+		dropped []string
+	}{
+		// Uncertainty (seed 004: might, maybe, thinking about, if, would, could).
+		{"I might like sushi", []string{"uncertain"}},
+		{"Maybe my favorite color is red", []string{"uncertain"}},
+		{"I probably like jazz", []string{"uncertain"}},
+		{"I like jazz, I'm thinking about it", []string{"uncertain"}},
+		{"If it's sunny I like the beach", []string{"uncertain"}},
+		{"I could like opera", []string{"uncertain"}},
+		{"My name is Anna, if you care", []string{"uncertain"}},
+		{"I think I like olives", []string{"uncertain"}},
+		// Questions, with or without a question mark.
+		{"Do you think I like pizza?", []string{"question"}},
+		{"do I like pizza", []string{"question"}},
+		{"I like pizza?", []string{"question"}},
+		{"What's my favorite color?", []string{}},
+		{"Is my name John?", []string{}},
+		// Requests are not preferences.
+		{"I'd like a glass of water", []string{"request"}},
+		{"I would like a glass of water", []string{"request"}},
+		{"I'd love to visit Paris", []string{"request"}},
+		// No ownership.
+		{"Pizza is great", []string{}},
+		{"Tom said my name is Bob", []string{}},
+		{"She thinks I like tea", []string{}},
+		{"My sister's favorite color is green", []string{}},
+		{"My favorite is pizza", []string{}},
+		// Not an item, not a name, not a feeling.
+		{"I love you", []string{}},
+		{"I like it when it rains", []string{}},
+		{"I hate that", []string{}},
+		{"my name is not important", []string{}},
+		{"Call me crazy", []string{}},
+		{"I'm happy to help", []string{}},
+		{"I feel like going out", []string{}},
+		{"My favorite thing about you is your voice", []string{}},
+		// Too long to be a fact.
+		{"I like " + strings.Repeat("very ", 25) + "long walks", []string{"too_long"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			if len(got.Memories) != 0 {
+				t.Errorf("memories %+v, want none", kvs(got.Memories))
+			}
+			if r := reasons(got.Dropped); !slices.Equal(r, tt.dropped) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}
+
+func TestRulesValueCap(t *testing.T) {
+	t.Parallel()
+	item := strings.Repeat("x", extract.MaxValueRunes)
+	if got := rulesSay("I like " + item); len(got.Memories) != 1 || got.Memories[0].Value != item {
+		t.Errorf("a value of exactly %d runes: got %+v", extract.MaxValueRunes, kvs(got.Memories))
+	}
+	got := rulesSay("I like " + item + "y")
+	if len(got.Memories) != 0 || !slices.Equal(reasons(got.Dropped), []string{"too_long"}) {
+		t.Errorf("a value one rune too long: memories %+v, dropped %+v", kvs(got.Memories), got.Dropped)
+	}
+}
+
+func TestRulesOnlyUserMessages(t *testing.T) {
+	t.Parallel()
+	s := extract.Session{App: "mona", Messages: []extract.Message{
+		{ID: "s1", Role: "system", Content: "My name is Mona. I like helping."},
+		{ID: "a1", Role: "assistant", Content: "My name is Mona! I love pizza. My password is hunter2."},
+		{ID: "u1", Role: "User", Content: "I like tea"},
+		{ID: "a2", Role: "assistant", Content: "I'm feeling great"},
+	}}
+	got := extract.Rules(rulesApp(), s, rulesNow)
+	want := []kv{{"likes:tea", "tea", "preference", 75, 0.7}}
+	if !reflect.DeepEqual(kvs(got.Memories), want) {
+		t.Errorf("memories %+v, want only the user's %+v", kvs(got.Memories), want)
+	}
+	if len(got.Dropped) != 0 {
+		t.Errorf("dropped %+v: assistant messages are not the user's data", got.Dropped)
+	}
+	if got.SessionSummary["user_message_count"] != 1 || got.SessionSummary["message_count"] != 4 {
+		t.Errorf("summary %v", got.SessionSummary)
+	}
+}
+
+func TestRulesSentences(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		msg  string
+		keys []string
+	}{
+		{"My name is John. I like pizza.", []string{"name", "likes:pizza"}},
+		{"my name is John and I like pizza and I hate olives", []string{"name", "likes:pizza", "dislikes:olives"}},
+		{"My name is John\nI'm feeling tired", []string{"name", "feeling"}},
+		{"I like pizza! Do you like pizza?", []string{"likes:pizza"}},
+		{"Do you like pizza? I like pasta.", []string{"likes:pasta"}},
+		{"I scored 3.5 points. My favorite sport is golf", []string{"favorite_sport"}},
+		{"Maybe. My name is Ann.", []string{"name"}}, // the hedge belongs to the first sentence
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			var keys []string
+			for _, m := range rulesSay(tt.msg).Memories {
+				keys = append(keys, m.Key)
+			}
+			if !slices.Equal(keys, tt.keys) {
+				t.Errorf("keys %q, want %q", keys, tt.keys)
+			}
+		})
+	}
+}
+
+func TestRulesLastStatementWins(t *testing.T) {
+	t.Parallel()
+	s := extract.Session{App: "mona", Messages: []extract.Message{
+		{ID: "m1", Role: "user", Content: "My favorite color is blue. I like pizza."},
+		{ID: "m2", Role: "user", Content: "Actually my favorite color is green"},
+		{ID: "m3", Role: "user", Content: "Hmm, I hate pizza now"},
+	}}
+	got := extract.Rules(rulesApp(), s, rulesNow)
+	want := []kv{
+		{"favorite_color", "green", "preference", 80, 0.8},
+		{"dislikes:pizza", "pizza", "preference", 75, 0.7},
+	}
+	if !reflect.DeepEqual(kvs(got.Memories), want) {
+		t.Fatalf("memories %+v, want %+v", kvs(got.Memories), want)
+	}
+	if got.Memories[0].SourceMessageID != "m2" || got.Memories[1].SourceMessageID != "m3" {
+		t.Errorf("sources %q, %q: want the messages that said it last", got.Memories[0].SourceMessageID, got.Memories[1].SourceMessageID)
+	}
+}
+
+func TestRulesExpiry(t *testing.T) {
+	t.Parallel()
+	said := time.Date(2026, 11, 20, 9, 0, 5, 0, time.UTC)
+	s := extract.Session{App: "mona", Messages: []extract.Message{
+		{ID: "m1", Role: "user", Content: "I'm feeling tired. I like tea. I just got back from work.", At: said},
+		{ID: "m2", Role: "user", Content: "My name is Ann"},
+	}}
+	want := map[string]*time.Time{
+		"feeling":                  new(said.Add(6 * time.Hour)),
+		"likes:tea":                nil,
+		"event:got_back_from_work": new(said.Add(7 * 24 * time.Hour)),
+		"name":                     nil,
+	}
+	got := extract.Rules(rulesApp(), s, rulesNow)
+	if len(got.Memories) != len(want) {
+		t.Fatalf("memories %+v", kvs(got.Memories))
+	}
+	for _, m := range got.Memories {
+		if w := want[m.Key]; !reflect.DeepEqual(m.ExpiresAt, w) {
+			t.Errorf("%s expires %v, want %v", m.Key, m.ExpiresAt, w)
+		}
+	}
+
+	// A message without a time is dated by now.
+	noTime := extract.Rules(rulesApp(), extract.Session{App: "mona", Messages: []extract.Message{{ID: "m1", Role: "user", Content: "I'm feeling sad"}}}, rulesNow)
+	if m := noTime.Memories; len(m) != 1 || m[0].ExpiresAt == nil || !m[0].ExpiresAt.Equal(rulesNow.Add(6*time.Hour)) {
+		t.Errorf("undated feeling: %+v", m)
+	}
+}
+
+func TestTTLFor(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 1, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	p := prompts.Policy{MemoryTTL: map[string]prompts.Duration{"feeling": prompts.Duration(6 * time.Hour), "other": 0}}
+	if got := extract.TTLFor(p, "feeling", from); got == nil || !got.Equal(from.Add(6*time.Hour)) || got.Location() != time.UTC {
+		t.Errorf("feeling: %v, want %v in UTC", got, from.Add(6*time.Hour))
+	}
+	for _, cat := range []string{"fact", "other"} {
+		if got := extract.TTLFor(p, cat, from); got != nil {
+			t.Errorf("%s: %v, want nil (never expires)", cat, got)
+		}
+	}
+	if got := extract.TTLFor(prompts.Policy{}, "feeling", from); got != nil {
+		t.Errorf("no TTLs: %v, want nil", got)
+	}
+}
+
+func TestRulesResultShape(t *testing.T) {
+	t.Parallel()
+	for _, app := range []string{"mona", "eldertree", "someone-elses-app"} {
+		t.Run(app, func(t *testing.T) {
+			t.Parallel()
+			got := extract.Rules(&prompts.App{Name: app}, extract.Session{App: app}, rulesNow)
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range []string{`"memories":[]`, `"dropped":[]`, `"profile_updates":{}`, `"source":"rules"`, `"app":"` + app + `"`} {
+				if !strings.Contains(string(b), part) {
+					t.Errorf("%s lacks %s", b, part)
+				}
+			}
+			if got.SessionSummary == nil {
+				t.Error("session_summary is nil")
+			}
+		})
+	}
+	// Without a preset the session's app decides.
+	if got := extract.Rules(nil, extract.Session{App: "eldertree"}, rulesNow); got.App != "eldertree" || got.SessionSummary["key_insights"] == nil {
+		t.Errorf("nil app: %+v", got)
+	}
+}
+
+func TestRulesMonaSummary(t *testing.T) {
+	t.Parallel()
+	got := rulesSay("I like tea. My name is Ann. My password is hunter2")
+	// The password makes the whole message sensitive: nothing is mined.
+	want := map[string]any{"message_count": 1, "user_message_count": 1, "memories": 0, "topics": []string{}}
+	if !reflect.DeepEqual(got.SessionSummary, want) {
+		t.Errorf("summary %v, want %v", got.SessionSummary, want)
+	}
+	got = rulesSay("I like tea. My name is Ann.")
+	want = map[string]any{"message_count": 1, "user_message_count": 1, "memories": 2, "topics": []string{"likes:tea", "name"}}
+	if !reflect.DeepEqual(got.SessionSummary, want) {
+		t.Errorf("summary %v, want %v", got.SessionSummary, want)
+	}
+}
+
+func TestValidKey(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]bool{
+		"name": true, "nickname": true, "feeling": true,
+		"favorite_color": true, "favorite_ice_cream_flavor": true, "likes:pizza": true,
+		"dislikes:loud_music": true, "event:went_to_dentist": true, "likes:café": true,
+		"": false, "Name": false, "favorite_": false, "favorite_Color": false, "likes:": false,
+		"likes:ice cream": false, "likes:ice__cream": false, "likes:_pizza": false,
+		"event:": false, "job": false, "likes:pizza!": false,
+		"likes:" + strings.Repeat("a", 200): false,
+	} {
+		if got := extract.ValidKey(key); got != want {
+			t.Errorf("ValidKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+func TestCanonicalKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key, want string
+		ok        bool
+	}{
+		{"name", "name", true},
+		{" Nickname ", "nickname", true},
+		{"favorite_color", "favorite_color", true},
+		{"Favorite_Ice-Cream Flavor", "favorite_ice_cream_flavor", true},
+		{"likes:Ice Cream", "likes:ice_cream", true},
+		{"likes:the beach", "likes:beach", true},
+		{"dislikes:mom's cooking", "dislikes:moms_cooking", true},
+		{"event:went-to-the-dentist", "event:went_to_dentist", true},
+		{"likes:!!!", "likes:", false},
+		{"job", "job", false},
+		{"Favorite Food", "Favorite Food", false},
+	}
+	for _, tt := range tests {
+		if got, ok := extract.CanonicalKey(tt.key); got != tt.want || ok != tt.ok {
+			t.Errorf("CanonicalKey(%q) = %q, %v; want %q, %v", tt.key, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestRulesGolden pins what the rules extract from whole sessions, as the
+// extract command prints it. Run with -update-rules after an intended change
+// (and bump RulesVersion).
+func TestRulesGolden(t *testing.T) {
+	t.Parallel()
+	inputs, err := filepath.Glob(filepath.Join("testdata", "rules", "*.input.json"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs: %v", err)
+	}
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s extract.Session
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			app := rulesApp()
+			app.Name = s.App
+			got, err := json.MarshalIndent(extract.Rules(app, s, rulesNow), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			golden := strings.TrimSuffix(in, ".input.json") + ".golden.json"
+			if *updateRulesGolden {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s differs from %s:\n%s", in, golden, got)
+			}
+		})
+	}
+}
+
+// keyShape is the documented key grammar (DESIGN §2), written out
+// independently of extract.ValidKey.
+var keyShape = regexp.MustCompile(`^(?:name|nickname|feeling|(?:favorite_|likes:|dislikes:|event:)[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+(?:_[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+)*)$`)
+
+var categoryOfKey = []struct{ prefix, category string }{
+	{"name", "fact"}, {"nickname", "fact"}, {"feeling", "feeling"},
+	{"favorite_", "preference"}, {"likes:", "preference"}, {"dislikes:", "preference"}, {"event:", "event"},
+}
+
+var ssnShape = regexp.MustCompile(`[0-9]{3}-[0-9]{2}-[0-9]{4}`)
+
+// luhnRun reports whether s holds 13–19 digits in a row, possibly separated
+// by single spaces or dashes, that pass the Luhn check.
+func luhnRun(s string) bool {
+	for _, run := range regexp.MustCompile(`[0-9](?:[ \-]?[0-9])*`).FindAllString(s, -1) {
+		d := strings.NewReplacer(" ", "", "-", "").Replace(run)
+		for l := 13; l <= 19; l++ {
+			for i := 0; i+l <= len(d); i++ {
+				sum := 0
+				for j := 0; j < l; j++ {
+					v := int(d[i+l-1-j] - '0')
+					if j%2 == 1 {
+						if v *= 2; v > 9 {
+							v -= 9
+						}
+					}
+					sum += v
+				}
+				if sum%10 == 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func FuzzRules(f *testing.F) {
+	for _, s := range []string{
+		"My name is John. I like pizza.",
+		"my favourite kind of music is jazz and I hate olives",
+		"I'm not feeling well, I just got back from work",
+		"Pizza is my favorite food",
+		"I might like sushi?",
+		"I like 4111 1111 1111 1111",
+		"my ssn is 123-45-6789 and I like tea",
+		"call me Johnny\nI'm so tired",
+		"I like " + strings.Repeat("x", 101),
+	} {
+		f.Add(s)
+	}
+	app := rulesApp()
+	f.Fuzz(func(t *testing.T, msg string) {
+		s := extract.Session{App: "mona", Messages: []extract.Message{
+			{ID: "u1", Role: "user", Content: msg},
+			{ID: "a1", Role: "assistant", Content: msg},
+		}}
+		got := extract.Rules(app, s, rulesNow)
+		if got.Memories == nil || got.Dropped == nil || got.ProfileUpdates == nil || got.SessionSummary == nil {
+			t.Fatalf("nil part in %+v", got)
+		}
+		_, sensitive := extract.Sensitive(msg)
+		if sensitive && len(got.Memories) > 0 {
+			t.Errorf("sensitive message mined: %+v", kvs(got.Memories))
+		}
+		for _, m := range got.Memories {
+			if !keyShape.MatchString(m.Key) || !extract.ValidKey(m.Key) {
+				t.Errorf("key %q has no documented shape", m.Key)
+			}
+			if c, ok := extract.CanonicalKey(m.Key); c != m.Key || !ok {
+				t.Errorf("key %q is not canonical: %q", m.Key, c)
+			}
+			for _, c := range categoryOfKey {
+				if strings.HasPrefix(m.Key, c.prefix) && m.Category != c.category {
+					t.Errorf("key %q has category %q, want %q", m.Key, m.Category, c.category)
+				}
+			}
+			if m.Value == "" || m.Value != strings.TrimSpace(m.Value) || !utf8.ValidString(m.Value) {
+				t.Errorf("value %q of %s is empty, untrimmed or not UTF-8", m.Value, m.Key)
+			}
+			if n := utf8.RuneCountInString(m.Value); n > extract.MaxValueRunes {
+				t.Errorf("value of %s has %d runes", m.Key, n)
+			}
+			if luhnRun(m.Value) || ssnShape.MatchString(m.Value) {
+				t.Errorf("value %q of %s holds a card number or SSN", m.Value, m.Key)
+			}
+			if m.SourceMessageID != "u1" {
+				t.Errorf("memory %s mined from %q", m.Key, m.SourceMessageID)
+			}
+		}
+		for _, d := range got.Dropped {
+			if d.MessageID != "u1" {
+				t.Errorf("dropped %+v: only user messages are mined", d)
+			}
+			switch r, _ := strings.CutPrefix(d.Reason, "sensitive:"); r {
+			case extract.DropQuestion, extract.DropRequest, extract.DropUncertain, extract.DropTooLong,
+				extract.SensitivePrivateKey, extract.SensitiveAPIKey, extract.SensitivePassword, extract.SensitiveSSN,
+				extract.SensitiveCardNumber, extract.SensitiveCardCode, extract.SensitiveIBAN,
+				extract.SensitiveBankAccount, extract.SensitiveLongNumber:
+			default:
+				t.Errorf("unknown reason %q", d.Reason)
+			}
+		}
+		if again := extract.Rules(app, s, rulesNow); !reflect.DeepEqual(again, got) {
+			t.Errorf("not deterministic:\n%+v\n%+v", got, again)
+		}
+	})
+}
+
+// BenchmarkRules measures the rules on the sample Mona session of the golden
+// test: eight messages, six memories, four dropped.
+func BenchmarkRules(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "rules", "mona.input.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s extract.Session
+	if err := json.Unmarshal(raw, &s); err != nil {
+		b.Fatal(err)
+	}
+	app := rulesApp()
+	b.ReportAllocs()
+	for b.Loop() {
+		extract.Rules(app, s, rulesNow)
+	}
+}
