@@ -82,7 +82,11 @@ func Rules(app *prompts.App, s Session, now time.Time) Result {
 		SessionSummary: map[string]any{},
 		Dropped:        []Dropped{},
 	}
-	switch name {
+	kind := policy.Rules
+	if kind == "" {
+		kind = name
+	}
+	switch kind {
 	case "eldertree":
 		res.SessionSummary = elderTreeSummary(s.Events)
 	default:

@@ -53,6 +53,40 @@ type Session struct {
 	DisplayName string    `json:"display_name,omitempty"`
 	Messages    []Message `json:"messages"`
 	Events      []Event   `json:"events,omitempty"`
+	// History is what the store knew about the user before this session, for
+	// presets whose state accumulates (LaRa's learning, coach's profile).
+	History History `json:"-"`
+}
+
+// History is a user's state before a session.
+type History struct {
+	// Records are the user's current records of this app, by kind and key.
+	Records []Record
+	// Summaries are the user's earlier session summaries, newest first.
+	Summaries []PastSummary
+	// Profile is the current profile document (nil when none).
+	Profile map[string]any
+}
+
+// PastSummary is an earlier session's summary.
+type PastSummary struct {
+	SessionID string
+	At        time.Time
+	Data      map[string]any
+}
+
+// Record is a structured, per-user fact a preset derives besides memories:
+// a per-session repetition record, a concept's learning progress, emotional
+// counts, a preference, reinforcement metrics. A record is identified by its
+// kind and key within one user and app; writing it replaces the earlier
+// version. Records never carry transcript text.
+type Record struct {
+	Kind string         `json:"kind"`
+	Key  string         `json:"key"`
+	Data map[string]any `json:"data"`
+	// Delete removes the record instead of writing it (a preference unused
+	// for too long, say).
+	Delete bool `json:"delete,omitempty"`
 }
 
 // Memory is a candidate memory produced by an extractor, before the merge policy.
@@ -91,6 +125,7 @@ type Result struct {
 	ProfileUpdates map[string]any  `json:"profile_updates"`
 	SessionSummary map[string]any  `json:"session_summary"`
 	Dropped        []Dropped       `json:"dropped"`
+	Records        []Record        `json:"records,omitempty"`
 	Usage          Usage           `json:"usage"`
 	Raw            json.RawMessage `json:"-"` // the validated LLM answer, when Source is llm
 }

@@ -202,6 +202,9 @@ func probeUser(t *template.Template, app string) error {
 	return nil
 }
 
+// RuleSets are the deterministic extractors an app may name in "rules".
+var RuleSets = []string{"mona", "eldertree", "clara", "lara", "coach"}
+
 func (p Policy) check() error {
 	if p.MinConfidence < 0 || p.MinConfidence > 1 {
 		return fmt.Errorf(`"min_confidence" %v is outside [0, 1]`, p.MinConfidence)
@@ -222,6 +225,9 @@ func (p Policy) check() error {
 		if !contains(memoryCategories, cat) {
 			return fmt.Errorf(`"memory_ttl" has unknown category %q (known: %s)`, cat, strings.Join(memoryCategories, ", "))
 		}
+	}
+	if p.Rules != "" && !contains(RuleSets, p.Rules) {
+		return fmt.Errorf(`"rules" %q is not one of %s`, p.Rules, strings.Join(RuleSets, ", "))
 	}
 	for i, f := range p.SignificantFields {
 		if strings.TrimSpace(f) == "" {

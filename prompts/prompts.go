@@ -56,6 +56,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 type Policy struct {
 	// LLM is false for apps where the LLM must never decide what is stored (lara).
 	LLM bool `json:"llm"`
+	// Rules names the deterministic extractor: mona (key/value memories, the
+	// default), eldertree, clara, lara or coach. Operator apps pick one.
+	Rules string `json:"rules,omitempty"`
 	// TranscriptRetention is how long a processed transcript is kept; 0 deletes it
 	// once processing succeeded. A transcript whose extraction fell back is kept
 	// for FallbackRetention so that it can be re-run.
