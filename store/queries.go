@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -454,6 +455,127 @@ func (q queries) SumExtractionCost(ctx context.Context, from, to time.Time) (flo
 	err := q.queryOne(ctx, "SELECT COALESCE(SUM(cost_usd), 0) FROM mnemo_extraction_runs WHERE created_at >= $1 AND created_at < $2",
 		[]any{from, to}, func(r rows) error { return r.Scan(&sum) })
 	return sum, err
+}
+
+// --- records
+
+func (q queries) ListRecords(ctx context.Context, userID string, kinds []string) ([]Record, error) {
+	all, err := queryAll(ctx, q, "SELECT user_id, app, kind, key, data, session_id, updated_at FROM mnemo_records WHERE user_id = $1 ORDER BY kind, key",
+		[]any{userID}, func(r rows) (Record, error) {
+			var x Record
+			err := r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})
+			return x, err
+		})
+	if err != nil || len(kinds) == 0 {
+		return all, err
+	}
+	out := all[:0]
+	for _, r := range all {
+		if slices.Contains(kinds, r.Kind) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (q queries) UpsertRecord(ctx context.Context, r Record) error {
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_records (user_id, app, kind, key, data, session_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (user_id, kind, key) DO UPDATE SET data = excluded.data, session_id = excluded.session_id, updated_at = excluded.updated_at`,
+		r.UserID, r.App, r.Kind, r.Key, jsonArg(r.Data, "{}"), r.SessionID, r.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("upsert record %s: %w", r.Kind, err)
+	}
+	return nil
+}
+
+func (q queries) DeleteRecord(ctx context.Context, userID, kind, key string) error {
+	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_records WHERE user_id = $1 AND kind = $2 AND key = $3", userID, kind, key); err != nil {
+		return fmt.Errorf("delete record %s: %w", kind, err)
+	}
+	return nil
+}
+
+// --- rolling buffer and summaries
+
+const bufferCols = "session_id, seq, user_id, message_id, key_id, nonce, ciphertext, sha256, created_at"
+
+func (q queries) AppendBuffer(ctx context.Context, msgs []BufferMessage) (int, error) {
+	added := 0
+	for _, m := range msgs {
+		n, err := q.e.exec(ctx, "INSERT INTO mnemo_buffer ("+bufferCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT DO NOTHING`, m.SessionID, m.Seq, m.UserID, m.MessageID, m.KeyID, m.Nonce, m.Ciphertext, m.SHA256, m.CreatedAt)
+		if err != nil {
+			return added, fmt.Errorf("append buffer: %w", err)
+		}
+		added += int(n)
+	}
+	return added, nil
+}
+
+func (q queries) ListBuffer(ctx context.Context, sessionID string) ([]BufferMessage, error) {
+	return queryAll(ctx, q, "SELECT "+bufferCols+" FROM mnemo_buffer WHERE session_id = $1 ORDER BY seq", []any{sessionID},
+		func(r rows) (BufferMessage, error) {
+			var m BufferMessage
+			err := r.Scan(&m.SessionID, &m.Seq, &m.UserID, &m.MessageID, &m.KeyID, &m.Nonce, &m.Ciphertext, &m.SHA256, scanTime{&m.CreatedAt})
+			return m, err
+		})
+}
+
+func (q queries) CountBuffer(ctx context.Context, sessionID string) (int, error) {
+	var n int
+	err := q.queryOne(ctx, "SELECT COUNT(*) FROM mnemo_buffer WHERE session_id = $1", []any{sessionID}, func(r rows) error { return r.Scan(&n) })
+	return n, err
+}
+
+const rollingCols = "session_id, user_id, app, summary, messages_covered, updated_at"
+
+func scanRolling(r rows) (RollingSummary, error) {
+	var s RollingSummary
+	err := r.Scan(&s.SessionID, &s.UserID, &s.App, scanJSON{&s.Summary}, &s.MessagesCovered, scanTime{&s.UpdatedAt})
+	return s, err
+}
+
+func (q queries) UpsertRollingSummary(ctx context.Context, s RollingSummary) (bool, error) {
+	n, err := q.e.exec(ctx, "INSERT INTO mnemo_rolling_summaries ("+rollingCols+`) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (session_id) DO UPDATE SET summary = excluded.summary, messages_covered = excluded.messages_covered, updated_at = excluded.updated_at
+		WHERE mnemo_rolling_summaries.messages_covered < excluded.messages_covered`,
+		s.SessionID, s.UserID, s.App, jsonArg(s.Summary, "{}"), s.MessagesCovered, s.UpdatedAt)
+	if err != nil {
+		return false, fmt.Errorf("upsert rolling summary: %w", err)
+	}
+	return n > 0, nil
+}
+
+func (q queries) GetRollingSummary(ctx context.Context, sessionID string) (RollingSummary, error) {
+	var s RollingSummary
+	err := q.queryOne(ctx, "SELECT "+rollingCols+" FROM mnemo_rolling_summaries WHERE session_id = $1", []any{sessionID},
+		func(r rows) (err error) { s, err = scanRolling(r); return err })
+	return s, err
+}
+
+func (q queries) LatestRollingSummary(ctx context.Context, userID string) (RollingSummary, error) {
+	var s RollingSummary
+	err := q.queryOne(ctx, "SELECT "+rollingCols+" FROM mnemo_rolling_summaries WHERE user_id = $1 ORDER BY updated_at DESC, session_id DESC LIMIT 1",
+		[]any{userID}, func(r rows) (err error) { s, err = scanRolling(r); return err })
+	return s, err
+}
+
+func (q queries) CloseActiveSession(ctx context.Context, s Session) error {
+	jobs, err := json.Marshal(nonNil(s.Jobs))
+	if err != nil {
+		return err
+	}
+	n, err := q.e.exec(ctx, `UPDATE mnemo_sessions SET status = $2, started_at = $3, ended_at = $4, timezone = $5, message_count = $6,
+		body_sha256 = $7, jobs = $8, transcript_retained = $9, closed_at = $10, updated_at = $11
+		WHERE id = $1 AND status = 'active' AND user_id = $12`,
+		s.ID, s.Status, s.StartedAt, s.EndedAt, s.Timezone, s.MessageCount, s.BodySHA256, string(jobs), s.TranscriptRetained, s.ClosedAt, s.UpdatedAt, s.UserID)
+	if err != nil {
+		return fmt.Errorf("close active session: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("close active session %s: %w", s.ID, ErrConflict)
+	}
+	return nil
 }
 
 // --- batch runs

@@ -210,6 +210,42 @@ type BatchRun struct {
 	Outcome      string
 }
 
+// Record is a per-user record a preset derives (learning progress, emotional
+// counts, a repetition record, a preference, reinforcement metrics),
+// identified by kind and key within the user.
+type Record struct {
+	UserID    string
+	App       string
+	Kind      string
+	Key       string
+	Data      json.RawMessage
+	SessionID string
+	UpdatedAt time.Time
+}
+
+// BufferMessage is one sealed turn of a session's rolling buffer.
+type BufferMessage struct {
+	SessionID  string
+	Seq        int
+	UserID     string
+	MessageID  string
+	KeyID      string
+	Nonce      []byte
+	Ciphertext []byte
+	SHA256     []byte
+	CreatedAt  time.Time
+}
+
+// RollingSummary summarises the first MessagesCovered turns of a session.
+type RollingSummary struct {
+	SessionID       string
+	UserID          string
+	App             string
+	Summary         json.RawMessage
+	MessagesCovered int
+	UpdatedAt       time.Time
+}
+
 // MemoryFilter narrows ListMemories.
 type MemoryFilter struct {
 	// Status limits the list to one status; empty means active.
@@ -281,6 +317,29 @@ type Querier interface {
 	ListExtractionRuns(ctx context.Context, sessionID string) ([]ExtractionRun, error)
 	// SumExtractionCost adds up the cost of runs created in [from, to).
 	SumExtractionCost(ctx context.Context, from, to time.Time) (float64, error)
+
+	// ListRecords lists a user's records of the given kinds (all when empty), by kind and key.
+	ListRecords(ctx context.Context, userID string, kinds []string) ([]Record, error)
+	// UpsertRecord writes a record, replacing the one of the same user, kind and key.
+	UpsertRecord(ctx context.Context, r Record) error
+	DeleteRecord(ctx context.Context, userID, kind, key string) error
+
+	// AppendBuffer adds turns to a session's rolling buffer; a message id
+	// already buffered is skipped. It returns how many turns were added.
+	AppendBuffer(ctx context.Context, msgs []BufferMessage) (int, error)
+	ListBuffer(ctx context.Context, sessionID string) ([]BufferMessage, error)
+	// CountBuffer is the number of turns buffered for a session.
+	CountBuffer(ctx context.Context, sessionID string) (int, error)
+	// UpsertRollingSummary stores s unless a summary covering at least as
+	// many messages is already stored; it reports whether s was stored.
+	UpsertRollingSummary(ctx context.Context, s RollingSummary) (bool, error)
+	GetRollingSummary(ctx context.Context, sessionID string) (RollingSummary, error)
+	// LatestRollingSummary is the user's most recently updated rolling summary.
+	LatestRollingSummary(ctx context.Context, userID string) (RollingSummary, error)
+
+	// CloseActiveSession turns an active session (one that received messages)
+	// into a closed one with s's fields; ErrConflict if it is not active.
+	CloseActiveSession(ctx context.Context, s Session) error
 
 	UpsertBatchRun(ctx context.Context, r BatchRun) error
 	GetBatchRun(ctx context.Context, batch, period string) (BatchRun, error)

@@ -359,6 +359,87 @@ var cases = []testCase{
 			t.Fatalf("ListBatchRuns = %d; want 1", len(list))
 		}
 	}},
+	{"RecordsReplaceByKindAndKey", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-2", "s-2")
+		put := func(user, kind, key, data string) {
+			t.Helper()
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: "lara", Kind: kind, Key: key, Data: json.RawMessage(data), SessionID: "s-1", UpdatedAt: T0}))
+		}
+		put("u-1", "learning", "counting", `{"mastery_level":1}`)
+		put("u-1", "learning", "counting", `{"mastery_level":2}`)
+		put("u-1", "learning", "colors", `{"mastery_level":0}`)
+		put("u-1", "emotional", "counts", `{"frustration_count":1}`)
+		put("u-2", "learning", "counting", `{"mastery_level":5}`)
+		learning, err := s.ListRecords(ctx, "u-1", []string{"learning"})
+		must(t, err)
+		if len(learning) != 2 || learning[0].Key != "colors" || string(compact(t, learning[1].Data)) != `{"mastery_level":2}` {
+			t.Fatalf("learning records = %+v; want colors and counting at level 2", learning)
+		}
+		all, err := s.ListRecords(ctx, "u-1", nil)
+		must(t, err)
+		if len(all) != 3 {
+			t.Fatalf("%d records; want 3 (another user's are not listed)", len(all))
+		}
+		must(t, s.DeleteRecord(ctx, "u-1", "learning", "colors"))
+		left, err := s.ListRecords(ctx, "u-1", []string{"learning"})
+		must(t, err)
+		if len(left) != 1 {
+			t.Fatalf("%d learning records after delete; want 1", len(left))
+		}
+	}},
+	{"BufferAppendsOnceAndRollingSummaryOnlyGrows", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		msg := func(seq int, id string) store.BufferMessage {
+			return store.BufferMessage{SessionID: "s-1", Seq: seq, UserID: "u-1", MessageID: id, KeyID: "k1", Nonce: []byte{1},
+				Ciphertext: []byte{byte(seq)}, SHA256: []byte{2}, CreatedAt: T0.Add(time.Duration(seq) * time.Second)}
+		}
+		n, err := s.AppendBuffer(ctx, []store.BufferMessage{msg(0, "m1"), msg(1, "m2")})
+		must(t, err)
+		again, err := s.AppendBuffer(ctx, []store.BufferMessage{msg(2, "m2"), msg(2, "m3")})
+		must(t, err)
+		if n != 2 || again != 1 {
+			t.Fatalf("appended %d then %d; want 2 then 1 (m2 already buffered)", n, again)
+		}
+		count, err := s.CountBuffer(ctx, "s-1")
+		must(t, err)
+		buf, err := s.ListBuffer(ctx, "s-1")
+		must(t, err)
+		if count != 3 || len(buf) != 3 || buf[2].MessageID != "m3" {
+			t.Fatalf("buffer = %d / %+v", count, buf)
+		}
+		ok, err := s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: "s-1", UserID: "u-1", App: "mona", Summary: json.RawMessage(`{"text":"ten"}`), MessagesCovered: 10, UpdatedAt: T0})
+		must(t, err)
+		stale, err := s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: "s-1", UserID: "u-1", App: "mona", Summary: json.RawMessage(`{"text":"five"}`), MessagesCovered: 5, UpdatedAt: T0.Add(time.Hour)})
+		must(t, err)
+		if !ok || stale {
+			t.Fatalf("stored %v, stale stored %v; a summary covering fewer messages must not replace one covering more", ok, stale)
+		}
+		got, err := s.LatestRollingSummary(ctx, "u-1")
+		must(t, err)
+		if got.MessagesCovered != 10 {
+			t.Fatalf("rolling summary covers %d; want 10", got.MessagesCovered)
+		}
+	}},
+	{"CloseActiveSessionOnlyOnce", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
+		active := store.Session{ID: "s-1", UserID: "u-1", App: "mona", Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}
+		must(t, s.CreateSession(ctx, active))
+		closed := active
+		closed.Status, closed.EndedAt, closed.MessageCount, closed.BodySHA256 = store.StatusClosed, T0.Add(time.Hour), 4, "fp"
+		must(t, s.CloseActiveSession(ctx, closed))
+		if err := s.CloseActiveSession(ctx, closed); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("closing a closed session: %v; want ErrConflict", err)
+		}
+		got, err := s.GetSession(ctx, "s-1")
+		must(t, err)
+		if got.Status != store.StatusClosed || got.MessageCount != 4 || !got.EndedAt.Equal(T0.Add(time.Hour)) {
+			t.Fatalf("session after close = %+v", got)
+		}
+	}},
 	{"TxRollsBackOnError", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		boom := errors.New("boom")
