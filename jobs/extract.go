@@ -128,6 +128,9 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	for i, e := range events {
 		in.Events[i] = extract.Event{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data}
 	}
+	if in.History, err = loadHistory(ctx, d.Store, sess.UserID, id); err != nil {
+		return err
+	}
 
 	now := d.now()
 	started := time.Now()
@@ -147,7 +150,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		run.DurationMS = time.Since(started).Milliseconds()
 		switch {
 		case err == nil:
-			result = res
+			result = withRules(res, result)
 			run.Source = extract.SourceLLM
 		case isRateLimit(err):
 			wait, _ := extract.RetryAfter(err)
@@ -173,7 +176,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	}
 	run.DurationMS = time.Since(started).Milliseconds()
 	run.Final = true
-	if err := w.apply(ctx, app, result, run, now); err != nil {
+	if err := w.apply(ctx, app, in, result, run, now); err != nil {
 		return err
 	}
 	d.log().InfoContext(ctx, "session processed", slog.String("session_id", id), slog.String("app", sess.App),
@@ -223,9 +226,85 @@ func (w *ExtractWorker) llmAllowed(ctx context.Context, app *prompts.App, now ti
 	return true, nil
 }
 
+// withRules completes an LLM result with what only the rules decide: the
+// deterministic summary fields the LLM did not write (event counts, dominant
+// emotion, …) and the records (the LLM never decides what a record holds).
+func withRules(llm, rules extract.Result) extract.Result {
+	summary := maps.Clone(rules.SessionSummary)
+	if summary == nil {
+		summary = map[string]any{}
+	}
+	maps.Copy(summary, llm.SessionSummary)
+	llm.SessionSummary = summary
+	llm.Records = rules.Records
+	return llm
+}
+
+// loadHistory reads what extraction may build on: the user's records, newest
+// summaries (other sessions') and profile.
+func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string) (extract.History, error) {
+	var h extract.History
+	recs, err := q.ListRecords(ctx, userID, nil)
+	if err != nil {
+		return h, err
+	}
+	for _, r := range recs {
+		var data map[string]any
+		if err := json.Unmarshal(r.Data, &data); err != nil {
+			return h, fmt.Errorf("decode record %s/%s: %w", r.Kind, r.Key, err)
+		}
+		h.Records = append(h.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
+	}
+	sums, err := q.ListSummaries(ctx, userID, 20)
+	if err != nil {
+		return h, err
+	}
+	for _, s := range sums {
+		if s.SessionID == sessionID {
+			continue
+		}
+		var data map[string]any
+		if err := json.Unmarshal(s.Data, &data); err != nil {
+			return h, fmt.Errorf("decode summary of %s: %w", s.SessionID, err)
+		}
+		h.Summaries = append(h.Summaries, extract.PastSummary{SessionID: s.SessionID, At: s.CreatedAt, Data: data})
+	}
+	p, err := q.GetProfile(ctx, userID)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(p.Doc, &h.Profile); err != nil {
+			return h, fmt.Errorf("decode profile: %w", err)
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return h, err
+	}
+	return h, nil
+}
+
+// applyRecords writes (or deletes) the records a preset derived.
+func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []extract.Record, now time.Time) error {
+	for _, r := range recs {
+		if r.Delete {
+			if err := tx.DeleteRecord(ctx, sess.UserID, r.Kind, r.Key); err != nil {
+				return err
+			}
+			continue
+		}
+		data, err := json.Marshal(r.Data)
+		if err != nil {
+			return fmt.Errorf("encode record %s/%s: %w", r.Kind, r.Key, err)
+		}
+		if err := tx.UpsertRecord(ctx, store.Record{UserID: sess.UserID, App: sess.App, Kind: r.Kind, Key: r.Key,
+			Data: data, SessionID: sess.ID, UpdatedAt: now}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // apply stores a result in one transaction. The session row lock and the
 // unique final run make a second, concurrent or repeated apply a no-op.
-func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, res extract.Result, run store.ExtractionRun, now time.Time) error {
+func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.Session, res extract.Result, run store.ExtractionRun, now time.Time) error {
 	d := w.deps
 	return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 		sess, err := tx.GetSessionForUpdate(ctx, run.SessionID)
@@ -235,15 +314,30 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, res extract
 		if sess.Status == store.StatusProcessed {
 			return nil
 		}
+		// One user's sessions apply one at a time, and records that accumulate
+		// (LaRa's counts) are folded into the state as it is now, not as it was
+		// when extraction started.
+		if err := tx.LockUser(ctx, sess.UserID); err != nil {
+			return err
+		}
 		user, err := tx.GetUser(ctx, sess.UserID)
 		if err != nil {
 			return err
+		}
+		if len(res.Records) > 0 {
+			if in.History, err = loadHistory(ctx, tx, sess.UserID, sess.ID); err != nil {
+				return err
+			}
+			res.Records = extract.Rules(app, in, now).Records
 		}
 		if !user.MemoryDisabled {
 			if err := applyMemories(ctx, tx, sess, app, res.Memories, now); err != nil {
 				return err
 			}
 			if err := applyProfile(ctx, tx, sess, app, res, now); err != nil {
+				return err
+			}
+			if err := applyRecords(ctx, tx, sess, res.Records, now); err != nil {
 				return err
 			}
 		}

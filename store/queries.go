@@ -78,6 +78,13 @@ func (q queries) UpsertUser(ctx context.Context, u User) error {
 	return nil
 }
 
+func (q queries) LockUser(ctx context.Context, id string) error {
+	return q.queryOne(ctx, "SELECT id FROM mnemo_users WHERE id = $1 FOR UPDATE", []any{id}, func(r rows) error {
+		var got string
+		return r.Scan(&got)
+	})
+}
+
 func (q queries) GetUser(ctx context.Context, id string) (User, error) {
 	var u User
 	err := q.queryOne(ctx, "SELECT "+userCols+" FROM mnemo_users WHERE id = $1", []any{id}, func(r rows) (err error) {

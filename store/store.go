@@ -259,6 +259,9 @@ type MemoryFilter struct {
 // Querier is every read and write Mnemo makes. Store and Tx both implement it.
 type Querier interface {
 	UpsertUser(ctx context.Context, u User) error
+	// LockUser serialises writers of one user's data until the transaction
+	// ends (a row lock on Postgres; SQLite's write lock already does).
+	LockUser(ctx context.Context, id string) error
 	GetUser(ctx context.Context, id string) (User, error)
 
 	// CreateSession inserts a new session; ErrConflict if the id exists.
