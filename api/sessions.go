@@ -34,6 +34,7 @@ func (d Data) now() time.Time {
 func (s *Server) Mount(d Data) {
 	h := &handlers{Data: d, log: s.log}
 	s.Handle("POST /v1/sessions/{session_id}/close", ScopeService, http.HandlerFunc(h.closeSession))
+	s.Handle("POST /v1/sessions/{session_id}/messages", ScopeService, http.HandlerFunc(h.appendMessages))
 	s.Handle("GET /v1/sessions/{session_id}", ScopeService, http.HandlerFunc(h.getSession))
 	s.Handle("GET /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.listMemories))
 	s.Handle("GET /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.getProfile))
@@ -124,6 +125,40 @@ func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusAccepted, res)
 }
 
+func (h *handlers) appendMessages(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("session_id")
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := handoff.DecodeMessages(body)
+	if err != nil {
+		var ve *handoff.ValidationError
+		errors.As(err, &ve)
+		WriteError(w, http.StatusBadRequest, "bad_request", ve.Error())
+		return
+	}
+	now := h.now()
+	if err := handoff.ValidateMessages(id, &req, h.Handoff.Apps, now); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var res handoff.AppendResult
+	err = h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		res, err = handoff.Append(ctx, tx, h.Handoff, id, req, now)
+		return err
+	})
+	if errors.Is(err, handoff.ErrSessionClosed) {
+		WriteError(w, http.StatusConflict, "conflict", "this session was already closed")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusAccepted, res)
+}
+
 // sessionView is the public shape of a session.
 type sessionView struct {
 	SessionID          string          `json:"session_id"`
@@ -134,10 +169,17 @@ type sessionView struct {
 	EndedAt            time.Time       `json:"ended_at"`
 	MessageCount       int             `json:"message_count"`
 	Summary            json.RawMessage `json:"summary"`
+	RollingSummary     *rollingView    `json:"rolling_summary,omitempty"`
 	Extraction         *extractionView `json:"extraction"`
 	TranscriptRetained bool            `json:"transcript_retained"`
 	RetainUntil        *time.Time      `json:"transcript_retained_until,omitempty"`
 	Jobs               []store.JobRef  `json:"jobs"`
+}
+
+type rollingView struct {
+	Summary         json.RawMessage `json:"summary"`
+	MessagesCovered int             `json:"messages_covered"`
+	UpdatedAt       time.Time       `json:"updated_at"`
 }
 
 type extractionView struct {
@@ -165,6 +207,12 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		RetainUntil: sess.RetainUntil, Jobs: sess.Jobs, Summary: json.RawMessage("null")}
 	if sum, err := h.Store.GetSummary(ctx, id); err == nil {
 		v.Summary = sum.Data
+	} else if !errors.Is(err, store.ErrNotFound) {
+		h.fail(w, r, err)
+		return
+	}
+	if rs, err := h.Store.GetRollingSummary(ctx, id); err == nil {
+		v.RollingSummary = &rollingView{Summary: rs.Summary, MessagesCovered: rs.MessagesCovered, UpdatedAt: rs.UpdatedAt}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
 		return

@@ -237,7 +237,14 @@ var ErrDifferentBody = fmt.Errorf("session already closed with a different body:
 func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Request, now time.Time) (Result, error) {
 	fp := Fingerprint(sessionID, req)
 	existing, err := tx.GetSessionForUpdate(ctx, sessionID)
+	active := false
 	switch {
+	case err == nil && existing.Status == store.StatusActive:
+		// The session received turns while in progress; now it ends.
+		if existing.UserID != req.UserID || existing.App != req.App {
+			return Result{}, invalid("user_id", "does not match the session's user and app")
+		}
+		active = true
 	case err == nil:
 		if existing.BodySHA256 != fp {
 			return Result{}, ErrDifferentBody
@@ -254,9 +261,15 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 		return Result{}, err
 	}
 	closedAt := now
-	if err := tx.CreateSession(ctx, store.Session{ID: sessionID, UserID: req.UserID, App: req.App, Status: store.StatusClosed,
+	closed := store.Session{ID: sessionID, UserID: req.UserID, App: req.App, Status: store.StatusClosed,
 		StartedAt: req.StartedAt, EndedAt: req.EndedAt, Timezone: req.Timezone, MessageCount: len(req.Messages),
-		BodySHA256: fp, TranscriptRetained: true, ClosedAt: &closedAt, UpdatedAt: now}); err != nil {
+		BodySHA256: fp, TranscriptRetained: true, ClosedAt: &closedAt, UpdatedAt: now}
+	if active {
+		err = tx.CloseActiveSession(ctx, closed)
+	} else {
+		err = tx.CreateSession(ctx, closed)
+	}
+	if err != nil {
 		return Result{}, err
 	}
 	events := make([]store.Event, len(req.Events))

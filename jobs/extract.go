@@ -77,6 +77,7 @@ func (d *Deps) log() *slog.Logger {
 func NewWorkers(d *Deps) *river.Workers {
 	w := river.NewWorkers()
 	river.AddWorker(w, NewExtractWorker(d))
+	river.AddWorker(w, &RollingSummaryWorker{deps: d})
 	return w
 }
 

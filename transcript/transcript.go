@@ -55,3 +55,41 @@ func Load(ctx context.Context, q store.Querier, keys *seal.Keyring, sessionID st
 	}
 	return msgs, nil
 }
+
+// SealMessage seals one buffered turn on its own: a rolling buffer grows a
+// turn at a time and each turn must be readable without the others. The seal
+// is bound to the session and the turn's position.
+func SealMessage(keys *seal.Keyring, sessionID string, seq int, m extract.Message) (seal.Chunk, error) {
+	plain, err := json.Marshal(m)
+	if err != nil {
+		return seal.Chunk{}, fmt.Errorf("encode turn: %w", err)
+	}
+	chunks, err := keys.Seal(bufferID(sessionID, seq), plain, len(plain)+1)
+	if err != nil {
+		return seal.Chunk{}, fmt.Errorf("seal turn: %w", err)
+	}
+	return chunks[0], nil
+}
+
+// OpenBuffer opens a session's buffered turns in order.
+func OpenBuffer(ctx context.Context, q store.Querier, keys *seal.Keyring, sessionID string) ([]extract.Message, error) {
+	buf, err := q.ListBuffer(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]extract.Message, 0, len(buf))
+	for _, b := range buf {
+		plain, err := keys.Open(bufferID(sessionID, b.Seq), []seal.Chunk{{Seq: 0, KeyID: b.KeyID, Nonce: b.Nonce, Ciphertext: b.Ciphertext, SHA256: b.SHA256}})
+		if err != nil {
+			return nil, fmt.Errorf("open buffered turn %d of session %s: %w", b.Seq, sessionID, err)
+		}
+		var m extract.Message
+		if err := json.Unmarshal(plain, &m); err != nil {
+			return nil, fmt.Errorf("decode buffered turn %d of session %s: %w", b.Seq, sessionID, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func bufferID(sessionID string, seq int) string { return fmt.Sprintf("%s/buffer/%d", sessionID, seq) }

@@ -421,3 +421,69 @@ func TestKilledWorkerMidExtraction(t *testing.T) {
 		})
 	}
 }
+
+// TestMonaRollingSummary streams turns of a session in progress; every 20
+// turns (Mona's M) a rolling summary covers them; then the session closes.
+func TestMonaRollingSummary(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := startWithLLM(t, url, nil)
+			turn := func(i int) map[string]any {
+				role, content := "user", fmt.Sprintf("Message number %d about the weather.", i)
+				if i%2 == 1 {
+					role, content = "assistant", "I see."
+				}
+				if i == 4 {
+					content = "My favorite color is green."
+				}
+				return map[string]any{"id": fmt.Sprintf("t%02d", i), "role": role, "content": content, "at": at(i)}
+			}
+			var all []map[string]any
+			for batch := 0; batch < 3; batch++ {
+				var msgs []map[string]any
+				for i := batch * 9; i < batch*9+9; i++ {
+					msgs = append(msgs, turn(i))
+				}
+				all = append(all, msgs...)
+				code, res := c.do("POST", "/v1/sessions/r-1/messages", map[string]any{"user_id": "u-r", "app": "mona", "messages": msgs})
+				if code != 202 {
+					t.Fatalf("append batch %d = %d %v", batch, code, res)
+				}
+			}
+			// The same turns again add nothing.
+			if code, res := c.do("POST", "/v1/sessions/r-1/messages", map[string]any{"user_id": "u-r", "app": "mona", "messages": all[:5]}); code != 202 || res["added"] != float64(0) || res["buffered"] != float64(27) {
+				t.Fatalf("re-sent turns = %d %v; want nothing added, 27 buffered", code, res)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			var rolling map[string]any
+			for rolling == nil {
+				_, s := c.do("GET", "/v1/sessions/r-1", nil)
+				if s["status"] != "active" {
+					t.Fatalf("session in progress has status %v", s["status"])
+				}
+				rolling, _ = s["rolling_summary"].(map[string]any)
+				if time.Now().After(deadline) {
+					t.Fatal("no rolling summary after 27 turns")
+				}
+				<-time.After(25 * time.Millisecond)
+			}
+			sum, _ := rolling["summary"].(map[string]any)
+			if rolling["messages_covered"] != float64(20) || fmt.Sprint(sum["mentioned"]) != "[favorite_color]" {
+				t.Fatalf("rolling summary = %v; want 20 turns covered, favorite_color mentioned", rolling)
+			}
+			code, _ := c.do("POST", "/v1/sessions/r-1/close", map[string]any{"user_id": "u-r", "app": "mona", "started_at": at(0), "ended_at": at(30), "messages": all})
+			if code != 202 {
+				t.Fatalf("close of the active session = %d", code)
+			}
+			c.waitProcessed("r-1")
+			if mems := memoriesByKey(t, c, "u-r"); mems["favorite_color"]["value"] != "green" {
+				t.Fatalf("memories after close = %v", mems)
+			}
+			if code, _ := c.do("POST", "/v1/sessions/r-1/messages", map[string]any{"user_id": "u-r", "app": "mona", "messages": all[:1]}); code != 409 {
+				t.Fatalf("turns for a closed session = %d; want 409", code)
+			}
+		})
+	}
+}

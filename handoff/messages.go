@@ -1,0 +1,170 @@
+package handoff
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/transcript"
+)
+
+// MaxAppend is the most turns one messages request may carry.
+const MaxAppend = 200
+
+// MessagesRequest appends turns of a session still in progress to its
+// rolling buffer.
+type MessagesRequest struct {
+	UserID   string            `json:"user_id"`
+	App      string            `json:"app"`
+	Timezone string            `json:"timezone,omitempty"`
+	Messages []extract.Message `json:"messages"`
+}
+
+// AppendResult answers a messages request.
+type AppendResult struct {
+	SessionID string `json:"session_id"`
+	Added     int    `json:"added"`
+	Buffered  int    `json:"buffered"`
+	// Jobs are the rolling-summary jobs this request enqueued.
+	Jobs []store.JobRef `json:"jobs"`
+}
+
+// DecodeMessages reads a messages body strictly.
+func DecodeMessages(body []byte) (MessagesRequest, error) {
+	var req MessagesRequest
+	if !utf8.Valid(body) {
+		return req, invalid("body", "is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, invalid("body", "%s", jsonProblem(err))
+	}
+	if dec.More() {
+		return req, invalid("body", "holds more than one JSON value")
+	}
+	return req, nil
+}
+
+// ValidateMessages checks a messages body.
+func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*prompts.App, now time.Time) error {
+	if !ValidID(sessionID) {
+		return invalid("session_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	}
+	if !ValidID(req.UserID) {
+		return invalid("user_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	}
+	if _, ok := apps[req.App]; !ok {
+		return invalid("app", "unknown app %q", clipName(req.App))
+	}
+	if req.Timezone == "" {
+		req.Timezone = "UTC"
+	}
+	if _, err := time.LoadLocation(req.Timezone); err != nil || len(req.Timezone) > 64 {
+		return invalid("timezone", "is not an IANA time zone such as Europe/Berlin")
+	}
+	if len(req.Messages) == 0 || len(req.Messages) > MaxAppend {
+		return invalid("messages", "must hold 1–%d messages", MaxAppend)
+	}
+	seen := map[string]bool{}
+	for i, m := range req.Messages {
+		f := fmt.Sprintf("messages[%d]", i)
+		if !ValidID(m.ID) || seen[m.ID] {
+			return invalid(f+".id", "must be a unique id of letters, digits and . _ : @ -")
+		}
+		seen[m.ID] = true
+		switch m.Role {
+		case "user", "assistant", "system":
+		default:
+			return invalid(f+".role", "must be user, assistant or system")
+		}
+		if len(m.Content) > MaxMessageBytes {
+			return invalid(f+".content", "is longer than %d bytes", MaxMessageBytes)
+		}
+		if m.At.IsZero() {
+			req.Messages[i].At = now
+		} else if m.At.After(now.Add(24 * time.Hour)) {
+			return invalid(f+".at", "is more than a day in the future")
+		}
+	}
+	return nil
+}
+
+// ErrSessionClosed is returned when turns arrive for a session already handed over.
+var ErrSessionClosed = fmt.Errorf("session already closed: %w", store.ErrConflict)
+
+// Append buffers turns of an active session (creating it on its first turns)
+// inside tx, each sealed on its own, and enqueues a rolling-summary job each
+// time the buffer crosses a multiple of the app's RollingSummaryEvery.
+func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req MessagesRequest, now time.Time) (AppendResult, error) {
+	res := AppendResult{SessionID: sessionID, Jobs: []store.JobRef{}}
+	sess, err := tx.GetSessionForUpdate(ctx, sessionID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if u, err := tx.GetUser(ctx, req.UserID); err == nil && u.App != req.App {
+			return res, invalid("user_id", "belongs to another app")
+		}
+		if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}); err != nil {
+			return res, err
+		}
+		start := req.Messages[0].At
+		sess = store.Session{ID: sessionID, UserID: req.UserID, App: req.App, Status: store.StatusActive, StartedAt: start,
+			EndedAt: start, Timezone: req.Timezone, UpdatedAt: now}
+		if err := tx.CreateSession(ctx, sess); err != nil {
+			return res, err
+		}
+	case err != nil:
+		return res, err
+	case sess.Status != store.StatusActive:
+		return res, ErrSessionClosed
+	case sess.UserID != req.UserID || sess.App != req.App:
+		return res, invalid("user_id", "does not match the session's user and app")
+	}
+	existing, err := tx.ListBuffer(ctx, sessionID)
+	if err != nil {
+		return res, err
+	}
+	known := make(map[string]bool, len(existing))
+	next := 0
+	for _, b := range existing {
+		known[b.MessageID] = true
+		next = max(next, b.Seq+1)
+	}
+	before := len(existing)
+	buf := make([]store.BufferMessage, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		if known[m.ID] {
+			continue // sent again: already buffered
+		}
+		c, err := transcript.SealMessage(d.Keys, sessionID, next, m)
+		if err != nil {
+			return res, err
+		}
+		buf = append(buf, store.BufferMessage{SessionID: sessionID, Seq: next, UserID: req.UserID, MessageID: m.ID,
+			KeyID: c.KeyID, Nonce: c.Nonce, Ciphertext: c.Ciphertext, SHA256: c.SHA256, CreatedAt: now})
+		next++
+	}
+	if res.Added, err = tx.AppendBuffer(ctx, buf); err != nil {
+		return res, err
+	}
+	res.Buffered = before + res.Added
+	every := d.Apps[req.App].Policy.RollingSummaryEvery
+	if every > 0 && res.Buffered/every > before/every {
+		ins, err := d.Queue.InsertTx(ctx, tx, jobs.RollingSummaryArgs{SessionID: sessionID, Upto: res.Buffered / every * every}, nil)
+		if err != nil {
+			return res, err
+		}
+		if !ins.Duplicate {
+			res.Jobs = append(res.Jobs, store.JobRef{ID: ins.ID, Kind: ins.Kind})
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,81 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/transcript"
+)
+
+// RollingSummaryArgs summarises the first Upto buffered turns of a session
+// still in progress. It carries ids and counts only.
+type RollingSummaryArgs struct {
+	SessionID string `json:"session_id"`
+	Upto      int    `json:"upto"`
+}
+
+// Kind is the River job kind.
+func (RollingSummaryArgs) Kind() string { return "rolling_summary" }
+
+// InsertOpts makes the job unique per session and count.
+func (RollingSummaryArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// RollingSummaryWorker keeps a session's rolling summary: the deterministic
+// summary of its buffered turns so far and how many turns it covers. A later
+// job never loses to an earlier one: the store keeps the summary covering
+// the most turns.
+type RollingSummaryWorker struct {
+	river.WorkerDefaults[RollingSummaryArgs]
+	deps *Deps
+}
+
+// Work summarises the buffer.
+func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[RollingSummaryArgs]) error {
+	d := w.deps
+	sess, err := d.Store.GetSession(ctx, job.Args.SessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("session %s no longer exists", job.Args.SessionID))
+	}
+	if err != nil {
+		return err
+	}
+	app := d.Apps[sess.App]
+	if app == nil {
+		return river.JobCancel(fmt.Errorf("app %q is not configured", sess.App))
+	}
+	msgs, err := transcript.OpenBuffer(ctx, d.Store, d.Keys, sess.ID)
+	if err != nil {
+		return err
+	}
+	upto := min(job.Args.Upto, len(msgs))
+	if upto == 0 {
+		return nil // the buffer expired before we got to it
+	}
+	msgs = msgs[:upto]
+	now := d.now()
+	res := extract.Rules(app, extract.Session{ID: sess.ID, UserID: sess.UserID, App: sess.App, StartedAt: msgs[0].At,
+		EndedAt: msgs[upto-1].At, Timezone: sess.Timezone, Messages: msgs}, now)
+	summary := maps.Clone(res.SessionSummary)
+	keys := make([]string, 0, len(res.Memories))
+	for _, m := range res.Memories {
+		keys = append(keys, m.Key)
+	}
+	summary["mentioned"] = keys
+	summary["messages_covered"] = upto
+	b, err := json.Marshal(summary)
+	if err != nil {
+		return err
+	}
+	_, err = d.Store.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: sess.ID, UserID: sess.UserID, App: sess.App,
+		Summary: b, MessagesCovered: upto, UpdatedAt: now})
+	return err
+}
