@@ -38,6 +38,7 @@ func (s *Server) Mount(d Data) {
 	s.Handle("GET /v1/sessions/{session_id}", ScopeService, http.HandlerFunc(h.getSession))
 	s.Handle("GET /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.listMemories))
 	s.Handle("GET /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.getProfile))
+	s.Handle("GET /v1/users/{user_id}/context", ScopeService, http.HandlerFunc(h.getContext))
 }
 
 type handlers struct {

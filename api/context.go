@@ -1,0 +1,170 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// MaxContextBudget bounds budget_tokens.
+const MaxContextBudget = 8000
+
+// BuildContext assembles the context pack for a user's next session: what
+// their app lets a chat model know, counted with the real tokenizer and never
+// over budget (0 means the app's default). Memories it includes are marked
+// used. The demo command prints the same pack.
+func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time) (extract.ContextPack, error) {
+	user, err := st.GetUser(ctx, userID)
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	app := apps[user.App]
+	if app == nil {
+		return extract.ContextPack{}, fmt.Errorf("user %s: app %q is not configured", userID, user.App)
+	}
+	if budget <= 0 {
+		budget = app.Policy.ContextBudgetTokens
+	}
+	in := extract.PackInput{DisplayName: user.DisplayName, Query: query, Now: now}
+	rules := app.Policy.Rules
+	if rules == "" {
+		rules = app.Name
+	}
+	if rules == "clara" {
+		// Cross-session data never enters Clara's context: read nothing.
+		return extract.Pack(rules, in, budget), nil
+	}
+	if p, err := st.GetProfile(ctx, userID); err == nil {
+		if err := json.Unmarshal(p.Doc, &in.Profile); err != nil {
+			return extract.ContextPack{}, fmt.Errorf("decode profile: %w", err)
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return extract.ContextPack{}, err
+	}
+	sums, err := st.ListSummaries(ctx, userID, 3)
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	for _, s := range sums {
+		var data map[string]any
+		if err := json.Unmarshal(s.Data, &data); err != nil {
+			return extract.ContextPack{}, fmt.Errorf("decode summary: %w", err)
+		}
+		at := s.CreatedAt
+		if sess, err := st.GetSession(ctx, s.SessionID); err == nil {
+			at = sess.EndedAt
+		}
+		in.Summaries = append(in.Summaries, extract.PastSummary{SessionID: s.SessionID, At: at, Data: data})
+	}
+	cues, err := st.ListCues(ctx, userID, true)
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	for i := len(cues) - 1; i >= 0; i-- {
+		c := cues[i]
+		var detail map[string]any
+		_ = json.Unmarshal(c.Detail, &detail)
+		in.Cues = append(in.Cues, extract.PackCue{Kind: c.Kind, Field: c.Field, Detail: detail, At: c.CreatedAt})
+	}
+	mems, err := st.ListMemories(ctx, userID, store.MemoryFilter{})
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	byID := map[string]store.Memory{}
+	for _, m := range mems {
+		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) {
+			continue
+		}
+		byID[m.ID] = m
+		in.Memories = append(in.Memories, extract.PackMemory{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category,
+			Importance: m.Importance, LastUsedAt: m.LastUsedAt, UpdatedAt: m.UpdatedAt})
+	}
+	recs, err := st.ListRecords(ctx, userID, nil)
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	for _, r := range recs {
+		var data map[string]any
+		if err := json.Unmarshal(r.Data, &data); err != nil {
+			return extract.ContextPack{}, fmt.Errorf("decode record: %w", err)
+		}
+		in.Records = append(in.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
+	}
+	if rs, err := st.LatestRollingSummary(ctx, userID); err == nil {
+		in.RollingSummary = rollingText(rs.Summary)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return extract.ContextPack{}, err
+	}
+	pack := extract.Pack(rules, in, budget)
+	// Memories handed to a model count as used: the recency boost of the
+	// relevance score and the preference decay read last_used_at.
+	for _, id := range extract.UsedMemories(pack) {
+		m, ok := byID[id]
+		if !ok {
+			continue
+		}
+		m.LastUsedAt = &now
+		if err := st.UpdateMemory(ctx, m); err != nil {
+			return extract.ContextPack{}, err
+		}
+	}
+	return pack, nil
+}
+
+// rollingText renders a stored rolling summary as one line for the pack.
+func rollingText(raw json.RawMessage) string {
+	var s struct {
+		MessagesCovered int      `json:"messages_covered"`
+		Mentioned       []string `json:"mentioned"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.MessagesCovered == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%d earlier turns", s.MessagesCovered)
+	if len(s.Mentioned) > 0 {
+		text += "; the user mentioned: "
+		for i, m := range s.Mentioned {
+			if i > 0 {
+				text += ", "
+			}
+			text += m
+		}
+	}
+	return text
+}
+
+func (h *handlers) getContext(w http.ResponseWriter, r *http.Request) {
+	userID := r.PathValue("user_id")
+	if !handoff.ValidID(userID) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		return
+	}
+	budget := 0
+	if v := r.URL.Query().Get("budget_tokens"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxContextBudget {
+			WriteError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("budget_tokens must be a number from 1 to %d", MaxContextBudget))
+			return
+		}
+		budget = n
+	}
+	q := r.URL.Query().Get("q")
+	if len(q) > 2000 {
+		q = q[:2000]
+	}
+	pack, err := BuildContext(r.Context(), h.Store, h.Handoff.Apps, userID, q, budget, h.now())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, pack)
+}
