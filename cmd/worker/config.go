@@ -280,6 +280,7 @@ Commands:
   migrate up            apply River's and Mnemo's migrations
   migrate down N        roll back Mnemo's newest N migrations
   migrate status        list migrations and whether they are applied
+  demo [--dir DIR]       hand sample sessions of every preset to an embedded worker, print what was remembered
   extract --app APP [--in FILE] [--llm=off]
                         run extraction offline on a session-close body, print JSON
 

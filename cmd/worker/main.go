@@ -50,6 +50,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"serve":   {summary: "run the HTTP API and the job worker", run: serve},
 		"migrate": {summary: "migrate up | down N | status", run: migrate},
+		"demo":    {summary: "hand sample sessions of every preset to an embedded worker and print what was remembered", flags: registerDemoFlags, run: demo},
 		"extract": {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
 	}
 }
