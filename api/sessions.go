@@ -171,10 +171,19 @@ type sessionView struct {
 	MessageCount       int             `json:"message_count"`
 	Summary            json.RawMessage `json:"summary"`
 	RollingSummary     *rollingView    `json:"rolling_summary,omitempty"`
+	Records            []recordView    `json:"records"`
 	Extraction         *extractionView `json:"extraction"`
 	TranscriptRetained bool            `json:"transcript_retained"`
 	RetainUntil        *time.Time      `json:"transcript_retained_until,omitempty"`
 	Jobs               []store.JobRef  `json:"jobs"`
+}
+
+// recordView is a record the session wrote (LaRa's learning progress,
+// Clara's repetition record, …).
+type recordView struct {
+	Kind string          `json:"kind"`
+	Key  string          `json:"key"`
+	Data json.RawMessage `json:"data"`
 }
 
 type rollingView struct {
@@ -205,12 +214,22 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	}
 	v := sessionView{SessionID: sess.ID, UserID: sess.UserID, App: sess.App, Status: sess.Status, StartedAt: sess.StartedAt,
 		EndedAt: sess.EndedAt, MessageCount: sess.MessageCount, TranscriptRetained: sess.TranscriptRetained,
-		RetainUntil: sess.RetainUntil, Jobs: sess.Jobs, Summary: json.RawMessage("null")}
+		RetainUntil: sess.RetainUntil, Jobs: sess.Jobs, Summary: json.RawMessage("null"), Records: []recordView{}}
 	if sum, err := h.Store.GetSummary(ctx, id); err == nil {
 		v.Summary = sum.Data
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
 		return
+	}
+	recs, err := h.Store.ListRecords(ctx, sess.UserID, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	for _, rec := range recs {
+		if rec.SessionID == id {
+			v.Records = append(v.Records, recordView{Kind: rec.Kind, Key: rec.Key, Data: rec.Data})
+		}
 	}
 	if rs, err := h.Store.GetRollingSummary(ctx, id); err == nil {
 		v.RollingSummary = &rollingView{Summary: rs.Summary, MessagesCovered: rs.MessagesCovered, UpdatedAt: rs.UpdatedAt}

@@ -151,7 +151,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		run.DurationMS = time.Since(started).Milliseconds()
 		switch {
 		case err == nil:
-			result = withRules(res, result)
+			result = withRules(cmp.Or(app.Policy.Rules, app.Name), res, result)
 			run.Source = extract.SourceLLM
 		case isRateLimit(err):
 			wait, _ := extract.RetryAfter(err)
@@ -228,14 +228,32 @@ func (w *ExtractWorker) llmAllowed(ctx context.Context, app *prompts.App, now ti
 }
 
 // withRules completes an LLM result with what only the rules decide: the
-// deterministic summary fields the LLM did not write (event counts, dominant
-// emotion, …) and the records (the LLM never decides what a record holds).
-func withRules(llm, rules extract.Result) extract.Result {
+// records (the LLM never decides what a record holds), the deterministic
+// summary fields the LLM did not write, and what an LLM that sees one session
+// cannot know. For Clara only the summary text is the model's: the arc, topics
+// and anchors come from the chat service's events. For coach the recurring
+// themes span sessions, which only the rules see.
+func withRules(rulesKind string, llm, rules extract.Result) extract.Result {
 	summary := maps.Clone(rules.SessionSummary)
 	if summary == nil {
 		summary = map[string]any{}
 	}
-	maps.Copy(summary, llm.SessionSummary)
+	switch rulesKind {
+	case "clara":
+		if text, ok := llm.SessionSummary["summary"]; ok {
+			summary["summary"] = text
+		}
+	default:
+		maps.Copy(summary, llm.SessionSummary)
+	}
+	if rulesKind == "coach" {
+		if themes, ok := rules.ProfileUpdates["recurring_themes"]; ok {
+			if llm.ProfileUpdates == nil {
+				llm.ProfileUpdates = map[string]any{}
+			}
+			llm.ProfileUpdates["recurring_themes"] = themes
+		}
+	}
 	llm.SessionSummary = summary
 	llm.Records = rules.Records
 	return llm

@@ -248,7 +248,7 @@ func TestLoadOverlaysOperatorApps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := prompts.Names(apps); !slices.Equal(got, []string{"eldertree", "lara", "mona"}) {
+	if got := prompts.Names(apps); !slices.Equal(got, []string{"clara", "coach", "eldertree", "lara", "mona"}) {
 		t.Fatalf("apps %v", got)
 	}
 	if v := apps["mona"].PromptVersion; v != "mona-operator.7" {

@@ -1,0 +1,520 @@
+package extract
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// Record kinds Clara sessions produce.
+const (
+	ClaraRepetition     = "repetition"
+	ClaraNarrativeUsage = "narrative_usage"
+)
+
+// ClaraChronicRepetition is the repeat count from which Clara's repetition
+// record flags a chronic_repetition_pattern (seed 000 §4.4: "repeatCount =
+// 5+"): a question event whose repeat_count reaches it, or this many
+// questions of one type in a session.
+const ClaraChronicRepetition = 5
+
+// Question types of seed 000 §4.2 (and DESIGN §4); anything else is general.
+var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
+
+// claraQuestionTopics names question types as key_topics. The names describe
+// what the questions were about, never how often they came back.
+var claraQuestionTopics = map[string]string{
+	"location": "location_confusion",
+	"identity": "identity_confusion",
+	"time":     "time_confusion",
+	"activity": "activity_confusion",
+	"person":   "asking_about_someone",
+	"general":  "general_questions",
+}
+
+// Bounds of Clara's summary lists (the caps of prompts/clara/schema.json).
+const (
+	claraMaxTopics  = 8
+	claraMaxAnchors = 10
+	// claraTokenRunes and claraTokenWords bound a label taken from event
+	// data (an emotion, a category, an anchor): anything longer is prose,
+	// which may be the user's words, and is left out.
+	claraTokenRunes = 40
+	claraTokenWords = 3
+	claraIDRunes    = 64
+	// claraTextCategories bounds the narrative categories the summary names,
+	// keeping it under the schema's 600 characters.
+	claraTextCategories = 3
+)
+
+// claraRules summarises a Clara session from its events alone (seed 000
+// §2.3, §2.6, §2.7, §5.4): the session summary with its deterministic fields,
+// and, when the session had question or narrative events, one repetition and
+// one narrative_usage record keyed by the session.
+//
+// Clara's users live with dementia and the summary goes to their caregivers,
+// so nothing here is taken from what the user typed: messages are only
+// counted, and every value copied from event data must be a short label
+// (see claraToken) or an ID. Fingerprints, which are normalised user text,
+// are never copied. The summary describes what questions were about, not how
+// often they came back (seed 000 §6.1); the counts live in the repetition
+// record, which is analytics only. Clara stores no memories and no profile,
+// so p and now are not needed.
+func claraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
+	st := claraCollect(s)
+	res.SessionSummary = st.summary(s)
+	if st.questions > 0 {
+		res.Records = append(res.Records, Record{Kind: ClaraRepetition, Key: s.ID, Data: map[string]any{
+			"question_types":             st.questionTypes,
+			"max_repeat_count":           st.maxRepeat(),
+			"chronic_repetition_pattern": st.maxRepeat() >= ClaraChronicRepetition,
+			"questions":                  st.questions,
+		}})
+	}
+	if len(st.uses) > 0 {
+		uses := make([]map[string]any, len(st.uses))
+		for i, u := range st.uses {
+			uses[i] = map[string]any{
+				"narrative_id":     u.id,
+				"mode":             u.mode,
+				"category":         u.category,
+				"at":               u.at,
+				"emotion_at_usage": u.emotion,
+			}
+		}
+		res.Records = append(res.Records, Record{Kind: ClaraNarrativeUsage, Key: s.ID, Data: map[string]any{
+			"uses":        uses,
+			"by_category": st.byCategory,
+		}})
+	}
+}
+
+type claraUse struct {
+	id, mode, category, at, emotion string
+}
+
+// claraStats is what a Clara session's events add up to.
+type claraStats struct {
+	emotions      []string // in time order
+	emotionCount  map[string]int
+	emotionConf   map[string]float64
+	distressSum   float64
+	distressN     int
+	escalated     bool
+	questions     int
+	questionTypes map[string]int
+	repeatMax     int
+	uses          []claraUse
+	categories    []string // narrative categories, in order of first use
+	byCategory    map[string]int
+	anchors       []string
+	anchorSeen    map[string]bool
+}
+
+// claraCollect reads the events in time order. An event without a time
+// keeps the place of the event sent before it, so that a chat service that
+// leaves times out still gets its own order.
+func claraCollect(s Session) *claraStats {
+	st := &claraStats{
+		emotionCount:  map[string]int{},
+		emotionConf:   map[string]float64{},
+		questionTypes: map[string]int{},
+		byCategory:    map[string]int{},
+		anchorSeen:    map[string]bool{},
+	}
+	type timed struct {
+		at time.Time
+		e  Event
+	}
+	events := make([]timed, len(s.Events))
+	prev := s.StartedAt
+	for i, e := range s.Events {
+		if !e.At.IsZero() {
+			prev = e.At
+		}
+		events[i] = timed{prev, e}
+	}
+	slices.SortStableFunc(events, func(a, b timed) int { return a.at.Compare(b.at) })
+
+	// Events of one instant are read as a group, emotions first, so that a
+	// narrative sees the emotion recorded at the same moment ("at or before").
+	latest := ""
+	for i := 0; i < len(events); {
+		j := i
+		for j < len(events) && events[j].at.Equal(events[i].at) {
+			j++
+		}
+		group := events[i:j]
+		for _, t := range group {
+			if claraKind(t.e) == "emotion" {
+				if emo := st.emotion(eventData(t.e.Data)); emo != "" {
+					latest = emo
+				}
+			}
+		}
+		for _, t := range group {
+			d := eventData(t.e.Data)
+			switch claraKind(t.e) {
+			case "question":
+				st.question(d)
+			case "narrative":
+				st.narrative(t.e, d, latest)
+			case "escalation":
+				st.escalated = true
+			}
+		}
+		i = j
+	}
+	return st
+}
+
+func claraKind(e Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
+
+// emotion counts one emotion event and returns its emotion ("" when it has none).
+func (st *claraStats) emotion(d map[string]any) string {
+	if v, ok := number(d["distress_score"]); ok && !math.IsNaN(v) {
+		st.distressSum += min(max(v, 0), 1)
+		st.distressN++
+	}
+	st.addAnchors(d)
+	emo := claraToken(d["emotion"])
+	if emo == "" {
+		return ""
+	}
+	st.emotions = append(st.emotions, emo)
+	st.emotionCount[emo]++
+	if c, ok := number(d["confidence"]); ok && !math.IsNaN(c) {
+		st.emotionConf[emo] += min(max(c, 0), 1)
+	}
+	return emo
+}
+
+func (st *claraStats) question(d map[string]any) {
+	st.questions++
+	st.questionTypes[claraQuestionType(d["question_type"])]++
+	if v, ok := number(d["repeat_count"]); ok && v > 0 && !math.IsInf(v, 0) {
+		st.repeatMax = max(st.repeatMax, int(math.Round(min(v, math.MaxInt32))))
+	}
+}
+
+func (st *claraStats) narrative(e Event, d map[string]any, emotion string) {
+	u := claraUse{
+		id:       claraID(d["narrative_id"]),
+		mode:     claraMode(d["mode"]),
+		category: claraCategory(d["category"]),
+		emotion:  emotion,
+	}
+	if !e.At.IsZero() {
+		u.at = e.At.UTC().Format(time.RFC3339)
+	}
+	st.uses = append(st.uses, u)
+	if u.category != "" {
+		if st.byCategory[u.category] == 0 {
+			st.categories = append(st.categories, u.category)
+		}
+		st.byCategory[u.category]++
+	}
+	st.addAnchors(d)
+}
+
+// addAnchors takes the "anchors" and "tags" of event data: lists of short
+// labels the chat service set (a narrative's theme tags, say), or one label.
+func (st *claraStats) addAnchors(d map[string]any) {
+	for _, field := range []string{"anchors", "tags"} {
+		var vs []any
+		switch v := d[field].(type) {
+		case []any:
+			vs = v
+		case string:
+			vs = []any{v}
+		}
+		for _, v := range vs {
+			a := claraToken(v)
+			k := labelKey(a)
+			if k == "" || st.anchorSeen[k] || len(st.anchors) >= claraMaxAnchors {
+				continue
+			}
+			st.anchorSeen[k] = true
+			st.anchors = append(st.anchors, a)
+		}
+	}
+}
+
+// maxRepeat is the highest repeat count the events stated, or the count of
+// the most asked question type when that is higher.
+func (st *claraStats) maxRepeat() int {
+	n := st.repeatMax
+	for _, c := range st.questionTypes {
+		n = max(n, c)
+	}
+	return n
+}
+
+// dominant is the most frequent emotion; a tie goes to the emotion with the
+// higher total confidence, then to the first in alphabetical order.
+func (st *claraStats) dominant() any {
+	best := ""
+	for emo, n := range st.emotionCount {
+		if best == "" {
+			best = emo
+			continue
+		}
+		bn := st.emotionCount[best]
+		switch {
+		case n > bn:
+			best = emo
+		case n == bn && st.emotionConf[emo] > st.emotionConf[best]:
+			best = emo
+		case n == bn && st.emotionConf[emo] == st.emotionConf[best] && emo < best:
+			best = emo
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return best
+}
+
+// topQuestionType is the most asked question type, a tie going to the first
+// in the order of claraQuestionTypes.
+func (st *claraStats) topQuestionType() string {
+	best, bn := "", 0
+	for _, t := range claraQuestionTypes {
+		if n := st.questionTypes[t]; n > bn {
+			best, bn = t, n
+		}
+	}
+	return best
+}
+
+// keyTopics are the question types seen, most asked first, then the
+// narrative categories used, most used first.
+func (st *claraStats) keyTopics() []string {
+	topics := []string{}
+	qt := slices.Clone(claraQuestionTypes)
+	slices.SortStableFunc(qt, func(a, b string) int { return cmp.Compare(st.questionTypes[b], st.questionTypes[a]) })
+	for _, t := range qt {
+		if st.questionTypes[t] > 0 {
+			topics = append(topics, claraQuestionTopics[t])
+		}
+	}
+	cats := slices.Clone(st.categories)
+	slices.SortStableFunc(cats, func(a, b string) int { return cmp.Compare(st.byCategory[b], st.byCategory[a]) })
+	for _, c := range cats {
+		if !slices.Contains(topics, c) {
+			topics = append(topics, c)
+		}
+	}
+	if len(topics) > claraMaxTopics {
+		topics = topics[:claraMaxTopics]
+	}
+	return topics
+}
+
+func (st *claraStats) summary(s Session) map[string]any {
+	users := 0
+	for _, m := range s.Messages {
+		if isUser(m.Role) {
+			users++
+		}
+	}
+	arc := ""
+	if n := len(st.emotions); n > 0 {
+		arc = st.emotions[0] + " → " + st.emotions[n-1]
+	}
+	var distress any
+	if st.distressN > 0 {
+		distress = math.Round(st.distressSum/float64(st.distressN)*1000) / 1000
+	}
+	anchors := st.anchors
+	if anchors == nil {
+		anchors = []string{}
+	}
+	minutes := claraMinutes(s)
+	return map[string]any{
+		"summary":              st.text(minutes, len(s.Messages), users),
+		"key_topics":           st.keyTopics(),
+		"emotional_arc":        arc,
+		"notable_anchors":      anchors,
+		"dominant_emotion":     st.dominant(),
+		"escalation_triggered": st.escalated,
+		"duration_minutes":     minutes,
+		"message_count":        len(s.Messages),
+		"user_message_count":   users,
+		"average_distress":     distress,
+		"narratives_used":      len(st.uses),
+	}
+}
+
+// text is the caregiver's summary: fixed sentences filled with counts and
+// labels, in the manner of seed 000 §5.4, never a word the user typed.
+func (st *claraStats) text(minutes, messages, users int) string {
+	var b strings.Builder
+	b.WriteString("A ")
+	if minutes > 0 {
+		b.WriteString(strconv.Itoa(minutes) + "-minute ")
+	}
+	if messages == 0 {
+		b.WriteString("session with no messages.")
+	} else {
+		b.WriteString("session of " + claraCount(messages, "message", "messages") + ", " + strconv.Itoa(users) + " from the user.")
+	}
+
+	if n := len(st.emotions); n > 0 {
+		first, last := st.emotions[0], st.emotions[n-1]
+		dom, _ := st.dominant().(string)
+		switch {
+		case len(st.emotionCount) == 1:
+			b.WriteString(" The user seemed " + first + " throughout.")
+		case first != last:
+			b.WriteString(" The user seemed " + first + " at first and " + last + " by the end")
+			if dom != first && dom != last {
+				b.WriteString(", most often " + dom)
+			}
+			b.WriteString(".")
+		default:
+			b.WriteString(" The user seemed " + first + " at the start and at the end")
+			if dom != first {
+				b.WriteString(", most often " + dom)
+			}
+			b.WriteString(".")
+		}
+	} else {
+		b.WriteString(" No emotions were recorded.")
+	}
+
+	if t := st.topQuestionType(); t != "" {
+		if t == "general" {
+			b.WriteString(" The user's questions were general.")
+		} else {
+			b.WriteString(" The user's questions were mostly about " + claraAbout[t] + ".")
+		}
+	}
+
+	if n := len(st.uses); n > 0 {
+		b.WriteString(" Clara shared " + claraCount(n, "narrative", "narratives"))
+		if len(st.categories) > 0 {
+			var names []string
+			for _, c := range st.categories[:min(len(st.categories), claraTextCategories)] {
+				names = append(names, strings.ReplaceAll(c, "_", " "))
+			}
+			if more := len(st.categories) - len(names); more > 0 {
+				names = append(names, claraCount(more, "more", "more"))
+			}
+			b.WriteString(" (" + strings.Join(names, ", ") + ")")
+		}
+		b.WriteString(".")
+	}
+
+	if st.escalated {
+		b.WriteString(" A safety escalation was triggered.")
+	} else {
+		b.WriteString(" No escalation.")
+	}
+	return b.String()
+}
+
+// claraAbout says what a question type is about, for the summary.
+var claraAbout = map[string]string{
+	"location": "where they were",
+	"identity": "who people were",
+	"time":     "the day and time",
+	"activity": "what was happening",
+	"person":   "someone they know",
+}
+
+// claraCount writes n with its noun; one is used for n == 1.
+func claraCount(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// claraMinutes is the session's length in whole minutes, rounded; 0 when
+// its start or end is unknown.
+func claraMinutes(s Session) int {
+	start := s.StartedAt
+	if start.IsZero() {
+		for _, m := range s.Messages {
+			if !m.At.IsZero() && (start.IsZero() || m.At.Before(start)) {
+				start = m.At
+			}
+		}
+	}
+	end := sessionEnd(s)
+	if start.IsZero() || end.IsZero() || !end.After(start) {
+		return 0
+	}
+	return int(math.Round(end.Sub(start).Minutes()))
+}
+
+// claraQuestionType normalises a question event's type; an unknown or
+// missing one is general.
+func claraQuestionType(v any) string {
+	t := strings.ToLower(strings.TrimSpace(text(v)))
+	if slices.Contains(claraQuestionTypes, t) {
+		return t
+	}
+	return "general"
+}
+
+// claraMode is "seed" or "fallback" (seed 000 §2.7), or "" for anything else.
+func claraMode(v any) string {
+	switch m := strings.ToLower(strings.TrimSpace(text(v))); m {
+	case "seed", "fallback":
+		return m
+	}
+	return ""
+}
+
+// claraCategory is a narrative category in snake_case ("calming_story").
+func claraCategory(v any) string {
+	return strings.Join(strings.FieldsFunc(claraToken(v), func(r rune) bool { return r == ' ' || r == '-' || r == '_' }), "_")
+}
+
+// claraToken is a short label from event data: lower case, letters, digits,
+// spaces, '_' and '-' only, at most claraTokenWords words and
+// claraTokenRunes runes, and nothing Sensitive. Anything else is "": a
+// longer value is prose, and prose in Clara's data may be the user's words.
+func claraToken(v any) string {
+	s := label(v)
+	if s == "" || utf8.RuneCountInString(s) > claraTokenRunes || len(strings.Fields(s)) > claraTokenWords {
+		return ""
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ' ' && r != '_' && r != '-' {
+			return ""
+		}
+	}
+	if !hasAlnum(s) {
+		return ""
+	}
+	return s
+}
+
+// claraID is a narrative ID as the Narrative Library spells it: ASCII
+// letters, digits and "_.:-", at most claraIDRunes long; "" otherwise.
+func claraID(v any) string {
+	s, _ := v.(string)
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > claraIDRunes {
+		return ""
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.:-", r)) {
+			return ""
+		}
+	}
+	if _, bad := Sensitive(s); bad {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,822 @@
+package extract
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// Bounds of the coach summary and profile (seed 003; the caps of
+// prompts/coach/schema.json).
+const (
+	CoachMinLines        = 8
+	CoachMaxLines        = 12
+	CoachMaxActionSteps  = 5
+	CoachMaxOpenThreads  = 5
+	CoachMaxGoals        = 3
+	CoachMaxThemes       = 3
+	CoachMaxPreferences  = 3
+	CoachMaxItemRunes    = 140 // an action step, open thread, goal or preference
+	coachMaxMomentRunes  = 240 // the recognition moment: one or two lines
+	coachMaxTopics       = 3
+	coachThemeMinSession = 2 // a theme recurs when it is in this many sessions' summaries
+)
+
+// coachRules summarises a coaching session (seed 003) from the user's own
+// words and derives the profile from that summary and the earlier ones.
+//
+// Only user messages are read; the assistant's are never mined (whether one
+// came after a question is all that is looked at). The sentences of a user
+// message that hold sensitive data are left out, the whole message when the
+// data runs across sentences, and the message is reported in Dropped
+// (without its text). Nothing is guessed: a recognition moment, an action
+// step, an open thread, a goal or a preference is a sentence, or the rest of
+// a clause, in which the user said so in one of a few fixed ways ("I
+// realized …", "I will …", "I'm not sure whether …", "my goal is …", "I
+// prefer …"). Questions the user asked after the coach's last turn are open
+// threads too.
+//
+// The summary's text is 8 to 12 lines of fixed shapes. Its "topics" (a few
+// keywords of what the user talked about) and its lists are what later
+// sessions read to find recurring themes. The profile updates are goals and
+// coaching preferences (this session's, newest first, then the profile's)
+// and the keywords found in at least two coach summaries; a key is left out
+// when it would be empty. p and now are not needed: coach stores no
+// memories.
+func coachRules(res *Result, p prompts.Policy, s Session, now time.Time) {
+	m := coachMine(s)
+	res.Dropped = append(res.Dropped, m.sensitive...)
+	topics := coachTopics(m)
+	res.SessionSummary = map[string]any{
+		"summary":            coachText(s, m, topics),
+		"recognition_moment": m.moment,
+		"action_steps":       m.steps,
+		"open_threads":       m.threads,
+		"coach_notes":        coachNotes(m),
+		"topics":             topics,
+	}
+
+	prev := s.History.Profile
+	if goals := coachMerge(coachReversed(m.goals), coachStrings(prev["goals"]), CoachMaxGoals); len(goals) > 0 {
+		res.ProfileUpdates["goals"] = goals
+	}
+	if themes := coachThemes(s, topics, m); len(themes) > 0 {
+		res.ProfileUpdates["recurring_themes"] = themes
+	}
+	if prefs := coachMerge(coachReversed(m.prefs), coachStrings(prev["coach_preferences"]), CoachMaxPreferences); len(prefs) > 0 {
+		res.ProfileUpdates["coach_preferences"] = prefs
+	}
+}
+
+// coachMined is what the user's messages say, in the order said.
+type coachMined struct {
+	messages, users int
+	sentences       []string // every sentence of the user's usable messages
+	moment          string
+	steps           []string
+	threads         []string
+	goals           []string
+	prefs           []string
+	sensitive       []Dropped // one per message with sensitive data
+	dropped         int       // sentences left out for it
+}
+
+type coachKind int
+
+const (
+	coachStep coachKind = iota
+	coachGoal
+	coachPref
+	coachThread
+)
+
+// coachPattern matches at a clause start; group 1 is where the value starts.
+type coachPattern struct {
+	kind coachKind
+	re   *regexp.Regexp
+	// lead is put before the value: "figure out " for "I still need to
+	// figure out …", "go to " for "I'm going to the gym".
+	lead string
+	// question allows the pattern in a question ("Could you be more direct?").
+	question bool
+}
+
+// coachWindow bounds the text after a clause start that the patterns read.
+const coachWindow = 192
+
+const (
+	coachIAm  = `(?:i'm|im|i\s+am)`
+	coachWh   = `(?:whether|if|how|what|when|why|where|who|which)\b`
+	coachStop = `(?:really\s+|just\s+|definitely\s+|actually\s+|also\s+|still\s+|honestly\s+)*`
+)
+
+var coachPatterns = []coachPattern{
+	{kind: coachStep, lead: "go to ", re: prefix(coachIAm + `\s+` + coachStop + `going\s+to\s+((?:the|a|an|my|our|school|bed|church|class|therapy|college)\s.*)`)},
+	{kind: coachStep, re: prefix(
+		`(?:i\s+will|i'll)\s+`+coachStop+`(.+)`,
+		coachIAm+`\s+`+coachStop+`(?:going\s+to|gonna)\s+(.+)`,
+		`my\s+(?:next|first|one)\s+step\s+(?:is|will\s+be)\s+(?:to\s+)?(.+)`,
+		`my\s+next\s+steps\s+are\s+(?:to\s+)?(.+)`,
+		`i\s+`+coachStop+`commit\s+(?:myself\s+)?to\s+(.+)`,
+		coachIAm+`\s+committing\s+(?:myself\s+)?to\s+(.+)`)},
+	{kind: coachThread, re: prefix(
+		coachIAm+`\s+`+coachStop+`(?:not\s+(?:really\s+|quite\s+|totally\s+|entirely\s+|yet\s+)?sure|unsure|undecided)\s+(?:about\s+)?(`+coachWh+`.+)`,
+		`i\s+`+coachStop+`(?:don't|do\s+not|dont)\s+(?:really\s+|yet\s+)?know\s+(?:yet\s+)?(`+coachWh+`.+)`,
+		coachIAm+`\s+`+coachStop+`(?:wondering|torn\s+about)\s+(`+coachWh+`.+)`,
+		`i\s+`+coachStop+`wonder\s+(`+coachWh+`.+)`)},
+	{kind: coachThread, lead: "figure out ", re: prefix(
+		`i\s+`+coachStop+`(?:need|have|want|got)\s+to\s+(?:still\s+)?figure\s+out\s+(.+)`,
+		`i\s+`+coachStop+`(?:gotta|must)\s+figure\s+out\s+(.+)`,
+		coachIAm+`\s+`+coachStop+`(?:trying\s+to\s+figure|figuring)\s+out\s+(.+)`)},
+	{kind: coachGoal, re: prefix(
+		`my\s+(?:main\s+|big\s+|biggest\s+|real\s+|long[- ]term\s+|ultimate\s+|one\s+)?goal\s+(?:is|will\s+be|for\s+\S+(?:\s+\S+)?\s+is)\s+(?:to\s+)?(.+)`,
+		`my\s+goals\s+are\s+(?:to\s+)?(.+)`,
+		`i(?:'d|\s+would)\s+`+coachStop+`(?:like|love)\s+to\s+(get\s+better\s+at\s+.+)`,
+		`i\s+`+coachStop+`want\s+to\s+(.+)`)},
+	{kind: coachPref, re: prefix(
+		`i\s+`+coachStop+`(?:like|love|appreciate)\s+it\s+when\s+you\s+(.+)`,
+		`i(?:'d|\s+would)?\s+`+coachStop+`prefer\s+(?:it\s+)?(?:when\s+|if\s+)?(?:you\s+to\s+|that\s+you\s+|you\s+|to\s+)?(.+)`,
+		`please\s+((?:be|try\s+to\s+be|keep\s+being)\s+.+)`)},
+	{kind: coachPref, question: true, re: prefix(
+		`(?:can|could|would)\s+you\s+(?:please\s+)?((?:be|try\s+to\s+be)\s+(?:more|less|a\s+bit\s+more|a\s+little\s+more|a\s+bit\s+less)\s+.+)`)},
+}
+
+// coachLeadRe matches the time phrases a statement may open with: "This
+// week I want to …", "From now on, I will …".
+var coachLeadRe = prefix(`(?:(?:this|next|every)\s+(?:week|month|year|weekend|morning|afternoon|evening|time|day)|from\s+now\s+on|going\s+forward|for\s+now|tomorrow|first|after\s+that|finally|in\s+the\s+meantime)\s*,?\s+`)
+
+// coachRecognitionRe finds a moment of recognition anywhere in a sentence.
+var coachRecognitionRe = regexp.MustCompile(`(?i)\b(?:i\s+(?:just\s+|finally\s+|now\s+|suddenly\s+|really\s+)?(?:realize|realized|realise|realised|noticed|notice)\b|i\s+(?:can\s+)?see\s+now\b|now\s+i\s+(?:can\s+)?(?:see|understand|get\s+it|realize|realise|know)\b|i\s+(?:finally\s+)?(?:understand|get\s+it)\s+now\b|it\s+(?:just\s+|finally\s+|really\s+)?(?:hit|struck|dawned\s+on)\s+me\b|it\s+(?:just\s+|finally\s+)?clicked\b)`)
+
+// coachHedges make a step or a goal too uncertain to record.
+var coachHedges = toSet("maybe might perhaps probably possibly hopefully")
+
+// coachNotSteps begin values of "I will …" that are conversation, not a step.
+var coachNotSteps = []string{"be honest", "admit", "say", "tell you", "explain", "answer", "let you know", "see how", "see what", "see if", "think about it", "keep that in mind", "do that", "do it", "do my best", "try my best"}
+
+// coachNotGoals begin values of "I want to …" that steer the conversation.
+var coachNotGoals = []string{"talk", "discuss", "ask", "say", "tell", "share", "mention", "know", "see", "hear", "check", "vent", "thank", "clarify", "add", "explain", "start with", "start by", "begin with", "begin by", "go back to", "come back to", "follow up", "pick up", "be honest", "stop here", "end", "continue", "focus on today", "make sure you"}
+
+func coachMine(s Session) coachMined {
+	var m coachMined
+	m.messages = len(s.Messages)
+	lastAssistant := -1
+	for i, msg := range s.Messages {
+		if strings.EqualFold(strings.TrimSpace(msg.Role), "assistant") {
+			lastAssistant = i
+		}
+	}
+	seen := map[coachKind]map[string]bool{coachStep: {}, coachGoal: {}, coachPref: {}, coachThread: {}}
+	lists := map[coachKind]*[]string{coachStep: &m.steps, coachGoal: &m.goals, coachPref: &m.prefs, coachThread: &m.threads}
+	add := func(k coachKind, v string) {
+		key := labelKey(v)
+		if key == "" || seen[k][key] {
+			return
+		}
+		seen[k][key] = true
+		*lists[k] = append(*lists[k], v)
+	}
+	for i, msg := range s.Messages {
+		if !isUser(msg.Role) {
+			continue
+		}
+		m.users++
+		content := strings.ToValidUTF8(msg.Content, "\uFFFD")
+		sents := splitSentences(apostrophes.Replace(content))
+		if reason, bad := Sensitive(content); bad {
+			m.sensitive = append(m.sensitive, Dropped{MessageID: msg.ID, Reason: "sensitive:" + reason})
+			sents = m.withoutSensitive(sents)
+		}
+		for _, sent := range sents {
+			m.sentences = append(m.sentences, sent.text)
+			if !sent.question && coachRecognitionRe.MatchString(sent.text) {
+				if v := coachMoment(sent.text); v != "" {
+					m.moment = v // the last one said
+				}
+			}
+			for _, f := range coachSentence(sent) {
+				add(f.kind, f.value)
+			}
+			if sent.question && i > lastAssistant {
+				if v := coachQuestion(sent.text); v != "" {
+					add(coachThread, v)
+				}
+			}
+		}
+	}
+	// The end of a session is where steps are agreed and threads left open.
+	m.steps = coachLastN(m.steps, CoachMaxActionSteps)
+	m.threads = coachLastN(m.threads, CoachMaxOpenThreads)
+	return m
+}
+
+// withoutSensitive drops the sentences of a sensitive message that hold the
+// sensitive data. When what is left still does (a card number split over
+// two lines), or no sentence alone does, the whole message is dropped.
+func (m *coachMined) withoutSensitive(sents []sentence) []sentence {
+	kept := make([]sentence, 0, len(sents))
+	texts := make([]string, 0, len(sents))
+	for _, s := range sents {
+		if _, bad := Sensitive(s.text); bad {
+			m.dropped++
+			continue
+		}
+		kept = append(kept, s)
+		texts = append(texts, s.text)
+	}
+	if _, still := Sensitive(strings.Join(texts, " ")); still || len(kept) == len(sents) {
+		m.dropped += len(kept)
+		return nil
+	}
+	return kept
+}
+
+type coachFound struct {
+	kind  coachKind
+	value string
+}
+
+// coachSentence finds the steps, goals, preferences and open threads of one
+// sentence. Each value runs to the clause where the next one starts, so that
+// "I will call her, and then I'll write the plan" gives two steps.
+func coachSentence(sent sentence) []coachFound {
+	type hit struct {
+		kind        coachKind
+		clause, val int
+		lead        string
+	}
+	var hits []hit
+	for _, st := range clauseStarts(sent.text) {
+		if st > 0 && coachSubordinate[coachWordBefore(sent.text, st)] {
+			continue // "… because I want to be liked" gives a reason, not a goal
+		}
+		p := skipInterjections(sent.text, st)
+		if loc := coachLeadRe.FindStringIndex(sent.text[p:]); loc != nil {
+			p += loc[1]
+		}
+		// The patterns only need to find where a value starts; a bounded
+		// window keeps the cost of a try independent of the text after it.
+		rest := sent.text[p:]
+		if len(rest) > coachWindow {
+			rest = rest[:coachWindow]
+			rest = rest[:max(strings.LastIndexByte(rest, ' '), 0)]
+		}
+		for _, pat := range coachPatterns {
+			if sent.question && !pat.question {
+				continue
+			}
+			loc := pat.re.FindStringSubmatchIndex(rest)
+			if loc == nil {
+				continue
+			}
+			start := -1
+			for g := 2; g+1 < len(loc); g += 2 {
+				if loc[g] >= 0 {
+					start = loc[g]
+					break
+				}
+			}
+			if start >= 0 {
+				hits = append(hits, hit{pat.kind, st, p + start, pat.lead})
+			}
+			break
+		}
+	}
+	var out []coachFound
+	for i, h := range hits {
+		end := len(sent.text)
+		if i+1 < len(hits) {
+			end = hits[i+1].clause
+		}
+		if end <= h.val {
+			continue
+		}
+		clause := sent.text[h.clause:end]
+		raw := sent.text[h.val:end]
+		if (h.kind == coachStep || h.kind == coachGoal) && coachHedged(clause) {
+			continue
+		}
+		minWords := 2
+		switch h.kind {
+		case coachStep:
+			if coachStartsWith(raw, coachNotSteps) {
+				continue
+			}
+		case coachGoal:
+			if coachStartsWith(raw, coachNotGoals) {
+				continue
+			}
+		case coachPref:
+			minWords = 1
+		}
+		if v := coachValue(h.lead+raw, minWords, CoachMaxItemRunes); v != "" {
+			out = append(out, coachFound{h.kind, v})
+		}
+	}
+	return out
+}
+
+// coachSubordinate are conjunctions after which a clause gives a reason or
+// a concession rather than the user's statement.
+var coachSubordinate = toSet("because cause though although")
+
+// coachWordBefore is the lower-cased word that ends before offset p.
+func coachWordBefore(s string, p int) string {
+	prev := strings.TrimRight(s[:p], " ")
+	return strings.ToLower(prev[strings.LastIndexByte(prev, ' ')+1:])
+}
+
+func coachHedged(s string) bool {
+	for _, w := range lowerWords(s) {
+		if coachHedges[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// coachStartsWith reports whether the value starts with one of the phrases,
+// as whole words.
+func coachStartsWith(v string, phrases []string) bool {
+	words := strings.Join(lowerWords(v), " ") + " "
+	for _, ph := range phrases {
+		if strings.HasPrefix(words, ph+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// coachFirstPerson are the words that make a question the user's own open
+// question rather than one put to the coach ("What do you think?").
+var coachFirstPerson = toSet("i i'm im i've ive i'd i'll me my mine myself we we're our us")
+
+// coachQuestion is an unanswered question worth keeping: the user's own,
+// at least three words long.
+func coachQuestion(s string) string {
+	ws := lowerWords(s)
+	if len(ws) < 3 || !slices.ContainsFunc(ws, func(w string) bool { return coachFirstPerson[w] }) {
+		return ""
+	}
+	v := coachValue(s, 3, CoachMaxItemRunes-1)
+	if v == "" {
+		return ""
+	}
+	if !strings.HasSuffix(v, "…") {
+		v += "?"
+	}
+	return v
+}
+
+// coachMoment is a recognition sentence, kept as the user said it.
+func coachMoment(s string) string {
+	return coachValue(s, 3, coachMaxMomentRunes)
+}
+
+// coachValue tidies a value: quotes and trailing punctuation and joining
+// words removed, the first letter capitalised, clipped at a word to
+// maxRunes with an ellipsis. It is "" below minWords words.
+func coachValue(v string, minWords, maxRunes int) string {
+	ws := strings.Fields(tidy(v))
+	for len(ws) > 0 {
+		last := strings.ToLower(strings.TrimRightFunc(ws[len(ws)-1], unicode.IsPunct))
+		if last != "" && !coachTrailingJoiners[last] {
+			break
+		}
+		ws = ws[:len(ws)-1]
+	}
+	v = tidy(strings.Join(ws, " "))
+	if len(strings.Fields(v)) < minWords || !hasAlnum(v) {
+		return ""
+	}
+	r, size := utf8.DecodeRuneInString(v)
+	v = string(unicode.ToUpper(r)) + v[size:]
+	return coachClip(v, maxRunes)
+}
+
+var coachTrailingJoiners = toSet("and or but so then also plus because cause while though although when")
+
+// coachClip cuts s to at most n runes at a word boundary, ending in "…".
+func coachClip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n-1]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	cut = strings.TrimRightFunc(cut, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+	return cut + "…"
+}
+
+func coachLastN(list []string, n int) []string {
+	if list == nil {
+		return []string{}
+	}
+	if len(list) > n {
+		return list[len(list)-n:]
+	}
+	return list
+}
+
+func coachReversed(list []string) []string {
+	out := slices.Clone(list)
+	slices.Reverse(out)
+	return out
+}
+
+// coachStrings reads a list of strings from a stored profile or summary,
+// leaving out what is not a string or holds sensitive data.
+func coachStrings(v any) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.Join(strings.Fields(s), " ")
+		if s == "" {
+			return
+		}
+		if _, bad := Sensitive(s); bad {
+			return
+		}
+		out = append(out, s)
+	}
+	switch l := v.(type) {
+	case []any:
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				add(s)
+			}
+		}
+	case []string:
+		for _, s := range l {
+			add(s)
+		}
+	case string:
+		add(l)
+	}
+	return out
+}
+
+// coachMerge is newer's items, then older's, without repeats, at most n.
+func coachMerge(newer, older []string, n int) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, v := range slices.Concat(newer, older) {
+		k := labelKey(v)
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, coachClip(v, CoachMaxItemRunes))
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// coachText is the summary's 8 to 12 lines: date, messages, topics,
+// recognition, each action step, each open thread (on one line when they
+// would make the text longer than 12 lines), notes and a closing line.
+func coachText(s Session, m coachMined, topics []string) string {
+	lines := []string{coachDateLine(s)}
+	lines = append(lines, "Messages: "+strconv.Itoa(m.messages)+" ("+strconv.Itoa(m.users)+" from the user).")
+	if len(topics) > 0 {
+		lines = append(lines, "Worked on: "+strings.Join(topics, ", ")+".")
+	} else {
+		lines = append(lines, "Worked on: no clear topic in the user's words.")
+	}
+	if m.moment != "" {
+		lines = append(lines, "Recognition moment: "+coachEnd(m.moment))
+	} else {
+		lines = append(lines, "Recognition moment: none named.")
+	}
+	if len(m.steps) == 0 {
+		lines = append(lines, "Action steps: none named.")
+	}
+	for _, st := range m.steps {
+		lines = append(lines, "Action step: "+coachEnd(st))
+	}
+	const fixedAfter = 2 // notes and closing line
+	switch {
+	case len(m.threads) == 0:
+		lines = append(lines, "Open threads: none.")
+	case len(lines)+len(m.threads)+fixedAfter <= CoachMaxLines:
+		for _, t := range m.threads {
+			lines = append(lines, "Open thread: "+coachEnd(t))
+		}
+	default:
+		ends := make([]string, len(m.threads))
+		for i, t := range m.threads {
+			ends[i] = strings.TrimSuffix(t, ".")
+		}
+		lines = append(lines, "Open threads: "+strings.Join(ends, "; ")+".")
+	}
+	lines = append(lines, "Coach notes: "+coachNotes(m)+".")
+	switch {
+	case len(m.steps) > 0:
+		lines = append(lines, "Next time: check in on the action steps.")
+	case len(m.threads) > 0:
+		lines = append(lines, "Next time: pick up the open threads.")
+	default:
+		lines = append(lines, "Next time: ask what the user wants to work on.")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// coachDateLine says when the session was, in the offset the chat service
+// sent its start in.
+func coachDateLine(s Session) string {
+	start := s.StartedAt
+	if start.IsZero() {
+		for _, msg := range s.Messages {
+			if !msg.At.IsZero() {
+				start = msg.At
+				break
+			}
+		}
+	}
+	if start.IsZero() {
+		return "Date: unknown."
+	}
+	line := "Date: " + start.Format(time.DateOnly)
+	if minutes := claraMinutes(s); minutes > 0 {
+		line += ", " + claraCount(minutes, "minute", "minutes")
+	}
+	return line + "."
+}
+
+// coachEnd ends a line's value with a full stop unless it has an ending.
+func coachEnd(v string) string {
+	if strings.HasSuffix(v, "?") || strings.HasSuffix(v, "!") || strings.HasSuffix(v, "…") || strings.HasSuffix(v, ".") {
+		return v
+	}
+	return v + "."
+}
+
+// coachNotes counts what the summary holds; it never judges.
+func coachNotes(m coachMined) string {
+	parts := []string{
+		claraCount(len(m.steps), "action step", "action steps"),
+		claraCount(len(m.threads), "open thread", "open threads"),
+	}
+	if m.moment != "" {
+		parts = append(parts, "a recognition moment")
+	}
+	if len(m.goals) > 0 {
+		parts = append(parts, claraCount(len(m.goals), "goal stated", "goals stated"))
+	}
+	if len(m.prefs) > 0 {
+		parts = append(parts, claraCount(len(m.prefs), "coaching preference", "coaching preferences"))
+	}
+	if m.dropped > 0 {
+		parts = append(parts, claraCount(m.dropped, "sentence left out for sensitive data", "sentences left out for sensitive data"))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Keywords: the words of a text that say what it is about, and the pairs of
+// such words that stand next to each other ("public speaking").
+
+// coachStopwords are words that say nothing about a topic: function words,
+// filler, time words and the vocabulary of coaching itself.
+var coachStopwords = toSet(`
+a about above after again against all almost already also although always am among an and another any anybody anyone anything anyway anyways are around as ask asked asking at away
+back bad be because been before being below best better between big bit both but by bye
+can cannot cant come comes coming could couldnt
+day days did didnt do does doesnt doing done dont down during
+each either else enough even ever every everybody everyone everything exactly
+feel feeling feels felt few figure figured figuring find fine first for from
+get gets getting give go goes going gonna good got gotta great guess guys
+had hadnt has hasnt have havent having he hello her here hers herself hey hi him himself his honestly hope how however hmm
+idea if ill im in into is isnt it its itself ive
+just keep kind kinda know knew
+last least less let lets like little lot lots
+made make makes making many maybe me mean means might mine more most much must my myself
+need needed needs never new next nice no nobody none nor not nothing now
+of off oh ok okay on once one only or other others our ours ourselves out over own
+part people perhaps please pretty probably put
+quite
+rather really right
+said same say saying see seem seems shall she should shouldnt since so some somebody someone something sometimes soon sorry still stuff such sure
+take talk talked talking tell than thank thanks that thats the their theirs them themselves then there these they thing things think thinking this those though thought through to today together tomorrow tonight too toward try trying
+um under until up upon us use used
+very
+want wanted wants was wasnt way we well went were what whatever when where whether which while who whom whose why will wish with within without wonder wondering wont would wouldnt
+yeah yes yesterday yet you your yours yourself youre
+week weekend weeks month months year years morning evening night
+monday tuesday wednesday thursday friday saturday sunday
+realize realized realise realised notice noticed hit dawned clicked understand understood
+step steps goal goals plan action actions thread threads coach coaching session sessions user
+able actually basically definitely literally totally lately recently currently
+commit committing start started starting stop stopped
+`)
+
+// coachTerms returns the keywords of text in order: each content word
+// (lower case, plurals folded) and each pair of adjacent content words.
+func coachTerms(text string) []string {
+	var out []string
+	prev := ""
+	for _, w := range lowerWords(text) {
+		w = coachWord(w)
+		if w == "" {
+			prev = ""
+			continue
+		}
+		out = append(out, w)
+		if prev != "" {
+			out = append(out, prev+" "+w)
+		}
+		prev = w
+	}
+	return out
+}
+
+// coachWord is a word's keyword form, or "" for a word that is no keyword.
+func coachWord(w string) string {
+	w = strings.TrimSuffix(w, "'s")
+	w = strings.ReplaceAll(w, "'", "")
+	if utf8.RuneCountInString(w) < 3 || coachStopwords[w] || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+		return ""
+	}
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	if coachStopwords[w] {
+		return ""
+	}
+	return w
+}
+
+func coachIsPair(term string) bool { return strings.Contains(term, " ") }
+
+// coachTopics are up to three keywords of what the user talked about: the
+// most frequent in their words, where what they named as a step, thread,
+// goal or recognition counts three times. A pair needs to occur twice; a
+// word ranks by how often it occurs outside its most frequent pair, so that
+// "deep work" is one topic rather than "deep" and "work".
+func coachTopics(m coachMined) []string {
+	score := map[string]int{}
+	first := map[string]int{}
+	var order []string
+	count := func(text string, weight int) {
+		for _, t := range coachTerms(text) {
+			if _, ok := first[t]; !ok {
+				first[t] = len(order)
+				order = append(order, t)
+			}
+			score[t] += weight
+		}
+	}
+	for _, s := range m.sentences {
+		count(s, 1)
+	}
+	for _, list := range [][]string{m.steps, m.threads, m.goals, {m.moment}} {
+		for _, v := range list {
+			count(v, 2)
+		}
+	}
+	rank := map[string]int{}
+	inPair := map[string]int{} // a word's score in its most frequent pair
+	for _, t := range order {
+		if coachIsPair(t) && score[t] >= 2 {
+			rank[t] = score[t]
+			for _, w := range strings.Fields(t) {
+				inPair[w] = max(inPair[w], score[t])
+			}
+		}
+	}
+	for _, t := range order {
+		if !coachIsPair(t) {
+			rank[t] = score[t] - inPair[t]
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int {
+		if c := cmp.Compare(rank[b], rank[a]); c != 0 {
+			return c
+		}
+		if coachIsPair(a) != coachIsPair(b) {
+			if coachIsPair(a) {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(first[a], first[b])
+	})
+	return coachPick(order, func(t string) bool { return rank[t] > 0 }, coachMaxTopics)
+}
+
+// coachPick takes up to n terms in order that ok accepts, leaving out a word
+// of a pair already chosen and a pair sharing a word with one (a pair may
+// follow one of its words: "work", then "deep work").
+func coachPick(order []string, ok func(string) bool, n int) []string {
+	out := []string{}
+	inPair := map[string]bool{}
+	for _, t := range order {
+		if len(out) == n {
+			break
+		}
+		if !ok(t) {
+			continue
+		}
+		ws := strings.Fields(t)
+		if slices.ContainsFunc(ws, func(w string) bool { return inPair[w] }) {
+			continue
+		}
+		if len(ws) > 1 {
+			for _, w := range ws {
+				inPair[w] = true
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// coachSummaryTerms are the keywords of one summary: its topics, recognition
+// moment, action steps and open threads.
+func coachSummaryTerms(topics []string, moment string, steps, threads []string) map[string]bool {
+	set := map[string]bool{}
+	for _, list := range [][]string{topics, {moment}, steps, threads} {
+		for _, v := range list {
+			for _, t := range coachTerms(v) {
+				set[t] = true
+			}
+		}
+	}
+	return set
+}
+
+// coachShaped reports whether a stored summary is a coach summary.
+func coachShaped(d map[string]any) bool {
+	for _, k := range []string{"action_steps", "open_threads", "recognition_moment", "coach_notes"} {
+		if _, ok := d[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// coachThemes are up to three keywords found in at least two sessions'
+// summaries, this one's and the earlier ones, most sessions first.
+func coachThemes(s Session, topics []string, m coachMined) []string {
+	sessions := []map[string]bool{coachSummaryTerms(topics, m.moment, m.steps, m.threads)}
+	for _, past := range s.History.Summaries {
+		if past.SessionID != "" && past.SessionID == s.ID {
+			continue // this session's own earlier summary: counted once
+		}
+		d := past.Data
+		if !coachShaped(d) {
+			continue // another app's summary of the same user
+		}
+		moment := ""
+		if ms := coachStrings(d["recognition_moment"]); len(ms) > 0 {
+			moment = ms[0]
+		}
+		sessions = append(sessions, coachSummaryTerms(coachStrings(d["topics"]), moment,
+			coachStrings(d["action_steps"]), coachStrings(d["open_threads"])))
+	}
+	in := map[string]int{}
+	first := map[string]int{}
+	var order []string
+	for i, set := range sessions {
+		terms := make([]string, 0, len(set))
+		for t := range set {
+			terms = append(terms, t)
+		}
+		slices.Sort(terms)
+		for _, t := range terms {
+			if _, ok := first[t]; !ok {
+				first[t] = i
+				order = append(order, t)
+			}
+			in[t]++
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int {
+		if c := cmp.Compare(in[b], in[a]); c != 0 {
+			return c
+		}
+		if coachIsPair(a) != coachIsPair(b) {
+			if coachIsPair(a) {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(first[a], first[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return coachPick(order, func(t string) bool { return in[t] >= coachThemeMinSession }, CoachMaxThemes)
+}

@@ -1,0 +1,1111 @@
+package extract
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// Record kinds of the lara preset (seed 001), one per table of the seed's
+// long-term memory, plus the user's current reinforcement style.
+const (
+	// LaraLearning is a concept's learning progress, keyed by the concept.
+	LaraLearning = "learning"
+	// LaraEmotional holds the user's mood counts under the key LaraCounts.
+	LaraEmotional = "emotional"
+	// LaraPreference is a like or dislike, keyed likes:<item>,
+	// dislikes:<item> or favorite_<thing>.
+	LaraPreference = "preference"
+	// LaraReinforcement is one reinforcement style's metrics, keyed by the style.
+	LaraReinforcement = "reinforcement"
+	// LaraReinforcementState is the style in use, under the key LaraCurrent.
+	LaraReinforcementState = "reinforcement_state"
+
+	LaraCounts  = "counts"
+	LaraCurrent = "current"
+)
+
+// The thresholds of the lara rules. They are constants, not policy: the seed
+// fixes them, and an operator who loosens them loosens a child's safety.
+const (
+	// LaraMaxMastery is the highest mastery level; the lowest is 0.
+	LaraMaxMastery = 5
+	// LaraMasteryStreak is how many successes in a row, each at the concept's
+	// current difficulty or harder, raise mastery by one level and
+	// difficulty by one step.
+	LaraMasteryStreak = 3
+	// LaraFailureStreak is how many failures in a row lower difficulty by one
+	// step, never below 1.
+	LaraFailureStreak = 2
+	// LaraMaxDifficulty bounds difficulty; attempts outside [1, LaraMaxDifficulty]
+	// are clamped into it.
+	LaraMaxDifficulty = 100
+	// LaraCooldown is how long after a learning record was last written its
+	// mastery level (and difficulty, upwards) may not change again.
+	LaraCooldown = 10 * time.Minute
+	// LaraWindow is the span of the emotional 30-day averages.
+	LaraWindow = 30 * 24 * time.Hour
+	// LaraMaxRecent bounds the per-session history kept for the averages.
+	LaraMaxRecent = 100
+	// LaraMaxPreferences is how many preference records a user keeps at most.
+	LaraMaxPreferences = 20
+	// LaraSwitchMinEvents is how many events another reinforcement style
+	// needs before the user is switched to it.
+	LaraSwitchMinEvents = 5
+	// LaraSwitchPoints is the seed's "15 % improvement", read as percentage
+	// points: another style's success rate must be at least the current
+	// style's plus 0.15 (0.65 against 0.50), not 15 % more of it (0.575).
+	// Absolute points are the stricter reading at the rates that matter, and
+	// the seed asks adaptation to stay conservative.
+	LaraSwitchPoints = 15
+)
+
+// Reasons the lara rules and LaraGuard give in Dropped. Record-level reasons
+// carry no message ID: a record is not a message, and its key may hold words
+// the child said.
+const (
+	GuardConfidence = "guard:confidence"      // a mood or emotion event below min_confidence
+	GuardCooldown   = "guard:cooldown"        // mastery or difficulty rose inside LaraCooldown
+	GuardDuplicate  = "guard:duplicate"       // the session was applied already, or has no ID
+	GuardTimestamp  = "guard:timestamp"       // updated_at or last_session_id is not this write's
+	GuardCrossUser  = "guard:cross_user"      // a record of another user, or of no user
+	GuardLabel      = "guard:emotional_label" // a label about the child, or an emotional state as a preference
+	GuardInvalid    = "guard:invalid"         // a record out of bounds or of no known shape
+	GuardCap        = "guard:preference_cap"  // more than LaraMaxPreferences preferences
+	DropBadEvent    = "invalid_event"         // an attempt, mood or reinforcement event without its fields
+)
+
+// Mood states (DESIGN §4). anxious and frustrated are the distress states.
+const (
+	MoodFrustrated = "frustrated"
+	MoodRecovered  = "recovered"
+	MoodStable     = "stable"
+	MoodAnxious    = "anxious"
+)
+
+var moodStates = []string{MoodFrustrated, MoodRecovered, MoodStable, MoodAnxious}
+
+// Stability trends of the lara session summary.
+const (
+	TrendImproving = "improving"
+	TrendStable    = "stable"
+	TrendDeclining = "declining"
+)
+
+// laraRules is the lara preset: deterministic from end to end, the LLM never
+// decides what is stored. From the session's attempt, mood, emotion and
+// reinforcement events and its user messages it builds
+//
+//   - the session summary: current_concept (the last attempt's), highest_difficulty
+//     (the hardest successful attempt, 0 when none), frustration_events and
+//     recovery_events (counted mood events), stability_trend (see laraTrend),
+//     attempts, successes and turns (user messages). No text, no interpretation;
+//   - the records (see the Lara* kinds), folded into the user's records in
+//     s.History.Records and passed through LaraGuard. Memories stay empty.
+//
+// Learning: every attempt counts in total_attempts; a success counts in
+// successful_attempts and, when it was at the concept's current difficulty or
+// harder, in success_streak. At LaraMasteryStreak the streak completes:
+// mastery rises one level (at most LaraMaxMastery), difficulty one step, and
+// the streak starts again. A completion needs LaraCooldown since the record
+// was last written and happens at most once per session and concept; a
+// streak held back by the cooldown carries on and completes at the next
+// qualifying success. LaraFailureStreak failures in a row lower difficulty
+// one step, never below 1; mastery never falls here (decay is a batch). A
+// new concept starts at mastery 0 and at its first attempt's difficulty.
+// Attempts without a difficulty count as difficulty 1.
+//
+// Emotional metrics are counts only, never labels. Mood events count when
+// their confidence, if given, reaches p.MinConfidence; emotion events whose
+// emotion is one of the four mood states count the same way, but only in a
+// session that has no mood events at all, so that a service sending both is
+// not counted twice. The record keeps cumulative counts, the number of
+// sessions, and a per-session history ("recent", at most LaraMaxRecent
+// sessions of the last LaraWindow) from which last_30_day_averages (each
+// state's events per session) and last_30_day_average (distress events,
+// frustrated plus anxious, per session) are computed. Weekly normalisation
+// is the decay batch's.
+//
+// Preferences are mined from user messages only, by the same patterns as the
+// mona rules; only likes:, dislikes: and favorite_ keys are kept, and an
+// emotional state ("I like being sad") is refused. dislikes:x deletes likes:x
+// and any favorite whose value is x, and the other way round. Past
+// LaraMaxPreferences the least recently seen are deleted.
+//
+// Reinforcement: each style counts events and successes. The user's style is
+// the first one ever seen; after a session it switches to the best other
+// style that has at least LaraSwitchMinEvents events and a success rate at
+// least LaraSwitchPoints percentage points above the current style's, so at
+// most once per session.
+func laraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
+	now = now.UTC()
+	ev := laraReadEvents(s.Events, p, now)
+	prefs, turns, prefDrops := laraMinePreferences(s, now)
+	res.SessionSummary = laraSummary(ev, turns)
+
+	dropped := append(ev.dropped, prefDrops...)
+	own := map[laraRef]Record{}
+	for _, r := range s.History.Records {
+		if s.UserID != "" && laraOwner(r) == s.UserID {
+			own[laraRef{r.Kind, r.Key}] = r
+		}
+	}
+	b := laraBuilder{user: s.UserID, session: s.ID, now: now, own: own}
+	var next []Record
+	next = append(next, b.learning(ev.attempts)...)
+	next = append(next, b.emotional(ev.moods, laraSessionTime(s, now)))
+	next = append(next, b.preferences(prefs)...)
+	next = append(next, b.reinforcement(ev.reinforcements)...)
+	slices.SortStableFunc(next, laraRecordOrder)
+
+	ok, guardDrops := LaraGuard(s.UserID, s.ID, s.History.Records, next, now)
+	res.Records = ok
+	for _, d := range append(dropped, guardDrops...) {
+		if !slices.Contains(res.Dropped, d) {
+			res.Dropped = append(res.Dropped, d)
+		}
+	}
+}
+
+// LaraGuard is the gate every lara write passes, for the rules and for the
+// worker that stores their records. prior are the user's stored records (as
+// read before the write), next the records to write for session sessionID of
+// user userID at now, which must be the time the records were built with
+// (the now given to Rules). ok are the records that may be written, in next's
+// order; dropped says, once per reason, why others were refused. It never
+// changes a record: a write is taken whole or refused whole, so that a
+// refused write leaves the stored record as it was.
+//
+// The guards, and what each protects:
+//
+//   - confidence (GuardConfidence): a mood or emotion classified with less
+//     than min_confidence is not counted, so a misread "anxious" never enters
+//     the child's metrics. Records carry counts, not confidences, so this
+//     guard runs where events are read (laraRules), not here.
+//   - cooldown (GuardCooldown): a learning record's mastery_level may change,
+//     and its difficulty may rise, only when the stored record was written
+//     LaraCooldown or longer ago (an unreadable updated_at counts as just
+//     now), so two sessions in quick succession cannot promote a child twice
+//     or escalate difficulty abruptly.
+//   - no duplicate writes (GuardDuplicate): when any stored record says the
+//     session was applied (its last_session_id, the emotional history or the
+//     last style switch names it), or the session has no ID, nothing is
+//     written: a retried job cannot count attempts or moods twice.
+//   - timestamped (GuardTimestamp): every record must carry updated_at equal
+//     to now in RFC 3339 and last_session_id equal to sessionID, so that
+//     every stored value says when and from which session it was written,
+//     and the cooldown and duplicate guards have something to read.
+//   - no cross-user writes (GuardCrossUser): every record carries its
+//     "user_id". A stored record of another user (or of none) is refused as
+//     input, so it can neither be folded into this user's metrics nor be
+//     deleted; a record to write for another user is refused; with no userID
+//     nothing is written.
+//   - no emotional labels (GuardLabel): no string in a record (key, values,
+//     nested keys and values) may read as a label of the child ("child is
+//     anxious", "he seems sad", "anxious child", "has ADHD"), and no
+//     preference may be an emotional state ("likes:being sad"): emotions are
+//     aggregated as counts, never stored as what the child is.
+//
+// Beside these, a record must have its kind's shape (GuardInvalid): mastery
+// within [0, LaraMaxMastery] that never falls and rises by at most one,
+// difficulty at least 1 that rises by at most one step, counts that are not
+// negative, a preference key of the documented shape; a delete must name a
+// stored record of the user. And the user keeps at most LaraMaxPreferences
+// preferences (GuardCap): writes of new preference keys past the cap are
+// refused.
+func LaraGuard(userID, sessionID string, prior, next []Record, now time.Time) (ok []Record, dropped []Dropped) {
+	drop := func(reason string) {
+		d := Dropped{Reason: reason}
+		if !slices.Contains(dropped, d) {
+			dropped = append(dropped, d)
+		}
+	}
+	stamp := now.UTC().Format(time.RFC3339)
+	own := map[laraRef]Record{}
+	for _, r := range prior {
+		if userID == "" || laraOwner(r) != userID {
+			drop(GuardCrossUser)
+			continue
+		}
+		own[laraRef{r.Kind, r.Key}] = r
+	}
+	if len(next) == 0 {
+		return nil, dropped
+	}
+	switch {
+	case userID == "":
+		drop(GuardCrossUser)
+		return nil, dropped
+	case sessionID == "" || laraApplied(own, sessionID):
+		drop(GuardDuplicate)
+		return nil, dropped
+	}
+
+	for _, r := range next {
+		if reason := laraCheck(r, own, userID, sessionID, stamp, now); reason != "" {
+			drop(reason)
+			continue
+		}
+		ok = append(ok, r)
+	}
+
+	// The preference cap, over what the user will have once ok is written.
+	prefs := map[string]bool{}
+	for ref := range own {
+		if ref.kind == LaraPreference {
+			prefs[ref.key] = true
+		}
+	}
+	for _, r := range ok {
+		if r.Kind == LaraPreference && r.Delete {
+			delete(prefs, r.Key)
+		}
+	}
+	kept := ok[:0]
+	for _, r := range ok {
+		if r.Kind == LaraPreference && !r.Delete && !prefs[r.Key] {
+			if len(prefs) >= LaraMaxPreferences {
+				drop(GuardCap)
+				continue
+			}
+			prefs[r.Key] = true
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		return nil, dropped
+	}
+	return kept, dropped
+}
+
+// laraCheck is the reason r may not be written, or "".
+func laraCheck(r Record, own map[laraRef]Record, userID, sessionID, stamp string, now time.Time) string {
+	if laraOwner(r) != userID {
+		return GuardCrossUser
+	}
+	if s, _ := r.Data["updated_at"].(string); s != stamp {
+		return GuardTimestamp
+	}
+	if s, _ := r.Data["last_session_id"].(string); s != sessionID {
+		return GuardTimestamp
+	}
+	if laraHasLabel(r.Key) || laraHasLabel(r.Data) {
+		return GuardLabel
+	}
+	if !slices.Contains(laraKindOrder, r.Kind) || r.Key == "" {
+		return GuardInvalid
+	}
+	prev, had := own[laraRef{r.Kind, r.Key}]
+	if r.Delete {
+		if !had {
+			return GuardInvalid
+		}
+		return ""
+	}
+	switch r.Kind {
+	case LaraLearning:
+		m, mok := laraInt(r.Data["mastery_level"])
+		d, dok := laraInt(r.Data["difficulty"])
+		if !mok || !dok || m < 0 || m > LaraMaxMastery || d < 1 || d > LaraMaxDifficulty {
+			return GuardInvalid
+		}
+		for _, f := range []string{"total_attempts", "successful_attempts", "success_streak", "failure_streak"} {
+			if n, ok := laraInt(r.Data[f]); !ok || n < 0 {
+				return GuardInvalid
+			}
+		}
+		if !had {
+			return ""
+		}
+		pm := min(max(laraIntOr(prev.Data["mastery_level"]), 0), LaraMaxMastery)
+		pd := min(max(laraIntOr(prev.Data["difficulty"]), 1), LaraMaxDifficulty)
+		if m < pm || m > pm+1 || d > pd+1 {
+			return GuardInvalid
+		}
+		if (m != pm || d > pd) && !laraCooledDown(prev, now) {
+			return GuardCooldown
+		}
+	case LaraPreference:
+		v, _ := r.Data["value"].(string)
+		pol, _ := r.Data["polarity"].(string)
+		if !ValidKey(r.Key) || v == "" || laraPreferenceKey(r.Key) == "" || (pol != "likes" && pol != "dislikes") {
+			return GuardInvalid
+		}
+		if laraState(v) || laraState(strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")) {
+			return GuardLabel
+		}
+	case LaraEmotional:
+		for _, f := range []string{"frustration_count", "recovery_count", "stable_count", "anxious_count", "sessions"} {
+			if n, ok := laraInt(r.Data[f]); !ok || n < 0 {
+				return GuardInvalid
+			}
+		}
+	case LaraReinforcement:
+		n, nok := laraInt(r.Data["events"])
+		k, kok := laraInt(r.Data["successes"])
+		if !nok || !kok || k < 0 || k > n {
+			return GuardInvalid
+		}
+	case LaraReinforcementState:
+		if s, _ := r.Data["style"].(string); s == "" {
+			return GuardInvalid
+		}
+	}
+	return ""
+}
+
+// laraRef names a record within one user.
+type laraRef struct{ kind, key string }
+
+func laraOwner(r Record) string {
+	s, _ := r.Data["user_id"].(string)
+	return s
+}
+
+// laraApplied reports whether a stored record says session was applied.
+func laraApplied(own map[laraRef]Record, session string) bool {
+	for _, r := range own {
+		if s, _ := r.Data["last_session_id"].(string); s == session {
+			return true
+		}
+		if s, _ := r.Data["switch_session_id"].(string); s == session {
+			return true
+		}
+		if r.Kind == LaraEmotional {
+			for _, e := range laraRecent(r.Data["recent"]) {
+				if e.session == session {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// laraCooledDown reports whether LaraCooldown has passed since r was written.
+func laraCooledDown(r Record, now time.Time) bool {
+	t, ok := laraTime(r.Data["updated_at"])
+	return ok && now.Sub(t) >= LaraCooldown
+}
+
+var laraKindOrder = []string{LaraLearning, LaraEmotional, LaraPreference, LaraReinforcement, LaraReinforcementState}
+
+func laraRecordOrder(a, b Record) int {
+	return cmp.Or(
+		cmp.Compare(slices.Index(laraKindOrder, a.Kind), slices.Index(laraKindOrder, b.Kind)),
+		strings.Compare(a.Key, b.Key),
+	)
+}
+
+// Events.
+
+type laraAttempt struct {
+	concept    string // the learning record's key
+	difficulty int
+	success    bool
+	at         time.Time
+}
+
+type laraReinforcementEvent struct {
+	style   string
+	success bool
+}
+
+type laraEvents struct {
+	attempts       []laraAttempt
+	moods          []string // counted mood states, in order
+	reinforcements []laraReinforcementEvent
+	dropped        []Dropped
+}
+
+// laraReadEvents reads the events lara uses, in the order they were sent.
+// Confidence is checked here (see LaraGuard).
+func laraReadEvents(events []Event, p prompts.Policy, now time.Time) laraEvents {
+	var ev laraEvents
+	bad := func(e Event, reason string) {
+		d := Dropped{MessageID: e.MessageID, Reason: reason}
+		if !slices.Contains(ev.dropped, d) {
+			ev.dropped = append(ev.dropped, d)
+		}
+	}
+	hasMood := slices.ContainsFunc(events, func(e Event) bool { return laraKind(e) == "mood" })
+	for _, e := range events {
+		d := eventData(e.Data)
+		switch laraKind(e) {
+		case "attempt":
+			concept := slug(label(d["concept"]), nil)
+			success, ok := d["success"].(bool)
+			if concept == "" || !ok {
+				bad(e, DropBadEvent+":attempt")
+				continue
+			}
+			if laraHasLabel(concept) {
+				bad(e, GuardLabel) // a concept named "child is sad" would end up in the summary
+				continue
+			}
+			diff := 1
+			if f, ok := number(d["difficulty"]); ok && !math.IsNaN(f) {
+				diff = int(math.Round(min(max(f, 1), LaraMaxDifficulty)))
+			}
+			ev.attempts = append(ev.attempts, laraAttempt{concept, diff, success, laraClamp(e.At, now)})
+		case "mood", "emotion":
+			field := "state"
+			if laraKind(e) == "emotion" {
+				if hasMood {
+					continue
+				}
+				field = "emotion"
+			}
+			state, _ := d[field].(string)
+			state = strings.ToLower(strings.TrimSpace(state))
+			if !slices.Contains(moodStates, state) {
+				if laraKind(e) == "mood" {
+					bad(e, DropBadEvent+":mood")
+				}
+				continue // other emotions are not lara's
+			}
+			if !laraConfident(d, p.MinConfidence) {
+				bad(e, GuardConfidence)
+				continue
+			}
+			ev.moods = append(ev.moods, state)
+		case "reinforcement":
+			style := slug(label(d["style"]), nil)
+			success, ok := d["success"].(bool)
+			if style == "" || !ok {
+				bad(e, DropBadEvent+":reinforcement")
+				continue
+			}
+			if laraHasLabel(style) {
+				bad(e, GuardLabel)
+				continue
+			}
+			ev.reinforcements = append(ev.reinforcements, laraReinforcementEvent{style, success})
+		}
+	}
+	return ev
+}
+
+func laraKind(e Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
+
+// laraConfident reports whether an event's confidence, when it gives one,
+// is a number in [0, 1] of at least min. An event without a confidence was
+// not classified (the chat service knows the state), so it counts.
+func laraConfident(d map[string]any, min float64) bool {
+	v, ok := d["confidence"]
+	if !ok || v == nil {
+		return true
+	}
+	c, ok := number(v)
+	return ok && c >= 0 && c <= 1 && c >= min
+}
+
+// laraClamp is t, or now when t is unknown or later than now: a time in the
+// future would hold off decay.
+func laraClamp(t, now time.Time) time.Time {
+	if t.IsZero() || t.After(now) {
+		return now
+	}
+	return t.UTC()
+}
+
+func laraSessionTime(s Session, now time.Time) time.Time { return laraClamp(sessionEnd(s), now) }
+
+// Summary.
+
+func laraSummary(ev laraEvents, turns int) map[string]any {
+	concept, highest, successes := "", 0, 0
+	for _, a := range ev.attempts {
+		concept = a.concept
+		if a.success {
+			successes++
+			highest = max(highest, a.difficulty)
+		}
+	}
+	counts := laraCount(ev.moods)
+	return map[string]any{
+		"current_concept":    concept,
+		"highest_difficulty": highest,
+		"frustration_events": counts[MoodFrustrated],
+		"recovery_events":    counts[MoodRecovered],
+		"stability_trend":    laraTrend(ev.moods),
+		"attempts":           len(ev.attempts),
+		"successes":          successes,
+		"turns":              turns,
+	}
+}
+
+func laraCount(moods []string) map[string]int {
+	c := map[string]int{}
+	for _, m := range moods {
+		c[m]++
+	}
+	return c
+}
+
+// laraTrend is the session's stability trend from the order of its counted
+// moods, where frustrated and anxious are distress and recovered and stable
+// are not: "declining" when the last mood is distress, "improving" when it is
+// not but an earlier one was, "stable" otherwise (no distress, or no moods).
+// The end of a session decides because it is what the next one starts from.
+func laraTrend(moods []string) string {
+	if len(moods) == 0 {
+		return TrendStable
+	}
+	distress := func(m string) bool { return m == MoodFrustrated || m == MoodAnxious }
+	switch {
+	case distress(moods[len(moods)-1]):
+		return TrendDeclining
+	case slices.ContainsFunc(moods, distress):
+		return TrendImproving
+	}
+	return TrendStable
+}
+
+// Records.
+
+type laraBuilder struct {
+	user, session string
+	now           time.Time
+	own           map[laraRef]Record
+}
+
+// record is a record of b's user, stamped with b's session and time.
+func (b laraBuilder) record(kind, key string, data map[string]any) Record {
+	data["user_id"] = b.user
+	data["updated_at"] = b.now.Format(time.RFC3339)
+	data["last_session_id"] = b.session
+	return Record{Kind: kind, Key: key, Data: data}
+}
+
+func (b laraBuilder) remove(kind, key, why string) Record {
+	r := b.record(kind, key, map[string]any{"reason": why})
+	r.Delete = true
+	return r
+}
+
+func (b laraBuilder) learning(attempts []laraAttempt) []Record {
+	var order []string
+	byConcept := map[string][]laraAttempt{}
+	for _, a := range attempts {
+		if _, ok := byConcept[a.concept]; !ok {
+			order = append(order, a.concept)
+		}
+		byConcept[a.concept] = append(byConcept[a.concept], a)
+	}
+	out := make([]Record, 0, len(order))
+	for _, c := range order {
+		atts := byConcept[c]
+		prev, had := b.own[laraRef{LaraLearning, c}]
+		var pr struct{ mastery, total, successes, streak, fails, difficulty int }
+		var last time.Time
+		if had {
+			d := prev.Data
+			pr.mastery = min(max(laraIntOr(d["mastery_level"]), 0), LaraMaxMastery)
+			pr.total = max(laraIntOr(d["total_attempts"]), 0)
+			pr.successes = max(laraIntOr(d["successful_attempts"]), 0)
+			pr.streak = max(laraIntOr(d["success_streak"]), 0)
+			pr.fails = max(laraIntOr(d["failure_streak"]), 0)
+			pr.difficulty = min(max(laraIntOr(d["difficulty"]), 1), LaraMaxDifficulty)
+			last, _ = laraTime(d["last_practiced"])
+		} else {
+			pr.difficulty = atts[0].difficulty
+		}
+		canRise := !had || laraCooledDown(prev, b.now)
+		for _, a := range atts {
+			pr.total++
+			if a.at.After(last) {
+				last = a.at
+			}
+			if !a.success {
+				pr.streak = 0
+				if pr.fails++; pr.fails >= LaraFailureStreak {
+					pr.difficulty = max(pr.difficulty-1, 1)
+					pr.fails = 0
+				}
+				continue
+			}
+			pr.successes++
+			pr.fails = 0
+			if a.difficulty >= pr.difficulty {
+				pr.streak++
+			}
+			if pr.streak >= LaraMasteryStreak && canRise {
+				pr.mastery = min(pr.mastery+1, LaraMaxMastery)
+				pr.difficulty = min(pr.difficulty+1, LaraMaxDifficulty)
+				pr.streak = 0
+				canRise = false // once per session and cooldown window
+			}
+		}
+		out = append(out, b.record(LaraLearning, c, map[string]any{
+			"mastery_level":       pr.mastery,
+			"total_attempts":      pr.total,
+			"successful_attempts": pr.successes,
+			"success_streak":      pr.streak,
+			"failure_streak":      pr.fails,
+			"difficulty":          pr.difficulty,
+			"last_practiced":      last.Format(time.RFC3339),
+		}))
+	}
+	return out
+}
+
+// laraEntry is one session of the emotional record's "recent" history.
+type laraEntry struct {
+	session string
+	at      time.Time
+	counts  map[string]int
+}
+
+func laraRecent(v any) []laraEntry {
+	list, _ := v.([]any)
+	out := make([]laraEntry, 0, len(list))
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		at, ok := laraTime(m["at"])
+		if !ok {
+			continue
+		}
+		e := laraEntry{at: at, counts: map[string]int{}}
+		e.session, _ = m["session_id"].(string)
+		for _, st := range moodStates {
+			e.counts[st] = max(laraIntOr(m[st]), 0)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (b laraBuilder) emotional(moods []string, at time.Time) Record {
+	prev := b.own[laraRef{LaraEmotional, LaraCounts}]
+	d := prev.Data
+	counts := laraCount(moods)
+	recent := append(laraRecent(d["recent"]), laraEntry{session: b.session, at: at, counts: counts})
+	recent = slices.DeleteFunc(recent, func(e laraEntry) bool { return b.now.Sub(e.at) > LaraWindow })
+	slices.SortStableFunc(recent, func(x, y laraEntry) int { return x.at.Compare(y.at) })
+	if len(recent) > LaraMaxRecent {
+		recent = recent[len(recent)-LaraMaxRecent:]
+	}
+	list := make([]any, 0, len(recent))
+	sums := map[string]int{}
+	for _, e := range recent {
+		item := map[string]any{"session_id": e.session, "at": e.at.Format(time.RFC3339)}
+		for _, st := range moodStates {
+			item[st] = e.counts[st]
+			sums[st] += e.counts[st]
+		}
+		list = append(list, item)
+	}
+	avg := func(n int) float64 {
+		if len(recent) == 0 {
+			return 0
+		}
+		return math.Round(float64(n)/float64(len(recent))*1e4) / 1e4
+	}
+	averages := map[string]any{}
+	for _, st := range moodStates {
+		averages[st] = avg(sums[st])
+	}
+	return b.record(LaraEmotional, LaraCounts, map[string]any{
+		"frustration_count":    max(laraIntOr(d["frustration_count"]), 0) + counts[MoodFrustrated],
+		"recovery_count":       max(laraIntOr(d["recovery_count"]), 0) + counts[MoodRecovered],
+		"stable_count":         max(laraIntOr(d["stable_count"]), 0) + counts[MoodStable],
+		"anxious_count":        max(laraIntOr(d["anxious_count"]), 0) + counts[MoodAnxious],
+		"sessions":             max(laraIntOr(d["sessions"]), 0) + 1,
+		"last_30_day_average":  avg(sums[MoodFrustrated] + sums[MoodAnxious]),
+		"last_30_day_averages": averages,
+		"recent":               list,
+		"last_30_day_sessions": len(recent),
+	})
+}
+
+// laraPref is one preference stated in the session.
+type laraPref struct {
+	key, value string
+	at         time.Time
+}
+
+// laraMinePreferences mines the user's messages with the mona patterns and
+// keeps the preferences. turns counts the user's messages.
+func laraMinePreferences(s Session, now time.Time) (prefs []laraPref, turns int, dropped []Dropped) {
+	var all []laraPref
+	for _, m := range s.Messages {
+		if !isUser(m.Role) {
+			continue
+		}
+		turns++
+		content := strings.ToValidUTF8(m.Content, "\uFFFD")
+		if reason, ok := Sensitive(content); ok {
+			dropped = append(dropped, Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
+			continue
+		}
+		found, _ := mineMessage(content)
+		for _, f := range found {
+			if laraPreferenceKey(f.Key) == "" {
+				continue // names, feelings and events are not lara's to keep
+			}
+			if laraState(f.Value) || laraState(strings.ReplaceAll(laraPreferenceKey(f.Key), "_", " ")) || laraHasLabel(f.Value) {
+				if d := (Dropped{MessageID: m.ID, Reason: GuardLabel}); !slices.Contains(dropped, d) {
+					dropped = append(dropped, d)
+				}
+				continue
+			}
+			all = append(all, laraPref{f.Key, f.Value, laraClamp(m.At, now)})
+		}
+	}
+	// The later of two statements on one subject wins (likes:x against dislikes:x too).
+	last := map[string]int{}
+	for i, p := range all {
+		last[subject(p.key)] = i
+	}
+	for i, p := range all {
+		if last[subject(p.key)] == i {
+			prefs = append(prefs, p)
+		}
+	}
+	return prefs, turns, dropped
+}
+
+// laraPreferenceKey is the item or thing of a preference key, or "" when key
+// is not a preference.
+func laraPreferenceKey(key string) string {
+	for _, prefix := range []string{"likes:", "dislikes:", "favorite_"} {
+		if rest, ok := strings.CutPrefix(key, prefix); ok {
+			return rest
+		}
+	}
+	return ""
+}
+
+func laraPolarity(key string) string {
+	if strings.HasPrefix(key, "dislikes:") {
+		return "dislikes"
+	}
+	return "likes"
+}
+
+func (b laraBuilder) preferences(prefs []laraPref) []Record {
+	type pref struct {
+		value, polarity string
+		first, last     time.Time
+		written         bool
+	}
+	live := map[string]*pref{}
+	for ref, r := range b.own {
+		if ref.kind != LaraPreference {
+			continue
+		}
+		p := &pref{polarity: laraPolarity(ref.key)}
+		p.value, _ = r.Data["value"].(string)
+		p.first, _ = laraTime(r.Data["first_seen"])
+		p.last, _ = laraTime(r.Data["last_seen"])
+		live[ref.key] = p
+	}
+	deleted := map[string]string{} // stored keys to delete, and why
+	remove := func(key, why string) {
+		if _, ok := live[key]; !ok {
+			return
+		}
+		delete(live, key)
+		if _, stored := b.own[laraRef{LaraPreference, key}]; stored {
+			deleted[key] = why
+		}
+	}
+	for _, p := range prefs {
+		item := laraPreferenceKey(p.key)
+		if strings.HasPrefix(p.key, "favorite_") {
+			item = slug(p.value, articles)
+		}
+		if laraPolarity(p.key) == "dislikes" {
+			remove("likes:"+item, "contradicted")
+			for key, q := range live {
+				if strings.HasPrefix(key, "favorite_") && slug(q.value, articles) == item {
+					remove(key, "contradicted")
+				}
+			}
+		} else {
+			remove("dislikes:"+item, "contradicted")
+		}
+		first := p.at
+		if q, ok := live[p.key]; ok && !q.first.IsZero() && q.first.Before(first) {
+			first = q.first
+		}
+		live[p.key] = &pref{value: p.value, polarity: laraPolarity(p.key), first: first, last: p.at, written: true}
+		delete(deleted, p.key)
+	}
+	if len(live) > LaraMaxPreferences {
+		keys := make([]string, 0, len(live))
+		for k := range live {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(x, y string) int {
+			return cmp.Or(live[x].last.Compare(live[y].last), live[x].first.Compare(live[y].first), strings.Compare(x, y))
+		})
+		for _, k := range keys[:len(keys)-LaraMaxPreferences] {
+			remove(k, "evicted")
+		}
+	}
+	var out []Record
+	for key, why := range deleted {
+		out = append(out, b.remove(LaraPreference, key, why))
+	}
+	for key, p := range live {
+		if p.written {
+			out = append(out, b.record(LaraPreference, key, map[string]any{
+				"value":      p.value,
+				"polarity":   p.polarity,
+				"first_seen": p.first.Format(time.RFC3339),
+				"last_seen":  p.last.Format(time.RFC3339),
+			}))
+		}
+	}
+	return out
+}
+
+func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []Record {
+	if len(events) == 0 {
+		return nil
+	}
+	metrics := map[string]*laraMetric{}
+	for ref, r := range b.own {
+		if ref.kind == LaraReinforcement {
+			n := max(laraIntOr(r.Data["events"]), 0)
+			metrics[ref.key] = &laraMetric{n, min(max(laraIntOr(r.Data["successes"]), 0), n)}
+		}
+	}
+	touched := map[string]bool{}
+	for _, e := range events {
+		m := metrics[e.style]
+		if m == nil {
+			m = &laraMetric{}
+			metrics[e.style] = m
+		}
+		m.events++
+		if e.success {
+			m.successes++
+		}
+		touched[e.style] = true
+	}
+
+	state := map[string]any{"style": events[0].style, "previous_style": "", "switched_at": "", "switch_session_id": ""}
+	if prev, ok := b.own[laraRef{LaraReinforcementState, LaraCurrent}]; ok {
+		if s, _ := prev.Data["style"].(string); s != "" {
+			for _, f := range []string{"style", "previous_style", "switched_at", "switch_session_id"} {
+				v, _ := prev.Data[f].(string)
+				state[f] = v
+			}
+		}
+	}
+	current := state["style"].(string)
+	cur := metrics[current]
+	if cur == nil {
+		cur = &laraMetric{}
+	}
+	best := ""
+	for style, m := range metrics {
+		if style == current || m.events < LaraSwitchMinEvents || !laraBetter(*m, *cur) {
+			continue
+		}
+		if bm := metrics[best]; best == "" || laraRateCompare(*m, *bm) > 0 ||
+			(laraRateCompare(*m, *bm) == 0 && (m.events > bm.events || (m.events == bm.events && style < best))) {
+			best = style
+		}
+	}
+	if best != "" {
+		state = map[string]any{
+			"style":             best,
+			"previous_style":    current,
+			"switched_at":       b.now.Format(time.RFC3339),
+			"switch_session_id": b.session,
+		}
+	}
+
+	var out []Record
+	for style := range touched {
+		m := metrics[style]
+		out = append(out, b.record(LaraReinforcement, style, map[string]any{
+			"events":       m.events,
+			"successes":    m.successes,
+			"success_rate": math.Round(float64(m.successes)/float64(m.events)*1e4) / 1e4,
+		}))
+	}
+	return append(out, b.record(LaraReinforcementState, LaraCurrent, state))
+}
+
+// laraMetric is a reinforcement style's events and successes.
+type laraMetric struct{ events, successes int }
+
+// laraBetter reports whether o's success rate is at least LaraSwitchPoints
+// percentage points above c's, in integers so that 0.65 against 0.50 is
+// exactly 15 points. A style without events has a rate of 0.
+func laraBetter(o, c laraMetric) bool {
+	if o.events == 0 {
+		return false
+	}
+	if c.events == 0 {
+		return 100*o.successes >= LaraSwitchPoints*o.events
+	}
+	return 100*(o.successes*c.events-c.successes*o.events) >= LaraSwitchPoints*o.events*c.events
+}
+
+func laraRateCompare(a, b laraMetric) int {
+	return cmp.Compare(a.successes*b.events, b.successes*a.events)
+}
+
+// Values.
+
+// laraInt reads a whole number written by Go code or decoded from JSON.
+func laraInt(v any) (int, bool) {
+	f, ok := number(v)
+	if !ok || math.IsNaN(f) || f != math.Trunc(f) || math.Abs(f) > 1e12 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func laraIntOr(v any) int {
+	n, _ := laraInt(v)
+	return n
+}
+
+func laraTime(v any) (time.Time, bool) {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	return t.UTC(), err == nil
+}
+
+// Labels.
+//
+// Labels are recognised word by word rather than by one regular expression:
+// an alternation of a hundred feelings is slow to run over every string of
+// every record, and most strings hold no feeling at all.
+
+var (
+	// laraFeelings are feelings, distress words and diagnoses: a record may
+	// count them, never say the child is one. Two-word feelings ("worn out")
+	// are in laraFeelingPairs.
+	laraFeelings, laraFeelingPairs = laraSplitFeelings(feelWord + `|sadness|anxiety|anger|fear|fearful|frustration|loneliness|stress|distress|distressed|unhappy|crying|tearful|panicked|panicky|insecure|withdrawn|aggressive|hyperactive|moody|fragile|troubled|disturbed|traumatized|traumatised|unstable|emotional|needy|clingy|adhd|autistic|autism|bipolar|ocd|dyslexic|dyslexia|depression|disorder|disordered`)
+	laraDiagnoses                  = toSet("adhd autism ocd anxiety depression dyslexia bipolar disorder")
+	// laraCopulas say what someone is; laraDegrees may stand between them and
+	// the feeling ("is always a bit sad"). "being", "feeling" and "getting"
+	// are both.
+	laraCopulas = toSet("is isn't was wasn't are aren't were weren't be been being seem seems seemed feel feels felt feeling look looks looked appear appears appeared get gets got getting become becomes became remain remains remained stay stays stayed")
+	laraDegrees = toSet("very so really quite too extremely always often easily usually generally clearly highly a an bit little kind of kinda pretty rather somewhat more most still not mostly super")
+	// laraSubjects contracted with a copula: "he's", "i'm", "they're".
+	laraSubjects = toSet("he she they it child kid boy girl user learner student i you we who that")
+	laraPersons  = toSet("child kid boy girl learner student pupil person user one")
+	laraBecoming = toSet("being feeling getting becoming be feel get become")
+)
+
+func laraSplitFeelings(alternation string) (single map[string]bool, pairs map[string]bool) {
+	single, pairs = map[string]bool{}, map[string]bool{}
+	for _, f := range strings.Split(alternation, "|") {
+		if strings.Contains(f, " ") {
+			pairs[f] = true
+		} else {
+			single[f] = true
+		}
+	}
+	return single, pairs
+}
+
+// laraFeelingAt is how many words of w, from i on, name a feeling: 0, 1 or 2.
+func laraFeelingAt(w []string, i int) int {
+	if i+1 < len(w) && laraFeelingPairs[w[i]+" "+w[i+1]] {
+		return 2
+	}
+	if laraFeelings[w[i]] {
+		return 1
+	}
+	return 0
+}
+
+// laraState reports whether a preference is an emotional state: "sad",
+// "being sad", "feeling a bit anxious", "worn out".
+func laraState(s string) bool {
+	w := laraWords(s)
+	i := 0
+	if i < len(w) && laraBecoming[w[i]] {
+		i++
+	}
+	for i < len(w) && laraDegrees[w[i]] {
+		i++
+	}
+	return i < len(w) && i+laraFeelingAt(w, i) == len(w) && laraFeelingAt(w, i) > 0
+}
+
+// laraLabel reports whether s reads as a label of a person: "X is / was /
+// seems … anxious" (whoever X is: "Mia is sad" is as much a label as "the
+// child is sad"), "he's upset", "anxious child", "has ADHD".
+func laraLabel(s string) bool {
+	w := laraWords(s)
+	for i := range w {
+		n := laraFeelingAt(w, i)
+		if n == 0 {
+			continue
+		}
+		if i+n < len(w) && laraPersons[w[i+n]] {
+			return true
+		}
+		for j := i - 1; j >= 0; j-- {
+			if laraCopulas[w[j]] {
+				return true
+			}
+			if stem, _, ok := strings.Cut(w[j], "'"); ok && laraSubjects[stem] {
+				return true
+			}
+			if !laraDegrees[w[j]] {
+				break
+			}
+		}
+		if laraDiagnoses[w[i]] {
+			for j := max(i-3, 0); j < i; j++ {
+				if w[j] == "has" || w[j] == "have" || w[j] == "had" || w[j] == "with" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// laraWords reduces s to its lower-case words, so that punctuation cannot
+// hide a label: "Child_is-'really'...ANXIOUS" reads child is really anxious.
+// An apostrophe stays only inside a word ("he's").
+func laraWords(s string) []string {
+	rs := []rune(strings.ToLower(apostrophes.Replace(s)))
+	letter := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
+	for i, r := range rs {
+		if !letter(i) && (r != '\'' || !letter(i-1) || !letter(i+1)) {
+			rs[i] = ' '
+		}
+	}
+	return strings.Fields(string(rs))
+}
+
+// laraHasLabel reports whether any string in v (map keys included) reads as
+// an emotional label.
+func laraHasLabel(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return laraLabel(x)
+	case map[string]any:
+		for k, e := range x {
+			if laraHasLabel(k) || laraHasLabel(e) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(x, laraHasLabel)
+	case []string:
+		return slices.ContainsFunc(x, laraLabel)
+	case []map[string]any:
+		return slices.ContainsFunc(x, func(m map[string]any) bool { return laraHasLabel(m) })
+	}
+	return false
+}
