@@ -268,3 +268,24 @@ func TestOperatorAppsDir(t *testing.T) {
 		t.Fatalf("malformed app folder: exit %d, %q; want a clear error naming the folder and file", code, stderr.String())
 	}
 }
+
+// TestDemo runs the newcomer's first command and checks it shows what every
+// preset remembered.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"demo", "--dir", t.TempDir()}, mapEnv(nil), strings.NewReader(""), &out, &errOut)
+	if code != 0 {
+		t.Fatalf("demo exit %d: %s", code, errOut.String())
+	}
+	text := out.String()
+	for _, want := range []string{"== clara", "chronic_repetition_pattern\":true", "== coach", "Goal:", "== eldertree", "RECENT MOMENTUM",
+		"== lara", "mastery", "== mona", "\"sushi\"", "[deprecated]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "hunter2") {
+		t.Error("the demo printed a password from a sample transcript")
+	}
+}
