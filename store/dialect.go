@@ -40,7 +40,7 @@ func sqliteSQL(q string) string {
 	return forUpdateRE.ReplaceAllString(q, "")
 }
 
-var forUpdateRE = regexp.MustCompile(`(?i)\s+FOR UPDATE`)
+var forUpdateRE = regexp.MustCompile(`(?i)\s+FOR UPDATE( SKIP LOCKED)?`)
 
 // sqliteArgs converts arguments to what the SQLite columns hold.
 func sqliteArgs(args []any) []any {

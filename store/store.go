@@ -352,6 +352,7 @@ type Querier interface {
 // Tx is a Querier bound to one database transaction.
 type Tx interface {
 	Querier
+	Batcher
 	// Raw is the driver's transaction (pgx.Tx or *sql.Tx), for River's InsertTx.
 	Raw() any
 }
@@ -367,6 +368,7 @@ type Migration struct {
 // Store is a database holding Mnemo's data.
 type Store interface {
 	Querier
+	Batcher
 	// InTx runs fn in a transaction, committed when fn returns nil.
 	InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 	Dialect() string

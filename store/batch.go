@@ -1,0 +1,308 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PageUser is a user of a session page, with their zone and profile.
+type PageUser struct {
+	ID       string
+	Timezone string
+	Profile  json.RawMessage
+}
+
+// PageSession is a session of a session page with its newest summary.
+type PageSession struct {
+	ID        string
+	UserID    string
+	StartedAt time.Time
+	EndedAt   time.Time
+	Summary   json.RawMessage
+}
+
+// SessionPage is one bounded page of an app's sessions that ended in a window,
+// for a contiguous range of users: every session and event of each user in
+// the page, so that a user is never split across pages.
+type SessionPage struct {
+	Users    []PageUser
+	Sessions []PageSession // by user, then end
+	Events   []Event       // by user, session, seq
+	// Last is the last user id of the page; pass it as after for the next page.
+	Last string
+}
+
+// AggregateRow is an aggregate of one user (weekly analytics, trends).
+type AggregateRow struct {
+	UserID     string
+	App        string
+	WeekEnding string // weekly analytics only
+	Data       json.RawMessage
+	UpdatedAt  time.Time
+}
+
+// Insight is the anonymised aggregate of one app and week.
+type Insight struct {
+	App        string
+	WeekEnding string
+	Data       json.RawMessage
+	UpdatedAt  time.Time
+}
+
+// Batcher is what the scheduled batches read and write: bounded pages and
+// set-based statements, never one query per user.
+type Batcher interface {
+	// PageSessions returns up to limit users (ids after after) with sessions
+	// of app that ended in [from, to), with all those sessions and events.
+	PageSessions(ctx context.Context, app string, from, to time.Time, after string, limit int) (SessionPage, error)
+	// UpsertWeekly writes weekly analytics rows in one statement per row, in one transaction.
+	UpsertWeekly(ctx context.Context, rows []AggregateRow) error
+	GetWeekly(ctx context.Context, userID, weekEnding string) (AggregateRow, error)
+	// PageWeekly streams an app's weekly rows of one week by user.
+	PageWeekly(ctx context.Context, app, weekEnding, after string, limit int) ([]AggregateRow, error)
+	UpsertTrends(ctx context.Context, rows []AggregateRow) error
+	GetTrends(ctx context.Context, userID string) (AggregateRow, error)
+	UpsertInsight(ctx context.Context, in Insight) error
+	GetInsight(ctx context.Context, app, weekEnding string) (Insight, error)
+
+	// ExpireMemories marks up to limit active memories whose expiry has passed
+	// as expired, with an audit row each, and returns how many.
+	ExpireMemories(ctx context.Context, now time.Time, limit int) (int64, error)
+	// DeleteBufferBefore deletes up to limit buffered turns older than cutoff.
+	DeleteBufferBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error)
+	// ExpireTranscripts deletes the transcripts of up to limit sessions whose
+	// retention ended and returns how many sessions lost theirs.
+	ExpireTranscripts(ctx context.Context, now time.Time, limit int) (int64, error)
+	// IdleSessions lists up to limit active sessions without activity since before.
+	IdleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
+	// PageRecords streams records of one kind of an app, by user and key.
+	PageRecords(ctx context.Context, app, kind string, afterUser, afterKey string, limit int) ([]Record, error)
+	// DeleteOlder deletes up to limit bookkeeping rows older than cutoff from
+	// one of: extraction_runs, batch_runs, memory_history, inactive_memories.
+	DeleteOlder(ctx context.Context, what string, cutoff time.Time, limit int) (int64, error)
+}
+
+func (q queries) PageSessions(ctx context.Context, app string, from, to time.Time, after string, limit int) (SessionPage, error) {
+	var p SessionPage
+	ids, err := queryAll(ctx, q, `SELECT DISTINCT user_id FROM mnemo_sessions WHERE app = $1 AND ended_at >= $2 AND ended_at < $3 AND user_id > $4
+		ORDER BY user_id LIMIT $5`, []any{app, from, to, after, limit}, func(r rows) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+	if err != nil || len(ids) == 0 {
+		return p, err
+	}
+	first, last := ids[0], ids[len(ids)-1]
+	p.Last = last
+	p.Users, err = queryAll(ctx, q, `SELECT u.id, u.timezone, COALESCE(p.doc, '{}') FROM mnemo_users u LEFT JOIN mnemo_profiles p ON p.user_id = u.id
+		WHERE u.id >= $1 AND u.id <= $2 AND u.app = $3 ORDER BY u.id`, []any{first, last, app}, func(r rows) (PageUser, error) {
+		var u PageUser
+		return u, r.Scan(&u.ID, &u.Timezone, scanJSON{&u.Profile})
+	})
+	if err != nil {
+		return p, err
+	}
+	sessions, err := queryAll(ctx, q, `SELECT s.id, s.user_id, s.started_at, s.ended_at, COALESCE(sm.data, 'null')
+		FROM mnemo_sessions s LEFT JOIN mnemo_session_summaries sm ON sm.session_id = s.id
+		WHERE s.app = $1 AND s.user_id >= $2 AND s.user_id <= $3 AND s.ended_at >= $4 AND s.ended_at < $5
+		ORDER BY s.user_id, s.ended_at, s.id, sm.created_at`, []any{app, first, last, from, to}, func(r rows) (PageSession, error) {
+		var s PageSession
+		return s, r.Scan(&s.ID, &s.UserID, scanTime{&s.StartedAt}, scanTime{&s.EndedAt}, scanJSON{&s.Summary})
+	})
+	if err != nil {
+		return p, err
+	}
+	// A session summarised under several prompt versions keeps its newest summary.
+	for _, s := range sessions {
+		if n := len(p.Sessions); n > 0 && p.Sessions[n-1].ID == s.ID {
+			p.Sessions[n-1] = s
+			continue
+		}
+		p.Sessions = append(p.Sessions, s)
+	}
+	p.Events, err = queryAll(ctx, q, `SELECT e.session_id, e.seq, e.user_id, e.kind, e.at, e.message_id, e.data
+		FROM mnemo_session_events e JOIN mnemo_sessions s ON s.id = e.session_id
+		WHERE s.app = $1 AND s.user_id >= $2 AND s.user_id <= $3 AND s.ended_at >= $4 AND s.ended_at < $5
+		ORDER BY e.user_id, e.session_id, e.seq`, []any{app, first, last, from, to}, scanEvent)
+	return p, err
+}
+
+func (q queries) upsertAggregates(ctx context.Context, sql string, rows []AggregateRow, weekly bool) error {
+	for _, r := range rows {
+		args := []any{r.UserID, r.App, jsonArg(r.Data, "{}"), r.UpdatedAt}
+		if weekly {
+			args = append(args, r.WeekEnding)
+		}
+		if _, err := q.e.exec(ctx, sql, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q queries) UpsertWeekly(ctx context.Context, rows []AggregateRow) error {
+	err := q.upsertAggregates(ctx, `INSERT INTO mnemo_weekly_analytics (user_id, app, data, updated_at, week_ending) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (user_id, week_ending) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`, rows, true)
+	if err != nil {
+		return fmt.Errorf("upsert weekly analytics: %w", err)
+	}
+	return nil
+}
+
+func scanAggregate(r rows) (AggregateRow, error) {
+	var a AggregateRow
+	return a, r.Scan(&a.UserID, &a.App, &a.WeekEnding, scanJSON{&a.Data}, scanTime{&a.UpdatedAt})
+}
+
+func (q queries) GetWeekly(ctx context.Context, userID, weekEnding string) (AggregateRow, error) {
+	var a AggregateRow
+	err := q.queryOne(ctx, "SELECT user_id, app, week_ending, data, updated_at FROM mnemo_weekly_analytics WHERE user_id = $1 AND week_ending = $2",
+		[]any{userID, weekEnding}, func(r rows) (err error) { a, err = scanAggregate(r); return err })
+	return a, err
+}
+
+func (q queries) PageWeekly(ctx context.Context, app, weekEnding, after string, limit int) ([]AggregateRow, error) {
+	return queryAll(ctx, q, `SELECT user_id, app, week_ending, data, updated_at FROM mnemo_weekly_analytics
+		WHERE app = $1 AND week_ending = $2 AND user_id > $3 ORDER BY user_id LIMIT $4`, []any{app, weekEnding, after, limit}, scanAggregate)
+}
+
+func (q queries) UpsertTrends(ctx context.Context, rows []AggregateRow) error {
+	err := q.upsertAggregates(ctx, `INSERT INTO mnemo_trends (user_id, app, data, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (user_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`, rows, false)
+	if err != nil {
+		return fmt.Errorf("upsert trends: %w", err)
+	}
+	return nil
+}
+
+func (q queries) GetTrends(ctx context.Context, userID string) (AggregateRow, error) {
+	var a AggregateRow
+	err := q.queryOne(ctx, "SELECT user_id, app, '', data, updated_at FROM mnemo_trends WHERE user_id = $1",
+		[]any{userID}, func(r rows) (err error) { a, err = scanAggregate(r); return err })
+	return a, err
+}
+
+func (q queries) UpsertInsight(ctx context.Context, in Insight) error {
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_insights (app, week_ending, data, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (app, week_ending) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+		in.App, in.WeekEnding, jsonArg(in.Data, "{}"), in.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("upsert insight: %w", err)
+	}
+	return nil
+}
+
+func (q queries) GetInsight(ctx context.Context, app, weekEnding string) (Insight, error) {
+	var in Insight
+	err := q.queryOne(ctx, "SELECT app, week_ending, data, updated_at FROM mnemo_insights WHERE app = $1 AND week_ending = $2",
+		[]any{app, weekEnding}, func(r rows) error {
+			return r.Scan(&in.App, &in.WeekEnding, scanJSON{&in.Data}, scanTime{&in.UpdatedAt})
+		})
+	return in, err
+}
+
+// placeholders returns "$from, $from+1, …" for n arguments.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", from+i)
+	}
+	return b.String()
+}
+
+func (q queries) ExpireMemories(ctx context.Context, now time.Time, limit int) (int64, error) {
+	type expired struct{ id, user string }
+	got, err := queryAll(ctx, q, `UPDATE mnemo_memories SET status = 'expired', updated_at = $1
+		WHERE id IN (SELECT id FROM mnemo_memories WHERE status = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+		RETURNING id, user_id`, []any{now, limit}, func(r rows) (expired, error) {
+		var e expired
+		return e, r.Scan(&e.id, &e.user)
+	})
+	if err != nil || len(got) == 0 {
+		return 0, err
+	}
+	// One audit row per expired memory, in one statement.
+	values := make([]string, len(got))
+	args := make([]any, 0, len(got)*3+1)
+	args = append(args, now)
+	for i, e := range got {
+		values[i] = fmt.Sprintf("(%s, 'expire', 'ttl', '', $1)", placeholders(len(args)+1, 3))
+		args = append(args, NewID(), e.id, e.user)
+	}
+	if _, err := q.e.exec(ctx, "INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at) VALUES "+
+		strings.Join(values, ", "), args...); err != nil {
+		return 0, fmt.Errorf("audit expired memories: %w", err)
+	}
+	return int64(len(got)), nil
+}
+
+func (q queries) DeleteBufferBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error) {
+	n, err := q.e.exec(ctx, `DELETE FROM mnemo_buffer WHERE (session_id, seq) IN
+		(SELECT session_id, seq FROM mnemo_buffer WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, cutoff, limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete buffer: %w", err)
+	}
+	return n, nil
+}
+
+func (q queries) ExpireTranscripts(ctx context.Context, now time.Time, limit int) (int64, error) {
+	ids, err := queryAll(ctx, q, `UPDATE mnemo_sessions SET transcript_retained = false, retain_until = NULL, updated_at = $1
+		WHERE id IN (SELECT id FROM mnemo_sessions WHERE transcript_retained AND retain_until <= $1 ORDER BY retain_until LIMIT $2 FOR UPDATE SKIP LOCKED)
+		RETURNING id`, []any{now, limit}, func(r rows) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_transcript_chunks WHERE session_id IN ("+placeholders(1, len(ids))+")", args...); err != nil {
+		return 0, fmt.Errorf("delete expired transcripts: %w", err)
+	}
+	return int64(len(ids)), nil
+}
+
+func (q queries) IdleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error) {
+	return queryAll(ctx, q, "SELECT "+sessionCols+" FROM mnemo_sessions WHERE status = 'active' AND updated_at < $1 ORDER BY updated_at LIMIT $2",
+		[]any{before, limit}, scanSession)
+}
+
+func (q queries) PageRecords(ctx context.Context, app, kind string, afterUser, afterKey string, limit int) ([]Record, error) {
+	return queryAll(ctx, q, `SELECT user_id, app, kind, key, data, session_id, updated_at FROM mnemo_records
+		WHERE app = $1 AND kind = $2 AND (user_id > $3 OR (user_id = $3 AND key > $4)) ORDER BY user_id, key LIMIT $5`,
+		[]any{app, kind, afterUser, afterKey, limit}, func(r rows) (Record, error) {
+			var x Record
+			return x, r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})
+		})
+}
+
+// retentionTargets are the bookkeeping rows retention may delete, with the
+// key and age columns that bound each batch.
+var retentionTargets = map[string]struct{ table, key, at, where string }{
+	"extraction_runs":   {"mnemo_extraction_runs", "id", "created_at", ""},
+	"batch_runs":        {"mnemo_batch_runs", "batch || '/' || period", "scheduled_for", ""},
+	"memory_history":    {"mnemo_memory_history", "id", "at", ""},
+	"inactive_memories": {"mnemo_memories", "id", "updated_at", " AND status <> 'active'"},
+}
+
+func (q queries) DeleteOlder(ctx context.Context, what string, cutoff time.Time, limit int) (int64, error) {
+	t, ok := retentionTargets[what]
+	if !ok {
+		return 0, fmt.Errorf("retention: unknown target %q", what)
+	}
+	n, err := q.e.exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s < $1%s LIMIT $2)",
+		t.table, t.key, t.key, t.table, t.at, t.where), cutoff, limit)
+	if err != nil {
+		return 0, fmt.Errorf("retention %s: %w", what, err)
+	}
+	return n, nil
+}
