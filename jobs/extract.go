@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
@@ -57,6 +58,14 @@ type Deps struct {
 	Logger           *slog.Logger
 	// Now reads the clock; nil is time.Now.
 	Now func() time.Time
+
+	// Queue is the queue these workers run on; batches that enqueue (the
+	// scheduler tick, session expiry) use it. Set it once jobs.New returned.
+	Queue Queue
+	// Schedules are the batches' cron schedules (ParseSchedules).
+	Schedules map[string]*schedule.Schedule
+	// Batch settings; zero values take the defaults in batches.go.
+	Batch BatchConfig
 }
 
 func (d *Deps) now() time.Time {
@@ -78,6 +87,8 @@ func NewWorkers(d *Deps) *river.Workers {
 	w := river.NewWorkers()
 	river.AddWorker(w, NewExtractWorker(d))
 	river.AddWorker(w, &RollingSummaryWorker{deps: d})
+	river.AddWorker(w, &BatchWorker{deps: d})
+	river.AddWorker(w, &TickWorker{deps: d})
 	return w
 }
 

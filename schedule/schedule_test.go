@@ -251,3 +251,21 @@ func TestNextPrev(t *testing.T) {
 		})
 	}
 }
+
+func TestParseLine(t *testing.T) {
+	t.Parallel()
+	s, err := ParseLine("weekly-analytics", "CRON_TZ=Europe/Berlin 0 12 * * 1; all 840h")
+	if err != nil || s.Spec().Policy != All || s.Spec().Window != 840*time.Hour || s.Spec().Zone.String() != "Europe/Berlin" {
+		t.Fatalf("ParseLine = %+v, %v", s, err)
+	}
+	if s, err := ParseLine("memory-ttl", "5 * * * *"); err != nil || s.Spec().Policy != Latest {
+		t.Fatalf("default policy: %+v, %v", s, err)
+	}
+	for _, bad := range []string{"5 * * * *; sometimes", "0 12 * * 1; all", "0 12 * * 1; all soon", "0 12 * * 1; all 1h 2h", "61 * * * *"} {
+		if _, err := ParseLine("b", bad); err == nil {
+			t.Errorf("ParseLine(%q) accepted", bad)
+		} else if !strings.Contains(err.Error(), "batch b") {
+			t.Errorf("ParseLine(%q) error %q does not name the batch", bad, err)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/schedule"
 )
 
 // Config is the worker's whole configuration, read from the environment and
@@ -58,6 +59,10 @@ type Config struct {
 	PollInterval time.Duration
 	// MaxBodyBytes limits request bodies.
 	MaxBodyBytes int64
+	// Schedules are the batches' cron schedules with their catch-up policies.
+	Schedules map[string]*schedule.Schedule
+	// Batch tunes the scheduled batches.
+	Batch jobs.BatchConfig
 	// LogLevel and LogFormat shape the structured log.
 	LogLevel  string
 	LogFormat string
@@ -88,8 +93,19 @@ var settings = []setting{
 	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "250ms", "how often queues are polled for new jobs"},
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
+	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
+	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
+	{"keep-bookkeeping", "MNEMO_KEEP_BOOKKEEPING", "9600h", "how long extraction runs, batch runs, the memory audit log and inactive memories are kept"},
 	{"log-level", "MNEMO_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"log-format", "MNEMO_LOG_FORMAT", "auto", "json, text, or auto (JSON unless stderr is a terminal)"},
+}
+
+func init() {
+	// One setting per batch: its cron spec and catch-up policy.
+	for _, name := range jobs.BatchNames {
+		settings = append(settings, setting{"schedule-" + name, "MNEMO_SCHEDULE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")),
+			jobs.DefaultSchedules[name], "schedule of the " + name + " batch: [CRON_TZ=Zone] cron spec[; latest|all WINDOW|skip]"})
+	}
 }
 
 // registerSettings adds every setting to fs with defaults from def (the
@@ -191,6 +207,27 @@ func buildConfig(get func(string) string) (Config, error) {
 	if c.MaxBodyBytes, err = strconv.ParseInt(get("max-body-bytes"), 10, 64); err != nil || c.MaxBodyBytes < 1024 {
 		return c, settingError("max-body-bytes", "%q is not a byte count of at least 1024", get("max-body-bytes"))
 	}
+	schedules := map[string]string{}
+	for _, name := range jobs.BatchNames {
+		schedules[name] = get("schedule-" + name)
+	}
+	if c.Schedules, err = jobs.ParseSchedules(schedules); err != nil {
+		for _, name := range jobs.BatchNames {
+			if strings.Contains(err.Error(), "batch "+name+":") {
+				return c, settingError("schedule-"+name, "%v", err)
+			}
+		}
+		return c, fmt.Errorf("schedules: %w", err)
+	}
+	if c.Batch.SessionIdle, err = time.ParseDuration(get("session-idle")); err != nil || c.Batch.SessionIdle < time.Minute {
+		return c, settingError("session-idle", "%q is not a duration of at least 1m", get("session-idle"))
+	}
+	if c.Batch.KeepBookkeeping, err = time.ParseDuration(get("keep-bookkeeping")); err != nil || c.Batch.KeepBookkeeping < 24*time.Hour {
+		return c, settingError("keep-bookkeeping", "%q is not a duration of at least 24h", get("keep-bookkeeping"))
+	}
+	if c.Batch.InsightsK, err = strconv.Atoi(get("insights-k")); err != nil || c.Batch.InsightsK < 2 {
+		return c, settingError("insights-k", "%q is not a number of at least 2", get("insights-k"))
+	}
 	c.LogLevel = get("log-level")
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
@@ -280,6 +317,9 @@ Commands:
   migrate up            apply River's and Mnemo's migrations
   migrate down N        roll back Mnemo's newest N migrations
   migrate status        list migrations and whether they are applied
+  batch list            each batch: schedule, last run, next run, missed periods
+  batch run NAME [--period P] [--now RFC3339]
+                        run a batch for one period by hand (back-fill)
   demo [--dir DIR]       hand sample sessions of every preset to an embedded worker, print what was remembered
   extract --app APP [--in FILE] [--llm=off]
                         run extraction offline on a session-close body, print JSON

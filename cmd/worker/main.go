@@ -50,6 +50,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"serve":   {summary: "run the HTTP API and the job worker", run: serve},
 		"migrate": {summary: "migrate up | down N | status", run: migrate},
+		"batch":   {summary: "batch list | batch run NAME [--period P] [--now RFC3339]", flags: registerBatchFlags, run: batchCmd},
 		"demo":    {summary: "hand sample sessions of every preset to an embedded worker and print what was remembered", flags: registerDemoFlags, run: demo},
 		"extract": {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
 	}
@@ -115,7 +116,8 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		})
 		fmt.Fprintln(stdout, "\nEvery setting of `worker --help` is accepted too.")
 	}
-	if err := fs.Parse(rest); err != nil {
+	positional, err := parseInterspersed(fs, rest)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -126,7 +128,7 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintf(stderr, "worker: configuration: %v\n", err)
 		return exitUsage
 	}
-	e := &env{cfg: cfg, args: fs.Args(), flags: fs, stdin: stdin, stdout: stdout, stderr: stderr,
+	e := &env{cfg: cfg, args: positional, flags: fs, stdin: stdin, stdout: stdout, stderr: stderr,
 		log: newLogger(cfg, stderr), ready: ready}
 	if err := cmd.run(ctx, e); err != nil {
 		fmt.Fprintf(stderr, "worker %s: %v\n", name, err)
@@ -137,6 +139,26 @@ func runWith(ctx context.Context, args []string, getenv func(string) string, std
 		return 1
 	}
 	return 0
+}
+
+// parseInterspersed parses flags placed before, between or after a
+// command's positional arguments (`batch run NAME --now T`).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
 }
 
 // newLogger builds the structured logger: JSON unless stderr is a terminal.

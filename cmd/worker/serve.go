@@ -93,23 +93,27 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		_ = st.Close()
 		return nil, err
 	}
-	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: log}
+	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: log,
+		Schedules: cfg.Schedules, Batch: cfg.Batch}
 	qc := jobs.Config{
-		JobTimeout:         cfg.JobTimeout,
-		RescueAfter:        cfg.RescueAfter,
-		FetchPollInterval:  cfg.PollInterval,
-		CompletedRetention: 7 * 24 * time.Hour,
+		JobTimeout:        cfg.JobTimeout,
+		RescueAfter:       cfg.RescueAfter,
+		FetchPollInterval: cfg.PollInterval,
+		// A weekly batch's job outlives its period, for the operator's eyes.
+		CompletedRetention: 30 * 24 * time.Hour,
 		Logger:             log,
 	}
 	if withWorkers {
 		qc.Concurrency = cfg.Concurrency
 		qc.Workers = jobs.NewWorkers(deps)
+		qc.PeriodicJobs = jobs.PeriodicJobs()
 	}
 	queue, err := jobs.New(st, qc)
 	if err != nil {
 		_ = st.Close()
 		return nil, err
 	}
+	deps.Queue = queue
 	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, Ready: func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return err

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/jobs"
+)
+
+type batchFlags struct {
+	period string
+	now    string
+}
+
+var bFlags = map[*flag.FlagSet]*batchFlags{}
+
+func registerBatchFlags(fs *flag.FlagSet) {
+	f := &batchFlags{}
+	fs.StringVar(&f.period, "period", "", "the period to run: its scheduled instant (RFC 3339) or, for weekly batches, its week_ending date (default: the latest at or before --now)")
+	fs.StringVar(&f.now, "now", "", "the time to act as now, RFC 3339 (default: the clock)")
+	bFlags[fs] = f
+}
+
+// batchCmd runs `batch list` and `batch run NAME`.
+func batchCmd(ctx context.Context, e *env) error {
+	f := bFlags[e.flags]
+	if len(e.args) == 0 {
+		return usageError{errors.New("want list or run NAME")}
+	}
+	now := time.Now().UTC()
+	if f.now != "" {
+		t, err := time.Parse(time.RFC3339, f.now)
+		if err != nil {
+			return usageError{fmt.Errorf("--now %q is not RFC 3339", f.now)}
+		}
+		now = t.UTC()
+	}
+	sys, err := build(ctx, e.cfg, e.log, false)
+	if err != nil {
+		return err
+	}
+	defer sys.store.Close()
+	sys.deps.Now = func() time.Time { return now }
+	switch e.args[0] {
+	case "list":
+		states, err := jobs.States(ctx, sys.deps, now)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "BATCH\tSCHEDULE\tPOLICY\tLAST RUN\tOUTCOME\tNEXT RUN\tMISSED")
+		for _, s := range states {
+			spec := s.Schedule.Spec()
+			policy := string(spec.Policy)
+			if spec.Window > 0 {
+				policy += " " + spec.Window.String()
+			}
+			last, outcome := "never", "-"
+			if s.Last != nil {
+				last, outcome = s.Last.Period, s.Last.Outcome
+			}
+			missed := fmt.Sprint(len(s.Missed))
+			if len(s.Missed) > 0 {
+				missed += " (" + s.Missed[0].Name
+				if len(s.Missed) > 1 {
+					missed += " … " + s.Missed[len(s.Missed)-1].Name
+				}
+				missed += ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Schedule.String(), policy, last, outcome,
+				s.Next.In(spec.Zone).Format(time.RFC3339), missed)
+		}
+		return tw.Flush()
+	case "run":
+		if len(e.args) != 2 {
+			return usageError{errors.New("batch run wants one batch name")}
+		}
+		rows, err := jobs.RunBatch(ctx, sys.deps, e.args[1], f.period, now)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s: %d rows\n", e.args[1], rows)
+		return nil
+	}
+	return usageError{fmt.Errorf("unknown batch action %q: want list or run", e.args[0])}
+}

@@ -1,0 +1,317 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mnemo-ai/mnemo/schedule"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Batch names (DESIGN.md §4).
+const (
+	BatchWeeklyAnalytics = "weekly-analytics"
+	BatchTrends          = "trends"
+	BatchInsights        = "insights"
+	BatchEmotionalDecay  = "emotional-decay"
+	BatchPreferenceDecay = "preference-decay"
+	BatchMasteryDecay    = "mastery-decay"
+	BatchMemoryTTL       = "memory-ttl"
+	BatchBufferCleanup   = "buffer-cleanup"
+	BatchSessionExpiry   = "session-expiry"
+	BatchRetention       = "retention"
+)
+
+// DefaultSchedules are each batch's cron spec and catch-up policy when the
+// operator sets none. Weekly batches run Monday noon UTC: by then every
+// zone's Sunday is over.
+var DefaultSchedules = map[string]string{
+	BatchWeeklyAnalytics: "0 12 * * 1; all 840h",
+	BatchInsights:        "30 13 * * 1; all 840h",
+	BatchTrends:          "0 3 * * *; latest",
+	BatchEmotionalDecay:  "0 4 * * 1; latest",
+	BatchPreferenceDecay: "15 4 * * *; latest",
+	BatchMasteryDecay:    "30 4 * * *; latest",
+	BatchMemoryTTL:       "5 * * * *; latest",
+	BatchBufferCleanup:   "10 * * * *; latest",
+	BatchSessionExpiry:   "*/5 * * * *; latest",
+	BatchRetention:       "0 5 * * *; latest",
+}
+
+// BatchNames lists the batches in a stable order.
+var BatchNames = []string{BatchWeeklyAnalytics, BatchTrends, BatchInsights, BatchEmotionalDecay, BatchPreferenceDecay,
+	BatchMasteryDecay, BatchMemoryTTL, BatchBufferCleanup, BatchSessionExpiry, BatchRetention}
+
+// originPeriod is the ledger row that remembers when the scheduler first saw
+// a batch, so that a new deployment does not back-fill history.
+const originPeriod = "origin"
+
+// Ledger outcomes.
+const (
+	LedgerPending = "pending"
+	LedgerRunning = "running"
+	LedgerOK      = "ok"
+	LedgerError   = "error"
+	ledgerOrigin  = "origin"
+)
+
+// BatchArgs runs one batch for one period. It is unique per batch and
+// period, so restarts and several workers never run a period twice at once.
+type BatchArgs struct {
+	Batch  string    `json:"batch" river:"unique"`
+	Period string    `json:"period" river:"unique"`
+	At     time.Time `json:"at"`
+}
+
+// Kind is the River job kind.
+func (BatchArgs) Kind() string { return "batch" }
+
+// InsertOpts puts batches on the batch queue.
+func (BatchArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBatch, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// batchFunc does one batch's work for a period and returns the rows touched.
+type batchFunc func(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error)
+
+// batchFuncs are the batch implementations by name.
+var batchFuncs = map[string]batchFunc{
+	BatchMemoryTTL:       runMemoryTTL,
+	BatchBufferCleanup:   runBufferCleanup,
+	BatchSessionExpiry:   runSessionExpiry,
+	BatchRetention:       runRetention,
+	BatchWeeklyAnalytics: runWeeklyAnalytics,
+	BatchTrends:          runTrends,
+	BatchInsights:        runInsights,
+	BatchEmotionalDecay:  runEmotionalDecay,
+	BatchPreferenceDecay: runPreferenceDecay,
+	BatchMasteryDecay:    runMasteryDecay,
+}
+
+// ParseSchedules reads each batch's "spec[; policy [window]]", from the
+// overrides or the defaults, and refuses unknown batch names.
+func ParseSchedules(overrides map[string]string) (map[string]*schedule.Schedule, error) {
+	for name := range overrides {
+		if _, ok := DefaultSchedules[name]; !ok {
+			return nil, fmt.Errorf("unknown batch %q", name)
+		}
+	}
+	out := map[string]*schedule.Schedule{}
+	for _, name := range BatchNames {
+		spec := DefaultSchedules[name]
+		if v, ok := overrides[name]; ok && v != "" {
+			spec = v
+		}
+		s, err := schedule.ParseLine(name, spec)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = s
+	}
+	return out, nil
+}
+
+// BatchWorker runs BatchArgs and keeps the ledger.
+type BatchWorker struct {
+	river.WorkerDefaults[BatchArgs]
+	deps *Deps
+}
+
+// Work runs the batch for its period.
+func (w *BatchWorker) Work(ctx context.Context, job *river.Job[BatchArgs]) error {
+	_, err := RunBatch(ctx, w.deps, job.Args.Batch, job.Args.Period, w.deps.now())
+	if errors.Is(err, schedule.ErrNoSuchPeriod) || errors.Is(err, errUnknownBatch) {
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+var errUnknownBatch = errors.New("unknown batch")
+
+// RunBatch runs one batch for a period by name (empty: the latest scheduled
+// instant at or before now) and records it in the ledger. Re-running a period
+// recomputes it: every batch writes by idempotent upsert or delete.
+func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Time) (int64, error) {
+	fn, ok := batchFuncs[name]
+	sched := d.Schedules[name]
+	if !ok || sched == nil {
+		return 0, fmt.Errorf("%w %q", errUnknownBatch, name)
+	}
+	var p schedule.Period
+	if periodName == "" {
+		at, ok := sched.Prev(now)
+		if !ok {
+			return 0, fmt.Errorf("batch %s: no scheduled instant at or before %s", name, now.Format(time.RFC3339))
+		}
+		p = sched.Period(at)
+	} else {
+		var err error
+		if p, err = schedule.PeriodByName(sched, periodName); err != nil {
+			return 0, err
+		}
+	}
+	started := time.Now().UTC()
+	if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, StartedAt: &started, Outcome: LedgerRunning}); err != nil {
+		return 0, err
+	}
+	rows, err := fn(ctx, d, p, now)
+	finished := time.Now().UTC()
+	outcome := LedgerOK
+	if err != nil {
+		outcome = LedgerError
+	}
+	if lerr := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, FinishedAt: &finished,
+		RowsTouched: rows, Outcome: outcome}); lerr != nil && err == nil {
+		err = lerr
+	}
+	d.log().InfoContext(ctx, "batch run", slog.String("batch", name), slog.String("period", p.Name), slog.Int64("rows", rows),
+		slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()))
+	if err != nil {
+		return rows, fmt.Errorf("batch %s period %s: %w", name, p.Name, err)
+	}
+	return rows, nil
+}
+
+// BatchState is what `batch list` shows of one batch.
+type BatchState struct {
+	Name     string
+	Schedule *schedule.Schedule
+	Last     *store.BatchRun
+	Next     time.Time
+	Missed   []schedule.Period
+}
+
+// lastAndOrigin reads a batch's newest real ledger row and its origin.
+func lastAndOrigin(ctx context.Context, st store.Querier, name string) (*store.BatchRun, *store.BatchRun, error) {
+	var origin *store.BatchRun
+	switch o, err := st.GetBatchRun(ctx, name, originPeriod); {
+	case err == nil:
+		origin = &o
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, nil, err
+	}
+	runs, err := st.ListBatchRuns(ctx, name, 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range runs {
+		if r.Period != originPeriod {
+			r := r
+			return &r, origin, nil
+		}
+	}
+	return nil, origin, nil
+}
+
+// States reports every batch's schedule, last run, next run and the periods
+// the next tick would enqueue.
+func States(ctx context.Context, d *Deps, now time.Time) ([]BatchState, error) {
+	var out []BatchState
+	for _, name := range BatchNames {
+		s := d.Schedules[name]
+		last, origin, err := lastAndOrigin(ctx, d.Store, name)
+		if err != nil {
+			return nil, err
+		}
+		st := BatchState{Name: name, Schedule: s, Last: last, Next: s.Next(now)}
+		first := now
+		if origin != nil {
+			first = origin.ScheduledFor
+		}
+		var lastAt *time.Time
+		if last != nil {
+			lastAt = &last.ScheduledFor
+		}
+		st.Missed = s.Due(lastAt, now, first)
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// Tick enqueues every batch period that is due and not yet in the ledger,
+// under each batch's catch-up policy. It runs on start and every minute
+// (River periodic job, leader only); the ledger and unique jobs make a
+// repeated or concurrent tick harmless.
+func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
+	enqueued := 0
+	for _, name := range BatchNames {
+		s := d.Schedules[name]
+		last, origin, err := lastAndOrigin(ctx, d.Store, name)
+		if err != nil {
+			return enqueued, err
+		}
+		if origin == nil {
+			// First sight of this batch: remember when, so that catch-up starts here.
+			if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: originPeriod, ScheduledFor: now, Outcome: ledgerOrigin}); err != nil {
+				return enqueued, err
+			}
+			origin = &store.BatchRun{ScheduledFor: now}
+		}
+		var lastAt *time.Time
+		if last != nil {
+			lastAt = &last.ScheduledFor
+		}
+		for _, p := range s.Due(lastAt, now, origin.ScheduledFor) {
+			err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				if _, err := tx.GetBatchRun(ctx, name, p.Name); err == nil {
+					return nil // already in the ledger
+				} else if !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				if err := tx.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, Outcome: LedgerPending}); err != nil {
+					return err
+				}
+				ins, err := q.InsertTx(ctx, tx, BatchArgs{Batch: name, Period: p.Name, At: p.At}, nil)
+				if err == nil && !ins.Duplicate {
+					enqueued++
+				}
+				return err
+			})
+			if err != nil {
+				return enqueued, err
+			}
+		}
+	}
+	return enqueued, nil
+}
+
+// TickArgs is the scheduler's periodic tick.
+type TickArgs struct{}
+
+// Kind is the River job kind.
+func (TickArgs) Kind() string { return "scheduler_tick" }
+
+// InsertOpts keeps one pending tick at a time.
+func (TickArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBatch, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// TickWorker runs Tick.
+type TickWorker struct {
+	river.WorkerDefaults[TickArgs]
+	deps *Deps
+}
+
+// Work enqueues due batch periods.
+func (w *TickWorker) Work(ctx context.Context, job *river.Job[TickArgs]) error {
+	if w.deps.Queue == nil {
+		return errNoQueue
+	}
+	_, err := Tick(ctx, w.deps, w.deps.Queue, w.deps.now())
+	return err
+}
+
+var errNoQueue = errors.New("jobs: Deps.Queue is not set")
+
+// PeriodicJobs are River's periodic jobs: the scheduler tick, every minute
+// and on start.
+func PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+		func() (river.JobArgs, *river.InsertOpts) { return TickArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true})}
+}

@@ -1,0 +1,164 @@
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/schedule"
+	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/transcript"
+)
+
+// BatchConfig tunes the scheduled batches.
+type BatchConfig struct {
+	// Rows is how many rows one bounded transaction touches (default 1000).
+	Rows int
+	// BufferMaxAge is how long a buffered turn lives (default 24 h).
+	BufferMaxAge time.Duration
+	// SessionIdle expires a session without activity for this long (default 2 h).
+	SessionIdle time.Duration
+	// KeepBookkeeping is how long extraction runs, batch runs and inactive
+	// memories are kept (default 400 days); the audit log of memory writes is
+	// kept as long.
+	KeepBookkeeping time.Duration
+	// InsightsK suppresses insight groups of fewer users (default 5).
+	InsightsK int
+}
+
+func (c BatchConfig) rows() int { return cmp.Or(c.Rows, 1000) }
+func (c BatchConfig) bufferMaxAge() time.Duration {
+	return cmp.Or(c.BufferMaxAge, 24*time.Hour)
+}
+func (c BatchConfig) sessionIdle() time.Duration { return cmp.Or(c.SessionIdle, 2*time.Hour) }
+func (c BatchConfig) keep() time.Duration        { return cmp.Or(c.KeepBookkeeping, 400*24*time.Hour) }
+func (c BatchConfig) k() int                     { return cmp.Or(c.InsightsK, 5) }
+
+// drain repeats one bounded step until it touches fewer rows than its bound:
+// no transaction or lock outlives one step.
+func drain(ctx context.Context, limit int, step func(ctx context.Context) (int64, error)) (int64, error) {
+	var total int64
+	for {
+		n, err := step(ctx)
+		total += n
+		if err != nil || n < int64(limit) {
+			return total, err
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+}
+
+// runMemoryTTL takes memories past their expiry out of the active set.
+func runMemoryTTL(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	limit := d.Batch.rows()
+	return drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
+		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			n, err = tx.ExpireMemories(ctx, now, limit)
+			return err
+		})
+		return n, err
+	})
+}
+
+// runBufferCleanup deletes rolling buffers older than their age and
+// transcripts whose retention ended.
+func runBufferCleanup(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	limit := d.Batch.rows()
+	buf, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
+		return d.Store.DeleteBufferBefore(ctx, now.Add(-d.Batch.bufferMaxAge()), limit)
+	})
+	if err != nil {
+		return buf, err
+	}
+	tr, err := drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
+		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			n, err = tx.ExpireTranscripts(ctx, now, limit)
+			return err
+		})
+		return n, err
+	})
+	return buf + tr, err
+}
+
+// runSessionExpiry expires sessions that stopped receiving turns and runs
+// them through the close pipeline: their buffered turns become the
+// transcript and an extraction job is enqueued, in one transaction each.
+func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	q := d.Queue
+	if q == nil {
+		return 0, errNoQueue
+	}
+	limit := min(d.Batch.rows(), 200)
+	return drain(ctx, limit, func(ctx context.Context) (int64, error) {
+		idle, err := d.Store.IdleSessions(ctx, now.Add(-d.Batch.sessionIdle()), limit)
+		if err != nil {
+			return 0, err
+		}
+		for _, s := range idle {
+			err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				msgs, err := transcript.OpenBuffer(ctx, tx, d.Keys, s.ID)
+				if err != nil {
+					return err
+				}
+				end := s.UpdatedAt
+				if n := len(msgs); n > 0 && msgs[n-1].At.After(end) {
+					end = msgs[n-1].At
+				}
+				if err := transcript.Store(ctx, tx, d.Keys, s.ID, s.UserID, msgs, now); err != nil {
+					return err
+				}
+				ins, err := q.InsertTx(ctx, tx, ExtractArgs{SessionID: s.ID}, nil)
+				if err != nil {
+					return err
+				}
+				closedAt := now
+				s.Status, s.EndedAt, s.MessageCount, s.TranscriptRetained, s.ClosedAt, s.UpdatedAt = store.StatusExpired, end, len(msgs), true, &closedAt, now
+				s.Jobs = []store.JobRef{{ID: ins.ID, Kind: ins.Kind}}
+				return tx.CloseActiveSession(ctx, s)
+			})
+			if err != nil {
+				return 0, err
+			}
+		}
+		return int64(len(idle)), nil
+	})
+}
+
+// runRetention deletes Mnemo's own bookkeeping past its retention.
+func runRetention(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	limit := d.Batch.rows()
+	cutoff := now.Add(-d.Batch.keep())
+	var total int64
+	for _, what := range []string{"extraction_runs", "batch_runs", "memory_history", "inactive_memories"} {
+		n, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
+			return d.Store.DeleteOlder(ctx, what, cutoff, limit)
+		})
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// decodeRecord turns a stored record into the logic packages' shape.
+func decodeRecord(r store.Record) (extract.Record, error) {
+	var data map[string]any
+	err := json.Unmarshal(r.Data, &data)
+	return extract.Record{Kind: r.Kind, Key: r.Key, Data: data}, err
+}
+
+// appsWithRules lists the configured apps whose deterministic extractor is kind.
+func (d *Deps) appsWithRules(kind string) []string {
+	var out []string
+	for name, a := range d.Apps {
+		if cmp.Or(a.Policy.Rules, a.Name) == kind {
+			out = append(out, name)
+		}
+	}
+	return out
+}
