@@ -68,7 +68,7 @@ func setupExtractWith(t *testing.T, b storetest.Backend, llm, work bool) *extrac
 		}
 	}
 	bundle.q, err = jobs.New(st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueDefault: 2, jobs.QueueExtract: 4},
+		Concurrency:       map[string]int{jobs.QueueDefault: 2, jobs.QueueExtract: 4, jobs.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(bundle.deps),
 		FetchPollInterval: 50 * time.Millisecond,
 		// Retry a failed job at once: the backoff itself is River's business.

@@ -1,0 +1,228 @@
+package jobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/store/storetest"
+)
+
+// clock is a settable clock shared by a test and its workers.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+func withSchedules(t *testing.T, x *extractBundle, clk *clock) {
+	t.Helper()
+	s, err := jobs.ParseSchedules(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.deps.Schedules = s
+	x.deps.Now = clk.Now
+	x.deps.Queue = x.q
+}
+
+// batchJobs lists the batch jobs of one batch.
+func batchJobs(t *testing.T, q jobs.Queue, batch string) []*rivertype.JobRow {
+	t.Helper()
+	rows, err := q.List(context.Background(), jobs.ListFilter{Kinds: []string{"batch"}, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*rivertype.JobRow
+	for _, r := range rows {
+		var a jobs.BatchArgs
+		if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Batch == batch {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestWorkerDownOverSundayRunsTheWeekOnce: the scheduler last ran before a
+// weekend; after a restart on Tuesday, the week's analytics are enqueued
+// exactly once however often the scheduler ticks, and the ledger says so.
+func TestWorkerDownOverSundayRunsTheWeekOnce(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			x := setupExtractWith(t, b, false, false)
+			clk := &clock{t: time.Date(2026, 11, 16, 12, 30, 0, 0, time.UTC)} // Monday after the 12:00 run
+			withSchedules(t, x, clk)
+			// The worker ran on 2026-11-16 (week ending 2026-11-15), then went down.
+			if _, err := jobs.Tick(ctx, x.deps, x.q, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jobs.RunBatch(ctx, x.deps, jobs.BatchWeeklyAnalytics, "2026-11-15", clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			before := len(batchJobs(t, x.q, jobs.BatchWeeklyAnalytics))
+			// Down until Tuesday 2026-11-24: the Monday 2026-11-23 run was missed.
+			clk.Set(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
+			for i := 0; i < 3; i++ {
+				if _, err := jobs.Tick(ctx, x.deps, x.q, clk.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			jobsAfter := batchJobs(t, x.q, jobs.BatchWeeklyAnalytics)
+			if len(jobsAfter)-before != 1 {
+				t.Fatalf("%d weekly-analytics jobs enqueued after three ticks; want exactly 1", len(jobsAfter)-before)
+			}
+			run, err := x.st.GetBatchRun(ctx, jobs.BatchWeeklyAnalytics, "2026-11-22")
+			if err != nil || run.Outcome != jobs.LedgerPending {
+				t.Fatalf("ledger for week ending 2026-11-22: %+v, %v; want pending", run, err)
+			}
+			// The worker starts and works it.
+			if err := x.q.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = x.q.Stop(context.Background()) })
+			x.waitJob(t, jobsAfter[0].ID)
+			run, err = x.st.GetBatchRun(ctx, jobs.BatchWeeklyAnalytics, "2026-11-22")
+			if err != nil || run.Outcome != jobs.LedgerOK || run.FinishedAt == nil {
+				t.Fatalf("ledger after the run: %+v, %v", run, err)
+			}
+			if n, _ := jobs.Tick(ctx, x.deps, x.q, clk.Now()); n != 0 {
+				t.Fatalf("a tick after the run enqueued %d jobs", n)
+			}
+		})
+	}
+}
+
+// TestTwoWorkersRunEachPeriodOnce: two workers share one database and both
+// tick at the same instant; each period is enqueued and run once.
+func TestTwoWorkersRunEachPeriodOnce(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		if b.Name != store.DialectPostgres {
+			continue // several processes per database is a Postgres deployment
+		}
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			a := setupExtractWith(t, b, false, false)
+			clk := &clock{t: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+			withSchedules(t, a, clk)
+			// A second worker on the same database: its own River client.
+			deps2 := *a.deps
+			q2, err := jobs.New(a.st, jobs.Config{Concurrency: map[string]int{jobs.QueueBatch: 2}, Workers: jobs.NewWorkers(&deps2), FetchPollInterval: 50 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			deps2.Queue = q2
+			if _, err := jobs.Tick(ctx, a.deps, a.q, clk.Now()); err != nil { // first sight: origin rows
+				t.Fatal(err)
+			}
+			clk.Set(clk.Now().Add(3 * time.Hour))
+			var wg sync.WaitGroup
+			for _, w := range []struct {
+				d *jobs.Deps
+				q jobs.Queue
+			}{{a.deps, a.q}, {&deps2, q2}} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < 3; i++ {
+						if _, err := jobs.Tick(ctx, w.d, w.q, clk.Now()); err != nil {
+							t.Error(err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for _, name := range []string{jobs.BatchMemoryTTL, jobs.BatchBufferCleanup, jobs.BatchSessionExpiry} {
+				seen := map[string]int{}
+				for _, j := range batchJobs(t, a.q, name) {
+					var args jobs.BatchArgs
+					_ = json.Unmarshal(j.EncodedArgs, &args)
+					seen[args.Period]++
+				}
+				if len(seen) == 0 {
+					t.Fatalf("%s: nothing enqueued after three hours", name)
+				}
+				for p, n := range seen {
+					if n != 1 {
+						t.Fatalf("%s period %s enqueued %d times", name, p, n)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTTLExpiryAndSessionExpiry: an expired memory leaves the active set,
+// and a session that stopped receiving turns is expired and processed.
+func TestTTLExpiryAndSessionExpiry(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			x := setupExtract(t, b, false)
+			clk := &clock{t: time.Now().UTC()}
+			withSchedules(t, x, clk)
+			x.waitJob(t, x.closeSession(t, "s-1", monaSession("u-1")))
+			mems, _ := x.st.ListMemories(ctx, "u-1", store.MemoryFilter{Category: "feeling"})
+			if len(mems) != 1 {
+				t.Fatalf("feeling memories = %d", len(mems))
+			}
+			// Seven hours later the 6-hour feeling is gone; the name stays.
+			clk.Set(clk.Now().Add(7 * time.Hour))
+			n, err := jobs.RunBatch(ctx, x.deps, jobs.BatchMemoryTTL, "", clk.Now())
+			if err != nil || n != 1 {
+				t.Fatalf("memory-ttl expired %d (%v); want 1", n, err)
+			}
+			if again, _ := jobs.RunBatch(ctx, x.deps, jobs.BatchMemoryTTL, "", clk.Now()); again != 0 {
+				t.Fatalf("a re-run expired %d more", again)
+			}
+			active, _ := x.st.ListMemories(ctx, "u-1", store.MemoryFilter{})
+			expired, _ := x.st.ListMemories(ctx, "u-1", store.MemoryFilter{Status: store.MemoryExpired})
+			if len(expired) != 1 || expired[0].Key != "feeling" || len(active) != 2 {
+				t.Fatalf("after TTL: %d active, expired %+v", len(active), expired)
+			}
+
+			// A session in progress goes quiet; the expiry batch closes it.
+			req := handoff.MessagesRequest{UserID: "u-9", App: "mona", Messages: []extract.Message{
+				{ID: "t1", Role: "user", Content: "My name is Ada.", At: clk.Now().Add(-3 * time.Hour)}}}
+			if err := handoff.ValidateMessages("live-1", &req, x.deps.Apps, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				_, err := handoff.Append(ctx, tx, handoff.Deps{Queue: x.q, Apps: x.deps.Apps, Keys: x.deps.Keys}, "live-1", req, clk.Now().Add(-3*time.Hour))
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := jobs.RunBatch(ctx, x.deps, jobs.BatchSessionExpiry, "", clk.Now()); err != nil || n != 1 {
+				t.Fatalf("session-expiry expired %d (%v); want 1", n, err)
+			}
+			sess, err := x.st.GetSession(ctx, "live-1")
+			if err != nil || sess.Status != store.StatusExpired || len(sess.Jobs) != 1 {
+				t.Fatalf("expired session = %+v, %v", sess, err)
+			}
+			x.waitJob(t, sess.Jobs[0].ID)
+			if s := x.state(t, "live-1", "u-9"); s.memories["name"] != "Ada" {
+				t.Fatalf("memories of the expired session = %v", s.memories)
+			}
+		})
+	}
+}
