@@ -39,6 +39,9 @@ func (s *Server) Mount(d Data) {
 	s.Handle("GET /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.listMemories))
 	s.Handle("GET /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.getProfile))
 	s.Handle("GET /v1/users/{user_id}/context", ScopeService, http.HandlerFunc(h.getContext))
+	s.Handle("GET /v1/users/{user_id}/analytics", ScopeService, http.HandlerFunc(h.getAnalytics))
+	s.Handle("GET /v1/users/{user_id}/trends", ScopeService, http.HandlerFunc(h.getTrends))
+	s.Handle("GET /v1/admin/insights", ScopeAdmin, http.HandlerFunc(h.getInsights))
 }
 
 type handlers struct {
