@@ -16,12 +16,3 @@ func runTrends(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (
 func runInsights(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	return 0, nil
 }
-func runEmotionalDecay(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
-	return 0, nil
-}
-func runPreferenceDecay(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
-	return 0, nil
-}
-func runMasteryDecay(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
-	return 0, nil
-}

@@ -226,3 +226,88 @@ func TestTTLExpiryAndSessionExpiry(t *testing.T) {
 		})
 	}
 }
+
+// TestLaraDecayBatches: mastery not practised for months decays slowly and
+// never to zero; a preference unused for half a year is removed; emotional
+// counts are normalised; re-running a period changes nothing more.
+func TestLaraDecayBatches(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			x := setupExtractWith(t, b, false, false)
+			now := time.Date(2026, 11, 25, 4, 30, 0, 0, time.UTC)
+			clk := &clock{t: now}
+			withSchedules(t, x, clk)
+			if err := x.st.UpsertUser(ctx, store.User{ID: "kid-1", App: "lara", CreatedAt: now, UpdatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+			put := func(kind, key string, data map[string]any) {
+				t.Helper()
+				data["user_id"] = "kid-1"
+				raw, _ := json.Marshal(data)
+				if err := x.st.UpsertRecord(ctx, store.Record{UserID: "kid-1", App: "lara", Kind: kind, Key: key, Data: raw, UpdatedAt: now.AddDate(0, -8, 0)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			day := func(d int) string { return now.AddDate(0, 0, -d).Format(time.RFC3339) }
+			put("learning", "counting", map[string]any{"mastery_level": 5, "difficulty": 3, "last_practiced": day(400), "total_attempts": 40, "successful_attempts": 35})
+			put("learning", "colors", map[string]any{"mastery_level": 2, "difficulty": 1, "last_practiced": day(10)})
+			put("preference", "likes:trains", map[string]any{"value": "trains", "polarity": "likes", "first_seen": day(300), "last_seen": day(200)})
+			put("preference", "likes:dinosaurs", map[string]any{"value": "dinosaurs", "polarity": "likes", "first_seen": day(30), "last_seen": day(3)})
+
+			read := func() map[string]map[string]any {
+				recs, err := x.st.ListRecords(ctx, "kid-1", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string]map[string]any{}
+				for _, r := range recs {
+					var d map[string]any
+					_ = json.Unmarshal(r.Data, &d)
+					out[r.Kind+"/"+r.Key] = d
+				}
+				return out
+			}
+			for _, name := range []string{jobs.BatchMasteryDecay, jobs.BatchPreferenceDecay} {
+				if _, err := jobs.RunBatch(ctx, x.deps, name, "", now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := read()
+			counting := got["learning/counting"]["mastery_level"].(float64)
+			if counting >= 5 || counting < 1 {
+				t.Fatalf("mastery after 400 idle days = %v; want lower than 5, never below 1", counting)
+			}
+			if got["learning/colors"]["mastery_level"] != float64(2) {
+				t.Fatalf("recently practised mastery changed: %v", got["learning/colors"])
+			}
+			if _, ok := got["preference/likes:trains"]; ok {
+				t.Fatal("a preference unused for 200 days was kept")
+			}
+			if _, ok := got["preference/likes:dinosaurs"]; !ok {
+				t.Fatal("a preference used 3 days ago was removed")
+			}
+			// Running the same period again leaves the same records.
+			for _, name := range []string{jobs.BatchMasteryDecay, jobs.BatchPreferenceDecay} {
+				if _, err := jobs.RunBatch(ctx, x.deps, name, "", now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			again := read()
+			if a, b := mustJSON(t, got), mustJSON(t, again); a != b {
+				t.Fatalf("a re-run changed the records:\n%s\n%s", a, b)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

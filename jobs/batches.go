@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
@@ -26,6 +27,8 @@ type BatchConfig struct {
 	KeepBookkeeping time.Duration
 	// InsightsK suppresses insight groups of fewer users (default 5).
 	InsightsK int
+	// Decay is LaRa's decay policy; zero fields take decay's defaults.
+	Decay decay.Policy
 }
 
 func (c BatchConfig) rows() int { return cmp.Or(c.Rows, 1000) }

@@ -78,7 +78,9 @@ type Batcher interface {
 	ExpireTranscripts(ctx context.Context, now time.Time, limit int) (int64, error)
 	// IdleSessions lists up to limit active sessions without activity since before.
 	IdleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
-	// PageRecords streams records of one kind of an app, by user and key.
+	// PageRecords streams records of one kind of an app, by user and key; in
+	// a transaction it locks them (Postgres) so a concurrent session's write
+	// is never overwritten by a batch that read before it.
 	PageRecords(ctx context.Context, app, kind string, afterUser, afterKey string, limit int) ([]Record, error)
 	// DeleteOlder deletes up to limit bookkeeping rows older than cutoff from
 	// one of: extraction_runs, batch_runs, memory_history, inactive_memories.
@@ -278,7 +280,7 @@ func (q queries) IdleSessions(ctx context.Context, before time.Time, limit int) 
 
 func (q queries) PageRecords(ctx context.Context, app, kind string, afterUser, afterKey string, limit int) ([]Record, error) {
 	return queryAll(ctx, q, `SELECT user_id, app, kind, key, data, session_id, updated_at FROM mnemo_records
-		WHERE app = $1 AND kind = $2 AND (user_id > $3 OR (user_id = $3 AND key > $4)) ORDER BY user_id, key LIMIT $5`,
+		WHERE app = $1 AND kind = $2 AND (user_id > $3 OR (user_id = $3 AND key > $4)) ORDER BY user_id, key LIMIT $5 FOR UPDATE`,
 		[]any{app, kind, afterUser, afterKey, limit}, func(r rows) (Record, error) {
 			var x Record
 			return x, r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})

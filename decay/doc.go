@@ -1,0 +1,25 @@
+// Package decay holds the pure side of Mnemo's decay and expiry batches:
+// LaRa's weekly emotional normalisation, preference removal and slow mastery
+// decay (seed 001 §14), and the expiry tests of the TTL, buffer-cleanup and
+// session-expiry batches.
+//
+// Every function takes the records or instants it judges and the time to
+// judge them at, and returns a verdict or a new record. Nothing here reads a
+// clock, the environment or a database; the jobs package streams the rows,
+// calls these functions and writes what they return.
+//
+// # Records
+//
+// The functions read and write the lara preset's records exactly as
+// extract's lara rules build them (see extract/lara.go). A record they
+// change keeps its user_id and last_session_id, gets updated_at and
+// decayed_at set to now in RFC 3339, and gains only the numeric fields
+// documented on Emotional and Mastery, so that it still passes
+// extract.LaraGuard's shape and label checks and the rules can fold the
+// next session into it. They never write a string other than a timestamp.
+//
+// Every function is idempotent at a given now, and Mastery depends only on
+// how long a concept has gone unpractised, not on how often the batch ran.
+// Data they cannot read (an unparsable date, a level out of range) is left
+// as it is: decay never removes or lowers on bad data.
+package decay

@@ -1,0 +1,79 @@
+package decay_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/decay"
+	"github.com/mnemo-ai/mnemo/extract"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/lara.golden.json")
+
+// TestGolden runs the three LaRa decays over one user's records, as the
+// batches would at now, and compares what they write with
+// testdata/lara.golden.json: the file shows reviewers the exact shape of a
+// decayed record.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	records := []extract.Record{
+		learning(5, 30*day),
+		func() extract.Record { r := learning(5, 250*day); r.Key = "letters"; return r }(),
+		func() extract.Record { r := learning(2, 3*365*day); r.Key = "shapes"; return r }(),
+		emotional(entry("s-38", 29*day, 2, 1, 0, 1), entry("s-39", 12*day, 1, 1, 2, 0), entry("s-40", 2*day, 0, 1, 3, 0), entry("s-33", 45*day, 4, 0, 0, 2)),
+		preference("likes:dinosaurs", ts(now.Add(-400*day)), ts(now.Add(-20*day))),
+		preference("dislikes:loud_noises", ts(now.Add(-400*day)), ts(now.Add(-181*day))),
+		preference("favorite_color", "last spring", "last spring"),
+	}
+	type result struct {
+		Kind    string         `json:"kind"`
+		Key     string         `json:"key"`
+		Changed bool           `json:"changed,omitempty"`
+		Remove  bool           `json:"remove,omitempty"`
+		Data    map[string]any `json:"data,omitempty"`
+	}
+	var got []result
+	p := decay.DefaultPolicy()
+	for _, r := range records {
+		res := result{Kind: r.Kind, Key: r.Key}
+		switch r.Kind {
+		case extract.LaraLearning:
+			out, changed := decay.Mastery(r, now, p)
+			res.Changed = changed
+			if changed {
+				res.Data = out.Data
+			}
+		case extract.LaraEmotional:
+			out, changed := decay.Emotional(r, now, p)
+			res.Changed = changed
+			if changed {
+				res.Data = out.Data
+			}
+		case extract.LaraPreference:
+			res.Remove = decay.Preference(r, now, p)
+		}
+		got = append(got, res)
+	}
+	b, err := json.MarshalIndent(map[string]any{"now": now.Format(time.RFC3339), "policy": "DefaultPolicy", "records": got}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	path := filepath.Join("testdata", "lara.golden.json")
+	if *update {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./decay -run TestGolden -update)", err)
+	}
+	if string(b) != string(want) {
+		t.Fatalf("decay output differs from %s (rerun with -update if intended):\n%s", path, b)
+	}
+}

@@ -1,0 +1,95 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/decay"
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/schedule"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// decayRecords pages through one kind of record of every LaRa-style app and
+// applies fn to each, writing what changed — one bounded transaction per
+// page, the page's records locked while it runs.
+func decayRecords(ctx context.Context, d *Deps, kind string, now time.Time,
+	fn func(extract.Record) (next extract.Record, remove, changed bool)) (int64, error) {
+	limit := d.Batch.rows()
+	var touched int64
+	for _, app := range d.appsWithRules("lara") {
+		afterUser, afterKey := "", ""
+		for {
+			var n int
+			err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				page, err := tx.PageRecords(ctx, app, kind, afterUser, afterKey, limit)
+				if err != nil {
+					return err
+				}
+				n = len(page)
+				for _, r := range page {
+					afterUser, afterKey = r.UserID, r.Key
+					rec, err := decodeRecord(r)
+					if err != nil {
+						return fmt.Errorf("record %s/%s of %s: %w", r.Kind, r.Key, r.UserID, err)
+					}
+					next, remove, changed := fn(rec)
+					switch {
+					case remove:
+						err = tx.DeleteRecord(ctx, r.UserID, r.Kind, r.Key)
+					case changed:
+						var data []byte
+						if data, err = json.Marshal(next.Data); err == nil {
+							err = tx.UpsertRecord(ctx, store.Record{UserID: r.UserID, App: r.App, Kind: r.Kind, Key: r.Key,
+								Data: data, SessionID: r.SessionID, UpdatedAt: now})
+						}
+					default:
+						continue
+					}
+					if err != nil {
+						return err
+					}
+					touched++
+				}
+				return nil
+			})
+			if err != nil {
+				return touched, err
+			}
+			if n < limit {
+				break
+			}
+		}
+	}
+	return touched, nil
+}
+
+// runEmotionalDecay normalises LaRa's emotional counts: recent sessions
+// weigh more, the 30-day averages are recomputed.
+func runEmotionalDecay(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	pol := d.Batch.Decay
+	return decayRecords(ctx, d, extract.LaraEmotional, now, func(r extract.Record) (extract.Record, bool, bool) {
+		next, changed := decay.Emotional(r, now, pol)
+		return next, false, changed
+	})
+}
+
+// runPreferenceDecay removes preferences unused for the policy's span.
+func runPreferenceDecay(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	pol := d.Batch.Decay
+	return decayRecords(ctx, d, extract.LaraPreference, now, func(r extract.Record) (extract.Record, bool, bool) {
+		return r, decay.Preference(r, now, pol), false
+	})
+}
+
+// runMasteryDecay lowers, very slowly, the mastery of concepts not practised
+// for the idle span, never to zero.
+func runMasteryDecay(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+	pol := d.Batch.Decay
+	return decayRecords(ctx, d, extract.LaraLearning, now, func(r extract.Record) (extract.Record, bool, bool) {
+		next, changed := decay.Mastery(r, now, pol)
+		return next, false, changed
+	})
+}
