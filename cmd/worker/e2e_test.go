@@ -77,7 +77,7 @@ func startWithLLM(t *testing.T, url string, llm *llmtest.Server) client {
 	t.Helper()
 	env := map[string]string{
 		"DATABASE_URL":         url,
-		"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:admin-token-for-tests-0001",
+		"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:" + adminToken,
 		"MNEMO_ENCRYPTION_KEY": "e2e:a passphrase for the e2e tests",
 		"MNEMO_POLL_INTERVAL":  "50ms",
 		"MNEMO_LOG_LEVEL":      "warn",

@@ -53,6 +53,8 @@ func commands() map[string]command {
 		"batch":   {summary: "batch list | batch run NAME [--period P] [--now RFC3339]", flags: registerBatchFlags, run: batchCmd},
 		"demo":    {summary: "hand sample sessions of every preset to an embedded worker and print what was remembered", flags: registerDemoFlags, run: demo},
 		"extract": {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
+		"jobs":    {summary: "jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json] | jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR] | jobs cancel ID…", flags: registerJobsFlags, run: jobsCmd},
+		"queues":  {summary: "queues list [--json] | queues pause NAME | queues resume NAME", flags: registerQueuesFlags, run: queuesCmd},
 	}
 }
 

@@ -1,0 +1,115 @@
+package aggregate_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+	_ "time/tzdata" // the tests name zones; do not depend on the machine's zone database
+
+	"github.com/mnemo-ai/mnemo/aggregate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// local is a wall-clock time "2006-01-02 15:04" in a zone.
+func local(t testing.TB, zone, wall string) time.Time {
+	t.Helper()
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.ParseInLocation("2006-01-02 15:04", wall, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+func ev(kind string, at time.Time, data map[string]any) aggregate.Event {
+	return aggregate.Event{Kind: kind, At: at, Data: data}
+}
+
+// urge is an urge event as a chat service sends it (DESIGN §4); numbers are
+// float64, as they come out of the store's JSON.
+func urge(at time.Time, intensity float64, trigger, strategy, outcome string) aggregate.Event {
+	d := map[string]any{"intensity": intensity}
+	if trigger != "" {
+		d["trigger"] = trigger
+	}
+	if strategy != "" {
+		d["strategy"] = strategy
+	}
+	if outcome != "" {
+		d["outcome"] = outcome
+	}
+	return ev("urge", at, d)
+}
+
+func emotion(at time.Time, distress float64) aggregate.Event {
+	return ev("emotion", at, map[string]any{"emotion": "anxious", "confidence": 0.8, "distress_score": distress, "trajectory": "stable"})
+}
+
+func question(at time.Time, qtype string, repeat float64) aggregate.Event {
+	return ev("question", at, map[string]any{"fingerprint": "am where", "question_type": qtype, "repeat_count": repeat})
+}
+
+func narrative(at time.Time, category string) aggregate.Event {
+	return ev("narrative", at, map[string]any{"narrative_id": "n-" + category, "mode": "seed", "category": category})
+}
+
+// session is a session that started at start and lasted minutes.
+func session(id string, start time.Time, minutes int, summary map[string]any, events ...aggregate.Event) aggregate.Session {
+	return aggregate.Session{
+		SessionID: id,
+		StartedAt: start,
+		EndedAt:   start.Add(time.Duration(minutes) * time.Minute),
+		Summary:   summary,
+		Events:    events,
+	}
+}
+
+// elderSummary is a stored Elder Tree session_summary (seed 002 §3).
+func elderSummary(intensity any, trigger, strategy, outcome string) map[string]any {
+	return map[string]any{
+		"urge_intensity":           intensity,
+		"primary_trigger":          trigger,
+		"resistance_strategy_used": strategy,
+		"outcome":                  outcome,
+		"key_insights":             []any{"Conflict avoidance feeds isolation"},
+		"emotional_state_start":    "anxious, shame spiral",
+		"emotional_state_end":      "calmer, hopeful",
+		"follow_up_needed":         "Explore conflict avoidance in Step 4",
+	}
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+// golden compares v's JSON with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got := mustJSON(t, v)
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./aggregate -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file:\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
