@@ -42,6 +42,7 @@ func (s *Server) Mount(d Data) {
 	s.Handle("GET /v1/users/{user_id}/analytics", ScopeService, http.HandlerFunc(h.getAnalytics))
 	s.Handle("GET /v1/users/{user_id}/trends", ScopeService, http.HandlerFunc(h.getTrends))
 	s.Handle("GET /v1/admin/insights", ScopeAdmin, http.HandlerFunc(h.getInsights))
+	h.mountUsers(s)
 	h.mountAdmin(s)
 }
 

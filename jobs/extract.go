@@ -89,6 +89,8 @@ func NewWorkers(d *Deps) *river.Workers {
 	river.AddWorker(w, &RollingSummaryWorker{deps: d})
 	river.AddWorker(w, &BatchWorker{deps: d})
 	river.AddWorker(w, &TickWorker{deps: d})
+	river.AddWorker(w, &ExportWorker{deps: d})
+	river.AddWorker(w, &EraseWorker{deps: d})
 	return w
 }
 
@@ -370,6 +372,10 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			if err := applyRecords(ctx, tx, sess, res.Records, now); err != nil {
 				return err
 			}
+		}
+		if user.MemoryDisabled {
+			// The user turned memory off: the session is processed, nothing of it kept.
+			res.SessionSummary = map[string]any{"memory_disabled": true}
 		}
 		summary, err := json.Marshal(res.SessionSummary)
 		if err != nil {

@@ -34,6 +34,8 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Deleted rows are overwritten, not left in free pages: erase must erase.
+	q.Add("_pragma", "secure_delete(1)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
@@ -61,6 +63,13 @@ func (s *SQLite) Path() string { return s.path }
 
 // Ping checks that the database answers.
 func (s *SQLite) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Checkpoint moves the write-ahead log into the database file and truncates
+// it, so that pages an erase overwrote leave no older copy behind.
+func (s *SQLite) Checkpoint(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return err
+}
 
 // Close closes the database.
 func (s *SQLite) Close() error { return s.db.Close() }

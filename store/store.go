@@ -353,6 +353,7 @@ type Querier interface {
 type Tx interface {
 	Querier
 	Batcher
+	Privacy
 	// Raw is the driver's transaction (pgx.Tx or *sql.Tx), for River's InsertTx.
 	Raw() any
 }
@@ -369,6 +370,7 @@ type Migration struct {
 type Store interface {
 	Querier
 	Batcher
+	Privacy
 	// InTx runs fn in a transaction, committed when fn returns nil.
 	InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
 	Dialect() string

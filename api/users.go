@@ -1,0 +1,258 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// mountUsers registers the user data controls.
+func (h *handlers) mountUsers(s *Server) {
+	s.Handle("PATCH /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.patchProfile))
+	s.Handle("DELETE /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.deleteProfile))
+	s.Handle("DELETE /v1/users/{user_id}/memories/{memory_id}", ScopeService, http.HandlerFunc(h.forgetMemory))
+	s.Handle("DELETE /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.forgetCategory))
+	s.Handle("PUT /v1/users/{user_id}/settings", ScopeService, http.HandlerFunc(h.putSettings))
+	s.Handle("POST /v1/users/{user_id}/export", ScopeService, http.HandlerFunc(h.startExport))
+	s.Handle("GET /v1/exports/{export_id}", ScopeService, http.HandlerFunc(h.getExport))
+	s.Handle("DELETE /v1/users/{user_id}", ScopeService, http.HandlerFunc(h.eraseUser))
+}
+
+// userOf reads the user of the path; false means an error was answered.
+func (h *handlers) userOf(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+	id := r.PathValue("user_id")
+	if !handoff.ValidID(id) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		return store.User{}, false
+	}
+	u, err := h.Store.GetUser(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return u, false
+	}
+	return u, true
+}
+
+// decodeObject reads a body holding one JSON object.
+func (h *handlers) decodeObject(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	obj, err := DecodeObject(body)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, "bad_request", err.Error())
+		return nil, false
+	}
+	return obj, true
+}
+
+// patchProfile applies a JSON merge patch (RFC 7396) to the profile and
+// records it as the user's edit.
+func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	patch, ok := h.decodeObject(w, r)
+	if !ok {
+		return
+	}
+	now := h.now()
+	var saved store.Profile
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		if err := tx.LockUser(ctx, u.ID); err != nil {
+			return err
+		}
+		doc := map[string]any{}
+		version := 0
+		cur, err := tx.GetProfile(ctx, u.ID)
+		switch {
+		case err == nil:
+			version = cur.Version
+			if err := json.Unmarshal(cur.Doc, &doc); err != nil {
+				return err
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		merged, _ := MergePatch(doc, patch).(map[string]any)
+		raw, err := json.Marshal(merged)
+		if err != nil {
+			return err
+		}
+		changed, err := json.Marshal(patch)
+		if err != nil {
+			return err
+		}
+		saved = store.Profile{UserID: u.ID, App: u.App, Doc: raw, Version: version + 1, UpdatedAt: now}
+		return tx.SaveProfile(ctx, saved, store.ProfileChange{Changed: changed, Actor: "user", At: now})
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "profile": saved.Doc, "version": saved.Version, "updated_at": saved.UpdatedAt})
+}
+
+func (h *handlers) deleteProfile(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	if err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error { return tx.DeleteProfile(ctx, u.ID) }); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("memory_id")
+	now := h.now()
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		if err := tx.DeleteMemory(ctx, u.ID, id); err != nil {
+			return err
+		}
+		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now})
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+var categories = map[string]bool{"fact": true, "preference": true, "event": true, "feeling": true, "other": true}
+
+func (h *handlers) forgetCategory(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	cat := r.URL.Query().Get("category")
+	if !categories[cat] {
+		WriteError(w, http.StatusBadRequest, "bad_request", "category must be one of fact, preference, event, feeling, other")
+		return
+	}
+	now := h.now()
+	var n int64
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if n, err = tx.DeleteMemories(ctx, u.ID, cat); err != nil || n == 0 {
+			return err
+		}
+		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: "category:" + cat, UserID: u.ID, Action: "forget", Actor: "user", At: now})
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"forgotten": n})
+}
+
+func (h *handlers) putSettings(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	var s struct {
+		MemoryEnabled *bool `json:"memory_enabled"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil || s.MemoryEnabled == nil {
+		WriteError(w, http.StatusBadRequest, "bad_request", `send {"memory_enabled": true|false}`)
+		return
+	}
+	if err := h.Store.SetMemoryDisabled(r.Context(), u.ID, !*s.MemoryEnabled, h.now()); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "memory_enabled": *s.MemoryEnabled})
+}
+
+func (h *handlers) startExport(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	id := store.NewID()
+	var job jobs.Inserted
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if err := tx.CreateExport(ctx, store.Export{ID: id, UserID: u.ID, Status: "pending", CreatedAt: h.now()}); err != nil {
+			return err
+		}
+		job, err = h.Handoff.Queue.InsertTx(ctx, tx, jobs.ExportArgs{ExportID: id}, nil)
+		return err
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusAccepted, map[string]any{"export_id": id, "jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}})
+}
+
+func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("export_id")
+	if !handoff.ValidID(id) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		return
+	}
+	e, err := h.Store.GetExport(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	switch e.Status {
+	case "pending":
+		WriteJSON(w, http.StatusAccepted, map[string]any{"export_id": id, "status": e.Status})
+		return
+	case "failed":
+		WriteError(w, http.StatusInternalServerError, "export_failed", "the export could not be built")
+		return
+	}
+	archive, err := jobs.OpenExport(r.Context(), h.Store, h.Handoff.Keys, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="mnemo-export-`+id+`.json"`)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(archive)
+}
+
+func (h *handlers) eraseUser(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	id := store.NewID()
+	var job jobs.Inserted
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if err := tx.CreateErasure(ctx, store.Erasure{ID: id, UserID: u.ID, RequestedAt: h.now()}); err != nil {
+			return err
+		}
+		job, err = h.Handoff.Queue.InsertTx(ctx, tx, jobs.EraseArgs{ErasureID: id}, nil)
+		return err
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusAccepted, map[string]any{"erasure_id": id, "jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}})
+}

@@ -1,0 +1,3 @@
+DROP TABLE mnemo_erasures;
+DROP TABLE mnemo_export_chunks;
+DROP TABLE mnemo_exports;
