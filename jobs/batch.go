@@ -169,6 +169,7 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 		RowsTouched: rows, Outcome: outcome}); lerr != nil && err == nil {
 		err = lerr
 	}
+	d.metrics().Batch(name, outcome, finished.Sub(started), rows)
 	d.log().InfoContext(ctx, "batch run", slog.String("batch", name), slog.String("period", p.Name), slog.Int64("rows", rows),
 		slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()))
 	if err != nil {

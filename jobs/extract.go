@@ -66,6 +66,8 @@ type Deps struct {
 	Schedules map[string]*schedule.Schedule
 	// Batch settings; zero values take the defaults in batches.go.
 	Batch BatchConfig
+	// Metrics receives extraction runs and batch runs; nil observes nothing.
+	Metrics Metrics
 }
 
 func (d *Deps) now() time.Time {
@@ -91,6 +93,8 @@ func NewWorkers(d *Deps) *river.Workers {
 	river.AddWorker(w, &TickWorker{deps: d})
 	river.AddWorker(w, &ExportWorker{deps: d})
 	river.AddWorker(w, &EraseWorker{deps: d})
+	river.AddWorker(w, &RewrapWorker{deps: d})
+	river.AddWorker(w, &ResummarizeWorker{deps: d})
 	return w
 }
 
@@ -172,6 +176,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 			if err := d.Store.InsertExtractionRun(ctx, run); err != nil {
 				return err
 			}
+			d.observeRun(run)
 			d.log().WarnContext(ctx, "llm rate limited; snoozing", slog.String("session_id", id), slog.Duration("retry_after", wait))
 			return river.JobSnooze(cmp.Or(wait, extract.DefaultRetryAfter))
 		case extract.IsTransient(err) && job.Attempt < job.MaxAttempts:
@@ -179,6 +184,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 			if err := d.Store.InsertExtractionRun(ctx, run); err != nil {
 				return err
 			}
+			d.observeRun(run)
 			return err
 		default:
 			run.Source, run.Error = extract.SourceFallback, err.Error()
@@ -193,6 +199,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	if err := w.apply(ctx, app, in, result, run, now); err != nil {
 		return err
 	}
+	d.observeRun(run)
 	d.log().InfoContext(ctx, "session processed", slog.String("session_id", id), slog.String("app", sess.App),
 		slog.String("source", result.Source), slog.String("outcome", run.Outcome), slog.Int("memories", len(result.Memories)))
 	return nil

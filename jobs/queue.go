@@ -100,6 +100,9 @@ type Config struct {
 	// ErrorHandler sees job errors and panics.
 	ErrorHandler river.ErrorHandler
 	Logger       *slog.Logger
+	// Middleware wraps every job the client works (Middleware gives Mnemo's:
+	// per-job logs kept with the job).
+	Middleware []rivertype.Middleware
 	// Schema is the Postgres schema River's tables live in; empty means the search path.
 	Schema string
 }
@@ -115,6 +118,7 @@ func (c Config) riverConfig() *river.Config {
 		ErrorHandler:                c.ErrorHandler,
 		RetryPolicy:                 c.RetryPolicy,
 		Logger:                      c.Logger,
+		Middleware:                  c.Middleware,
 		Schema:                      c.Schema,
 	}
 	if rc.FetchPollInterval > 0 && rc.FetchPollInterval < 100*time.Millisecond {

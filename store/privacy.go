@@ -43,6 +43,14 @@ type Privacy interface {
 	// ListUserWeekly lists a user's weekly analytics, oldest first.
 	ListUserWeekly(ctx context.Context, userID string) ([]AggregateRow, error)
 
+	// SessionsWithOldKeys lists up to limit sessions with transcript chunks
+	// sealed under another key than keyID.
+	SessionsWithOldKeys(ctx context.Context, keyID string, limit int) ([]string, error)
+
+	// SessionsWithTranscripts pages an app's sessions that still hold a
+	// transcript, by id.
+	SessionsWithTranscripts(ctx context.Context, app, after string, limit int) ([]string, error)
+
 	CreateErasure(ctx context.Context, e Erasure) error
 	GetErasure(ctx context.Context, id string) (Erasure, error)
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
@@ -148,4 +156,20 @@ func (q queries) ListUserSessions(ctx context.Context, userID string) ([]Session
 func (q queries) ListUserWeekly(ctx context.Context, userID string) ([]AggregateRow, error) {
 	return queryAll(ctx, q, "SELECT user_id, app, week_ending, data, updated_at FROM mnemo_weekly_analytics WHERE user_id = $1 ORDER BY week_ending",
 		[]any{userID}, scanAggregate)
+}
+
+func (q queries) SessionsWithOldKeys(ctx context.Context, keyID string, limit int) ([]string, error) {
+	return queryAll(ctx, q, "SELECT DISTINCT session_id FROM mnemo_transcript_chunks WHERE key_id <> $1 ORDER BY session_id LIMIT $2",
+		[]any{keyID, limit}, func(r rows) (string, error) {
+			var id string
+			return id, r.Scan(&id)
+		})
+}
+
+func (q queries) SessionsWithTranscripts(ctx context.Context, app, after string, limit int) ([]string, error) {
+	return queryAll(ctx, q, `SELECT id FROM mnemo_sessions WHERE app = $1 AND transcript_retained AND id > $2 ORDER BY id LIMIT $3`,
+		[]any{app, after, limit}, func(r rows) (string, error) {
+			var id string
+			return id, r.Scan(&id)
+		})
 }

@@ -320,6 +320,9 @@ Commands:
   batch list            each batch: schedule, last run, next run, missed periods
   batch run NAME [--period P] [--now RFC3339]
                         run a batch for one period by hand (back-fill)
+  resummarize --app APP --prompt-version V
+                        re-summarise stored transcripts (back-fill), with progress
+  keys rewrap           seal stored transcripts again under the newest key
   demo [--dir DIR]       hand sample sessions of every preset to an embedded worker, print what was remembered
   extract --app APP [--in FILE] [--llm=off]
                         run extraction offline on a session-close body, print JSON

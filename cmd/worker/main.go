@@ -48,13 +48,15 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"serve":   {summary: "run the HTTP API and the job worker", run: serve},
-		"migrate": {summary: "migrate up | down N | status", run: migrate},
-		"batch":   {summary: "batch list | batch run NAME [--period P] [--now RFC3339]", flags: registerBatchFlags, run: batchCmd},
-		"demo":    {summary: "hand sample sessions of every preset to an embedded worker and print what was remembered", flags: registerDemoFlags, run: demo},
-		"extract": {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
-		"jobs":    {summary: "jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json] | jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR] | jobs cancel ID…", flags: registerJobsFlags, run: jobsCmd},
-		"queues":  {summary: "queues list [--json] | queues pause NAME | queues resume NAME", flags: registerQueuesFlags, run: queuesCmd},
+		"serve":       {summary: "run the HTTP API and the job worker", run: serve},
+		"migrate":     {summary: "migrate up | down N | status", run: migrate},
+		"batch":       {summary: "batch list | batch run NAME [--period P] [--now RFC3339]", flags: registerBatchFlags, run: batchCmd},
+		"resummarize": {summary: "summarise an app's stored transcripts again under its current prompt version", flags: registerResummarizeFlags, run: resummarize},
+		"keys":        {summary: "keys rewrap: seal stored transcripts again under the newest key", run: keysCmd},
+		"demo":        {summary: "hand sample sessions of every preset to an embedded worker and print what was remembered", flags: registerDemoFlags, run: demo},
+		"extract":     {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
+		"jobs":        {summary: "jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json] | jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR] | jobs cancel ID…", flags: registerJobsFlags, run: jobsCmd},
+		"queues":      {summary: "queues list [--json] | queues pause NAME | queues resume NAME", flags: registerQueuesFlags, run: queuesCmd},
 	}
 }
 

@@ -245,7 +245,7 @@ func listJobs(ctx context.Context, e *env, q jobs.Queue, filter jobs.ListFilter,
 	for _, row := range rows {
 		last := "-"
 		if n := len(row.Errors); n > 0 {
-			last = api.FirstLine(row.Errors[n-1].Error, 60)
+			last = api.FirstLine(row.Errors[n-1].Error, 80)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", row.ID, row.Kind, row.Queue, row.State, row.Attempt, row.MaxAttempts,
 			row.CreatedAt.UTC().Format(time.RFC3339), last)

@@ -14,9 +14,11 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/metrics"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
+	"riverqueue.com/riverui"
 )
 
 // system is everything a running worker holds.
@@ -25,6 +27,9 @@ type system struct {
 	queue jobs.Queue
 	deps  *jobs.Deps
 	api   *api.Server
+	// handler is api with handoff requests counted; ui is River UI, mounted in api.
+	handler http.Handler
+	ui      *riverui.Handler
 }
 
 // keyring loads MNEMO_ENCRYPTION_KEY, or a key file beside the database.
@@ -93,7 +98,7 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		_ = st.Close()
 		return nil, err
 	}
-	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: log,
+	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: jobs.WithJobLog(log),
 		Schedules: cfg.Schedules, Batch: cfg.Batch}
 	qc := jobs.Config{
 		JobTimeout:        cfg.JobTimeout,
@@ -107,6 +112,7 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		qc.Concurrency = cfg.Concurrency
 		qc.Workers = jobs.NewWorkers(deps)
 		qc.PeriodicJobs = jobs.PeriodicJobs()
+		qc.Middleware = jobs.Middleware()
 	}
 	queue, err := jobs.New(st, qc)
 	if err != nil {
@@ -114,6 +120,11 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		return nil, err
 	}
 	deps.Queue = queue
+	reg := metrics.New(metrics.Config{Queue: queue, Deps: deps, Logger: log})
+	deps.Metrics = reg
+	if withWorkers {
+		jobs.ObserveJobs(queue, reg)
+	}
 	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, Ready: func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return err
@@ -129,7 +140,14 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 	}})
 	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes,
 		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys}})
-	return &system{store: st, queue: queue, deps: deps, api: srv}, nil
+	srv.MountMetrics(reg.Handler())
+	ui, err := api.NewUI(queue, log)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	srv.MountUI(ui)
+	return &system{store: st, queue: queue, deps: deps, api: srv, handler: srv.Observed(reg), ui: ui}, nil
 }
 
 // serve runs the HTTP API and the workers until ctx is cancelled (SIGINT or
@@ -149,7 +167,7 @@ func serve(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", e.cfg.Listen, err)
 	}
-	httpSrv := &http.Server{Handler: sys.api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+	httpSrv := &http.Server{Handler: sys.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	// Workers run on a context of their own: a signal starts the shutdown
 	// below rather than tearing jobs down mid-write.
@@ -158,6 +176,10 @@ func serve(ctx context.Context, e *env) error {
 	if err := sys.queue.Start(workCtx); err != nil {
 		_ = ln.Close()
 		return fmt.Errorf("start workers: %w", err)
+	}
+	if err := sys.ui.Start(workCtx); err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("start river ui: %w", err)
 	}
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- httpSrv.Serve(ln) }()

@@ -1,0 +1,199 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Metrics receives what the workers observe, for an exporter such as
+// Prometheus. Implementations are safe for concurrent use. Nothing passed to
+// it identifies a user or a session or carries text: whatever it turns into a
+// label stays bounded and private.
+type Metrics interface {
+	// Job is one attempt of a job as River recorded it: its kind, its outcome
+	// (completed, retryable, discarded, cancelled, snoozed or interrupted)
+	// and how long the worker ran.
+	Job(kind, outcome string, took time.Duration)
+	// Extraction is one recorded extraction run.
+	Extraction(e ExtractionStat)
+	// Batch is one batch run: its outcome (LedgerOK or LedgerError), how long
+	// it took and the rows it touched.
+	Batch(name, outcome string, took time.Duration, rows int64)
+}
+
+// ExtractionStat is what metrics may know of an extraction run: no ids, no
+// error text.
+type ExtractionStat struct {
+	App     string
+	Source  string // extract.SourceLLM, SourceRules or SourceFallback
+	Outcome string // one of the Outcome* constants
+	// Model is empty when no LLM was asked.
+	Model        string
+	InputTokens  int
+	OutputTokens int
+	CostUSD      float64
+	Took         time.Duration
+}
+
+// nopMetrics observes nothing.
+type nopMetrics struct{}
+
+func (nopMetrics) Job(string, string, time.Duration)          {}
+func (nopMetrics) Extraction(ExtractionStat)                  {}
+func (nopMetrics) Batch(string, string, time.Duration, int64) {}
+
+func (d *Deps) metrics() Metrics {
+	if d.Metrics != nil {
+		return d.Metrics
+	}
+	return nopMetrics{}
+}
+
+// observeRun reports a recorded extraction run.
+func (d *Deps) observeRun(run store.ExtractionRun) {
+	d.metrics().Extraction(ExtractionStat{App: run.App, Source: run.Source, Outcome: run.Outcome, Model: run.Model,
+		InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, CostUSD: run.CostUSD,
+		Took: time.Duration(run.DurationMS) * time.Millisecond})
+}
+
+// jobEvents are the events that end a job attempt.
+var jobEvents = []river.EventKind{river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled,
+	river.EventKindJobSnoozed, river.EventKindJobInterrupted}
+
+// ObserveJobs reports every job attempt this process works to m, with the
+// outcome River recorded for it, until the queue stops. The queue must be
+// one that works jobs (Config.Concurrency set); call it before Start.
+func ObserveJobs(q Queue, m Metrics) {
+	var events <-chan *river.Event
+	if big, ok := q.(interface {
+		subscribe(size int, kinds ...river.EventKind) <-chan *river.Event
+	}); ok {
+		events = big.subscribe(subscribeBuffer, jobEvents...)
+	} else {
+		events, _ = q.Subscribe(jobEvents...)
+	}
+	go func() {
+		// River closes the channel when the client stops.
+		for ev := range events {
+			if ev.Job == nil {
+				continue
+			}
+			var took time.Duration
+			if ev.JobStats != nil {
+				took = ev.JobStats.RunDuration
+			}
+			m.Job(ev.Job.Kind, eventOutcome(ev), took)
+		}
+	}()
+}
+
+// subscribeBuffer is the event buffer of ObserveJobs: River drops events
+// that find a subscriber's buffer full, and completes jobs in batches.
+const subscribeBuffer = 10_000
+
+func (q *riverQueue[TTx]) subscribe(size int, kinds ...river.EventKind) <-chan *river.Event {
+	events, _ := q.client.SubscribeConfig(&river.SubscribeConfig{ChanSize: size, Kinds: kinds})
+	return events
+}
+
+// eventOutcome names how a job attempt ended.
+func eventOutcome(ev *river.Event) string {
+	switch ev.Kind {
+	case river.EventKindJobCompleted:
+		return "completed"
+	case river.EventKindJobCancelled:
+		return "cancelled"
+	case river.EventKindJobSnoozed:
+		return "snoozed"
+	case river.EventKindJobInterrupted:
+		return "interrupted"
+	}
+	return string(ev.Job.State) // a failure: retryable or discarded
+}
+
+// QueueDepth is one queue's backlog as an operator sees it.
+type QueueDepth struct {
+	Queue string
+	// Available jobs wait for a worker now; Running ones are being worked.
+	Available int64
+	Running   int64
+	Paused    bool
+}
+
+// QueueDepths counts the available and running jobs of Mnemo's queues and of
+// every other queue River knows, across all workers sharing the database.
+func QueueDepths(ctx context.Context, q Queue) ([]QueueDepth, error) {
+	counter, ok := q.(interface {
+		countByQueue(ctx context.Context, names []string) ([]*riverdriver.JobCountByQueueAndStateResult, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("queue depths: unsupported queue %T", q)
+	}
+	known, err := q.Queues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*QueueDepth{}
+	var names []string
+	add := func(name string) *QueueDepth {
+		if d := byName[name]; d != nil {
+			return d
+		}
+		d := &QueueDepth{Queue: name}
+		byName[name] = d
+		names = append(names, name)
+		return d
+	}
+	for _, name := range []string{QueueDefault, QueueExtract, QueueBatch} {
+		add(name)
+	}
+	for _, k := range known {
+		add(k.Name).Paused = k.PausedAt != nil
+	}
+	counts, err := counter.countByQueue(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("queue depths: %w", err)
+	}
+	for _, c := range counts {
+		d := add(c.Queue)
+		d.Available, d.Running = c.CountAvailable, c.CountRunning
+	}
+	slices.Sort(names)
+	out := make([]QueueDepth, 0, len(names))
+	for _, name := range names {
+		out = append(out, *byName[name])
+	}
+	return out, nil
+}
+
+func (q *riverQueue[TTx]) countByQueue(ctx context.Context, names []string) ([]*riverdriver.JobCountByQueueAndStateResult, error) {
+	return q.client.Driver().GetExecutor().JobCountByQueueAndState(ctx,
+		&riverdriver.JobCountByQueueAndStateParams{QueueNames: names, Schema: q.client.Schema()})
+}
+
+// MissedPeriods counts, per batch, the periods that are due and not yet in
+// the ledger: what the next scheduler tick would enqueue. A count that stays
+// above zero means no worker is ticking.
+func MissedPeriods(ctx context.Context, d *Deps) (map[string]int, error) {
+	for _, name := range BatchNames {
+		if d.Schedules[name] == nil {
+			return nil, fmt.Errorf("missed periods: batch %s has no schedule", name)
+		}
+	}
+	states, err := States(ctx, d, d.now())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(states))
+	for _, s := range states {
+		out[s.Name] = len(s.Missed)
+	}
+	return out, nil
+}
