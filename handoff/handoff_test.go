@@ -111,3 +111,27 @@ func FuzzCloseBody(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMessagesBody: the messages body decoder and validator never panic and
+// accept only bodies a chat service could send.
+func FuzzMessagesBody(f *testing.F) {
+	f.Add([]byte(`{"user_id":"u-1","app":"mona","messages":[{"id":"t1","role":"user","content":"hi"}]}`))
+	f.Add([]byte(`{"user_id":"u-1","app":"mona","messages":[]}`))
+	f.Add([]byte(`{"messages":[{"id":"t1","role":"robot"}]}`))
+	apps, err := prompts.Builtin()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := handoff.DecodeMessages(body)
+		if err != nil {
+			return
+		}
+		if err := handoff.ValidateMessages("s-1", &req, apps, now); err != nil {
+			return
+		}
+		if len(req.Messages) == 0 || !handoff.ValidID(req.UserID) {
+			t.Fatalf("accepted an invalid body: %+v", req)
+		}
+	})
+}

@@ -128,7 +128,8 @@ type QueueDepth struct {
 }
 
 // QueueDepths counts the available and running jobs of Mnemo's queues and of
-// every other queue River knows, across all workers sharing the database.
+// every other queue River knows (one a worker serves or served), across all
+// workers sharing the database.
 func QueueDepths(ctx context.Context, q Queue) ([]QueueDepth, error) {
 	counter, ok := q.(interface {
 		countByQueue(ctx context.Context, names []string) ([]*riverdriver.JobCountByQueueAndStateResult, error)

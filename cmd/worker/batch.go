@@ -16,18 +16,16 @@ type batchFlags struct {
 	now    string
 }
 
-var bFlags = map[*flag.FlagSet]*batchFlags{}
-
 func registerBatchFlags(fs *flag.FlagSet) {
 	f := &batchFlags{}
 	fs.StringVar(&f.period, "period", "", "the period to run: its scheduled instant (RFC 3339) or, for weekly batches, its week_ending date (default: the latest at or before --now)")
 	fs.StringVar(&f.now, "now", "", "the time to act as now, RFC 3339 (default: the clock)")
-	bFlags[fs] = f
+	cmdFlags.Store(fs, f)
 }
 
 // batchCmd runs `batch list` and `batch run NAME`.
 func batchCmd(ctx context.Context, e *env) error {
-	f := bFlags[e.flags]
+	f := flagsOf[batchFlags](e.flags)
 	if len(e.args) == 0 {
 		return usageError{errors.New("want list or run NAME")}
 	}

@@ -320,6 +320,10 @@ Commands:
   batch list            each batch: schedule, last run, next run, missed periods
   batch run NAME [--period P] [--now RFC3339]
                         run a batch for one period by hand (back-fill)
+  jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json]
+  jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR]
+  jobs cancel ID…
+  queues list | queues pause NAME | queues resume NAME
   resummarize --app APP --prompt-version V
                         re-summarise stored transcripts (back-fill), with progress
   keys rewrap           seal stored transcripts again under the newest key

@@ -62,18 +62,16 @@ func (d demoSession) request(now time.Time) handoff.Request {
 
 type demoFlags struct{ dir string }
 
-var dFlags = map[*flag.FlagSet]*demoFlags{}
-
 func registerDemoFlags(fs *flag.FlagSet) {
 	f := &demoFlags{}
 	fs.StringVar(&f.dir, "dir", "", "keep the demo database in this directory (default: a temporary one, removed afterwards)")
-	dFlags[fs] = f
+	cmdFlags.Store(fs, f)
 }
 
 // demo hands the sample sessions of every preset to an embedded worker on
 // a database of its own and prints what was remembered.
 func demo(ctx context.Context, e *env) error {
-	dir := dFlags[e.flags].dir
+	dir := flagsOf[demoFlags](e.flags).dir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "mnemo-demo-")
 		if err != nil {

@@ -81,6 +81,7 @@ func startWithLLM(t *testing.T, url string, llm *llmtest.Server) client {
 		"MNEMO_ENCRYPTION_KEY": "e2e:a passphrase for the e2e tests",
 		"MNEMO_POLL_INTERVAL":  "50ms",
 		"MNEMO_LOG_LEVEL":      "warn",
+		"MNEMO_SHUTDOWN_GRACE": "3s",
 	}
 	if llm != nil {
 		env["OPENAI_BASE_URL"] = llm.URL()

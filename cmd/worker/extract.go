@@ -23,15 +23,13 @@ type extractFlags struct {
 	session string
 }
 
-var xFlags = map[*flag.FlagSet]*extractFlags{}
-
 func registerExtractFlags(fs *flag.FlagSet) {
 	f := &extractFlags{}
 	fs.StringVar(&f.app, "app", "", "app preset (required unless the body names it)")
 	fs.StringVar(&f.in, "in", "", "file holding the session-close body (default: standard input)")
 	fs.StringVar(&f.llm, "llm", "auto", "auto uses the LLM when one is configured and the app allows it; off uses the rules")
 	fs.StringVar(&f.session, "session", "cli", "session id used for message references")
-	xFlags[fs] = f
+	cmdFlags.Store(fs, f)
 }
 
 // extractOutput is what `worker extract` prints (DESIGN.md §4).
@@ -48,7 +46,7 @@ type extractOutput struct {
 // extractCmd runs the extraction pipeline offline on one session-close body
 // and prints the result; nothing is stored.
 func extractCmd(ctx context.Context, e *env) error {
-	f := xFlags[e.flags]
+	f := flagsOf[extractFlags](e.flags)
 	if f.llm != "auto" && f.llm != "off" {
 		return usageError{fmt.Errorf("--llm must be auto or off, not %q", f.llm)}
 	}

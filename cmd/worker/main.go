@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -58,6 +59,16 @@ func commands() map[string]command {
 		"jobs":        {summary: "jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json] | jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR] | jobs cancel ID…", flags: registerJobsFlags, run: jobsCmd},
 		"queues":      {summary: "queues list [--json] | queues pause NAME | queues resume NAME", flags: registerQueuesFlags, run: queuesCmd},
 	}
+}
+
+// cmdFlags maps a command's flag set to its options (commands run in
+// parallel in tests, hence the sync.Map).
+var cmdFlags sync.Map
+
+// flagsOf returns the options a command registered on fs.
+func flagsOf[T any](fs *flag.FlagSet) *T {
+	v, _ := cmdFlags.Load(fs)
+	return v.(*T)
 }
 
 // exitUsage is returned for bad configuration or arguments.

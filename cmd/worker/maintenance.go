@@ -14,19 +14,17 @@ import (
 
 type resummarizeFlags struct{ app, version string }
 
-var rFlags = map[*flag.FlagSet]*resummarizeFlags{}
-
 func registerResummarizeFlags(fs *flag.FlagSet) {
 	f := &resummarizeFlags{}
 	fs.StringVar(&f.app, "app", "", "the app whose stored transcripts to summarise again (required)")
 	fs.StringVar(&f.version, "prompt-version", "", "the prompt version to summarise under; must be the app's current one (required)")
-	rFlags[fs] = f
+	cmdFlags.Store(fs, f)
 }
 
 // resummarize enqueues one job per stored transcript of an app, unique per
 // session and prompt version, with progress on a terminal.
 func resummarize(ctx context.Context, e *env) error {
-	f := rFlags[e.flags]
+	f := flagsOf[resummarizeFlags](e.flags)
 	if f.app == "" || f.version == "" {
 		return usageError{errors.New("--app and --prompt-version are required")}
 	}
