@@ -27,6 +27,8 @@ import (
 var testKey = "k1:" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
 
 type extractBundle struct {
+	mu     sync.Mutex
+	seen   map[int64][]river.EventKind
 	st     store.Store
 	q      jobs.Queue
 	deps   *jobs.Deps
@@ -113,26 +115,33 @@ func (b *extractBundle) closeSession(t *testing.T, id string, req handoff.Reques
 	return res.Jobs[0].ID
 }
 
-// waitJob waits until job id completes or is cancelled and returns the events it went through.
+// waitJob waits until job id completes or is cancelled and returns the
+// events it went through. Events of other jobs seen meanwhile are kept for
+// their own waits.
 func (b *extractBundle) waitJob(t *testing.T, id int64) []river.EventKind {
 	t.Helper()
-	var seen []river.EventKind
-	deadline := time.After(30 * time.Second)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seen == nil {
+		b.seen = map[int64][]river.EventKind{}
+	}
+	deadline := time.After(60 * time.Second)
 	for {
+		evs := b.seen[id]
+		if n := len(evs); n > 0 && (evs[n-1] == river.EventKindJobCompleted || evs[n-1] == river.EventKindJobCancelled) {
+			return evs
+		}
 		select {
 		case ev := <-b.events:
-			if ev == nil || ev.Job.ID != id {
+			if ev == nil {
 				continue
 			}
-			seen = append(seen, ev.Kind)
-			if ev.Kind == river.EventKindJobCompleted || ev.Kind == river.EventKindJobCancelled {
-				return seen
-			}
-			if ev.Job.State == rivertype.JobStateDiscarded {
-				t.Fatalf("job %d discarded after %v: %v", id, seen, ev.Job.Errors)
+			b.seen[ev.Job.ID] = append(b.seen[ev.Job.ID], ev.Kind)
+			if ev.Job.ID == id && ev.Job.State == rivertype.JobStateDiscarded {
+				t.Fatalf("job %d discarded after %v: %v", id, b.seen[id], ev.Job.Errors)
 			}
 		case <-deadline:
-			t.Fatalf("job %d did not finish; events so far %v", id, seen)
+			t.Fatalf("job %d did not finish; events so far %v", id, b.seen[id])
 		}
 	}
 }
