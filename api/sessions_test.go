@@ -19,6 +19,8 @@ import (
 
 const token = "service-token-0123456789"
 
+var testKeySpec = "k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+
 func setupAPI(t *testing.T, b storetest.Backend) (*api.Server, store.Store, jobs.Queue) {
 	t.Helper()
 	st := b.Open(t)
@@ -33,7 +35,7 @@ func setupAPI(t *testing.T, b storetest.Backend) (*api.Server, store.Store, jobs
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := seal.ParseKeys("k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32)))
+	keys, err := seal.ParseKeys(testKeySpec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,6 +145,20 @@ func (p *Postgres) MigrationStatus(ctx context.Context) ([]Migration, error) {
 // Pending counts migrations not yet applied.
 func (p *Postgres) Pending(ctx context.Context) (int, error) { return p.migrator().pending(ctx) }
 
+// isPgReadOnly: insufficient_privilege, read_only_sql_transaction, disk_full,
+// cannot_connect_now.
+func isPgReadOnly(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "42501", "25006", "53100", "57P03":
+		return true
+	}
+	return false
+}
+
 func isPgUnique(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"

@@ -130,13 +130,16 @@ func isSQLiteUnique(err error) bool {
 	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
-// IsReadOnly reports whether err says the database cannot be written.
+// IsReadOnly reports whether err says the database cannot be written now:
+// a read-only SQLite file, a Postgres role without write rights, a read-only
+// transaction or a standby.
 func IsReadOnly(err error) bool {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
-		return se.Code()&0xff == sqlite3.SQLITE_READONLY
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_READONLY || c == sqlite3.SQLITE_CANTOPEN || c == sqlite3.SQLITE_FULL
 	}
-	return false
+	return isPgReadOnly(err)
 }
 
 func isUniqueViolation(err error) bool { return isPgUnique(err) || isSQLiteUnique(err) }
