@@ -48,7 +48,9 @@ var BatchNames = []string{BatchWeeklyAnalytics, BatchTrends, BatchInsights, Batc
 	BatchMasteryDecay, BatchMemoryTTL, BatchBufferCleanup, BatchSessionExpiry, BatchRetention}
 
 // originPeriod is the ledger row that remembers when the scheduler first saw
-// a batch, so that a new deployment does not back-fill history.
+// a batch: catch-up reaches back from there by the batch's window only, so a
+// new deployment back-fills at most that window (five weeks of weekly
+// analytics by default), never years.
 const originPeriod = "origin"
 
 // Ledger outcomes.

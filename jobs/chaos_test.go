@@ -41,7 +41,7 @@ func TestLLMChaos(t *testing.T) {
 					return llmtest.Valid(monaAnswer)
 				}
 			})
-			const n = 12
+			const n = 10
 			ids := make([]int64, n)
 			for i := range ids {
 				ids[i] = x.closeSession(t, fmt.Sprintf("c-%d", i), monaSession(fmt.Sprintf("u-%d", i)))

@@ -100,8 +100,8 @@ type Config struct {
 	// ErrorHandler sees job errors and panics.
 	ErrorHandler river.ErrorHandler
 	Logger       *slog.Logger
-	// Middleware wraps every job the client works (Middleware gives Mnemo's:
-	// per-job logs kept with the job).
+	// Middleware wraps every job the client works; jobs.Middleware() is
+	// Mnemo's: each job's log lines kept with the job, for River UI.
 	Middleware []rivertype.Middleware
 	// Schema is the Postgres schema River's tables live in; empty means the search path.
 	Schema string

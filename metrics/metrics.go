@@ -55,6 +55,8 @@ type Registry struct {
 	handoffs           *prometheus.CounterVec
 }
 
+var _ jobs.Metrics = (*Registry)(nil)
+
 // New builds the registry and its collectors, the Go runtime's and the
 // process's among them.
 func New(cfg Config) *Registry {

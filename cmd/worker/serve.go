@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"riverqueue.com/riverui"
+
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
@@ -18,7 +20,6 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
-	"riverqueue.com/riverui"
 )
 
 // system is everything a running worker holds.
@@ -173,13 +174,13 @@ func serve(ctx context.Context, e *env) error {
 	// below rather than tearing jobs down mid-write.
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	if err := sys.queue.Start(workCtx); err != nil {
-		_ = ln.Close()
-		return fmt.Errorf("start workers: %w", err)
-	}
 	if err := sys.ui.Start(workCtx); err != nil {
 		_ = ln.Close()
 		return fmt.Errorf("start river ui: %w", err)
+	}
+	if err := sys.queue.Start(workCtx); err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("start workers: %w", err)
 	}
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- httpSrv.Serve(ln) }()
