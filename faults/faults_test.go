@@ -1,0 +1,255 @@
+// Package faults holds Mnemo's fault-injection suite: real worker processes
+// against the local Postgres and a fake LLM, killed with SIGKILL while they
+// work, checked for sessions lost or done twice.
+package faults
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/store/storetest"
+)
+
+var workerBin string
+
+// TestMain builds the worker binary once for the suite.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mnemo-faults-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	workerBin = filepath.Join(dir, "worker")
+	build := exec.Command("go", "build", "-o", workerBin, "../cmd/worker")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build worker:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const token = "service-token-faults-0001"
+
+type worker struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+func startWorker(t *testing.T, env []string) *worker {
+	t.Helper()
+	w := &worker{cmd: exec.Command(workerBin, "--listen", "127.0.0.1:0")}
+	w.cmd.Dir = t.TempDir()
+	w.cmd.Env = append(os.Environ(), env...)
+	stderr, err := w.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), `"listen":"`); ok {
+			w.addr, _, _ = strings.Cut(rest, `"`)
+			break
+		}
+	}
+	if w.addr == "" {
+		_ = w.cmd.Process.Kill()
+		t.Fatal("worker never listened")
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	t.Cleanup(func() {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Process.Kill()
+			_ = w.cmd.Wait()
+		}
+	})
+	return w
+}
+
+func (w *worker) kill() {
+	_ = w.cmd.Process.Signal(syscall.SIGKILL)
+	_ = w.cmd.Wait()
+}
+
+func post(addr, path string, body any) (int, error) {
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", "http://"+addr+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// TestSIGKILLDuringProcessing hands 500 sessions to a worker and kills it
+// with SIGKILL at random moments while it processes them, restarting it each
+// time. At the end every session has exactly one summary and one final
+// extraction run, no memory is duplicated, and no job is left running.
+func TestSIGKILLDuringProcessing(t *testing.T) {
+	t.Parallel()
+	schema := storetest.PostgresSchema(t)
+	url := os.Getenv("TEST_DATABASE_URL")
+	dbURL := url + "&search_path=" + schema
+	if !strings.Contains(url, "?") {
+		dbURL = url + "?search_path=" + schema
+	}
+	llm := llmtest.NewServer(t, llmtest.Latency(30*time.Millisecond))
+	llm.SetDefault(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Valid(`{"memories":[{"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.9,"source_message_id":"m1"}],
+			"session_summary":{"summary":"Introductions.","topics":[]}}`)
+	})
+	env := []string{"DATABASE_URL=" + dbURL, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:fault injection passphrase",
+		"OPENAI_BASE_URL=" + llm.URL(), "OPENAI_API_KEY=sk-faults", "MNEMO_LLM_MODEL=gpt-4o-mini", "MNEMO_LOG_FORMAT=json",
+		"MNEMO_LOG_LEVEL=info", "MNEMO_JOB_TIMEOUT=5s", "MNEMO_RESCUE_AFTER=6s", "MNEMO_POLL_INTERVAL=50ms",
+		"MNEMO_CONCURRENCY=default=2,extract=16,batch=1", "MNEMO_SHUTDOWN_GRACE=1s"}
+	w := startWorker(t, env)
+
+	const sessions = 500
+	now := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	var handed, refused int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	var addrMu sync.RWMutex
+	addr := w.addr
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				body := map[string]any{"user_id": fmt.Sprintf("u-%d", i%50), "app": "mona", "started_at": now.Format(time.RFC3339),
+					"ended_at": now.Add(10 * time.Minute).Format(time.RFC3339),
+					"messages": []map[string]any{{"id": "m1", "role": "user", "content": "My name is Peggy.", "at": now.Add(time.Minute).Format(time.RFC3339)}}}
+				// A handoff that meets a dead worker is sent again, as a chat
+				// service retries: the same body is idempotent.
+				for attempt := 0; attempt < 100; attempt++ {
+					addrMu.RLock()
+					a := addr
+					addrMu.RUnlock()
+					code, err := post(a, fmt.Sprintf("/v1/sessions/f-%d/close", i), body)
+					if err == nil && code == 202 {
+						mu.Lock()
+						handed++
+						mu.Unlock()
+						break
+					}
+					if err == nil && code != 503 {
+						mu.Lock()
+						refused++
+						mu.Unlock()
+						break
+					}
+					<-time.After(50 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	kills := 0
+	go func() {
+		for i := 0; i < sessions; i++ {
+			next <- i
+		}
+		close(next)
+	}()
+	// Kill and restart the worker three times while it works.
+	for kills < 3 {
+		<-time.After(time.Duration(300+r.IntN(900)) * time.Millisecond)
+		w.kill()
+		kills++
+		w = startWorker(t, env)
+		addrMu.Lock()
+		addr = w.addr
+		addrMu.Unlock()
+	}
+	wg.Wait()
+	if refused > 0 || handed != sessions {
+		t.Fatalf("handed over %d of %d sessions, %d refused", handed, sessions, refused)
+	}
+
+	// Wait for the drain: every session processed (River's rescuer runs
+	// every 30 s and takes back jobs a killed worker left running).
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var processed int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM mnemo_sessions WHERE status = 'processed'").Scan(&processed); err != nil {
+			t.Fatal(err)
+		}
+		if processed == sessions {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d sessions processed after the drain", processed, sessions)
+		}
+		<-time.After(500 * time.Millisecond)
+	}
+	// Jobs a killed worker left running are rescued (River checks every 30 s)
+	// and, run again, find their session processed and complete.
+	rescueDeadline := time.Now().Add(2 * time.Minute)
+	for {
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE state = 'running'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(rescueDeadline) {
+			t.Fatalf("%d jobs still running two minutes after the drain", n)
+		}
+		<-time.After(time.Second)
+	}
+	var summaries, finals, dupMemories, running int
+	checks := []struct {
+		q   string
+		dst *int
+	}{
+		{"SELECT count(*) FROM mnemo_session_summaries", &summaries},
+		{"SELECT count(*) FROM mnemo_extraction_runs WHERE final", &finals},
+		{"SELECT count(*) FROM (SELECT user_id, key FROM mnemo_memories WHERE status = 'active' GROUP BY user_id, key HAVING count(*) > 1) d", &dupMemories},
+		{"SELECT count(*) FROM river_job WHERE state = 'running'", &running},
+	}
+	for _, c := range checks {
+		if err := conn.QueryRow(ctx, c.q).Scan(c.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("faults: %d sessions handed over, %d processed, %d summaries, %d final runs, %d duplicated memories, %d jobs running, %d kills survived, %d LLM calls",
+		handed, sessions, summaries, finals, dupMemories, running, kills, llm.Calls())
+	if summaries != sessions || finals != sessions || dupMemories != 0 || running != 0 {
+		t.Fatalf("after %d kills: %d summaries, %d final runs, %d duplicated memories, %d jobs running; want %d, %d, 0, 0",
+			kills, summaries, finals, dupMemories, running, sessions, sessions)
+	}
+}
