@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,5 +252,85 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 	if summaries != sessions || finals != sessions || dupMemories != 0 || running != 0 {
 		t.Fatalf("after %d kills: %d summaries, %d final runs, %d duplicated memories, %d jobs running; want %d, %d, 0, 0",
 			kills, summaries, finals, dupMemories, running, sessions, sessions)
+	}
+}
+
+// TestLoadWithoutLoss hands over sessions as fast as 16 clients can, then
+// lets the worker drain: every session handed over is processed, once. CI
+// runs 5 000 to stay well inside its time; MNEMO_LOAD_SESSIONS=20000 is the
+// full run recorded in docs/reliability.md.
+func TestLoadWithoutLoss(t *testing.T) {
+	t.Parallel()
+	schema := storetest.PostgresSchema(t)
+	url := os.Getenv("TEST_DATABASE_URL")
+	dbURL := url + "&search_path=" + schema
+	if !strings.Contains(url, "?") {
+		dbURL = url + "?search_path=" + schema
+	}
+	w := startWorker(t, []string{"DATABASE_URL=" + dbURL, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:load test passphrase here",
+		"MNEMO_LOG_FORMAT=json", "MNEMO_LOG_LEVEL=info", "MNEMO_POLL_INTERVAL=100ms", "MNEMO_CONCURRENCY=default=2,extract=8,batch=1",
+		"OPENAI_BASE_URL=", "MNEMO_LLM_MODEL="})
+	sessions := 5000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_LOAD_SESSIONS")); err == nil && v > 0 {
+		sessions = v
+	}
+	now := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	accepted, failed := 0, 0
+	start := time.Now()
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				body := map[string]any{"user_id": fmt.Sprintf("u-%d", i%2000), "app": "mona", "started_at": now.Format(time.RFC3339),
+					"ended_at": now.Add(10 * time.Minute).Format(time.RFC3339),
+					"messages": []map[string]any{{"id": "m1", "role": "user", "content": fmt.Sprintf("My favorite number is %d.", i%97), "at": now.Add(time.Minute).Format(time.RFC3339)}}}
+				code, err := post(w.addr, fmt.Sprintf("/v1/sessions/l-%d/close", i), body)
+				mu.Lock()
+				if err == nil && code == 202 {
+					accepted++
+				} else {
+					failed++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < sessions; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	handoff := time.Since(start)
+	if failed != 0 {
+		t.Fatalf("%d of %d handoffs failed", failed, sessions)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	deadline := time.Now().Add(8 * time.Minute)
+	var processed, finals int
+	for {
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM mnemo_sessions WHERE status = 'processed'").Scan(&processed); err != nil {
+			t.Fatal(err)
+		}
+		if processed == sessions || time.Now().After(deadline) {
+			break
+		}
+		<-time.After(time.Second)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM mnemo_extraction_runs WHERE final").Scan(&finals); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("load: %d handoffs in %s (%.0f/s), %d accepted, %d processed after %s, %d final runs",
+		sessions, handoff.Round(time.Millisecond), float64(sessions)/handoff.Seconds(), accepted, processed, time.Since(start).Round(time.Second), finals)
+	if accepted != sessions || processed != sessions || finals != sessions {
+		t.Fatalf("in %d, accepted %d, processed %d, final runs %d: counts in must equal counts out", sessions, accepted, processed, finals)
 	}
 }
