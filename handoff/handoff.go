@@ -81,8 +81,12 @@ func ValidID(s string) bool { return len(s) <= MaxIDLength && idRE.MatchString(s
 
 // Decode reads a session-close body strictly: valid UTF-8, one JSON object,
 // no unknown fields.
-func Decode(body []byte) (Request, error) {
-	var req Request
+func Decode(body []byte) (Request, error) { return decodeStrict[Request](body) }
+
+// decodeStrict reads one JSON object of type T, refusing invalid UTF-8,
+// unknown fields and trailing values, with errors that never echo the body.
+func decodeStrict[T any](body []byte) (T, error) {
+	var req T
 	if !utf8.Valid(body) {
 		return req, invalid("body", "is not valid UTF-8")
 	}

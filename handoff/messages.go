@@ -1,13 +1,10 @@
 package handoff
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
@@ -38,21 +35,7 @@ type AppendResult struct {
 }
 
 // DecodeMessages reads a messages body strictly.
-func DecodeMessages(body []byte) (MessagesRequest, error) {
-	var req MessagesRequest
-	if !utf8.Valid(body) {
-		return req, invalid("body", "is not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return req, invalid("body", "%s", jsonProblem(err))
-	}
-	if dec.More() {
-		return req, invalid("body", "holds more than one JSON value")
-	}
-	return req, nil
-}
+func DecodeMessages(body []byte) (MessagesRequest, error) { return decodeStrict[MessagesRequest](body) }
 
 // ValidateMessages checks a messages body.
 func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*prompts.App, now time.Time) error {
