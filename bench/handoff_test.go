@@ -168,7 +168,7 @@ func openLoop(ctx context.Context, rate float64, n int, send func(context.Contex
 		// Pacing, not waiting for work: a late tick sends at once and the
 		// schedule catches up, so the average rate holds.
 		if d := time.Until(due); d > 0 {
-			time.Sleep(d)
+			<-time.After(d)
 		}
 		wg.Go(func() {
 			if err := send(ctx); err != nil {
