@@ -1,0 +1,1 @@
+DROP INDEX mnemo_sessions_app_user_end_idx;
