@@ -143,7 +143,7 @@ func benchExtraction(b *testing.B, bk backend, llm *extract.LLM) float64 {
 	b.ReportMetric(rate, "jobs/s")
 	b.ReportMetric(ms(work.quantile(0.5)), "work-p50-ms")
 	b.ReportMetric(ms(work.quantile(0.99)), "work-p99-ms")
-	used.report(b, n, "job")
+	used.report(b, n, "job", b.Elapsed())
 	b.ReportMetric(float64(warns.Load()), "river-warnings")
 	return rate
 }

@@ -76,7 +76,7 @@ func benchHandoff(b *testing.B, e *env, closeSession func(ctx context.Context, i
 	u := readUsage(b).since(u0)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 	all.report(b)
-	u.report(b, b.N, "op")
+	u.report(b, b.N, "op", b.Elapsed())
 }
 
 // BenchmarkHandoffAt80 measures the HTTP handoff's peak rate with as many
@@ -115,7 +115,7 @@ func BenchmarkHandoffAt80(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				readUsage(b).since(u0).report(b, b.N, "op")
+				readUsage(b).since(u0).report(b, b.N, "op", elapsed)
 				b.ReportMetric(peak, "peak-req/s")
 				b.ReportMetric(rate, "target-req/s")
 				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")

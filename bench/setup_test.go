@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -299,11 +300,13 @@ func (u usage) plus(v usage) usage {
 	return usage{cpu: u.cpu + v.cpu, busy: u.busy + v.busy, total: u.total + v.total}
 }
 
-// report adds this process's CPU time per operation and how busy the whole
-// host was (100 is every core): the machine is shared, and a busy host
-// slows what is measured.
-func (u usage) report(b *testing.B, ops int, unit string) {
+// report adds this process's CPU time per operation, its share of the
+// host's CPU over wall time elapsed, and how busy the whole host was (for
+// both, 100 is every core): the machine is shared, and the difference is
+// other processes — the Postgres server and the fake LLM among them.
+func (u usage) report(b *testing.B, ops int, unit string, elapsed time.Duration) {
 	b.ReportMetric(ms(u.cpu)/float64(ops), "cpu-ms/"+unit)
+	b.ReportMetric(100*u.cpu.Seconds()/(elapsed.Seconds()*float64(runtime.NumCPU())), "proc-cpu-%")
 	if u.total > 0 {
 		b.ReportMetric(100*float64(u.busy)/float64(u.total), "host-busy-%")
 	}
