@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -88,36 +89,54 @@ func isJSON(ct string) bool {
 	return len(ct) >= 16 && ct[:16] == "application/json"
 }
 
-func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("session_id")
+// decodeRequest reads, decodes and validates a handoff body; false means an
+// error was answered.
+func decodeRequest[T any](h *handlers, w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error),
+	validate func(string, *T, map[string]*prompts.App, time.Time) error) (req T, now time.Time, ok bool) {
 	body, ok := h.readBody(w, r)
 	if !ok {
-		return
+		return req, now, false
 	}
-	req, err := handoff.Decode(body)
+	req, err := decode(body)
 	if err != nil {
 		var ve *handoff.ValidationError
 		errors.As(err, &ve)
 		WriteError(w, http.StatusBadRequest, "bad_request", ve.Error())
-		return
+		return req, now, false
 	}
-	now := h.now()
-	if err := handoff.Validate(id, &req, h.Handoff.Apps, now); err != nil {
+	now = h.now()
+	if err := validate(r.PathValue("session_id"), &req, h.Handoff.Apps, now); err != nil {
 		h.fail(w, r, err)
+		return req, now, false
+	}
+	return req, now, true
+}
+
+// handoffTx runs fn in a transaction, and once more when it lost a race with
+// an identical request to create the same rows: the second pass finds the
+// winner's rows and answers as a repeat. Conflicts fn reports itself (a
+// different body, a closed session) are final.
+func (h *handlers) handoffTx(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := h.Store.InTx(ctx, fn)
+		if err == nil || attempt > 0 || !errors.Is(err, store.ErrConflict) ||
+			errors.Is(err, handoff.ErrDifferentBody) || errors.Is(err, handoff.ErrSessionClosed) {
+			return err
+		}
+	}
+}
+
+func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("session_id")
+	req, now, ok := decodeRequest(h, w, r, handoff.Decode, handoff.Validate)
+	if !ok {
 		return
 	}
 	var res handoff.Result
-	// Two identical requests racing: the loser's insert conflicts; on the
-	// second pass it finds the winner's session and answers the same.
-	for attempt := 0; ; attempt++ {
-		err = h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
-			res, err = handoff.Close(ctx, tx, h.Handoff, id, req, now)
-			return err
-		})
-		if err == nil || attempt > 0 || !errors.Is(err, store.ErrConflict) || errors.Is(err, handoff.ErrDifferentBody) {
-			break
-		}
-	}
+	err := h.handoffTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		res, err = handoff.Close(ctx, tx, h.Handoff, id, req, now)
+		return err
+	})
 	if errors.Is(err, handoff.ErrDifferentBody) {
 		WriteError(w, http.StatusConflict, "conflict", "this session was already closed with a different body")
 		return
@@ -133,24 +152,12 @@ func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
 
 func (h *handlers) appendMessages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("session_id")
-	body, ok := h.readBody(w, r)
+	req, now, ok := decodeRequest(h, w, r, handoff.DecodeMessages, handoff.ValidateMessages)
 	if !ok {
 		return
 	}
-	req, err := handoff.DecodeMessages(body)
-	if err != nil {
-		var ve *handoff.ValidationError
-		errors.As(err, &ve)
-		WriteError(w, http.StatusBadRequest, "bad_request", ve.Error())
-		return
-	}
-	now := h.now()
-	if err := handoff.ValidateMessages(id, &req, h.Handoff.Apps, now); err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	var res handoff.AppendResult
-	err = h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+	err := h.handoffTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
 		res, err = handoff.Append(ctx, tx, h.Handoff, id, req, now)
 		return err
 	})
