@@ -1,7 +1,9 @@
 // Package bench holds Mnemo's end-to-end benchmarks: session handoff over
 // HTTP and in-process on both databases, latency under an open-loop load at
 // 80 % of peak, and extraction throughput and worker CPU against a fake LLM
-// of fixed latency. It has no code of its own; the benchmarks are in its test
+// of fixed latency; and the scheduled batches on Postgres: weekly analytics
+// over a million sessions against one SQL statement, and TTL expiry of a
+// million memories under handoff load. It has no code of its own; the benchmarks are in its test
 // files and their measured results in docs/benchmarks.md.
 //
 //	TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' \
