@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/internal/figures"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -125,7 +126,13 @@ func TestAPIAbuse(t *testing.T) {
 					t.Errorf("%s %s → %d with a non-JSON error body", route.method, path, rec.Code)
 				}
 			}
-			t.Logf("abuse: %d requests, %d panics, statuses %v", n, panics, status)
+			fives := 0
+			for code, c := range status {
+				if code >= 500 {
+					fives += c
+				}
+			}
+			figures.Report(t, "abuse: %d requests tried, %d panics, %d 5xx seen, statuses %v", n, panics, fives, status)
 			// None of it was a valid handoff: nothing was written or enqueued.
 			if u, err := st.GetUser(context.Background(), "u-1"); err == nil {
 				t.Fatalf("a rejected request wrote user %+v", u)

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/internal/figures"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -247,7 +248,7 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("faults: %d sessions handed over, %d processed, %d summaries, %d final runs, %d duplicated memories, %d jobs running, %d kills survived, %d LLM calls",
+	figures.Report(t, "faults: %d sessions handed over, %d processed, %d summaries, %d final runs, %d duplicated memories, %d jobs running, %d kills survived, %d LLM calls",
 		handed, sessions, summaries, finals, dupMemories, running, kills, llm.Calls())
 	if summaries != sessions || finals != sessions || dupMemories != 0 || running != 0 {
 		t.Fatalf("after %d kills: %d summaries, %d final runs, %d duplicated memories, %d jobs running; want %d, %d, 0, 0",
@@ -328,7 +329,7 @@ func TestLoadWithoutLoss(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM mnemo_extraction_runs WHERE final").Scan(&finals); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("load: %d handoffs in %s (%.0f/s), %d accepted, %d processed after %s, %d final runs",
+	figures.Report(t, "load: %d handoffs in %s (%.0f/s), %d accepted, %d processed after %s, %d final runs",
 		sessions, handoff.Round(time.Millisecond), float64(sessions)/handoff.Seconds(), accepted, processed, time.Since(start).Round(time.Second), finals)
 	if accepted != sessions || processed != sessions || finals != sessions {
 		t.Fatalf("in %d, accepted %d, processed %d, final runs %d: counts in must equal counts out", sessions, accepted, processed, finals)

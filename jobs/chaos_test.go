@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/internal/figures"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -59,7 +60,7 @@ func TestLLMChaos(t *testing.T) {
 					t.Fatalf("session c-%d fell back without keeping its transcript", i)
 				}
 			}
-			t.Logf("chaos outcomes over %d sessions and %d LLM calls: %v", n, x.llm.Calls(), outcomes)
+			figures.Report(t, "chaos outcomes over %d sessions and %d LLM calls: %v", n, x.llm.Calls(), outcomes)
 		})
 	}
 }
