@@ -38,6 +38,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Readable by all: a test may run the worker as an unprivileged user, for
+	// file permissions to bind it as they would a real deployment's.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	workerBin = filepath.Join(dir, "worker")
 	build := exec.Command("go", "build", "-o", workerBin, "../cmd/worker")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
