@@ -51,6 +51,9 @@ type Config struct {
 	JobTimeout time.Duration
 	// RescueAfter is after how long a job left running by a dead worker is run again.
 	RescueAfter time.Duration
+	// RetryBackoff is the delay before a failed job's first retry, doubling
+	// after each attempt; zero keeps River's policy (attempt⁴ seconds).
+	RetryBackoff time.Duration
 	// Concurrency is the most jobs worked at once per queue.
 	Concurrency map[string]int
 	// ShutdownGrace is how long running jobs may finish after SIGTERM before they are cancelled.
@@ -89,6 +92,7 @@ var settings = []setting{
 	{"apps-dir", "MNEMO_APPS_DIR", "", "directory of operator-defined app presets (one folder per app)"},
 	{"job-timeout", "MNEMO_JOB_TIMEOUT", "5m", "how long one job may run"},
 	{"rescue-after", "MNEMO_RESCUE_AFTER", "15m", "after how long a job left running by a dead worker is rescued and run again"},
+	{"retry-backoff", "MNEMO_RETRY_BACKOFF", "", "delay before a failed job's first retry, doubling after each attempt (empty: River's attempt⁴ seconds)"},
 	{"concurrency", "MNEMO_CONCURRENCY", "default=4,extract=16,batch=1", "most jobs worked at once per queue, queue=N comma-separated"},
 	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "250ms", "how often queues are polled for new jobs"},
@@ -200,6 +204,11 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.RescueAfter <= c.JobTimeout {
 		return c, settingError("rescue-after", "%s must exceed MNEMO_JOB_TIMEOUT (%s), or running jobs would be rescued while still alive", c.RescueAfter, c.JobTimeout)
+	}
+	if v := get("retry-backoff"); v != "" {
+		if c.RetryBackoff, err = time.ParseDuration(v); err != nil || c.RetryBackoff < 100*time.Millisecond || c.RetryBackoff > time.Hour {
+			return c, settingError("retry-backoff", "%q is not a duration between 100ms and 1h (or empty for River's policy)", v)
+		}
 	}
 	if c.Concurrency, err = parseConcurrency(get("concurrency")); err != nil {
 		return c, settingError("concurrency", "%v", err)

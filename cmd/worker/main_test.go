@@ -241,6 +241,8 @@ func TestBadConfigurationExitsWithOneClearLine(t *testing.T) {
 		{"malformed tokens", map[string]string{"MNEMO_API_TOKENS": "root:abcdefghijklmnopq"}, nil, "MNEMO_API_TOKENS"},
 		{"bad duration", map[string]string{"MNEMO_JOB_TIMEOUT": "soon"}, nil, "MNEMO_JOB_TIMEOUT"},
 		{"rescue before timeout", map[string]string{"MNEMO_JOB_TIMEOUT": "10m", "MNEMO_RESCUE_AFTER": "5m"}, nil, "MNEMO_RESCUE_AFTER"},
+		{"retry backoff not a duration", map[string]string{"MNEMO_RETRY_BACKOFF": "soon"}, nil, "MNEMO_RETRY_BACKOFF"},
+		{"retry backoff too short", map[string]string{"MNEMO_RETRY_BACKOFF": "1ms"}, nil, "MNEMO_RETRY_BACKOFF"},
 		{"bad llm url", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, "OPENAI_BASE_URL"},
 	}
 	for _, c := range cases {

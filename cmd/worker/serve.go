@@ -109,6 +109,9 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		CompletedRetention: 30 * 24 * time.Hour,
 		Logger:             log,
 	}
+	if cfg.RetryBackoff > 0 {
+		qc.RetryPolicy = jobs.Backoff{Base: cfg.RetryBackoff}
+	}
 	if withWorkers {
 		qc.Concurrency = cfg.Concurrency
 		qc.Workers = jobs.NewWorkers(deps)
