@@ -111,7 +111,12 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		// The default transport keeps two idle connections per host; the
+		// extract queue calls one endpoint from many jobs at once, and every
+		// connection beyond two would be a new TCP (and TLS) handshake.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		hc = &http.Client{Transport: tr}
 	}
 	oc.HTTPClient = recordingDoer{hc}
 	l := &LLM{
@@ -221,7 +226,9 @@ func (l *LLM) chunk(app *prompts.App, msgs []Message) ([][]Message, error) {
 	if l.maxIn > 0 && (budget <= 0 || l.maxIn < budget) {
 		budget = l.maxIn
 	}
-	if budget <= 0 || transcriptTokens(msgs) <= budget {
+	// A token is at least one byte, so a transcript of no more bytes than
+	// the budget fits without being tokenized: most sessions are short.
+	if budget <= 0 || transcriptBytes(msgs) <= budget || transcriptTokens(msgs) <= budget {
 		return [][]Message{msgs}, nil
 	}
 	return ChunkMessages(msgs, budget)

@@ -41,6 +41,17 @@ func messageTokens(m Message) int {
 	return CountTokens(prompts.TranscriptLine(promptTurn(m)) + "\n")
 }
 
+// transcriptBytes is the length of msgs' rendered transcript, an upper
+// bound of its tokens: every o200k_base token is at least one byte, and the
+// fallback estimate is a quarter of that.
+func transcriptBytes(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(prompts.TranscriptLine(promptTurn(m))) + 1
+	}
+	return n
+}
+
 // transcriptTokens is what msgs take as a rendered transcript.
 func transcriptTokens(msgs []Message) int {
 	n := 0

@@ -164,3 +164,25 @@ func clipTest(s string) string {
 	}
 	return s
 }
+
+// TestTokensNeverExceedBytes holds the bound the chunker's fast path rests
+// on: a text takes no more tokens than it has bytes, whatever its script.
+func TestTokensNeverExceedBytes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabets := []string{"abc XYZ 123.,!?\n", "éüßñç ", "日本語の文章です。", "🙂🎉👨‍👩‍👧", "\x00\x01\t\r ", "ab\xff\xfe"}
+	for i := range 2000 {
+		var b strings.Builder
+		for range r.IntN(200) {
+			a := []rune(alphabets[r.IntN(len(alphabets))])
+			b.WriteRune(a[r.IntN(len(a))])
+		}
+		if i%7 == 0 {
+			b.WriteString(strings.Repeat(" ", r.IntN(50)))
+		}
+		text := b.String()
+		if n := extract.CountTokens(text); n > len(text) {
+			t.Fatalf("%q: %d tokens for %d bytes", text, n, len(text))
+		}
+	}
+}
