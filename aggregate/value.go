@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-ai/mnemo/internal/zones"
 )
 
 // MaxLabelRunes caps a label (a trigger, a strategy, a narrative category)
@@ -152,26 +153,14 @@ func ptr(x float64, places int) *float64 {
 	return &r
 }
 
-// zones caches loaded locations: time.LoadLocation reads the zone database
-// on every call, and a batch asks once per user. Only names that load are
-// kept, so the cache is bounded by the zone database.
-var zones sync.Map
-
 // location is the user's zone. An empty, "Local" (which would depend on the
 // machine) or unknown name is UTC: the handoff API validates zones, so an
 // unknown one is an old row, and a batch must not fail a user over it.
 func location(name string) *time.Location {
-	if name == "" || name == "UTC" || name == "Local" {
-		return time.UTC
-	}
-	if l, ok := zones.Load(name); ok {
-		return l.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
+	loc, err := zones.Load(name)
 	if err != nil {
 		return time.UTC
 	}
-	zones.Store(name, loc)
 	return loc
 }
 

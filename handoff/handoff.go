@@ -23,6 +23,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -149,7 +150,7 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	if len(req.Timezone) > 64 {
 		return invalid("timezone", "is too long")
 	}
-	if _, err := time.LoadLocation(req.Timezone); err != nil {
+	if _, err := zones.Load(req.Timezone); err != nil {
 		return invalid("timezone", "is not an IANA time zone such as Europe/Berlin")
 	}
 	if utf8.RuneCountInString(req.DisplayName) > 100 {

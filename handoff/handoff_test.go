@@ -39,6 +39,7 @@ func TestDecodeAndValidate(t *testing.T) {
 		{"ended before started", "s-1", swap("09:20:00Z", "08:00:00Z"), "ended_at"},
 		{"far future", "s-1", swap("2026-11-20T09:20:00Z", "2027-11-20T09:20:00Z"), "ended_at"},
 		{"bad zone", "s-1", swap("Europe/Berlin", "Mars/Olympus"), "timezone"},
+		{"machine-dependent zone", "s-1", swap("Europe/Berlin", "Local"), "timezone"},
 		{"bad role", "s-1", swap(`"role":"user"`, `"role":"root"`), "messages[0].role"},
 		{"message outside session", "s-1", swap("2026-11-20T09:00:05Z\"}]", "2026-11-22T09:00:05Z\"}]"), "messages[0].at"},
 		{"event names unknown message", "s-1", swap(`"message_id":"m1"`, `"message_id":"m9"`), "events[0].message_id"},

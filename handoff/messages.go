@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
@@ -51,7 +52,10 @@ func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*p
 	if req.Timezone == "" {
 		req.Timezone = "UTC"
 	}
-	if _, err := time.LoadLocation(req.Timezone); err != nil || len(req.Timezone) > 64 {
+	if len(req.Timezone) > 64 {
+		return invalid("timezone", "is too long")
+	}
+	if _, err := zones.Load(req.Timezone); err != nil {
 		return invalid("timezone", "is not an IANA time zone such as Europe/Berlin")
 	}
 	if len(req.Messages) == 0 || len(req.Messages) > MaxAppend {
