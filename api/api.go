@@ -173,6 +173,8 @@ func StatusFor(err error) (int, string, string) {
 		return http.StatusConflict, "conflict", "conflicts with the stored state"
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable, "unavailable", "the request could not be completed in time"
+	case store.IsUnavailable(err):
+		return http.StatusServiceUnavailable, "unavailable", "the database is unreachable; send the request again later"
 	case store.IsReadOnly(err):
 		return http.StatusServiceUnavailable, "read_only", "the database cannot accept writes right now"
 	}

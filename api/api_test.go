@@ -2,13 +2,21 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/seal"
+	"github.com/mnemo-ai/mnemo/store"
 )
 
 func TestParseTokens(t *testing.T) {
@@ -78,5 +86,46 @@ func TestReadyzReportsDatabaseTrouble(t *testing.T) {
 	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
 	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "migrations pending") {
 		t.Fatalf("readyz = %d %s; want 503 without internal detail", rec.Code, rec.Body.String())
+	}
+}
+
+// TestUnreachableDatabaseAnswers503: a handoff while Postgres cannot be
+// reached is answered 503 unavailable in the JSON error shape, for the chat
+// service to send it again, never 500.
+func TestUnreachableDatabaseAnswers503(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cfg, err := store.PostgresConfig(fmt.Sprintf("postgres://postgres@127.0.0.1:%d/mnemo?sslmode=disable", port), "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenPostgres(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, err := jobs.New(st, jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps, _ := prompts.Builtin()
+	keys, _ := seal.ParseKeys(testKeySpec)
+	srv := api.New(api.Config{Tokens: []api.Token{{Scope: api.ScopeService, Value: token}}})
+	srv.Mount(api.Data{Store: st, MaxBodyBytes: 1 << 20, Handoff: handoff.Deps{Queue: q, Apps: apps, Keys: keys}})
+
+	rec := call(srv, "POST", "/v1/sessions/s-1/close", body, "application/json")
+	var e struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || rec.Code != http.StatusServiceUnavailable || e.Error.Code != "unavailable" || e.Error.Message == "" {
+		t.Fatalf("handoff with the database unreachable = %d %s; want 503 unavailable", rec.Code, rec.Body.String())
+	}
+	if strings.Contains(rec.Body.String(), "127.0.0.1") {
+		t.Fatalf("the error leaks the database address: %s", rec.Body.String())
 	}
 }

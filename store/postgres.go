@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -157,6 +160,31 @@ func isPgReadOnly(err error) bool {
 		return true
 	}
 	return false
+}
+
+// IsUnavailable reports whether err says the database could not be reached
+// or dropped the connection: a failed connect, a connection lost mid-request,
+// a server shutting down, crashed or starting up. Sent again once the server
+// is back, the same request may succeed.
+func IsUnavailable(err error) bool {
+	var connErr *pgconn.ConnectError
+	var pgErr *pgconn.PgError
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &connErr):
+		return true
+	case errors.As(err, &pgErr):
+		// connection_exception (class 08), admin_shutdown, crash_shutdown,
+		// cannot_connect_now, too_many_connections.
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "53300":
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08")
+	}
+	return errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr)
 }
 
 func isPgUnique(err error) bool {
