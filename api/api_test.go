@@ -128,4 +128,7 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 	if strings.Contains(rec.Body.String(), "127.0.0.1") {
 		t.Fatalf("the error leaks the database address: %s", rec.Body.String())
 	}
+	if ra := rec.Header().Get("Retry-After"); ra != "1" {
+		t.Fatalf("503 without Retry-After (got %q): a chat service would not know when to send again", ra)
+	}
 }

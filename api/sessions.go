@@ -60,7 +60,13 @@ func (h *handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	status, code, msg := StatusFor(err)
-	if status >= 500 {
+	switch {
+	case status == http.StatusServiceUnavailable:
+		// The database is down or read-only: the client is told to come
+		// back, and the operator sees a warning per request, not an error.
+		w.Header().Set("Retry-After", "1")
+		h.log.WarnContext(r.Context(), "request refused", slog.String("route", r.Pattern), slog.String("code", code), slog.String("error", err.Error()))
+	case status >= 500:
 		h.log.ErrorContext(r.Context(), "request failed", slog.String("route", r.Pattern), slog.String("error", err.Error()))
 	}
 	WriteError(w, status, code, msg)
