@@ -109,7 +109,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		s.log.WarnContext(ctx, "not ready", slog.String("error", err.Error()))
-		WriteError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable or not migrated")
+		WriteError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable, not migrated or read-only")
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})

@@ -75,16 +75,38 @@ const versionTable = `CREATE TABLE IF NOT EXISTS mnemo_schema_migrations (
     applied_at text NOT NULL
 )`
 
+// versionTableExists is a read; the write that creates the table waits
+// until a migration is to be applied.
+func (m *migrator) versionTableExists(ctx context.Context, e execer) (bool, error) {
+	q := "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'mnemo_schema_migrations'"
+	if m.dialect == DialectPostgres {
+		q = "SELECT (to_regclass('mnemo_schema_migrations') IS NOT NULL)::int"
+	}
+	r, err := e.query(ctx, q)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	var n int
+	if r.Next() {
+		if err := r.Scan(&n); err != nil {
+			return false, err
+		}
+	}
+	return n > 0, r.Err()
+}
+
+// applied reads the applied versions; none while the version table is missing.
 func (m *migrator) applied(ctx context.Context, e execer) (map[int]time.Time, error) {
-	if _, err := e.exec(ctx, versionTable); err != nil {
-		return nil, fmt.Errorf("create migration table: %w", err)
+	out := map[int]time.Time{}
+	if ok, err := m.versionTableExists(ctx, e); err != nil || !ok {
+		return out, err
 	}
 	r, err := e.query(ctx, "SELECT version, applied_at FROM mnemo_schema_migrations")
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	out := map[int]time.Time{}
 	for r.Next() {
 		var v int
 		var at time.Time
@@ -101,9 +123,22 @@ func (m *migrator) up(ctx context.Context) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A current schema is told by reading alone, so that a worker starts on
+	// a database it may not write (a read-only file, a role without write
+	// rights) and answers 503 to writes rather than not at all.
+	applied, err := m.applied(ctx, m.exec)
+	if err != nil {
+		return nil, err
+	}
+	if len(pendingFiles(files, applied)) == 0 {
+		return nil, nil
+	}
 	var done []int
 	for _, f := range files {
 		err := m.begin(ctx, func(e execer) error {
+			if _, err := e.exec(ctx, versionTable); err != nil {
+				return fmt.Errorf("create migration table: %w", err)
+			}
 			applied, err := m.applied(ctx, e)
 			if err != nil {
 				return err
@@ -189,15 +224,24 @@ func (m *migrator) status(ctx context.Context) ([]Migration, error) {
 }
 
 func (m *migrator) pending(ctx context.Context) (int, error) {
-	st, err := m.status(ctx)
+	files, err := loadMigrations(m.dialect)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, s := range st {
-		if s.AppliedAt == nil {
-			n++
+	applied, err := m.applied(ctx, m.exec)
+	if err != nil {
+		return 0, err
+	}
+	return len(pendingFiles(files, applied)), nil
+}
+
+// pendingFiles are the migrations of files not in applied.
+func pendingFiles(files []migrationFile, applied map[int]time.Time) []migrationFile {
+	var out []migrationFile
+	for _, f := range files {
+		if _, ok := applied[f.version]; !ok {
+			out = append(out, f)
 		}
 	}
-	return n, nil
+	return out
 }

@@ -22,7 +22,10 @@ type SQLite struct {
 
 // OpenSQLite opens (creating when missing) the database file at path with WAL,
 // a busy timeout and foreign keys on. The pool holds one connection: River's
-// SQLite driver asks for it, and SQLite writes one at a time anyway.
+// SQLite driver asks for it, and SQLite writes one at a time anyway. A file
+// this process cannot write is opened read-only: writes fail with an error
+// IsReadOnly recognises until the file is writable again, when the
+// connection is replaced.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -37,10 +40,11 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	// Deleted rows are overwritten, not left in free pages: erase must erase.
 	q.Add("_pragma", "secure_delete(1)")
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	conn, err := newSQLiteConnector(path, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
+	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
@@ -63,6 +67,10 @@ func (s *SQLite) Path() string { return s.path }
 
 // Ping checks that the database answers.
 func (s *SQLite) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// CheckWritable says why the database cannot be written now (an error
+// matching ErrReadOnly), or nil when it can.
+func (s *SQLite) CheckWritable() error { return unwritable(s.path) }
 
 // Checkpoint moves the write-ahead log into the database file and truncates
 // it, so that pages an erase overwrote leave no older copy behind.
@@ -134,6 +142,9 @@ func isSQLiteUnique(err error) bool {
 // a read-only SQLite file, a Postgres role without write rights, a read-only
 // transaction or a standby.
 func IsReadOnly(err error) bool {
+	if errors.Is(err, ErrReadOnly) {
+		return true
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		c := se.Code() & 0xff

@@ -34,8 +34,14 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return store.OpenSQLite(ctx, cfg.SQLitePath)
 }
 
-// migrateAll applies River's migrations, then Mnemo's.
+// migrateAll applies River's migrations, then Mnemo's. A current schema needs
+// no write; an old one on a database that takes none is an error saying so.
 func migrateAll(ctx context.Context, st store.Store) (river, mnemo []int, err error) {
+	defer func() {
+		if store.IsReadOnly(err) {
+			err = fmt.Errorf("the database cannot be written and its schema is not current; make it writable to migrate: %w", err)
+		}
+	}()
 	if river, err = jobs.MigrateRiver(ctx, st); err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"riverqueue.com/riverui"
@@ -31,6 +32,9 @@ type system struct {
 	// handler is api with handoff requests counted; ui is River UI, mounted in api.
 	handler http.Handler
 	ui      *riverui.Handler
+	// idle is why the workers wait to start (the database cannot be
+	// written); nil once they run.
+	idle atomic.Pointer[error]
 }
 
 // keyring loads MNEMO_ENCRYPTION_KEY, or a key file beside the database.
@@ -129,6 +133,7 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 	if withWorkers {
 		jobs.ObserveJobs(queue, reg)
 	}
+	sys := &system{store: st, queue: queue, deps: deps}
 	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, Ready: func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return err
@@ -139,6 +144,9 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		}
 		if n > 0 {
 			return fmt.Errorf("%d migrations pending", n)
+		}
+		if idle := sys.idle.Load(); idle != nil {
+			return fmt.Errorf("workers not started: %w", *idle)
 		}
 		return nil
 	}})
@@ -151,7 +159,59 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		return nil, err
 	}
 	srv.MountUI(ui)
-	return &system{store: st, queue: queue, deps: deps, api: srv, handler: srv.Observed(reg), ui: ui}, nil
+	sys.api, sys.handler, sys.ui = srv, srv.Observed(reg), ui
+	return sys, nil
+}
+
+// writable says why the database cannot be written now, where the store can
+// tell without writing (a SQLite file); nil otherwise.
+func (sys *system) writable() error {
+	if w, ok := sys.store.(interface{ CheckWritable() error }); ok {
+		return w.CheckWritable()
+	}
+	return nil
+}
+
+// startWorkers starts River's workers on workCtx. River cannot start on a
+// database it may not write (a read-only SQLite file, a Postgres role without
+// write rights): the API then serves without them, answering 503 to writes and
+// to /readyz, and they start once the database takes writes again. The
+// channel is closed once they run, or once ctx is done first.
+func (sys *system) startWorkers(ctx, workCtx context.Context, log *slog.Logger) (<-chan struct{}, error) {
+	done := make(chan struct{})
+	err := sys.writable()
+	if err == nil {
+		err = sys.queue.Start(workCtx)
+	}
+	if err == nil || !store.IsReadOnly(err) {
+		close(done)
+		return done, err
+	}
+	log.Warn("database is read-only: writes answer 503 and no job runs until it is writable again", slog.String("error", err.Error()))
+	sys.idle.Store(&err)
+	go func() {
+		defer close(done)
+		delay := time.Second
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			if sys.writable() != nil {
+				continue
+			}
+			if err := sys.queue.Start(workCtx); err != nil {
+				log.Warn("workers not started", slog.String("error", err.Error()))
+				delay = min(2*delay, 30*time.Second)
+				continue
+			}
+			sys.idle.Store(nil)
+			log.Info("database writable again: workers started")
+			return
+		}
+	}()
+	return done, nil
 }
 
 // serve runs the HTTP API and the workers until ctx is cancelled (SIGINT or
@@ -181,7 +241,10 @@ func serve(ctx context.Context, e *env) error {
 		_ = ln.Close()
 		return fmt.Errorf("start river ui: %w", err)
 	}
-	if err := sys.queue.Start(workCtx); err != nil {
+	waitCtx, stopWaiting := context.WithCancel(ctx)
+	defer stopWaiting()
+	started, err := sys.startWorkers(waitCtx, workCtx, log)
+	if err != nil {
 		_ = ln.Close()
 		return fmt.Errorf("start workers: %w", err)
 	}
@@ -205,6 +268,8 @@ func serve(ctx context.Context, e *env) error {
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("http shutdown", slog.String("error", err.Error()))
 	}
+	stopWaiting()
+	<-started
 	if err := sys.queue.Stop(shutCtx); err != nil {
 		log.Warn("grace period over; cancelling running jobs", slog.String("error", err.Error()))
 		hardCtx, hardCancel := context.WithTimeout(context.Background(), 10*time.Second)
