@@ -69,17 +69,71 @@ type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { _ = r.Rows.Close() }
 
-// sqlExecer runs statements on an *sql.DB or *sql.Tx holding SQLite.
+// fifo is a one-slot queue in front of SQLite's one connection. database/sql
+// hands a freed connection to a random waiter, so under load one caller can
+// wait far longer than the queue is long; blocked senders on a channel are
+// served in the order they came. Nil lets everyone through (a transaction
+// already holds the connection).
+type fifo chan struct{}
+
+func (f fifo) acquire(ctx context.Context) error {
+	if f == nil {
+		return nil
+	}
+	select {
+	case f <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f fifo) release() {
+	if f != nil {
+		<-f
+	}
+}
+
+// gatedRows gives the gate back once the rows are done with: read to the end
+// or closed, whichever comes first.
+type gatedRows struct {
+	*sql.Rows
+	gate fifo
+}
+
+func (r *gatedRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *gatedRows) Close() {
+	_ = r.Rows.Close()
+	if r.gate != nil {
+		r.gate.release()
+		r.gate = nil
+	}
+}
+
+// sqlExecer runs statements on an *sql.DB or *sql.Tx holding SQLite, each
+// statement on the DB in its turn at gate.
 type sqlExecer struct {
 	db interface {
 		ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 		QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 	}
+	gate fifo
 }
 
 func (e sqlExecer) dialect() string { return DialectSQLite }
 
 func (e sqlExecer) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if err := e.gate.acquire(ctx); err != nil {
+		return 0, err
+	}
+	defer e.gate.release()
 	res, err := e.db.ExecContext(ctx, sqliteSQL(q), sqliteArgs(args)...)
 	if err != nil {
 		return 0, translate(err)
@@ -92,11 +146,18 @@ func (e sqlExecer) exec(ctx context.Context, q string, args ...any) (int64, erro
 }
 
 func (e sqlExecer) query(ctx context.Context, q string, args ...any) (rows, error) {
+	if err := e.gate.acquire(ctx); err != nil {
+		return nil, err
+	}
 	r, err := e.db.QueryContext(ctx, sqliteSQL(q), sqliteArgs(args)...)
 	if err != nil {
+		e.gate.release()
 		return nil, translate(err)
 	}
-	return sqlRows{r}, nil
+	if e.gate == nil {
+		return sqlRows{r}, nil
+	}
+	return &gatedRows{Rows: r, gate: e.gate}, nil
 }
 
 // scanTime reads a timestamp column of either database into a time.Time.

@@ -18,6 +18,8 @@ type SQLite struct {
 	queries
 	db   *sql.DB
 	path string
+	// gate orders Mnemo's statements and transactions for the connection.
+	gate fifo
 }
 
 // OpenSQLite opens (creating when missing) the database file at path with WAL,
@@ -50,7 +52,8 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &SQLite{queries: queries{sqlExecer{db}}, db: db, path: path}, nil
+	gate := make(fifo, 1)
+	return &SQLite{queries: queries{sqlExecer{db: db, gate: gate}}, db: db, path: path, gate: gate}, nil
 }
 
 // Dialect returns "sqlite".
@@ -84,11 +87,15 @@ func (s *SQLite) Close() error { return s.db.Close() }
 
 // InTx runs fn in an immediate transaction.
 func (s *SQLite) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
+	if err := s.gate.acquire(ctx); err != nil {
+		return err
+	}
+	defer s.gate.release()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err)
 	}
-	if err := fn(ctx, sqliteTx{queries{sqlExecer{tx}}, tx}); err != nil {
+	if err := fn(ctx, sqliteTx{queries{sqlExecer{db: tx}}, tx}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -105,10 +112,10 @@ func (t sqliteTx) Raw() any { return t.tx }
 func (s *SQLite) migrator() *migrator {
 	return &migrator{
 		dialect: DialectSQLite,
-		exec:    sqlExecer{s.db},
+		exec:    sqlExecer{db: s.db},
 		begin: func(ctx context.Context, fn func(e execer) error) error {
 			return s.InTx(ctx, func(ctx context.Context, tx Tx) error {
-				return fn(sqlExecer{tx.(sqliteTx).tx})
+				return fn(sqlExecer{db: tx.(sqliteTx).tx})
 			})
 		},
 	}
