@@ -47,10 +47,10 @@ func BenchmarkExtraction(b *testing.B) {
 	for _, bk := range backends() {
 		b.Run(bk.name, func(b *testing.B) {
 			// The worker's client (LLMConfig.HTTPClient nil) uses
-			// http.DefaultTransport; a clone of it behaves the same and
-			// counts the connections it opens.
+			// extract.NewTransport; this one is the same and counts the
+			// connections it opens.
 			var dials atomic.Int64
-			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr := extract.NewTransport()
 			dial := tr.DialContext
 			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 				dials.Add(1)

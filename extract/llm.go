@@ -111,12 +111,7 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		// The default transport keeps two idle connections per host; the
-		// extract queue calls one endpoint from many jobs at once, and every
-		// connection beyond two would be a new TCP (and TLS) handshake.
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 64
-		hc = &http.Client{Transport: tr}
+		hc = &http.Client{Transport: NewTransport()}
 	}
 	oc.HTTPClient = recordingDoer{hc}
 	l := &LLM{
@@ -140,6 +135,16 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 		l.now = time.Now
 	}
 	return l, nil
+}
+
+// NewTransport is the LLM client's transport when LLMConfig.HTTPClient is
+// nil: http.DefaultTransport keeps two idle connections per host, but the
+// extract queue calls one endpoint from many jobs at once, and every
+// connection beyond two would be a new TCP (and TLS) handshake per call.
+func NewTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	return tr
 }
 
 // Model is the configured model.
