@@ -267,9 +267,8 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 }
 
 // TestLoadWithoutLoss hands over sessions as fast as 16 clients can, then
-// lets the worker drain: every session handed over is processed, once. CI
-// runs 5 000 to stay well inside its time; MNEMO_LOAD_SESSIONS=20000 is the
-// full run recorded in docs/reliability.md.
+// lets the worker drain: every session handed over is processed, once:
+// 20 000 sessions, or MNEMO_LOAD_SESSIONS.
 func TestLoadWithoutLoss(t *testing.T) {
 	t.Parallel()
 	schema := storetest.PostgresSchema(t)
@@ -279,9 +278,9 @@ func TestLoadWithoutLoss(t *testing.T) {
 		dbURL = url + "?search_path=" + schema
 	}
 	w := startWorker(t, []string{"DATABASE_URL=" + dbURL, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:load test passphrase here",
-		"MNEMO_LOG_FORMAT=json", "MNEMO_LOG_LEVEL=info", "MNEMO_POLL_INTERVAL=100ms", "MNEMO_CONCURRENCY=default=2,extract=8,batch=1",
+		"MNEMO_LOG_FORMAT=json", "MNEMO_LOG_LEVEL=info", "MNEMO_POLL_INTERVAL=100ms", "MNEMO_CONCURRENCY=default=2,extract=32,batch=1",
 		"OPENAI_BASE_URL=", "MNEMO_LLM_MODEL="})
-	sessions := 5000
+	sessions := 20000
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_LOAD_SESSIONS")); err == nil && v > 0 {
 		sessions = v
 	}
