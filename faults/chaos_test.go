@@ -3,11 +3,8 @@ package faults
 import (
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,38 +13,14 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/figures"
-	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
 // chaosAnswer is a valid Mona answer.
 const chaosAnswer = `{"memories":[{"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.9,"source_message_id":"m1"}],
 	"session_summary":{"summary":"Peggy introduced herself.","topics":["introductions"]}}`
 
-// chaos answers LLM calls in a random mix: hang past the worker's LLM
-// timeout, 500, 429 with Retry-After, prose and truncated JSON, JSON that
-// violates the schema, or a valid answer.
-func chaos(seed uint64) func(llmtest.Request) llmtest.Reply {
-	var mu sync.Mutex
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	return func(llmtest.Request) llmtest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		switch r.IntN(7) {
-		case 0:
-			return llmtest.Hang()
-		case 1:
-			return llmtest.Status(500, "")
-		case 2:
-			return llmtest.Status(429, "1")
-		case 3:
-			return llmtest.Content(`Sure! Here is what I found: {"memories": [`)
-		case 4:
-			return llmtest.Valid(`{"memories":[{"key":"name","value":"Peggy","category":"nonsense","importance":900,"source_message_id":"m1"}]}`)
-		default:
-			return llmtest.Valid(chaosAnswer)
-		}
-	}
-}
+// chaosViolating is JSON that Mona's schema refuses.
+const chaosViolating = `{"memories":[{"key":"name","value":"Peggy","category":"nonsense","importance":900,"source_message_id":"m1"}]}`
 
 // TestLLMChaosWithWorkers runs real worker processes against a fake LLM that
 // answers in a random mix of hangs, 500s, 429s, garbage and schema-violating
@@ -66,20 +39,14 @@ func TestLLMChaosWithWorkers(t *testing.T) {
 	sqlitePath := filepath.Join(dir, "mnemo.db")
 	backends = append(backends, backend{"sqlite", "sqlite://" + sqlitePath, "sqlite", "file:" + sqlitePath + "?_pragma=busy_timeout(10000)", 1, 40})
 	if os.Getenv("TEST_DATABASE_URL") != "" || os.Getenv("MNEMO_REQUIRE_POSTGRES") == "1" {
-		schema := storetest.PostgresSchema(t)
-		url := os.Getenv("TEST_DATABASE_URL")
-		sep := "?"
-		if strings.Contains(url, "?") {
-			sep = "&"
-		}
-		u := url + sep + "search_path=" + schema
+		u := schemaURL(t)
 		backends = append(backends, backend{"postgres", u, "pgx", u, 2, 120})
 	}
 	for i, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			llm := llmtest.NewServer(t)
-			llm.SetDefault(chaos(uint64(17 + i)))
+			llm.SetDefault(llmtest.Chaos(uint64(17+i), chaosAnswer, chaosViolating))
 			env := []string{"DATABASE_URL=" + b.url, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:llm chaos passphrase",
 				"OPENAI_BASE_URL=" + llm.URL(), "OPENAI_API_KEY=sk-chaos", "MNEMO_LLM_MODEL=gpt-4o-mini", "MNEMO_LOG_FORMAT=json",
 				"MNEMO_LOG_LEVEL=info", "MNEMO_LLM_TIMEOUT=1s", "MNEMO_JOB_TIMEOUT=15s", "MNEMO_RESCUE_AFTER=20s",

@@ -58,16 +58,49 @@ func TestMain(m *testing.M) {
 
 const token = "service-token-faults-0001"
 
+// worker is a worker process listening on addr, its log kept for failures.
 type worker struct {
 	cmd  *exec.Cmd
 	addr string
+	mu   sync.Mutex
+	// lines is the log's tail (at most keepLines).
+	lines []string
+	// eof is closed once the log ends, i.e. the process closed stderr.
+	eof chan struct{}
 }
 
+const keepLines = 2000
+
+func (w *worker) log() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.lines...)
+}
+
+// workerCmd is the worker binary with args, run in dir; as the unprivileged
+// user nobody when asked and the tests run as root, whom file permissions do
+// not bind.
+func workerCmd(dir string, env []string, unprivileged bool, args ...string) *exec.Cmd {
+	cmd := exec.Command(workerBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if unprivileged && os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	return cmd
+}
+
+// startWorker starts a worker in a directory of its own.
 func startWorker(t *testing.T, env []string) *worker {
 	t.Helper()
-	w := &worker{cmd: exec.Command(workerBin, "--listen", "127.0.0.1:0")}
-	w.cmd.Dir = t.TempDir()
-	w.cmd.Env = append(os.Environ(), env...)
+	return launch(t, workerCmd(t.TempDir(), env, false, "--listen", "127.0.0.1:0"))
+}
+
+// launch starts cmd (a worker with --listen 127.0.0.1:0) and waits until it
+// listens, or fails the test with its log if it exits first.
+func launch(t *testing.T, cmd *exec.Cmd) *worker {
+	t.Helper()
+	w := &worker{cmd: cmd, eof: make(chan struct{})}
 	stderr, err := w.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -75,24 +108,40 @@ func startWorker(t *testing.T, env []string) *worker {
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if _, rest, ok := strings.Cut(sc.Text(), `"listen":"`); ok {
-			w.addr, _, _ = strings.Cut(rest, `"`)
-			break
-		}
-	}
-	if w.addr == "" {
-		_ = w.cmd.Process.Kill()
-		t.Fatal("worker never listened")
-	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
 	t.Cleanup(func() {
 		if w.cmd.ProcessState == nil {
 			_ = w.cmd.Process.Kill()
 			_ = w.cmd.Wait()
 		}
 	})
+	listening := make(chan string, 1)
+	go func() {
+		defer close(w.eof)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			w.mu.Lock()
+			if len(w.lines) == 2*keepLines {
+				w.lines = append(w.lines[:0], w.lines[keepLines:]...)
+			}
+			w.lines = append(w.lines, sc.Text())
+			w.mu.Unlock()
+			if _, rest, ok := strings.Cut(sc.Text(), `"listen":"`); ok {
+				addr, _, _ := strings.Cut(rest, `"`)
+				select {
+				case listening <- addr:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case w.addr = <-listening:
+	case <-w.eof:
+		_ = w.cmd.Wait()
+		t.Fatalf("worker exited before listening: %s\n%s", w.cmd.ProcessState, strings.Join(w.log(), "\n"))
+	case <-time.After(20 * time.Second):
+		t.Fatalf("worker never listened:\n%s", strings.Join(w.log(), "\n"))
+	}
 	return w
 }
 
@@ -101,18 +150,66 @@ func (w *worker) kill() {
 	_ = w.cmd.Wait()
 }
 
-func post(addr, path string, body any) (int, error) {
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", "http://"+addr+path, bytes.NewReader(b))
+// stop sends SIGTERM and fails the test unless the worker exits 0.
+func (w *worker) stop(t *testing.T) {
+	t.Helper()
+	_ = w.cmd.Process.Signal(syscall.SIGTERM)
+	err := w.cmd.Wait()
+	<-w.eof
+	if err != nil {
+		t.Fatalf("worker after SIGTERM: %v\n%s", err, strings.Join(w.log(), "\n"))
+	}
+}
+
+// client is the chat service's HTTP client: a worker that stops answering
+// fails the request instead of hanging the test.
+var client = &http.Client{Timeout: 15 * time.Second}
+
+// call sends a request with the service token and decodes a JSON answer.
+func call(method, addr, path string, body any) (int, map[string]any, error) {
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, "http://"+addr+path, r)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, nil
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, out, nil
+}
+
+// post hands a body over and returns the status.
+func post(addr, path string, body any) (int, error) {
+	code, _, err := call("POST", addr, path, body)
+	return code, err
+}
+
+// errorCode is the code and message of an {"error": {"code", "message"}} answer.
+func errorCode(body map[string]any) (code, message string) {
+	e, _ := body["error"].(map[string]any)
+	code, _ = e["code"].(string)
+	message, _ = e["message"].(string)
+	return code, message
+}
+
+// schemaURL is TEST_DATABASE_URL with a fresh schema of the test's own on
+// the search path.
+func schemaURL(t *testing.T) string {
+	t.Helper()
+	schema := storetest.PostgresSchema(t)
+	url := os.Getenv("TEST_DATABASE_URL")
+	if strings.Contains(url, "?") {
+		return url + "&search_path=" + schema
+	}
+	return url + "?search_path=" + schema
 }
 
 // TestSIGKILLDuringProcessing hands 500 sessions to a worker and kills it
@@ -121,12 +218,7 @@ func post(addr, path string, body any) (int, error) {
 // extraction run, no memory is duplicated, and no job is left running.
 func TestSIGKILLDuringProcessing(t *testing.T) {
 	t.Parallel()
-	schema := storetest.PostgresSchema(t)
-	url := os.Getenv("TEST_DATABASE_URL")
-	dbURL := url + "&search_path=" + schema
-	if !strings.Contains(url, "?") {
-		dbURL = url + "?search_path=" + schema
-	}
+	dbURL := schemaURL(t)
 	llm := llmtest.NewServer(t, llmtest.Latency(30*time.Millisecond))
 	llm.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Valid(`{"memories":[{"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.9,"source_message_id":"m1"}],
@@ -271,12 +363,7 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 // 20 000 sessions, or MNEMO_LOAD_SESSIONS.
 func TestLoadWithoutLoss(t *testing.T) {
 	t.Parallel()
-	schema := storetest.PostgresSchema(t)
-	url := os.Getenv("TEST_DATABASE_URL")
-	dbURL := url + "&search_path=" + schema
-	if !strings.Contains(url, "?") {
-		dbURL = url + "?search_path=" + schema
-	}
+	dbURL := schemaURL(t)
 	w := startWorker(t, []string{"DATABASE_URL=" + dbURL, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:load test passphrase here",
 		"MNEMO_LOG_FORMAT=json", "MNEMO_LOG_LEVEL=info", "MNEMO_POLL_INTERVAL=100ms", "MNEMO_CONCURRENCY=default=2,extract=32,batch=1",
 		"OPENAI_BASE_URL=", "MNEMO_LLM_MODEL="})

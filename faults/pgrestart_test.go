@@ -1,11 +1,8 @@
 package faults
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -162,10 +159,6 @@ func (p *pgServer) crash(t *testing.T) {
 	}
 }
 
-// handoffClient is the chat service's HTTP client: a worker that stops
-// answering fails the request instead of hanging the test.
-var handoffClient = &http.Client{Timeout: 15 * time.Second}
-
 // closeAnswer is one handoff's answer: its status and, for an error, the
 // error shape's code and message.
 type closeAnswer struct {
@@ -174,36 +167,20 @@ type closeAnswer struct {
 }
 
 func closeSession(addr, id string, body any) (closeAnswer, error) {
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/sessions/"+id+"/close", bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := handoffClient.Do(req)
+	status, ans, err := call("POST", addr, "/v1/sessions/"+id+"/close", body)
 	if err != nil {
 		return closeAnswer{}, err
 	}
-	defer resp.Body.Close()
-	a := closeAnswer{status: resp.StatusCode}
-	if resp.StatusCode >= 400 {
-		var e struct {
-			Error struct{ Code, Message string } `json:"error"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&e); err == nil {
-			a.code, a.message = e.Error.Code, e.Error.Message
-		}
+	a := closeAnswer{status: status}
+	if status >= 400 {
+		a.code, a.message = errorCode(ans)
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
 	return a, nil
 }
 
 func statusOf(addr, path string) int {
-	resp, err := handoffClient.Get("http://" + addr + path)
-	if err != nil {
-		return 0
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	status, _, _ := call("GET", addr, path, nil)
+	return status
 }
 
 // pollUntil polls cond until it holds, failing the test after within.

@@ -1,17 +1,11 @@
 package faults
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,116 +40,10 @@ func roDir(t *testing.T) string {
 	return dir
 }
 
-// workerCmd is the worker binary with args, run in dir as nobody when the
-// test runs as root.
-func workerCmd(dir string, env []string, args ...string) *exec.Cmd {
-	cmd := exec.Command(workerBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if os.Geteuid() == 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	}
-	return cmd
-}
-
-// loggedWorker is a worker process whose log lines are kept.
-type loggedWorker struct {
-	worker
-	mu    sync.Mutex
-	lines []string
-	// eof is closed once the log ends, i.e. the process closed stderr.
-	eof chan struct{}
-}
-
-func (w *loggedWorker) log() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.lines...)
-}
-
-// startLogged starts `worker --listen 127.0.0.1:0` in dir and waits until it
-// listens, or fails the test with its log if it exits first.
-func startLogged(t *testing.T, dir string, env []string) *loggedWorker {
+// startLogged starts a worker in dir as the unprivileged user.
+func startLogged(t *testing.T, dir string, env []string) *worker {
 	t.Helper()
-	w := &loggedWorker{worker: worker{cmd: workerCmd(dir, env, "--listen", "127.0.0.1:0")}, eof: make(chan struct{})}
-	stderr, err := w.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if w.cmd.ProcessState == nil {
-			_ = w.cmd.Process.Kill()
-			_ = w.cmd.Wait()
-		}
-	})
-	listening := make(chan string, 1)
-	go func() {
-		defer close(w.eof)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			w.mu.Lock()
-			w.lines = append(w.lines, sc.Text())
-			w.mu.Unlock()
-			if _, rest, ok := strings.Cut(sc.Text(), `"listen":"`); ok {
-				addr, _, _ := strings.Cut(rest, `"`)
-				select {
-				case listening <- addr:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case w.addr = <-listening:
-	case <-w.eof:
-		_ = w.cmd.Wait()
-		t.Fatalf("worker exited before listening: %s\n%s", w.cmd.ProcessState, strings.Join(w.log(), "\n"))
-	case <-time.After(20 * time.Second):
-		t.Fatalf("worker never listened:\n%s", strings.Join(w.log(), "\n"))
-	}
-	return w
-}
-
-// stop sends SIGTERM and fails the test unless the worker exits 0.
-func (w *loggedWorker) stop(t *testing.T) {
-	t.Helper()
-	_ = w.cmd.Process.Signal(syscall.SIGTERM)
-	err := w.cmd.Wait()
-	<-w.eof
-	if err != nil {
-		t.Fatalf("worker after SIGTERM: %v\n%s", err, strings.Join(w.log(), "\n"))
-	}
-}
-
-// call sends a request with the service token and decodes a JSON answer.
-func call(method, addr, path string, body any) (int, map[string]any, error) {
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = strings.NewReader(string(b))
-	}
-	req, _ := http.NewRequest(method, "http://"+addr+path, r)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out, nil
-}
-
-// errorCode is the code of an {"error": {"code", "message"}} answer.
-func errorCode(body map[string]any) (code, message string) {
-	e, _ := body["error"].(map[string]any)
-	code, _ = e["code"].(string)
-	message, _ = e["message"].(string)
-	return code, message
+	return launch(t, workerCmd(dir, env, true, "--listen", "127.0.0.1:0"))
 }
 
 // waitProcessed polls the API until the session is processed.
@@ -312,14 +200,14 @@ func TestReadOnlySQLiteOldSchema(t *testing.T) {
 	db := filepath.Join(dir, "mnemo.db")
 	env := roEnv(db)
 	for _, args := range [][]string{{"migrate", "up"}, {"migrate", "down", "1"}} {
-		if out, err := workerCmd(dir, env, args...).CombinedOutput(); err != nil {
+		if out, err := workerCmd(dir, env, true, args...).CombinedOutput(); err != nil {
 			t.Fatalf("worker %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	if err := os.Chmod(db, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	cmd := workerCmd(dir, env, "--listen", "127.0.0.1:0")
+	cmd := workerCmd(dir, env, true, "--listen", "127.0.0.1:0")
 	done := make(chan struct{})
 	var out []byte
 	var err error

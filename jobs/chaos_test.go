@@ -2,8 +2,6 @@ package jobs_test
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -22,26 +20,8 @@ func TestLLMChaos(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			x := setupExtract(t, b, true)
-			var mu sync.Mutex
-			r := rand.New(rand.NewPCG(7, 11))
-			x.llm.SetDefault(func(llmtest.Request) llmtest.Reply {
-				mu.Lock()
-				defer mu.Unlock()
-				switch r.IntN(7) {
-				case 0:
-					return llmtest.Hang()
-				case 1:
-					return llmtest.Status(500, "")
-				case 2:
-					return llmtest.Status(429, "1")
-				case 3:
-					return llmtest.Content("Sure! Here is what I found: {\"memories\": [")
-				case 4:
-					return llmtest.Valid(`{"memories":[{"key":"password","value":"x","category":"fact","importance":1,"confidence":1,"source_message_id":"m1"}],"session_summary":{"summary":"","topics":[]}}`)
-				default:
-					return llmtest.Valid(monaAnswer)
-				}
-			})
+			x.llm.SetDefault(llmtest.Chaos(7, monaAnswer,
+				`{"memories":[{"key":"password","value":"x","category":"fact","importance":1,"confidence":1,"source_message_id":"m1"}],"session_summary":{"summary":"","topics":[]}}`))
 			const n = 10
 			ids := make([]int64, n)
 			for i := range ids {

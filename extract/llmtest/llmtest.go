@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -193,6 +194,35 @@ func WithUsage(prompt, completion int, r Reply) Reply {
 	}
 	r.usage = [2]int{prompt, completion}
 	return r
+}
+
+// Chaos is a default reply function for SetDefault that fails in every way
+// an endpoint does, in a random mix from seed: one call in seven each hangs,
+// fails with 500, is rate limited (429, Retry-After: 1), answers truncated
+// JSON wrapped in prose, or answers the schema-violating JSON violating; the
+// other two in seven answer valid. Safe for concurrent calls.
+func Chaos(seed uint64, valid, violating string) func(Request) Reply {
+	var mu sync.Mutex
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	return func(Request) Reply {
+		mu.Lock()
+		n := r.IntN(7)
+		mu.Unlock()
+		switch n {
+		case 0:
+			return Hang()
+		case 1:
+			return Status(http.StatusInternalServerError, "")
+		case 2:
+			return Status(http.StatusTooManyRequests, "1")
+		case 3:
+			return Content(`Sure! Here is what I found: {"memories": [`)
+		case 4:
+			return Valid(violating)
+		default:
+			return Valid(valid)
+		}
+	}
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {

@@ -78,3 +78,27 @@ func TestConcurrentRequests(t *testing.T) {
 		t.Fatalf("%d calls", s.Calls())
 	}
 }
+
+// TestChaosMixesEveryFault: over a few hundred calls the mix holds every
+// kind of reply, and one seed always gives the same sequence.
+func TestChaosMixesEveryFault(t *testing.T) {
+	valid, violating := `{"ok":true}`, `{"ok":"yes and more"}`
+	a, b := llmtest.Chaos(3, valid, violating), llmtest.Chaos(3, valid, violating)
+	kinds := map[string]int{}
+	for i := range 350 {
+		ra, rb := a(llmtest.Request{}).String(), b(llmtest.Request{}).String()
+		if ra != rb {
+			t.Fatalf("call %d: %s and %s from the same seed", i, ra, rb)
+		}
+		kinds[ra]++
+	}
+	for _, want := range []string{"hang", "status 500", "status 429",
+		"content of 42 bytes", // the truncated answer in prose
+		"content of 11 bytes", // valid
+		"content of 21 bytes", // schema-violating
+	} {
+		if kinds[want] < 20 {
+			t.Errorf("%q came %d times in 350 calls: %v", want, kinds[want], kinds)
+		}
+	}
+}
