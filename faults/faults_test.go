@@ -204,8 +204,11 @@ func errorCode(body map[string]any) (code, message string) {
 // the search path.
 func schemaURL(t *testing.T) string {
 	t.Helper()
-	schema := storetest.PostgresSchema(t)
-	url := os.Getenv("TEST_DATABASE_URL")
+	return withSchema(os.Getenv("TEST_DATABASE_URL"), storetest.PostgresSchema(t))
+}
+
+// withSchema puts schema on url's search path.
+func withSchema(url, schema string) string {
 	if strings.Contains(url, "?") {
 		return url + "&search_path=" + schema
 	}
