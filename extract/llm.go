@@ -367,6 +367,9 @@ func (l *LLM) call(ctx context.Context, app *prompts.App, msgs []openai.ChatComp
 	f := l.format(app.Name)
 	for {
 		req := openai.ChatCompletionRequest{Model: l.model, Messages: msgs, Temperature: l.temp}
+		if app.Policy.Temperature > 0 {
+			req.Temperature = float32(app.Policy.Temperature)
+		}
 		switch f {
 		case formatSchema:
 			schema, strict, err := app.ResponseSchema()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -649,5 +650,31 @@ func TestLLMFallsBackToNoResponseFormat(t *testing.T) {
 	reqs := b.server.Requests()
 	if len(reqs) != 3 || reqs[2].ResponseFormat != nil {
 		t.Fatalf("%d requests; the last asked for %+v, want no response format", len(reqs), reqs[len(reqs)-1].ResponseFormat)
+	}
+}
+
+// TestLLMTemperaturePerApp: an app whose policy sets a temperature sends it;
+// the others send the worker's.
+func TestLLMTemperaturePerApp(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t, func(c *extract.LLMConfig) { c.Temperature = 0.7 })
+	b.server.Push(llmtest.Valid(llmMonaAnswer), llmtest.Valid(llmMonaAnswer))
+	if _, err := b.extract(t, "mona", llmSession("mona")); err != nil {
+		t.Fatal(err)
+	}
+	cool := *b.apps["mona"]
+	cool.Policy.Temperature = 0.2
+	if _, err := b.llm.Extract(context.Background(), &cool, llmSession("mona")); err != nil {
+		t.Fatal(err)
+	}
+	reqs := b.server.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for i, want := range []float64{0.7, 0.2} {
+		got := reqs[i].Temperature
+		if got == nil || math.Abs(*got-want) > 1e-6 {
+			t.Errorf("request %d: temperature %v, want %v", i, got, want)
+		}
 	}
 }

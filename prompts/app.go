@@ -209,6 +209,9 @@ func (p Policy) check() error {
 	if p.MinConfidence < 0 || p.MinConfidence > 1 {
 		return fmt.Errorf(`"min_confidence" %v is outside [0, 1]`, p.MinConfidence)
 	}
+	if p.Temperature < 0 || p.Temperature > 2 {
+		return fmt.Errorf(`"temperature" %v is outside [0, 2]`, p.Temperature)
+	}
 	for _, f := range []struct {
 		name string
 		v    int

@@ -76,6 +76,9 @@ type Policy struct {
 	RollingSummaryEvery int `json:"rolling_summary_every"`
 	// MaxInputTokens is the transcript budget of one LLM call; longer transcripts are chunked.
 	MaxInputTokens int `json:"max_input_tokens"`
+	// Temperature is the sampling temperature of this app's LLM calls, in
+	// (0, 2]; 0 or absent leaves the worker's MNEMO_LLM_TEMPERATURE.
+	Temperature float64 `json:"temperature,omitempty"`
 }
 
 // App is one loaded preset.

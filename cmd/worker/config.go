@@ -38,6 +38,9 @@ type Config struct {
 	LLMModel      string
 	LLMTimeout    time.Duration
 	LLMPrices     string
+	// LLMTemperature is sent with every LLM call unless the app's policy
+	// sets its own; 0 leaves the endpoint's default.
+	LLMTemperature float64
 	// LLMMaxInputTokens caps the transcript tokens of one LLM call; longer
 	// transcripts are extracted in chunks (0: the app's own budget).
 	LLMMaxInputTokens int
@@ -85,6 +88,7 @@ var settings = []setting{
 	{"openai-base-url", "OPENAI_BASE_URL", "", "base URL of the OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)"},
 	{"llm-model", "MNEMO_LLM_MODEL", "", "model name; empty keeps the deterministic extractor for every app"},
 	{"llm-timeout", "MNEMO_LLM_TIMEOUT", "60s", "timeout of one LLM call"},
+	{"llm-temperature", "MNEMO_LLM_TEMPERATURE", "0", "sampling temperature of LLM calls in [0, 2], unless the app's policy sets one (0: the endpoint's default)"},
 	{"llm-max-input-tokens", "MNEMO_LLM_MAX_INPUT_TOKENS", "0", "transcript tokens per LLM call; longer transcripts are extracted in chunks (0: the app's budget)"},
 	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
@@ -176,6 +180,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.LLMPrices = get("llm-prices")
 	if c.LLMMaxInputTokens, err = strconv.Atoi(get("llm-max-input-tokens")); err != nil || c.LLMMaxInputTokens < 0 {
 		return c, settingError("llm-max-input-tokens", "%q is not a non-negative number", get("llm-max-input-tokens"))
+	}
+	if c.LLMTemperature, err = strconv.ParseFloat(get("llm-temperature"), 64); err != nil || !(c.LLMTemperature >= 0 && c.LLMTemperature <= 2) {
+		return c, settingError("llm-temperature", "%q is not a number in [0, 2]", get("llm-temperature"))
 	}
 	if c.LLMMonthlyBudget, err = strconv.ParseFloat(get("llm-monthly-budget"), 64); err != nil || c.LLMMonthlyBudget < 0 {
 		return c, settingError("llm-monthly-budget", "%q is not a non-negative number", get("llm-monthly-budget"))

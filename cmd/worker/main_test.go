@@ -243,6 +243,8 @@ func TestBadConfigurationExitsWithOneClearLine(t *testing.T) {
 		{"rescue before timeout", map[string]string{"MNEMO_JOB_TIMEOUT": "10m", "MNEMO_RESCUE_AFTER": "5m"}, nil, "MNEMO_RESCUE_AFTER"},
 		{"retry backoff not a duration", map[string]string{"MNEMO_RETRY_BACKOFF": "soon"}, nil, "MNEMO_RETRY_BACKOFF"},
 		{"retry backoff too short", map[string]string{"MNEMO_RETRY_BACKOFF": "1ms"}, nil, "MNEMO_RETRY_BACKOFF"},
+		{"temperature out of range", map[string]string{"MNEMO_LLM_TEMPERATURE": "2.5"}, nil, "MNEMO_LLM_TEMPERATURE"},
+		{"temperature not a number", map[string]string{"MNEMO_LLM_TEMPERATURE": "NaN"}, nil, "MNEMO_LLM_TEMPERATURE"},
 		{"bad llm url", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, "OPENAI_BASE_URL"},
 	}
 	for _, c := range cases {

@@ -71,7 +71,7 @@ func newLLM(cfg Config, log *slog.Logger) (*extract.LLM, error) {
 		return nil, fmt.Errorf("MNEMO_LLM_PRICES: %w", err)
 	}
 	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
-		Timeout: cfg.LLMTimeout, MaxInputTokens: cfg.LLMMaxInputTokens, Prices: extract.DefaultPrices().With(prices), Logger: log})
+		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, Prices: extract.DefaultPrices().With(prices), Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("MNEMO_LLM_MODEL: %w", err)
 	}
