@@ -4,6 +4,7 @@
 package zones
 
 import (
+	"errors"
 	"sync"
 	"time"
 )
@@ -32,10 +33,4 @@ func Load(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-type localError struct{}
-
-func (localError) Error() string {
-	return `time zone "Local" depends on the machine; name a zone such as Europe/Berlin`
-}
-
-var errLocal error = localError{}
+var errLocal = errors.New(`time zone "Local" depends on the machine; name a zone such as Europe/Berlin`)
