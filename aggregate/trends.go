@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
 // Clara trend parameters (seed 000 §7.3, DESIGN §2).
@@ -180,7 +182,7 @@ func Trends(u User, now time.Time) ClaraTrends {
 			e := t.e
 			switch kind(e) {
 			case "emotion":
-				v, ok := number(e.Data["distress_score"])
+				v, ok := num.Float(e.Data["distress_score"])
 				if !ok {
 					continue
 				}
@@ -208,7 +210,7 @@ func Trends(u User, now time.Time) ClaraTrends {
 				qt := questionType(e.Data["question_type"])
 				questionTypes[qt]++
 				perType[qt]++
-				if v, ok := number(e.Data["repeat_count"]); ok {
+				if v, ok := num.Float(e.Data["repeat_count"]); ok {
 					repeatMax = max(repeatMax, v)
 				}
 			case "narrative":
@@ -223,7 +225,7 @@ func Trends(u User, now time.Time) ClaraTrends {
 			}
 		}
 		if distress.n == 0 {
-			if v, ok := number(s.Summary["average_distress"]); ok {
+			if v, ok := num.Float(s.Summary["average_distress"]); ok {
 				distress.add(min(max(v, 0), 1))
 			}
 		}

@@ -2,10 +2,8 @@ package aggregate
 
 import (
 	"cmp"
-	"encoding/json"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -16,41 +14,6 @@ import (
 // MaxLabelRunes caps a label (a trigger, a strategy, a narrative category)
 // after normalisation.
 const MaxLabelRunes = 40
-
-// number reads a numeric value as JSON decoding gives it (float64), as Go
-// code sets it (int, int64, float32), as json.Number, or as a string holding
-// one. NaN and infinities are not numbers here.
-func number(v any) (float64, bool) {
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	case json.Number:
-		var err error
-		if f, err = x.Float64(); err != nil {
-			return 0, false
-		}
-	case string:
-		var err error
-		if f, err = strconv.ParseFloat(strings.TrimSpace(x), 64); err != nil {
-			return 0, false
-		}
-	default:
-		return 0, false
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
 
 func text(v any) string {
 	s, _ := v.(string)

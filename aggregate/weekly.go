@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
 // Urge outcomes (seed 002 §3, DESIGN §4 urge events).
@@ -210,7 +212,7 @@ func readElderSession(s *Session) elderSession {
 		if kind(e) != "urge" {
 			continue
 		}
-		if v, ok := number(e.Data["intensity"]); ok {
+		if v, ok := num.Float(e.Data["intensity"]); ok {
 			maxEvent = max(maxEvent, min(max(v, 0), 10))
 		}
 		if t := label(e.Data["trigger"]); t != "" && !slices.Contains(evTriggers, t) {
@@ -221,7 +223,7 @@ func readElderSession(s *Session) elderSession {
 		}
 	}
 	sum := s.Summary
-	if v, ok := number(sum["urge_intensity"]); ok {
+	if v, ok := num.Float(sum["urge_intensity"]); ok {
 		es.intensity, es.hasIntensity = min(max(v, 0), 10), true
 	} else if maxEvent >= 0 {
 		es.intensity, es.hasIntensity = maxEvent, true
@@ -475,7 +477,7 @@ func sortStrategies(ss []StrategyStat) {
 // profile.
 func stepProgress(p map[string]any) StepProgress {
 	var sp StepProgress
-	if v, ok := number(p["current_step"]); ok && v >= 1 && v <= 12 && v == math.Trunc(v) {
+	if v, ok := num.Float(p["current_step"]); ok && v >= 1 && v <= 12 && v == math.Trunc(v) {
 		n := int(v)
 		sp.CurrentStep = &n
 	}

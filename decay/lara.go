@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
 // emotionalFields are the emotional record's count fields by mood state,
@@ -78,7 +79,7 @@ func Emotional(rec extract.Record, now time.Time, p Policy) (out extract.Record,
 		}
 		w := math.Exp2(-float64(max(age, 0)) / float64(p.EmotionalHalfLife))
 		for _, f := range emotionalFields {
-			n, _ := whole(m[f.state])
+			n, _ := num.Whole(m[f.state], 1e12)
 			n = max(n, 0)
 			sums[f.state] += n
 			decayed[f.state] += float64(n) * w
@@ -207,7 +208,7 @@ func Mastery(rec extract.Record, now time.Time, p Policy) (out extract.Record, c
 		return rec, false
 	}
 	p = p.withDefaults()
-	level, ok := whole(rec.Data["mastery_level"])
+	level, ok := num.Whole(rec.Data["mastery_level"], 1e12)
 	if !ok || level < 1 || level > extract.LaraMaxMastery {
 		return rec, false
 	}
@@ -222,12 +223,12 @@ func Mastery(rec extract.Record, now time.Time, p Policy) (out extract.Record, c
 	}
 
 	base, current := level, float64(level)
-	if b, ok := whole(rec.Data["mastery_base"]); ok && b >= level && b <= extract.LaraMaxMastery {
+	if b, ok := num.Whole(rec.Data["mastery_base"], 1e12); ok && b >= level && b <= extract.LaraMaxMastery {
 		if at, _ := rec.Data["mastery_base_at"].(string); at == practicedAt {
 			base = b
 			// A precise value below the floor or above the base is not one
 			// Mastery wrote; the level stands in for it.
-			if d, ok := number(rec.Data["mastery_decayed"]); ok && d >= min(p.MasteryFloor, float64(b)) && d <= float64(b) {
+			if d, ok := num.Float(rec.Data["mastery_decayed"]); ok && d >= min(p.MasteryFloor, float64(b)) && d <= float64(b) {
 				current = d
 			}
 		}

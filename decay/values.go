@@ -1,56 +1,11 @@
 package decay
 
 import (
-	"encoding/json"
 	"math"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
-
-// number reads a number the way extract does: written by Go code, decoded
-// from JSON (float64 or json.Number) or stored as a numeric string.
-func number(v any) (float64, bool) {
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case json.Number:
-		var err error
-		if f, err = x.Float64(); err != nil {
-			return 0, false
-		}
-	case string:
-		var err error
-		if f, err = strconv.ParseFloat(strings.TrimSpace(x), 64); err != nil {
-			return 0, false
-		}
-	default:
-		return 0, false
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// whole reads a whole number as extract's lara guard does: a fraction is not
-// one.
-func whole(v any) (int, bool) {
-	f, ok := number(v)
-	if !ok || f != math.Trunc(f) || math.Abs(f) > 1e12 {
-		return 0, false
-	}
-	return int(f), true
-}
 
 // instant parses an RFC 3339 string.
 func instant(v any) (time.Time, bool) {
@@ -72,6 +27,6 @@ func round(f float64, n int) float64 {
 
 // sameNumber reports whether v holds the number f.
 func sameNumber(v any, f float64) bool {
-	g, ok := number(v)
+	g, ok := num.Float(v)
 	return ok && g == f
 }

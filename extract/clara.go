@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -179,7 +180,7 @@ func claraKind(e Event) string { return strings.ToLower(strings.TrimSpace(e.Kind
 
 // emotion counts one emotion event and returns its emotion ("" when it has none).
 func (st *claraStats) emotion(d map[string]any) string {
-	if v, ok := number(d["distress_score"]); ok && !math.IsNaN(v) {
+	if v, ok := num.Float(d["distress_score"]); ok && !math.IsNaN(v) {
 		st.distressSum += min(max(v, 0), 1)
 		st.distressN++
 	}
@@ -190,7 +191,7 @@ func (st *claraStats) emotion(d map[string]any) string {
 	}
 	st.emotions = append(st.emotions, emo)
 	st.emotionCount[emo]++
-	if c, ok := number(d["confidence"]); ok && !math.IsNaN(c) {
+	if c, ok := num.Float(d["confidence"]); ok && !math.IsNaN(c) {
 		st.emotionConf[emo] += min(max(c, 0), 1)
 	}
 	return emo
@@ -199,7 +200,7 @@ func (st *claraStats) emotion(d map[string]any) string {
 func (st *claraStats) question(d map[string]any) {
 	st.questions++
 	st.questionTypes[claraQuestionType(d["question_type"])]++
-	if v, ok := number(d["repeat_count"]); ok && v > 0 && !math.IsInf(v, 0) {
+	if v, ok := num.Float(d["repeat_count"]); ok && v > 0 && !math.IsInf(v, 0) {
 		st.repeatMax = max(st.repeatMax, int(math.Round(min(v, math.MaxInt32))))
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
 // Default context budgets by rules kind, used when Pack is given a budget of
@@ -478,20 +480,14 @@ func packValue(v any) string {
 	case json.Number:
 		return packClean(x.String(), packValueRunes)
 	}
-	if f, ok := number(v); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+	if f, ok := num.Float(v); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return ""
 }
 
 // packInt reads a whole number.
-func packInt(v any) (int, bool) {
-	f, ok := number(v)
-	if !ok || f != math.Trunc(f) || math.Abs(f) > 1e9 {
-		return 0, false
-	}
-	return int(f), true
-}
+func packInt(v any) (int, bool) { return num.Whole(v, 1e9) }
 
 // packStrings reads a list of scalars, cleaned, empty ones skipped.
 func packStrings(v any) []string {
@@ -1124,12 +1120,12 @@ func packLaraConcept(r Record) string {
 		return ""
 	}
 	var facts []string
-	if m, ok := number(packFirst(r.Data, "mastery_level", "mastery")); ok && m >= 0 && m <= 1000 {
+	if m, ok := num.Float(packFirst(r.Data, "mastery_level", "mastery")); ok && m >= 0 && m <= 1000 {
 		facts = append(facts, "mastery "+strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64)+" of 5")
 	}
-	if d, ok := number(packFirst(r.Data, "current_difficulty", "difficulty")); ok && d >= 0 && d <= 1000 {
+	if d, ok := num.Float(packFirst(r.Data, "current_difficulty", "difficulty")); ok && d >= 0 && d <= 1000 {
 		facts = append(facts, "difficulty "+strconv.FormatFloat(math.Round(d*10)/10, 'f', -1, 64))
-	} else if d, ok := number(r.Data["highest_difficulty"]); ok && d >= 0 && d <= 1000 {
+	} else if d, ok := num.Float(r.Data["highest_difficulty"]); ok && d >= 0 && d <= 1000 {
 		facts = append(facts, "highest difficulty "+strconv.FormatFloat(math.Round(d*10)/10, 'f', -1, 64))
 	}
 	if len(facts) == 0 {

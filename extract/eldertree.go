@@ -3,10 +3,11 @@ package extract
 import (
 	"encoding/json"
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
 // Urge outcomes (seed 002).
@@ -51,7 +52,7 @@ func elderTreeSummary(events []Event) map[string]any {
 		case "urge":
 			urges++
 			d := eventData(e.Data)
-			if v, ok := number(d["intensity"]); ok {
+			if v, ok := num.Float(d["intensity"]); ok {
 				intensity = max(intensity, int(math.Round(min(max(v, 0), 10))))
 			}
 			if t := label(d["trigger"]); labelKey(t) != "" {
@@ -130,29 +131,6 @@ func eventData(raw json.RawMessage) map[string]any {
 		return map[string]any{}
 	}
 	return d
-}
-
-// number reads a JSON number (as decoded, or an int from Go code), or a
-// string holding one.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, false
-		}
-		return f, true
-	}
-	return 0, false
 }
 
 // label is a short structured value from an event (a trigger, a strategy, an

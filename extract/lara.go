@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -449,7 +450,7 @@ func laraReadEvents(events []Event, p prompts.Policy, now time.Time) laraEvents 
 				continue
 			}
 			diff := 1
-			if f, ok := number(d["difficulty"]); ok && !math.IsNaN(f) {
+			if f, ok := num.Float(d["difficulty"]); ok && !math.IsNaN(f) {
 				diff = int(math.Round(min(max(f, 1), LaraMaxDifficulty)))
 			}
 			ev.attempts = append(ev.attempts, laraAttempt{concept, diff, success, laraClamp(e.At, now)})
@@ -501,7 +502,7 @@ func laraConfident(d map[string]any, min float64) bool {
 	if !ok || v == nil {
 		return true
 	}
-	c, ok := number(v)
+	c, ok := num.Float(v)
 	return ok && c >= 0 && c <= 1 && c >= min
 }
 
@@ -960,13 +961,7 @@ func laraRateCompare(a, b laraMetric) int {
 // Values.
 
 // laraInt reads a whole number written by Go code or decoded from JSON.
-func laraInt(v any) (int, bool) {
-	f, ok := number(v)
-	if !ok || math.IsNaN(f) || f != math.Trunc(f) || math.Abs(f) > 1e12 {
-		return 0, false
-	}
-	return int(f), true
-}
+func laraInt(v any) (int, bool) { return num.Whole(v, 1e12) }
 
 func laraIntOr(v any) int {
 	n, _ := laraInt(v)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -158,7 +159,7 @@ func laraJSON(t testing.TB, v any) string {
 
 // num reads a number of a record as the store gives it back.
 func laraNum(d map[string]any, f string) float64 {
-	v, _ := number(d[f])
+	v, _ := num.Float(d[f])
 	return v
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
 // ProfileDiff is the part of updates that would change current: the fields
@@ -102,8 +104,8 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 		relapse.Detail["outcome"] = OutcomeRelapsed
 	}
 	if watch("sobriety_days") {
-		b, okb := number(before["sobriety_days"])
-		a, oka := number(after["sobriety_days"])
+		b, okb := num.Float(before["sobriety_days"])
+		a, oka := num.Float(after["sobriety_days"])
 		if okb && oka && b > 0 && a < b/2 {
 			relapse.Field = "sobriety_days"
 			relapse.Detail["before"] = before["sobriety_days"]
