@@ -162,23 +162,8 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	seen := make(map[string]bool, len(req.Messages))
 	for i, m := range req.Messages {
 		f := fmt.Sprintf("messages[%d]", i)
-		if !ValidID(m.ID) {
-			return invalid(f+".id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
-		}
-		if seen[m.ID] {
-			return invalid(f+".id", "repeats an earlier message id")
-		}
-		seen[m.ID] = true
-		switch m.Role {
-		case "user", "assistant", "system":
-		default:
-			return invalid(f+".role", "must be user, assistant or system")
-		}
-		if len(m.Content) > MaxMessageBytes {
-			return invalid(f+".content", "is longer than %d bytes", MaxMessageBytes)
-		}
-		if strings.ContainsRune(m.Content, 0) {
-			return invalid(f+".content", "contains a NUL character")
+		if err := checkTurn(f, m, seen); err != nil {
+			return err
 		}
 		if !m.At.IsZero() && (m.At.Before(req.StartedAt.Add(-time.Hour)) || m.At.After(req.EndedAt.Add(time.Hour))) {
 			return invalid(f+".at", "lies outside the session")
@@ -302,4 +287,29 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 		return Result{}, err
 	}
 	return Result{SessionID: sessionID, Jobs: refs}, nil
+}
+
+// checkTurn validates what every turn must be, handed over whole or
+// streamed: a unique id (recorded in seen), a role, content within the size
+// limit and without NUL characters. f names the turn in errors.
+func checkTurn(f string, m extract.Message, seen map[string]bool) error {
+	if !ValidID(m.ID) {
+		return invalid(f+".id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	}
+	if seen[m.ID] {
+		return invalid(f+".id", "repeats an earlier message id")
+	}
+	seen[m.ID] = true
+	switch m.Role {
+	case "user", "assistant", "system":
+	default:
+		return invalid(f+".role", "must be user, assistant or system")
+	}
+	if len(m.Content) > MaxMessageBytes {
+		return invalid(f+".content", "is longer than %d bytes", MaxMessageBytes)
+	}
+	if strings.ContainsRune(m.Content, 0) {
+		return invalid(f+".content", "contains a NUL character")
+	}
+	return nil
 }

@@ -136,3 +136,28 @@ func FuzzMessagesBody(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamedTurnsAreCheckedAsHandedOverOnes: a streamed turn meets the same
+// rules as a turn of a session handed over whole.
+func TestStreamedTurnsAreCheckedAsHandedOverOnes(t *testing.T) {
+	t.Parallel()
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, messages, field string }{
+		{"NUL in content", `[{"id":"m1","role":"user","content":"a\u0000b"}]`, "messages[0].content"},
+		{"repeated id", `[{"id":"m1","role":"user","content":"a"},{"id":"m1","role":"user","content":"b"}]`, "messages[1].id"},
+		{"bad role", `[{"id":"m1","role":"root","content":"a"}]`, "messages[0].role"},
+		{"bad id", `[{"id":"../m1","role":"user","content":"a"}]`, "messages[0].id"},
+	} {
+		req, err := handoff.DecodeMessages([]byte(`{"user_id":"u-1","app":"mona","messages":` + c.messages + `}`))
+		if err == nil {
+			err = handoff.ValidateMessages("s-1", &req, apps, now)
+		}
+		ve, ok := err.(*handoff.ValidationError)
+		if !ok || ve.Field != c.field {
+			t.Errorf("%s: error %v; want a validation error on %s", c.name, err, c.field)
+		}
+	}
+}

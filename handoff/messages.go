@@ -64,17 +64,8 @@ func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*p
 	seen := map[string]bool{}
 	for i, m := range req.Messages {
 		f := fmt.Sprintf("messages[%d]", i)
-		if !ValidID(m.ID) || seen[m.ID] {
-			return invalid(f+".id", "must be a unique id of letters, digits and . _ : @ -")
-		}
-		seen[m.ID] = true
-		switch m.Role {
-		case "user", "assistant", "system":
-		default:
-			return invalid(f+".role", "must be user, assistant or system")
-		}
-		if len(m.Content) > MaxMessageBytes {
-			return invalid(f+".content", "is longer than %d bytes", MaxMessageBytes)
+		if err := checkTurn(f, m, seen); err != nil {
+			return err
 		}
 		if m.At.IsZero() {
 			req.Messages[i].At = now
