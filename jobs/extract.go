@@ -77,6 +77,16 @@ func (d *Deps) now() time.Time {
 	return time.Now().UTC()
 }
 
+// session reads a job's session; a session erased since cancels the job,
+// as there is nothing to do for it, ever.
+func (d *Deps) session(ctx context.Context, id string) (store.Session, error) {
+	sess, err := d.Store.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return sess, river.JobCancel(fmt.Errorf("session %s no longer exists", id))
+	}
+	return sess, err
+}
+
 func (d *Deps) log() *slog.Logger {
 	if d.Logger != nil {
 		return d.Logger
@@ -114,11 +124,7 @@ func NewExtractWorker(d *Deps) *ExtractWorker { return &ExtractWorker{deps: d} }
 func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
 	d := w.deps
 	id := job.Args.SessionID
-	sess, err := d.Store.GetSession(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		// The session was erased since: nothing to do, ever.
-		return river.JobCancel(fmt.Errorf("session %s no longer exists", id))
-	}
+	sess, err := d.session(ctx, id)
 	if err != nil {
 		return err
 	}

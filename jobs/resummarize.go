@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/riverqueue/river"
@@ -40,10 +39,7 @@ type ResummarizeWorker struct {
 // Work writes the summary.
 func (w *ResummarizeWorker) Work(ctx context.Context, job *river.Job[ResummarizeArgs]) error {
 	d := w.deps
-	sess, err := d.Store.GetSession(ctx, job.Args.SessionID)
-	if errors.Is(err, store.ErrNotFound) {
-		return river.JobCancel(fmt.Errorf("session %s no longer exists", job.Args.SessionID))
-	}
+	sess, err := d.session(ctx, job.Args.SessionID)
 	if err != nil {
 		return err
 	}

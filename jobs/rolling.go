@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 
@@ -41,10 +40,7 @@ type RollingSummaryWorker struct {
 // Work summarises the buffer.
 func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[RollingSummaryArgs]) error {
 	d := w.deps
-	sess, err := d.Store.GetSession(ctx, job.Args.SessionID)
-	if errors.Is(err, store.ErrNotFound) {
-		return river.JobCancel(fmt.Errorf("session %s no longer exists", job.Args.SessionID))
-	}
+	sess, err := d.session(ctx, job.Args.SessionID)
 	if err != nil {
 		return err
 	}
