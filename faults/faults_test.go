@@ -200,6 +200,27 @@ func errorCode(body map[string]any) (code, message string) {
 	return code, message
 }
 
+// pollUntil polls cond until it holds, failing the test after within.
+func pollUntil(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+}
+
+// waitProcessed polls the API until the session is processed.
+func waitProcessed(t *testing.T, addr, id string, within time.Duration) {
+	t.Helper()
+	pollUntil(t, "session "+id+" processed", within, func() bool {
+		code, body, err := call("GET", addr, "/v1/sessions/"+id, nil)
+		return err == nil && code == 200 && body["status"] == "processed"
+	})
+}
+
 // schemaURL is TEST_DATABASE_URL with a fresh schema of the test's own on
 // the search path.
 func schemaURL(t *testing.T) string {

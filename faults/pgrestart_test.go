@@ -183,18 +183,6 @@ func statusOf(addr, path string) int {
 	return status
 }
 
-// pollUntil polls cond until it holds, failing the test after within.
-func pollUntil(t *testing.T, what string, within time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		<-time.After(50 * time.Millisecond)
-	}
-}
-
 // TestPostgresRestartMidProcessing hands 300 sessions to one worker and
 // crashes its PostgreSQL twice (pg_ctl stop -m immediate, down 2.5 s) while
 // the worker extracts and handoffs keep arriving. The same worker process,

@@ -104,17 +104,7 @@ func TestReadOnlyPostgresRoleAtStart(t *testing.T) {
 		t.Fatalf("handoff after the grant: %d %v %v; want 202", code, ans, err)
 	}
 	// The workers start on their next try (the wait doubles up to 30 s).
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		code, ans, err := call("GET", w.addr, "/v1/sessions/role-1", nil)
-		if err == nil && code == 200 && ans["status"] == "processed" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("session not processed 90 s after the grant: %d %v %v", code, ans, err)
-		}
-		<-time.After(100 * time.Millisecond)
-	}
+	waitProcessed(t, w.addr, "role-1", 90*time.Second)
 	if code, _, err := call("GET", w.addr, "/readyz", nil); err != nil || code != 200 {
 		t.Fatalf("/readyz after the grant: %d %v; want 200", code, err)
 	}

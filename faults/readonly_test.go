@@ -46,22 +46,6 @@ func startLogged(t *testing.T, dir string, env []string) *worker {
 	return launch(t, workerCmd(dir, env, true, "--listen", "127.0.0.1:0"))
 }
 
-// waitProcessed polls the API until the session is processed.
-func waitProcessed(t *testing.T, addr, id string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		code, body, err := call("GET", addr, "/v1/sessions/"+id, nil)
-		if err == nil && code == 200 && body["status"] == "processed" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("session %s not processed: %d %v %v", id, code, body, err)
-		}
-		<-time.After(50 * time.Millisecond)
-	}
-}
-
 func roEnv(db string) []string {
 	return []string{"DATABASE_URL=sqlite://" + db, "MNEMO_API_TOKENS=service:" + token,
 		"MNEMO_ENCRYPTION_KEY=f:read-only fault passphrase", "OPENAI_BASE_URL=", "MNEMO_LLM_MODEL=",
@@ -98,7 +82,7 @@ func TestReadOnlySQLiteFile(t *testing.T) {
 	if code, _, err := call("POST", w.addr, "/v1/sessions/ro-1/close", body); err != nil || code != 202 {
 		t.Fatalf("first handoff: %d %v", code, err)
 	}
-	waitProcessed(t, w.addr, "ro-1")
+	waitProcessed(t, w.addr, "ro-1", 20*time.Second)
 	w.stop(t)
 	for _, side := range []string{"-wal", "-shm"} {
 		if _, err := os.Stat(db + side); !errors.Is(err, os.ErrNotExist) {
@@ -174,7 +158,7 @@ func TestReadOnlySQLiteFile(t *testing.T) {
 	if !accepted {
 		t.Fatalf("handoff still refused %d tries after the database became writable", retries)
 	}
-	waitProcessed(t, w.addr, "ro-2")
+	waitProcessed(t, w.addr, "ro-2", 20*time.Second)
 	processedIn := time.Since(fixed)
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		code, _, err := call("GET", w.addr, "/readyz", nil)
