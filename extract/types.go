@@ -98,6 +98,15 @@ type Memory struct {
 	Confidence      float64    `json:"confidence"` // 0–1
 	SourceMessageID string     `json:"source_message_id,omitempty"`
 	ExpiresAt       *time.Time `json:"expires_at"`
+	// StatedAt is when the user said it: the source message's time. It is
+	// the order of truth: an older statement never replaces a newer one.
+	// Zero means the session's time (the extraction job fills it in).
+	StatedAt time.Time `json:"stated_at,omitzero"`
+	// EventDate is the civil date (YYYY-MM-DD, in the session's zone) an
+	// event memory is about, resolved from the words said ("next Friday");
+	// Wording keeps those words. Both are empty for other memories.
+	EventDate string `json:"event_date,omitempty"`
+	Wording   string `json:"wording,omitempty"`
 }
 
 // Dropped records a message whose content was deliberately not stored, and why.
