@@ -294,9 +294,9 @@ func (q queries) ListSummaries(ctx context.Context, userID string, limit int) ([
 
 func (q queries) GetProfile(ctx context.Context, userID string) (Profile, error) {
 	var p Profile
-	err := q.queryOne(ctx, "SELECT user_id, app, doc, version, updated_at FROM mnemo_profiles WHERE user_id = $1",
+	err := q.queryOne(ctx, "SELECT user_id, app, doc, version, stated, updated_at FROM mnemo_profiles WHERE user_id = $1",
 		[]any{userID}, func(r rows) error {
-			return r.Scan(&p.UserID, &p.App, scanJSON{&p.Doc}, &p.Version, scanTime{&p.UpdatedAt})
+			return r.Scan(&p.UserID, &p.App, scanJSON{&p.Doc}, &p.Version, scanJSON{&p.Stated}, scanTime{&p.UpdatedAt})
 		})
 	return p, err
 }
@@ -305,11 +305,11 @@ func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) er
 	var n int64
 	var err error
 	if p.Version == 1 {
-		n, err = q.e.exec(ctx, `INSERT INTO mnemo_profiles (user_id, app, doc, version, updated_at) VALUES ($1, $2, $3, 1, $4)
-			ON CONFLICT (user_id) DO NOTHING`, p.UserID, p.App, jsonArg(p.Doc, "{}"), p.UpdatedAt)
+		n, err = q.e.exec(ctx, `INSERT INTO mnemo_profiles (user_id, app, doc, version, stated, updated_at) VALUES ($1, $2, $3, 1, $4, $5)
+			ON CONFLICT (user_id) DO NOTHING`, p.UserID, p.App, jsonArg(p.Doc, "{}"), jsonArg(p.Stated, "{}"), p.UpdatedAt)
 	} else {
-		n, err = q.e.exec(ctx, "UPDATE mnemo_profiles SET doc = $2, version = $3, updated_at = $4 WHERE user_id = $1 AND version = $5",
-			p.UserID, jsonArg(p.Doc, "{}"), p.Version, p.UpdatedAt, p.Version-1)
+		n, err = q.e.exec(ctx, "UPDATE mnemo_profiles SET doc = $2, version = $3, stated = $4, updated_at = $5 WHERE user_id = $1 AND version = $6",
+			p.UserID, jsonArg(p.Doc, "{}"), p.Version, jsonArg(p.Stated, "{}"), p.UpdatedAt, p.Version-1)
 	}
 	if err != nil {
 		return fmt.Errorf("save profile: %w", err)
@@ -317,18 +317,20 @@ func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) er
 	if n == 0 {
 		return fmt.Errorf("save profile version %d: %w", p.Version, ErrConflict)
 	}
-	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_profile_history (user_id, version, doc, changed, actor, session_id, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.UserID, p.Version, jsonArg(p.Doc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At); err != nil {
+	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_profile_history (user_id, version, doc, changed, actor, session_id, at, stated_at, older)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.UserID, p.Version, jsonArg(p.Doc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At,
+		statedOr(c.StatedAt, c.At), jsonArg(c.Older, "{}")); err != nil {
 		return fmt.Errorf("record profile history: %w", err)
 	}
 	return nil
 }
 
 func (q queries) ListProfileHistory(ctx context.Context, userID string) ([]ProfileChange, error) {
-	return queryAll(ctx, q, "SELECT user_id, version, doc, changed, actor, session_id, at FROM mnemo_profile_history WHERE user_id = $1 ORDER BY version",
+	return queryAll(ctx, q, "SELECT user_id, version, doc, changed, actor, session_id, at, stated_at, older FROM mnemo_profile_history WHERE user_id = $1 ORDER BY version",
 		[]any{userID}, func(r rows) (ProfileChange, error) {
 			var c ProfileChange
-			err := r.Scan(&c.UserID, &c.Version, scanJSON{&c.Doc}, scanJSON{&c.Changed}, &c.Actor, &c.SessionID, scanTime{&c.At})
+			err := r.Scan(&c.UserID, &c.Version, scanJSON{&c.Doc}, scanJSON{&c.Changed}, &c.Actor, &c.SessionID, scanTime{&c.At},
+				scanTime{&c.StatedAt}, scanJSON{&c.Older})
 			return c, err
 		})
 }
@@ -336,19 +338,34 @@ func (q queries) ListProfileHistory(ctx context.Context, userID string) ([]Profi
 // --- memories
 
 const memoryCols = `id, user_id, app, key, value, category, importance, confidence, status, supersedes_id,
-	source_session_id, source_message_id, confirmations, expires_at, last_used_at, created_at, updated_at`
+	source_session_id, source_message_id, confirmations, expires_at, last_used_at, created_at, updated_at,
+	stated_at, invalidated_at, invalidated_by, event_date, wording`
 
 func scanMemory(r rows) (Memory, error) {
 	var m Memory
 	err := r.Scan(&m.ID, &m.UserID, &m.App, &m.Key, &m.Value, &m.Category, &m.Importance, &m.Confidence, &m.Status,
 		&m.SupersedesID, &m.SourceSessionID, &m.SourceMessageID, &m.Confirmations, scanNullTime{&m.ExpiresAt},
-		scanNullTime{&m.LastUsedAt}, scanTime{&m.CreatedAt}, scanTime{&m.UpdatedAt})
+		scanNullTime{&m.LastUsedAt}, scanTime{&m.CreatedAt}, scanTime{&m.UpdatedAt},
+		scanTime{&m.StatedAt}, scanNullTime{&m.InvalidatedAt}, &m.InvalidatedBy, &m.EventDate, &m.Wording)
 	return m, err
+}
+
+// statedOr is a statement time, or fallback when it is unknown.
+func statedOr(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
 }
 
 func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error) {
 	sql := "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = $1"
 	args := []any{userID}
+	if f.AsOf != nil {
+		// Valid time is decided in Go (Memory.ValidAt), so that both
+		// databases answer alike; the candidates are the rows stated by then.
+		f.All = true
+	}
 	if !f.All {
 		args = append(args, cmp.Or(f.Status, MemoryActive))
 		sql += fmt.Sprintf(" AND status = $%d", len(args))
@@ -358,7 +375,17 @@ func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter
 		sql += fmt.Sprintf(" AND category = $%d", len(args))
 	}
 	sql += " ORDER BY importance DESC, created_at, id"
-	return queryAll(ctx, q, sql, args, scanMemory)
+	all, err := queryAll(ctx, q, sql, args, scanMemory)
+	if err != nil || f.AsOf == nil {
+		return all, err
+	}
+	out := all[:0]
+	for _, m := range all {
+		if m.ValidAt(*f.AsOf) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 func (q queries) GetMemory(ctx context.Context, userID, id string) (Memory, error) {
@@ -373,9 +400,10 @@ func (q queries) GetMemory(ctx context.Context, userID, id string) (Memory, erro
 
 func (q queries) InsertMemory(ctx context.Context, m Memory) error {
 	_, err := q.e.exec(ctx, "INSERT INTO mnemo_memories ("+memoryCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
 		m.ID, m.UserID, m.App, m.Key, m.Value, m.Category, m.Importance, m.Confidence, m.Status, m.SupersedesID,
-		m.SourceSessionID, m.SourceMessageID, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.CreatedAt, m.UpdatedAt)
+		m.SourceSessionID, m.SourceMessageID, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.CreatedAt, m.UpdatedAt,
+		statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.EventDate, m.Wording)
 	if err != nil {
 		return fmt.Errorf("insert memory: %w", err)
 	}
@@ -384,8 +412,10 @@ func (q queries) InsertMemory(ctx context.Context, m Memory) error {
 
 func (q queries) UpdateMemory(ctx context.Context, m Memory) error {
 	n, err := q.e.exec(ctx, `UPDATE mnemo_memories SET value = $3, importance = $4, confidence = $5, status = $6,
-		confirmations = $7, expires_at = $8, last_used_at = $9, updated_at = $10 WHERE user_id = $1 AND id = $2`,
-		m.UserID, m.ID, m.Value, m.Importance, m.Confidence, m.Status, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.UpdatedAt)
+		confirmations = $7, expires_at = $8, last_used_at = $9, updated_at = $10, stated_at = $11, invalidated_at = $12,
+		invalidated_by = $13, supersedes_id = $14, event_date = $15, wording = $16 WHERE user_id = $1 AND id = $2`,
+		m.UserID, m.ID, m.Value, m.Importance, m.Confidence, m.Status, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.UpdatedAt,
+		statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.SupersedesID, m.EventDate, m.Wording)
 	return mustAffect(n, err, "update memory")
 }
 
@@ -431,6 +461,14 @@ func (q queries) ListCues(ctx context.Context, userID string, unresolvedOnly boo
 	})
 }
 
+func (q queries) DeleteCues(ctx context.Context, userID string) (int64, error) {
+	n, err := q.e.exec(ctx, "DELETE FROM mnemo_cues WHERE user_id = $1", userID)
+	if err != nil {
+		return 0, fmt.Errorf("delete cues: %w", err)
+	}
+	return n, nil
+}
+
 // --- extraction runs
 
 const runCols = `id, session_id, user_id, app, model, prompt_version, source, outcome, input_tokens, output_tokens,
@@ -467,10 +505,10 @@ func (q queries) SumExtractionCost(ctx context.Context, from, to time.Time) (flo
 // --- records
 
 func (q queries) ListRecords(ctx context.Context, userID string, kinds []string) ([]Record, error) {
-	all, err := queryAll(ctx, q, "SELECT user_id, app, kind, key, data, session_id, updated_at FROM mnemo_records WHERE user_id = $1 ORDER BY kind, key",
+	all, err := queryAll(ctx, q, "SELECT user_id, app, kind, key, data, session_id, updated_at, stated_at FROM mnemo_records WHERE user_id = $1 ORDER BY kind, key",
 		[]any{userID}, func(r rows) (Record, error) {
 			var x Record
-			err := r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})
+			err := r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt}, scanTime{&x.StatedAt})
 			return x, err
 		})
 	if err != nil || len(kinds) == 0 {
@@ -486,9 +524,10 @@ func (q queries) ListRecords(ctx context.Context, userID string, kinds []string)
 }
 
 func (q queries) UpsertRecord(ctx context.Context, r Record) error {
-	_, err := q.e.exec(ctx, `INSERT INTO mnemo_records (user_id, app, kind, key, data, session_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (user_id, kind, key) DO UPDATE SET data = excluded.data, session_id = excluded.session_id, updated_at = excluded.updated_at`,
-		r.UserID, r.App, r.Kind, r.Key, jsonArg(r.Data, "{}"), r.SessionID, r.UpdatedAt)
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_records (user_id, app, kind, key, data, session_id, updated_at, stated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (user_id, kind, key) DO UPDATE SET data = excluded.data, session_id = excluded.session_id, updated_at = excluded.updated_at,
+		stated_at = excluded.stated_at`,
+		r.UserID, r.App, r.Kind, r.Key, jsonArg(r.Data, "{}"), r.SessionID, r.UpdatedAt, statedOr(r.StatedAt, r.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("upsert record %s: %w", r.Kind, err)
 	}
@@ -626,4 +665,22 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// --- weekly analytics, listed per user
+
+func (q queries) ListWeeks(ctx context.Context, userID, before string, limit int) ([]AggregateRow, error) {
+	sql := "SELECT user_id, app, week_ending, data, updated_at FROM mnemo_weekly_analytics WHERE user_id = $1"
+	args := []any{userID}
+	if before != "" {
+		sql += " AND week_ending < $2"
+		args = append(args, before)
+	}
+	args = append(args, limit)
+	sql += fmt.Sprintf(" ORDER BY week_ending DESC LIMIT $%d", len(args))
+	rows, err := queryAll(ctx, q, sql, args, scanAggregate)
+	if err != nil {
+		return nil, fmt.Errorf("list weeks: %w", err)
+	}
+	return nonNil(rows), nil
 }

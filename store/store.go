@@ -116,11 +116,24 @@ type Summary struct {
 
 // Profile is a user's profile document and its version.
 type Profile struct {
-	UserID    string
-	App       string
-	Doc       json.RawMessage
-	Version   int
+	UserID  string
+	App     string
+	Doc     json.RawMessage
+	Version int
+	// Stated says, per field of Doc, when its value was stated and by what:
+	// {"field": {"at": RFC 3339, "by": session id or actor}} (see
+	// FieldStatement). A field missing from it was stated before statement
+	// times were kept.
+	Stated    json.RawMessage
 	UpdatedAt time.Time
+}
+
+// FieldStatement is when a profile field's value was stated and by what
+// (a session id, or the actor of an edit): the order of truth between two
+// values of one field.
+type FieldStatement struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
 }
 
 // ProfileChange is one recorded version of a profile.
@@ -129,9 +142,15 @@ type ProfileChange struct {
 	Version   int
 	Doc       json.RawMessage
 	Changed   json.RawMessage
-	Actor     string // "extraction", "user"
+	Actor     string // "extraction", "user", "operator"
 	SessionID string
 	At        time.Time
+	// StatedAt is when the values of this change were stated (the
+	// session's time for extraction, At for an edit).
+	StatedAt time.Time
+	// Older holds values this change brought that were older than the
+	// profile's own and so were kept here only, as history.
+	Older json.RawMessage
 }
 
 // Memory is one remembered key/value fact about a user.
@@ -151,8 +170,35 @@ type Memory struct {
 	Confirmations   int
 	ExpiresAt       *time.Time
 	LastUsedAt      *time.Time
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// CreatedAt is when Mnemo recorded the memory (recorded time).
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// StatedAt is when the user said it (valid time starts): the source
+	// message's time, or the earliest confirmation's.
+	StatedAt time.Time
+	// InvalidatedAt and InvalidatedBy say when a newer statement replaced
+	// this one, and which memory that is; nil and "" while it is current.
+	InvalidatedAt *time.Time
+	InvalidatedBy string
+	// EventDate (YYYY-MM-DD in the user's zone) and Wording are an event
+	// memory's resolved date and the words that named it.
+	EventDate string
+	Wording   string
+}
+
+// ValidAt reports whether m was true at t (valid time): stated at or before
+// t, not yet replaced by a newer statement, not yet past its expiry, and not
+// forgotten (a forgotten memory is gone at every time).
+func (m Memory) ValidAt(t time.Time) bool {
+	switch {
+	case m.Status == MemoryForgotten, m.StatedAt.After(t):
+		return false
+	case m.InvalidatedAt != nil && !m.InvalidatedAt.After(t):
+		return false
+	case m.ExpiresAt != nil && !m.ExpiresAt.After(t):
+		return false
+	}
+	return true
 }
 
 // MemoryChange is one audit row of a memory write: what happened, who did it.
@@ -221,6 +267,9 @@ type Record struct {
 	Data      json.RawMessage
 	SessionID string
 	UpdatedAt time.Time
+	// StatedAt is the time of the newest session the record holds (valid
+	// time); UpdatedAt is when it was written.
+	StatedAt time.Time
 }
 
 // BufferMessage is one sealed turn of a session's rolling buffer.
@@ -254,6 +303,9 @@ type MemoryFilter struct {
 	All bool
 	// Category limits the list to one category; empty means all.
 	Category string
+	// AsOf lists what was true at that time (valid time, Memory.ValidAt)
+	// instead of by status; Status and All are then ignored.
+	AsOf *time.Time
 }
 
 // Querier is every read and write Mnemo makes. Store and Tx both implement it.
@@ -313,6 +365,8 @@ type Querier interface {
 	// recorded is left as it is.
 	InsertCue(ctx context.Context, c Cue) error
 	ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error)
+	// DeleteCues removes every cue of a user (a fresh start) and returns how many.
+	DeleteCues(ctx context.Context, userID string) (int64, error)
 
 	// InsertExtractionRun records a run; a second final run for the same
 	// session and prompt version is ErrConflict.
@@ -347,6 +401,10 @@ type Querier interface {
 	UpsertBatchRun(ctx context.Context, r BatchRun) error
 	GetBatchRun(ctx context.Context, batch, period string) (BatchRun, error)
 	ListBatchRuns(ctx context.Context, batch string, limit int) ([]BatchRun, error)
+
+	// ListWeeks lists up to limit of a user's weekly analytics rows, newest
+	// week first, of weeks ending before before ("YYYY-MM-DD"; "" for the newest).
+	ListWeeks(ctx context.Context, userID, before string, limit int) ([]AggregateRow, error)
 }
 
 // Tx is a Querier bound to one database transaction.

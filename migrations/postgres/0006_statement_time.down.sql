@@ -1,0 +1,10 @@
+ALTER TABLE mnemo_records DROP COLUMN stated_at;
+ALTER TABLE mnemo_profile_history DROP COLUMN older;
+ALTER TABLE mnemo_profile_history DROP COLUMN stated_at;
+ALTER TABLE mnemo_profiles DROP COLUMN stated;
+DROP INDEX mnemo_memories_key_stated_idx;
+ALTER TABLE mnemo_memories DROP COLUMN wording;
+ALTER TABLE mnemo_memories DROP COLUMN event_date;
+ALTER TABLE mnemo_memories DROP COLUMN invalidated_by;
+ALTER TABLE mnemo_memories DROP COLUMN invalidated_at;
+ALTER TABLE mnemo_memories DROP COLUMN stated_at;
