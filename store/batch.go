@@ -85,6 +85,126 @@ type Batcher interface {
 	// DeleteOlder deletes up to limit bookkeeping rows older than cutoff from
 	// one of: extraction_runs, batch_runs, memory_history, inactive_memories.
 	DeleteOlder(ctx context.Context, what string, cutoff time.Time, limit int) (int64, error)
+
+	// MarkDirty marks the ledger periods a late change touches as dirty:
+	// those of m.Batch that have started (a period not yet started will read
+	// the change anyway), narrowed by m's fields. It returns how many.
+	MarkDirty(ctx context.Context, m DirtyMark) (int64, error)
+	// DirtySeq is how many times a period has been marked (0 when it never
+	// was or is not in the ledger). A run reads it before it reads its input.
+	DirtySeq(ctx context.Context, batch, period string) (int64, error)
+	// ClearDirty clears a period's marks up to seq, the count its run read
+	// at its start; a mark made since stays.
+	ClearDirty(ctx context.Context, batch, period string, seq int64) error
+	// ListDirty lists up to limit dirty periods of a batch, oldest first.
+	ListDirty(ctx context.Context, batch string, limit int) ([]DirtyPeriod, error)
+	// ReportStale records that a dirty period beyond its catch-up window was
+	// reported with its marks up to seq.
+	ReportStale(ctx context.Context, batch, period string, seq int64) error
+	// UnprocessedSessions reports whether a session of app that ended in
+	// [from, to) is closed or expired and not yet processed.
+	UnprocessedSessions(ctx context.Context, app string, from, to time.Time) (bool, error)
+}
+
+// DirtyMark selects the ledger periods of one batch that a late change
+// touches.
+type DirtyMark struct {
+	Batch string
+	// Period, when set, selects that period only.
+	Period string
+	// After, when set, selects only periods scheduled after it.
+	After time.Time
+	// Latest selects only the newest of the periods otherwise selected.
+	Latest bool
+	// At and Reason say when and why; Reason names a cause, never a user.
+	At     time.Time
+	Reason string
+}
+
+// DirtyPeriod is a period of the ledger whose input changed after it ran.
+type DirtyPeriod struct {
+	Batch        string
+	Period       string
+	ScheduledFor time.Time
+	// Outcome is the ledger outcome of the period's last run.
+	Outcome string
+	// Seq is how many times the period was marked; a run that read Seq at
+	// its start clears them.
+	Seq int64
+	// Reported is true when the period was reported stale at Seq.
+	Reported bool
+	MarkedAt *time.Time
+	Reason   string
+}
+
+func (q queries) MarkDirty(ctx context.Context, m DirtyMark) (int64, error) {
+	args := []any{m.Batch, m.At, m.Reason}
+	where := "batch = $1 AND started_at IS NOT NULL"
+	if m.Period != "" {
+		args = append(args, m.Period)
+		where += fmt.Sprintf(" AND period = $%d", len(args))
+	}
+	if !m.After.IsZero() {
+		args = append(args, m.After)
+		where += fmt.Sprintf(" AND scheduled_for > $%d", len(args))
+	}
+	sql := "UPDATE mnemo_batch_runs SET dirty_seq = dirty_seq + 1, dirty_at = $2, dirty_reason = $3 WHERE " + where
+	if m.Latest {
+		sql += " AND scheduled_for = (SELECT max(scheduled_for) FROM mnemo_batch_runs WHERE " + where + ")"
+	}
+	n, err := q.e.exec(ctx, sql, args...)
+	if err != nil {
+		return 0, fmt.Errorf("mark %s dirty: %w", m.Batch, err)
+	}
+	return n, nil
+}
+
+func (q queries) DirtySeq(ctx context.Context, batch, period string) (int64, error) {
+	seqs, err := queryAll(ctx, q, "SELECT dirty_seq FROM mnemo_batch_runs WHERE batch = $1 AND period = $2", []any{batch, period},
+		func(r rows) (int64, error) {
+			var n int64
+			return n, r.Scan(&n)
+		})
+	if err != nil || len(seqs) == 0 {
+		return 0, err
+	}
+	return seqs[0], nil
+}
+
+func (q queries) ClearDirty(ctx context.Context, batch, period string, seq int64) error {
+	if _, err := q.e.exec(ctx, "UPDATE mnemo_batch_runs SET clean_seq = $3 WHERE batch = $1 AND period = $2 AND clean_seq < $3",
+		batch, period, seq); err != nil {
+		return fmt.Errorf("clear dirty %s %s: %w", batch, period, err)
+	}
+	return nil
+}
+
+func (q queries) ListDirty(ctx context.Context, batch string, limit int) ([]DirtyPeriod, error) {
+	return queryAll(ctx, q, `SELECT batch, period, scheduled_for, outcome, dirty_seq, stale_seq, dirty_at, dirty_reason FROM mnemo_batch_runs
+		WHERE batch = $1 AND dirty_seq > clean_seq ORDER BY scheduled_for LIMIT $2`, []any{batch, limit}, func(r rows) (DirtyPeriod, error) {
+		var d DirtyPeriod
+		var stale int64
+		err := r.Scan(&d.Batch, &d.Period, scanTime{&d.ScheduledFor}, &d.Outcome, &d.Seq, &stale, scanNullTime{&d.MarkedAt}, &d.Reason)
+		d.Reported = stale >= d.Seq
+		return d, err
+	})
+}
+
+func (q queries) ReportStale(ctx context.Context, batch, period string, seq int64) error {
+	if _, err := q.e.exec(ctx, "UPDATE mnemo_batch_runs SET stale_seq = $3 WHERE batch = $1 AND period = $2 AND stale_seq < $3",
+		batch, period, seq); err != nil {
+		return fmt.Errorf("report stale %s %s: %w", batch, period, err)
+	}
+	return nil
+}
+
+func (q queries) UnprocessedSessions(ctx context.Context, app string, from, to time.Time) (bool, error) {
+	ids, err := queryAll(ctx, q, `SELECT id FROM mnemo_sessions WHERE app = $1 AND ended_at >= $2 AND ended_at < $3
+		AND status IN ('closed', 'expired') LIMIT 1`, []any{app, from, to}, func(r rows) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+	return len(ids) > 0, err
 }
 
 func (q queries) PageSessions(ctx context.Context, app string, from, to time.Time, after string, limit int) (SessionPage, error) {
