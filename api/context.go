@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -34,7 +35,14 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	if budget <= 0 {
 		budget = app.Policy.ContextBudgetTokens
 	}
-	in := extract.PackInput{DisplayName: user.DisplayName, Query: query, Now: now}
+	// Dates in the pack are the user's calendar dates: their zone is the one
+	// their chat service last sent with a session (UTC when it sent none or
+	// one that no longer loads).
+	loc, err := zones.Load(user.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	in := extract.PackInput{DisplayName: user.DisplayName, Query: query, Now: now, Location: loc}
 	rules := app.Policy.Rules
 	if rules == "" {
 		rules = app.Name

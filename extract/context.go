@@ -51,6 +51,9 @@ type PackInput struct {
 	Query string
 	// Now is the time of the request.
 	Now time.Time
+	// Location is the user's time zone: every date a pack writes (a
+	// session's day, a streak's days) is a calendar date there. nil is UTC.
+	Location *time.Location
 }
 
 // PackCue is an unresolved cue (see Cue) and when it was raised.
@@ -161,6 +164,9 @@ func PackBudget(rules string, budget int) int {
 //   - clara (seed 000 §6.5–6.6): always empty. Cross-session data never
 //     enters Clara's LLM context, whatever is passed in.
 //
+// Every date is written as a calendar date in the user's zone
+// (in.Location), for every kind.
+//
 // budget is resolved by PackBudget. The pack's Tokens never exceed it; when
 // not even a cut item fits, Text is empty.
 func Pack(rules string, in PackInput, budget int) ContextPack {
@@ -169,6 +175,7 @@ func Pack(rules string, in PackInput, budget int) ContextPack {
 	if kind == "clara" {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}
+	in = packInZone(in)
 	var plan packPlan
 	switch kind {
 	case "eldertree":
@@ -184,6 +191,35 @@ func Pack(rules string, in PackInput, budget int) ContextPack {
 }
 
 func packKind(rules string) string { return strings.ToLower(strings.TrimSpace(rules)) }
+
+// packInZone is in with every instant read in the user's zone, so that the
+// dates a pack writes are the user's calendar dates: a session that ended at
+// 05:00 UTC on the 24th was on the 23rd for a user in America/Chicago. The
+// instants themselves (and so every duration and order) are unchanged.
+func packInZone(in PackInput) PackInput {
+	loc := in.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	in.Now = in.Now.In(loc)
+	in.Summaries = slices.Clone(in.Summaries)
+	for i := range in.Summaries {
+		in.Summaries[i].At = in.Summaries[i].At.In(loc)
+	}
+	in.Cues = slices.Clone(in.Cues)
+	for i := range in.Cues {
+		in.Cues[i].At = in.Cues[i].At.In(loc)
+	}
+	in.Memories = slices.Clone(in.Memories)
+	for i, m := range in.Memories {
+		in.Memories[i].UpdatedAt = m.UpdatedAt.In(loc)
+		if m.LastUsedAt != nil {
+			t := m.LastUsedAt.In(loc)
+			in.Memories[i].LastUsedAt = &t
+		}
+	}
+	return in
+}
 
 // Longest values rendered, in runes. A rolling summary or a recognition
 // moment is text; everything else is a short value.

@@ -685,3 +685,50 @@ func FuzzPack(f *testing.F) {
 		}
 	})
 }
+
+// TestPackDatesInUserZone: a session that ended at 05:00 UTC on the 24th was
+// the 23rd, 11 pm, for a user in America/Chicago, and every app's pack says
+// so; the streak counts the user's days too.
+func TestPackDatesInUserZone(t *testing.T) {
+	t.Parallel()
+	chicago, err := time.LoadLocation("America/Chicago")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC) // the 24th, 9 pm, in Chicago
+	in := extract.PackInput{
+		Profile: map[string]any{"preferred_name": "Sam", "recovery_start_date": "2026-11-01", "goals": []any{"run a 10k"}},
+		Summaries: []extract.PastSummary{{SessionID: "s-1", At: ended, Data: map[string]any{
+			"outcome": "urge_passed", "primary_trigger": "loneliness", "open_threads": []any{"the 10k plan"}}}},
+		Now: now,
+	}
+	cases := []struct {
+		rules string
+		want  []string
+	}{
+		{"eldertree", []string{"2026-11-23: urge passed", "Current streak: 23 days"}},
+		{"coach", []string{"2026-11-23: the 10k plan"}},
+	}
+	for _, c := range cases {
+		zoned := in
+		zoned.Location = chicago
+		got := extract.Pack(c.rules, zoned, 0).Text
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s in Chicago: pack lacks %q:\n%s", c.rules, w, got)
+			}
+		}
+		if strings.Contains(got, "2026-11-24") {
+			t.Errorf("%s in Chicago: the pack shows the UTC date:\n%s", c.rules, got)
+		}
+		// Without a zone the dates are UTC's, as before.
+		if utc := extract.Pack(c.rules, in, 0).Text; !strings.Contains(utc, "2026-11-24") {
+			t.Errorf("%s without a zone: want the UTC date 2026-11-24:\n%s", c.rules, utc)
+		}
+	}
+	// The caller's input is left as it was.
+	if in.Summaries[0].At.Location() != time.UTC || in.Now.Location() != time.UTC {
+		t.Fatal("Pack changed its input's times")
+	}
+}
