@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
@@ -16,6 +17,7 @@ import (
 func (h *handlers) mountUsers(s *Server) {
 	s.Handle("PATCH /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.patchProfile))
 	s.Handle("DELETE /v1/users/{user_id}/profile", ScopeService, http.HandlerFunc(h.deleteProfile))
+	s.Handle("GET /v1/users/{user_id}/cues", ScopeService, http.HandlerFunc(h.listCues))
 	s.Handle("DELETE /v1/users/{user_id}/memories/{memory_id}", ScopeService, http.HandlerFunc(h.forgetMemory))
 	s.Handle("DELETE /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.forgetCategory))
 	s.Handle("PUT /v1/users/{user_id}/settings", ScopeService, http.HandlerFunc(h.putSettings))
@@ -53,10 +55,33 @@ func (h *handlers) decodeObject(w http.ResponseWriter, r *http.Request) (map[str
 	return obj, true
 }
 
+// editActor is who a profile edit is recorded as: the user (through their
+// chat service), or an operator with ?actor=operator, which needs an admin
+// token. false means an error was answered.
+func editActor(w http.ResponseWriter, r *http.Request) (string, bool) {
+	switch r.URL.Query().Get("actor") {
+	case "", jobs.ActorUser:
+		return jobs.ActorUser, true
+	case jobs.ActorOperator:
+		if r.Context().Value(scopeKey{}) != ScopeAdmin {
+			WriteError(w, http.StatusForbidden, "forbidden", "an edit as an operator needs an admin token")
+			return "", false
+		}
+		return jobs.ActorOperator, true
+	}
+	WriteError(w, http.StatusBadRequest, "bad_request", "actor must be user or operator")
+	return "", false
+}
+
 // patchProfile applies a JSON merge patch (RFC 7396) to the profile and
-// records it as the user's edit.
+// records it as the user's (or an operator's) edit. A significant change
+// raises the same cues as one an extraction makes, in the same transaction.
 func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	actor, ok := editActor(w, r)
 	if !ok {
 		return
 	}
@@ -92,7 +117,17 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		saved = store.Profile{UserID: u.ID, App: u.App, Doc: raw, Version: version + 1, UpdatedAt: now}
-		return tx.SaveProfile(ctx, saved, store.ProfileChange{Changed: changed, Actor: "user", At: now})
+		if err := tx.SaveProfile(ctx, saved, store.ProfileChange{Changed: changed, Actor: actor, At: now}); err != nil {
+			return err
+		}
+		// The profile as stored, read back as an extraction's would be.
+		after := map[string]any{}
+		if err := json.Unmarshal(raw, &after); err != nil {
+			return err
+		}
+		_, err = jobs.RecordProfileCues(ctx, tx, h.Handoff.Apps[u.App],
+			jobs.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, doc, after, now)
+		return err
 	})
 	if err != nil {
 		h.fail(w, r, err)
@@ -101,12 +136,27 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "profile": saved.Doc, "version": saved.Version, "updated_at": saved.UpdatedAt})
 }
 
+// deleteProfile is a fresh start: the profile, its history and the open
+// cues go. It raises no cue itself: a user who asked to be forgotten has not
+// dropped their fellowship or lost their sponsor, and the cues that quoted
+// the old profile (a sponsor's name) would bring it back into the next
+// session.
 func (h *handlers) deleteProfile(w http.ResponseWriter, r *http.Request) {
 	u, ok := h.userOf(w, r)
 	if !ok {
 		return
 	}
-	if err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error { return tx.DeleteProfile(ctx, u.ID) }); err != nil {
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		if err := tx.LockUser(ctx, u.ID); err != nil {
+			return err
+		}
+		if err := tx.DeleteProfile(ctx, u.ID); err != nil {
+			return err
+		}
+		_, err := tx.DeleteCues(ctx, u.ID)
+		return err
+	})
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -255,4 +305,56 @@ func (h *handlers) eraseUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, http.StatusAccepted, map[string]any{"erasure_id": id, "jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}})
+}
+
+// cueView is a cue as the chat service sees it. A cue raised by a session's
+// extraction names the session; one raised by an edit names the profile
+// version the edit wrote. detail.actor says who made the change.
+type cueView struct {
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind"`
+	Field          string          `json:"field,omitempty"`
+	Detail         json.RawMessage `json:"detail"`
+	SessionID      string          `json:"session_id,omitempty"`
+	ProfileVersion int             `json:"profile_version,omitempty"`
+	CreatedAt      time.Time       `json:"created_at"`
+	ResolvedAt     *time.Time      `json:"resolved_at"`
+}
+
+// listCues answers {"cues": [...]}, newest first: the open cues, or every
+// cue with ?all=true.
+func (h *handlers) listCues(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
+	all := false
+	switch r.URL.Query().Get("all") {
+	case "", "false":
+	case "true":
+		all = true
+	default:
+		WriteError(w, http.StatusBadRequest, "bad_request", "all must be true or false")
+		return
+	}
+	cues, err := h.Store.ListCues(r.Context(), u.ID, !all)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]cueView, 0, len(cues))
+	for i := len(cues) - 1; i >= 0; i-- {
+		c := cues[i]
+		v := cueView{ID: c.ID, Kind: c.Kind, Field: c.Field, Detail: c.Detail, CreatedAt: c.CreatedAt, ResolvedAt: c.ResolvedAt}
+		if version, ok := jobs.EditVersion(u.ID, c.SessionID); ok {
+			v.ProfileVersion = version
+		} else {
+			v.SessionID = c.SessionID
+		}
+		if len(v.Detail) == 0 {
+			v.Detail = json.RawMessage("{}")
+		}
+		out = append(out, v)
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "cues": out})
 }
