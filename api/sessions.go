@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -22,6 +23,9 @@ type Data struct {
 	MaxBodyBytes int64
 	// Now reads the clock; nil is time.Now.
 	Now func() time.Time
+	// Schedules are the batches' schedules, by batch name: an aggregate not
+	// computed yet answers when its batch runs next.
+	Schedules map[string]*schedule.Schedule
 }
 
 func (d Data) now() time.Time {

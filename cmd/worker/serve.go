@@ -150,7 +150,7 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 		}
 		return nil
 	}})
-	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes,
+	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes, Schedules: cfg.Schedules,
 		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys}})
 	srv.MountMetrics(reg.Handler())
 	ui, err := api.NewUI(queue, log)
