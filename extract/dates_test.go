@@ -253,7 +253,7 @@ func TestEndOfDate(t *testing.T) {
 		want time.Time
 	}{
 		{"2026-11-27", berlin, time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)},
-		{"2026-03-29", berlin, time.Date(2026, 3, 29, 22, 0, 0, 0, time.UTC)}, // 23-hour day
+		{"2026-03-29", berlin, time.Date(2026, 3, 29, 22, 0, 0, 0, time.UTC)},  // 23-hour day
 		{"2026-10-25", berlin, time.Date(2026, 10, 25, 23, 0, 0, 0, time.UTC)}, // 25-hour day
 		{"2026-11-23", zone(t, "America/Chicago"), time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)},
 		{"2028-02-28", nil, time.Date(2028, 2, 29, 0, 0, 0, 0, time.UTC)},
