@@ -276,6 +276,11 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	if err := transcript.Store(ctx, tx, d.Keys, sessionID, req.UserID, req.Messages, now); err != nil {
 		return Result{}, err
 	}
+	// A session of a period a batch already covered (handed over late)
+	// marks that period dirty, so that the scheduler re-runs it.
+	if err := jobs.MarkLateSession(ctx, tx, jobs.RulesOf(d.Apps[req.App]), req.EndedAt, now); err != nil {
+		return Result{}, err
+	}
 	ins, err := d.Queue.InsertTx(ctx, tx, jobs.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
 		UniqueOpts: river.UniqueOpts{ByArgs: true},
 	})

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -64,10 +66,14 @@ const (
 
 // BatchArgs runs one batch for one period. It is unique per batch and
 // period, so restarts and several workers never run a period twice at once.
+// A re-run of a period whose input changed after it ran (late data) carries
+// the count of the period's dirty marks it answers, so that it is not taken
+// for the period's completed first run, and is still enqueued once per mark.
 type BatchArgs struct {
 	Batch  string    `json:"batch" river:"unique"`
 	Period string    `json:"period" river:"unique"`
 	At     time.Time `json:"at"`
+	Rerun  int64     `json:"rerun,omitempty" river:"unique"`
 }
 
 // Kind is the River job kind.
@@ -157,6 +163,12 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 			return 0, err
 		}
 	}
+	// The period's dirty marks before its input is read: the run covers
+	// them, and a mark made after this stays for the next run.
+	seq, err := d.Store.DirtySeq(ctx, name, p.Name)
+	if err != nil {
+		return 0, err
+	}
 	started := time.Now().UTC()
 	if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, StartedAt: &started, Outcome: LedgerRunning}); err != nil {
 		return 0, err
@@ -167,8 +179,22 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 	if err != nil {
 		outcome = LedgerError
 	}
-	if lerr := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, FinishedAt: &finished,
-		RowsTouched: rows, Outcome: outcome}); lerr != nil && err == nil {
+	if lerr := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, FinishedAt: &finished,
+			RowsTouched: rows, Outcome: outcome}); err != nil || outcome != LedgerOK {
+			return err
+		}
+		if err := tx.ClearDirty(ctx, name, p.Name, seq); err != nil {
+			return err
+		}
+		if name == BatchWeeklyAnalytics && p.WeekEnding != "" {
+			// Insights read the week's analytics: if they already ran for
+			// the week, they run again on the scheduler's next tick.
+			_, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: BatchInsights, Period: p.WeekEnding, At: now, Reason: ReasonAnalytics})
+			return err
+		}
+		return nil
+	}); lerr != nil && err == nil {
 		err = lerr
 	}
 	d.metrics().Batch(name, outcome, finished.Sub(started), rows)
@@ -187,6 +213,11 @@ type BatchState struct {
 	Last     *store.BatchRun
 	Next     time.Time
 	Missed   []schedule.Period
+	// Dirty are periods whose input changed after they ran and that the
+	// scheduler re-runs; Stale are such periods beyond the catch-up window,
+	// which only `batch run NAME --period P` re-runs.
+	Dirty []store.DirtyPeriod
+	Stale []store.DirtyPeriod
 }
 
 // lastAndOrigin reads a batch's newest real ledger row and its origin.
@@ -231,6 +262,18 @@ func States(ctx context.Context, d *Deps, now time.Time) ([]BatchState, error) {
 			lastAt = &last.ScheduledFor
 		}
 		st.Missed = s.Due(lastAt, now, first)
+		dirty, err := d.Store.ListDirty(ctx, name, schedule.MaxDue)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range dirty {
+			switch classifyDirty(s, p, last, now) {
+			case dirtyRerun:
+				st.Dirty = append(st.Dirty, p)
+			case dirtyStale:
+				st.Stale = append(st.Stale, p)
+			}
+		}
 		out = append(out, st)
 	}
 	return out, nil
@@ -279,8 +322,188 @@ func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
 				return enqueued, err
 			}
 		}
+		n, err := rerunDirty(ctx, d, q, name, s, now)
+		enqueued += n
+		if err != nil {
+			return enqueued, err
+		}
 	}
 	return enqueued, nil
+}
+
+// Reasons a period is marked dirty. They name a cause, never a user.
+const (
+	ReasonLateSession = "late session"
+	ReasonErasure     = "erasure"
+	ReasonAnalytics   = "weekly analytics re-run"
+)
+
+// MarkLateSession marks dirty, in the caller's transaction, the batch
+// periods that have run and should have covered a session of an app with
+// the given rules that ended at endedAt: every weekly-analytics week
+// scheduled after it (its week, and the later weeks whose streak it may
+// change) and the newest trends. The scheduler re-runs them on its next
+// tick; a session that ended after every run marks nothing.
+func MarkLateSession(ctx context.Context, tx store.Batcher, rules string, endedAt, now time.Time) error {
+	var m store.DirtyMark
+	switch rules {
+	case "eldertree":
+		m = store.DirtyMark{Batch: BatchWeeklyAnalytics}
+	case "clara":
+		m = store.DirtyMark{Batch: BatchTrends, Latest: true}
+	default:
+		return nil
+	}
+	m.After, m.At, m.Reason = endedAt, now, ReasonLateSession
+	_, err := tx.MarkDirty(ctx, m)
+	return err
+}
+
+// RulesOf is the deterministic extractor an app uses, which says which
+// batches read its sessions.
+func RulesOf(a *prompts.App) string {
+	if a == nil {
+		return ""
+	}
+	return cmp.Or(a.Policy.Rules, a.Name)
+}
+
+type dirtyAction int
+
+const (
+	dirtyRerun      dirtyAction = iota
+	dirtyStale                  // beyond the catch-up window
+	dirtySuperseded             // a newer period of a Latest or Skip batch reads the change
+)
+
+// classifyDirty says what becomes of a dirty period; newest is the batch's
+// newest ledger period.
+func classifyDirty(s *schedule.Schedule, p store.DirtyPeriod, newest *store.BatchRun, now time.Time) dirtyAction {
+	if s.Spec().Policy != schedule.All {
+		// The mark went to the newest period that had started; a newer
+		// one had not, so it reads the change.
+		if newest != nil && newest.Period != p.Period {
+			return dirtySuperseded
+		}
+		return dirtyRerun
+	}
+	if !s.InWindow(p.ScheduledFor, now) {
+		return dirtyStale
+	}
+	return dirtyRerun
+}
+
+// settleMax is how long a dirty period waits at most for the sessions it
+// reads to be processed (their summaries feed the analytics).
+const settleMax = time.Hour
+
+// errDuplicateRerun rolls back a re-run whose job already exists.
+var errDuplicateRerun = errors.New("re-run already enqueued")
+
+// rerunDirty enqueues a re-run of each dirty period of a batch within its
+// catch-up window, once per batch, period and mark, and never while a run of
+// the period is queued or going (that run covers the marks it finds at its
+// start; the marks after stay for the next tick). A dirty period beyond the
+// window is logged once and shown stale by `batch list`.
+func rerunDirty(ctx context.Context, d *Deps, q Queue, name string, s *schedule.Schedule, now time.Time) (int, error) {
+	dirty, err := d.Store.ListDirty(ctx, name, schedule.MaxDue)
+	if err != nil || len(dirty) == 0 {
+		return 0, err
+	}
+	newest, _, err := lastAndOrigin(ctx, d.Store, name)
+	if err != nil {
+		return 0, err
+	}
+	enqueued := 0
+	for _, p := range dirty {
+		if p.Outcome == LedgerPending || p.Outcome == LedgerRunning {
+			continue
+		}
+		switch classifyDirty(s, p, newest, now) {
+		case dirtySuperseded:
+			if err := d.Store.ClearDirty(ctx, name, p.Period, p.Seq); err != nil {
+				return enqueued, err
+			}
+			continue
+		case dirtyStale:
+			if !p.Reported {
+				d.log().WarnContext(ctx, "batch period stale: its input changed after it ran and it is beyond the catch-up window; run it by hand to refresh it",
+					slog.String("batch", name), slog.String("period", p.Period), slog.String("reason", p.Reason))
+				if err := d.Store.ReportStale(ctx, name, p.Period, p.Seq); err != nil {
+					return enqueued, err
+				}
+			}
+			continue
+		}
+		if held, err := unsettled(ctx, d, name, p, now); err != nil {
+			return enqueued, err
+		} else if held && (p.MarkedAt == nil || now.Sub(*p.MarkedAt) < settleMax) {
+			continue
+		}
+		added := false
+		err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			run, err := tx.GetBatchRun(ctx, name, p.Period)
+			if err != nil {
+				return err
+			}
+			if run.Outcome == LedgerPending || run.Outcome == LedgerRunning {
+				return nil
+			}
+			if err := tx.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Period, ScheduledFor: p.ScheduledFor, Outcome: LedgerPending}); err != nil {
+				return err
+			}
+			ins, err := q.InsertTx(ctx, tx, BatchArgs{Batch: name, Period: p.Period, At: p.ScheduledFor, Rerun: p.Seq}, nil)
+			if err != nil {
+				return err
+			}
+			if ins.Duplicate {
+				return errDuplicateRerun
+			}
+			added = true
+			return nil
+		})
+		if err != nil && !errors.Is(err, errDuplicateRerun) {
+			return enqueued, err
+		}
+		if !added {
+			continue
+		}
+		enqueued++
+		d.log().InfoContext(ctx, "batch period re-run for late data", slog.String("batch", name), slog.String("period", p.Period),
+			slog.String("reason", p.Reason))
+	}
+	return enqueued, nil
+}
+
+// unsettled reports whether a dirty period should wait: sessions it reads
+// are not processed yet, or, for insights, the week's analytics are about
+// to run again.
+func unsettled(ctx context.Context, d *Deps, name string, p store.DirtyPeriod, now time.Time) (bool, error) {
+	var apps []string
+	var from, to time.Time
+	switch name {
+	case BatchWeeklyAnalytics:
+		end, err := time.Parse(time.DateOnly, p.Period)
+		if err != nil {
+			return false, nil
+		}
+		// The week in every zone, up to the run.
+		apps, from, to = d.appsWithRules("eldertree"), end.AddDate(0, 0, -8), p.ScheduledFor
+	case BatchTrends:
+		apps, from, to = d.appsWithRules("clara"), now.AddDate(0, 0, -90), p.ScheduledFor
+	case BatchInsights:
+		run, err := d.Store.GetBatchRun(ctx, BatchWeeklyAnalytics, p.Period)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil && (run.Outcome == LedgerPending || run.Outcome == LedgerRunning), err
+	}
+	for _, app := range apps {
+		if busy, err := d.Store.UnprocessedSessions(ctx, app, from, to); err != nil || busy {
+			return busy, err
+		}
+	}
+	return false, nil
 }
 
 // TickArgs is the scheduler's periodic tick.

@@ -3,6 +3,8 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -310,4 +312,204 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// elderSession is an Elder Tree session of one urge that ended at end.
+func elderSession(user string, end time.Time, outcome string) handoff.Request {
+	start := end.Add(-30 * time.Minute)
+	return handoff.Request{UserID: user, App: "eldertree", StartedAt: start, EndedAt: end, Timezone: "UTC",
+		Messages: []extract.Message{{ID: "m1", Role: "user", Content: "Hard evening.", At: start}},
+		Events: []extract.Event{{Kind: "urge", At: start,
+			Data: json.RawMessage(`{"intensity":6,"trigger":"loneliness","strategy":"called_sponsor","outcome":"` + outcome + `"}`)}}}
+}
+
+// claraSession is a Clara session that ended at end.
+func claraSession(user string, end time.Time) handoff.Request {
+	start := end.Add(-time.Hour)
+	return handoff.Request{UserID: user, App: "clara", StartedAt: start, EndedAt: end, Timezone: "UTC",
+		Messages: []extract.Message{{ID: "m1", Role: "user", Content: "Where am I?", At: start}},
+		Events:   []extract.Event{{Kind: "emotion", At: start, Data: json.RawMessage(`{"emotion":"anxious","distress_score":0.8}`)}}}
+}
+
+// tickAndWait ticks the scheduler, waits for every batch job it enqueued
+// and returns how many of them re-run a period for late data.
+func tickAndWait(t *testing.T, x *extractBundle, clk *clock) int {
+	t.Helper()
+	ctx := context.Background()
+	list := func() []*rivertype.JobRow {
+		rows, err := x.q.List(ctx, jobs.ListFilter{Kinds: []string{"batch"}, Limit: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	before := map[int64]bool{}
+	for _, j := range list() {
+		before[j.ID] = true
+	}
+	if _, err := jobs.Tick(ctx, x.deps, x.q, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	reruns := 0
+	for _, j := range list() {
+		if before[j.ID] {
+			continue
+		}
+		var a jobs.BatchArgs
+		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Rerun > 0 {
+			reruns++
+		}
+		x.waitJob(t, j.ID)
+	}
+	return reruns
+}
+
+// weekly reads a user's analytics of a week as the API serves them; nil when none.
+func weekly(t *testing.T, st store.Store, user, week string) map[string]any {
+	t.Helper()
+	row, err := st.GetWeekly(context.Background(), user, week)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(row.Data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func insightUsers(t *testing.T, st store.Store, week string) float64 {
+	t.Helper()
+	in, err := st.GetInsight(context.Background(), "eldertree", week)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(in.Data, &out); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := out["total_active_users"].(float64)
+	return n
+}
+
+// TestLateSessionReaggregates is issue 11: the scheduler ran a week; a
+// session of that week handed over late (and one of a week the first start
+// back-filled with nothing) appears in the week's analytics and insights
+// after the next ticks, without a manual `batch run`; erasing its user
+// takes it out of the insights again. Late Clara sessions refresh trends.
+func TestLateSessionReaggregates(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			x := setupExtractWith(t, b, false, true)
+			clk := &clock{t: time.Date(2026, 11, 15, 4, 0, 0, 0, time.UTC)}
+			withSchedules(t, x, clk)
+			// First start: the past five weeks run, empty.
+			tickAndWait(t, x, clk)
+			if run, err := x.st.GetBatchRun(ctx, jobs.BatchWeeklyAnalytics, "2026-11-08"); err != nil || run.Outcome != jobs.LedgerOK || run.RowsTouched != 0 {
+				t.Fatalf("week ending 2026-11-08 on first start: %+v, %v", run, err)
+			}
+			// The week ending 2026-11-15: six users, handed over on time.
+			for u := 0; u < 6; u++ {
+				x.waitJob(t, x.closeSession(t, fmt.Sprintf("w-%d", u), elderSession(fmt.Sprintf("sam-%d", u), time.Date(2026, 11, 10+u%5, 21, 0, 0, 0, time.UTC), "urge_passed")))
+			}
+			x.waitJob(t, x.closeSession(t, "cl-1", claraSession("rose", time.Date(2026, 11, 15, 10, 0, 0, 0, time.UTC))))
+			clk.Set(time.Date(2026, 11, 16, 14, 0, 0, 0, time.UTC)) // Monday after the 12:00 and 13:30 runs
+			tickAndWait(t, x, clk)
+			const week = "2026-11-15"
+			if w := weekly(t, x.st, "sam-0", week); w == nil || w["total_sessions_completed"] != float64(1) || w["relapses"] != float64(0) {
+				t.Fatalf("sam-0's week before the late session: %v", w)
+			}
+			if n := insightUsers(t, x.st, week); n != 6 {
+				t.Fatalf("insights count %v users; want 6", n)
+			}
+			trends := func() float64 {
+				t.Helper()
+				row, err := x.st.GetTrends(ctx, "rose")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tr map[string]any
+				_ = json.Unmarshal(row.Data, &tr)
+				return tr["sessions_considered"].(float64)
+			}
+			if n := trends(); n != 1 {
+				t.Fatalf("trends considered %v sessions; want 1", n)
+			}
+
+			// Tuesday: a phone that was offline hands over sam-0's relapse of
+			// Saturday, a new user's session of the same week, a session of
+			// the week the first start ran empty, and a Clara session of Sunday.
+			clk.Set(time.Date(2026, 11, 17, 9, 0, 0, 0, time.UTC))
+			tickAndWait(t, x, clk) // Tuesday's own runs (trends of 03:00)
+			x.waitJob(t, x.closeSession(t, "late-1", elderSession("sam-0", time.Date(2026, 11, 14, 22, 0, 0, 0, time.UTC), "relapsed")))
+			x.waitJob(t, x.closeSession(t, "late-2", elderSession("sam-9", time.Date(2026, 11, 13, 22, 0, 0, 0, time.UTC), "urge_passed")))
+			x.waitJob(t, x.closeSession(t, "late-3", elderSession("sam-8", time.Date(2026, 11, 5, 22, 0, 0, 0, time.UTC), "urge_passed")))
+			x.waitJob(t, x.closeSession(t, "cl-late", claraSession("rose", time.Date(2026, 11, 15, 20, 0, 0, 0, time.UTC))))
+			if w := weekly(t, x.st, "sam-0", week); w["total_sessions_completed"] != float64(1) {
+				t.Fatalf("the week changed before any tick: %v", w)
+			}
+			if n := tickAndWait(t, x, clk); n != 3 {
+				t.Fatalf("the tick enqueued %d re-runs; want 3 (two weeks of analytics, trends)", n)
+			}
+			if w := weekly(t, x.st, "sam-0", week); w == nil || w["total_sessions_completed"] != float64(2) || w["relapses"] != float64(1) {
+				t.Fatalf("sam-0's week after the late relapse: %v", w)
+			}
+			if weekly(t, x.st, "sam-9", week) == nil || weekly(t, x.st, "sam-8", "2026-11-08") == nil {
+				t.Fatal("a late session's user has no analytics for its week")
+			}
+			if n := trends(); n != 2 {
+				t.Fatalf("trends considered %v sessions after the late one; want 2", n)
+			}
+			// Insights follow the week's analytics on the next tick.
+			if n := tickAndWait(t, x, clk); n != 2 {
+				t.Fatalf("the second tick enqueued %d insights re-runs; want 2 (both weeks)", n)
+			}
+			if n := insightUsers(t, x.st, week); n != 7 {
+				t.Fatalf("insights count %v users after the late session; want 7", n)
+			}
+			if n := tickAndWait(t, x, clk); n != 0 {
+				t.Fatalf("a tick with nothing late enqueued %d re-runs", n)
+			}
+			for _, name := range jobs.BatchNames {
+				if d, err := x.st.ListDirty(ctx, name, 10); err != nil || len(d) != 0 {
+					t.Fatalf("%s still dirty: %+v, %v", name, d, err)
+				}
+			}
+
+			// sam-9 asks to be forgotten: their week is gone at once, and from
+			// the insights after the next tick.
+			var eraseJob int64
+			if err := x.st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				if err := tx.CreateErasure(ctx, store.Erasure{ID: "er-1", UserID: "sam-9", RequestedAt: clk.Now()}); err != nil {
+					return err
+				}
+				ins, err := x.q.InsertTx(ctx, tx, jobs.EraseArgs{ErasureID: "er-1"}, nil)
+				if err == nil {
+					eraseJob = ins.ID
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			x.waitJob(t, eraseJob)
+			if weekly(t, x.st, "sam-9", week) != nil {
+				t.Fatal("the erased user's analytics are still there")
+			}
+			if n := tickAndWait(t, x, clk); n != 1 {
+				t.Fatalf("the tick after the erasure enqueued %d re-runs; want the week's insights", n)
+			}
+			if n := insightUsers(t, x.st, week); n != 6 {
+				t.Fatalf("insights count %v users after the erasure; want 6", n)
+			}
+		})
+	}
 }

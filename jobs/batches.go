@@ -114,6 +114,9 @@ func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.
 				if err := transcript.Store(ctx, tx, d.Keys, s.ID, s.UserID, msgs, now); err != nil {
 					return err
 				}
+				if err := MarkLateSession(ctx, tx, RulesOf(d.Apps[s.App]), end, now); err != nil {
+					return err
+				}
 				ins, err := q.InsertTx(ctx, tx, ExtractArgs{SessionID: s.ID}, nil)
 				if err != nil {
 					return err
@@ -159,7 +162,7 @@ func decodeRecord(r store.Record) (extract.Record, error) {
 func (d *Deps) appsWithRules(kind string) []string {
 	var out []string
 	for name, a := range d.Apps {
-		if cmp.Or(a.Policy.Rules, a.Name) == kind {
+		if RulesOf(a) == kind {
 			out = append(out, name)
 		}
 	}

@@ -314,6 +314,17 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error
 		return err
 	}
 	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		// Insights that counted the user's weeks are re-run without them:
+		// their weeks are marked dirty in the erasure's transaction.
+		weeks, err := tx.ListUserWeekly(ctx, e.UserID)
+		if err != nil {
+			return err
+		}
+		for _, w := range weeks {
+			if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: BatchInsights, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
+				return err
+			}
+		}
 		return tx.EraseUser(ctx, e.ID, e.UserID)
 	}); err != nil {
 		return err

@@ -208,3 +208,12 @@ func civilDate(t time.Time, loc *time.Location) time.Time {
 	y, m, d := t.In(loc).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// InWindow reports whether the period scheduled at at may still be re-run at
+// now when its input changed after it ran (late data): under All, when it is
+// at most Window before now, as a missed period would be caught up; Latest
+// and Skip re-run their newest period only, whatever its age, and a newer
+// period supersedes an older one.
+func (s *Schedule) InWindow(at, now time.Time) bool {
+	return s.spec.Policy != All || !at.Before(now.Add(-s.spec.Window))
+}

@@ -284,3 +284,33 @@ func TestPeriodWeekEndingOnlyForWeekly(t *testing.T) {
 		t.Errorf("daily period = %+v", p)
 	}
 }
+
+// TestInWindow: a late change re-runs a period of an All batch within the
+// window only, and the newest period of other policies at any age.
+func TestInWindow(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	all, err := ParseLine("weekly-analytics", "0 12 * * 1; all 840h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := ParseLine("trends", "0 3 * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    *Schedule
+		ago  time.Duration
+		want bool
+	}{
+		{all, 0, true},
+		{all, 840 * time.Hour, true},
+		{all, 841 * time.Hour, false},
+		{latest, 0, true},
+		{latest, 5000 * time.Hour, true},
+	} {
+		if got := c.s.InWindow(now.Add(-c.ago), now); got != c.want {
+			t.Errorf("%s InWindow(now - %s) = %v; want %v", c.s.Spec().Name, c.ago, got, c.want)
+		}
+	}
+}

@@ -133,6 +133,7 @@ type DirtyPeriod struct {
 	Seq int64
 	// Reported is true when the period was reported stale at Seq.
 	Reported bool
+	// MarkedAt is the first mark not yet cleared; Reason is the newest.
 	MarkedAt *time.Time
 	Reason   string
 }
@@ -148,7 +149,9 @@ func (q queries) MarkDirty(ctx context.Context, m DirtyMark) (int64, error) {
 		args = append(args, m.After)
 		where += fmt.Sprintf(" AND scheduled_for > $%d", len(args))
 	}
-	sql := "UPDATE mnemo_batch_runs SET dirty_seq = dirty_seq + 1, dirty_at = $2, dirty_reason = $3 WHERE " + where
+	// dirty_at keeps the first mark not yet cleared: how long the period has been dirty.
+	sql := `UPDATE mnemo_batch_runs SET dirty_seq = dirty_seq + 1, dirty_reason = $3,
+		dirty_at = CASE WHEN dirty_seq > clean_seq AND dirty_at IS NOT NULL THEN dirty_at ELSE $2 END WHERE ` + where
 	if m.Latest {
 		sql += " AND scheduled_for = (SELECT max(scheduled_for) FROM mnemo_batch_runs WHERE " + where + ")"
 	}

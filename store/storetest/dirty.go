@@ -89,14 +89,20 @@ var dirtyCases = []testCase{
 		must(t, s.ClearDirty(ctx, b, "2026-11-15", 2))
 		must(t, s.ClearDirty(ctx, b, "2026-11-15", 1))
 		stillDirty("2026-11-15", true)
+		if d, _ := s.ListDirty(ctx, b, 10); len(d) != 2 || !d[1].MarkedAt.Equal(T0) {
+			t.Fatalf("dirty since %+v; want the mark after the clearing", d)
+		}
 
 		// Reported stale at its marks so far; a new mark is reported again.
 		must(t, s.ReportStale(ctx, b, "2026-11-08", 1))
 		if d, _ := s.ListDirty(ctx, b, 1); len(d) != 1 || !d[0].Reported {
 			t.Fatalf("after ReportStale: %+v", d)
 		}
-		mark(store.DirtyMark{Period: "2026-11-08"}, 1)
-		if d, _ := s.ListDirty(ctx, b, 1); len(d) != 1 || d[0].Reported || d[0].Seq != 2 {
+		if n, err := s.MarkDirty(ctx, store.DirtyMark{Batch: b, Period: "2026-11-08", At: T0.Add(time.Hour), Reason: "erasure"}); err != nil || n != 1 {
+			t.Fatalf("MarkDirty = %d, %v", n, err)
+		}
+		// Dirty since the first mark not yet cleared, for the newest reason.
+		if d, _ := s.ListDirty(ctx, b, 1); len(d) != 1 || d[0].Reported || d[0].Seq != 2 || !d[0].MarkedAt.Equal(T0) || d[0].Reason != "erasure" {
 			t.Fatalf("after a new mark: %+v", d)
 		}
 		// The ledger row itself is as it was.
