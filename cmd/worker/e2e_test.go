@@ -488,3 +488,97 @@ func TestMonaRollingSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestElderTreeZoneCuesAndAggregatesOverHTTP (issue 11, parts 5–7), on a
+// real worker and each database: the pack dates a Chicago user's late
+// session by their own calendar; the user's and an operator's profile edits
+// raise the seed's cues, which the next pack acknowledges; analytics list
+// their weeks and trends say when they will be computed.
+func TestElderTreeZoneCuesAndAggregatesOverHTTP(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := startWithLLM(t, url, nil)
+			// 2026-11-24T05:00Z is the 23rd, 11 pm, in Chicago.
+			code, res := c.do("POST", "/v1/sessions/chi-1/close", map[string]any{
+				"user_id": "u-chi", "app": "eldertree", "timezone": "America/Chicago",
+				"started_at": "2026-11-24T04:30:00Z", "ended_at": "2026-11-24T05:00:00Z",
+				"messages": []map[string]any{
+					{"id": "m1", "role": "user", "content": "Late night and I wanted a drink, so I called my sponsor.", "at": "2026-11-24T04:31:00Z"},
+				},
+				"events": []map[string]any{{"kind": "urge", "at": "2026-11-24T04:31:00Z",
+					"data": map[string]any{"intensity": 6, "trigger": "late night", "strategy": "called_sponsor", "outcome": "urge_passed"}}},
+			})
+			if code != 202 {
+				t.Fatalf("close = %d %v", code, res)
+			}
+			c.waitProcessed("chi-1")
+			_, pack := c.do("GET", "/v1/users/u-chi/context", nil)
+			text, _ := pack["text"].(string)
+			if !strings.Contains(text, "2026-11-23:") || strings.Contains(text, "2026-11-24") {
+				t.Fatalf("the pack of a Chicago user dates the session by UTC; want 2026-11-23:\n%s", text)
+			}
+
+			// The user tells their profile, then stops going to meetings.
+			patch := func(bearer, query string, body map[string]any) {
+				t.Helper()
+				b, _ := json.Marshal(body)
+				req, _ := http.NewRequest("PATCH", c.base+"/v1/users/u-chi/profile"+query, bytes.NewReader(b))
+				req.Header.Set("Authorization", "Bearer "+bearer)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Fatalf("PATCH %s %s = %d", query, b, resp.StatusCode)
+				}
+			}
+			patch(serviceToken, "", map[string]any{"has_sponsor": true, "sponsor_name": "Dave", "in_fellowship": true, "fellowship_name": "AA Tuesday group"})
+			patch(serviceToken, "", map[string]any{"in_fellowship": false})
+			// An operator records the new sponsor.
+			patch(adminToken, "?actor=operator", map[string]any{"sponsor_name": "Linda"})
+
+			_, list := c.do("GET", "/v1/users/u-chi/cues", nil)
+			actors := map[string]any{}
+			cues, _ := list["cues"].([]any)
+			for _, x := range cues {
+				cm := x.(map[string]any)
+				actors[cm["kind"].(string)] = cm["detail"].(map[string]any)["actor"]
+			}
+			if actors["fellowship_dropped"] != "user" || actors["sponsor_change"] != "operator" {
+				t.Fatalf("cues = %v; want fellowship_dropped by the user and sponsor_change by the operator", list)
+			}
+			if stored := storedCues(t, url, "u-chi"); !stored["fellowship_dropped"] || !stored["sponsor_change"] {
+				t.Fatalf("stored cues = %v", stored)
+			}
+			_, pack = c.do("GET", "/v1/users/u-chi/context", nil)
+			text, _ = pack["text"].(string)
+			for _, want := range []string{"Has stopped going to AA Tuesday group meetings", "Sponsor changed from Dave to Linda"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the next pack lacks %q:\n%s", want, text)
+				}
+			}
+
+			// Analytics: the weeks that exist (none computed yet), not a 400.
+			code, weeks := c.do("GET", "/v1/users/u-chi/analytics", nil)
+			if list, ok := weeks["weeks"].([]any); code != 200 || !ok || len(list) != 0 || weeks["next_before"] != nil {
+				t.Fatalf("analytics without week_ending = %d %v", code, weeks)
+			}
+			// Trends of a Clara user say when the batch runs next, from the
+			// worker's own schedule (the batch may already have run at start).
+			if code, _ := c.do("POST", "/v1/sessions/cl-1/close", map[string]any{"user_id": "u-clara", "app": "clara",
+				"started_at": at(0), "ended_at": at(10),
+				"messages": []map[string]any{{"id": "m1", "role": "user", "content": "Is it Tuesday?", "at": at(1)}}}); code != 202 {
+				t.Fatalf("clara close = %d", code)
+			}
+			code, tr := c.do("GET", "/v1/users/u-clara/trends", nil)
+			next, _ := time.Parse(time.RFC3339, fmt.Sprint(tr["next_run_at"]))
+			if code != 200 || (tr["status"] != "pending" && tr["status"] != "ready") || !next.After(time.Now()) {
+				t.Fatalf("trends = %d %v; want 200 with status and a next_run_at to come", code, tr)
+			}
+		})
+	}
+}
