@@ -180,11 +180,14 @@ func dateTokens(text string) []dateToken {
 			j += s2
 		}
 		between := text[prev:i]
-		toks = append(toks, dateToken{
-			w: strings.ToLower(text[i:j]), start: i, end: j,
-			gap:    strings.Join(strings.Fields(between), ""),
-			spaced: prev == 0 || strings.ContainsFunc(between, unicode.IsSpace),
-		})
+		tok := dateToken{w: strings.ToLower(text[i:j]), start: i, end: j, spaced: prev == 0}
+		if between != " " && between != "" {
+			tok.gap = strings.Join(strings.Fields(between), "")
+			tok.spaced = tok.spaced || strings.ContainsFunc(between, unicode.IsSpace)
+		} else if between == " " {
+			tok.spaced = true
+		}
+		toks = append(toks, tok)
 		prev = j
 		i = j
 	}
@@ -241,6 +244,24 @@ var dayAfterThe = toSet("at in and or but so because when then i we my for with 
 
 // maxOffsetDays bounds "in N days": a larger N is no date anyone plans by.
 const maxOffsetDays = 3660
+
+// dateOpeners are the words a date expression may begin with, besides
+// numbers, weekdays and months.
+var dateOpeners = toSet("yesterday today tonight tomorrow the day last next this coming in a an couple one two three four five six seven eight nine ten eleven twelve")
+
+// mayOpenDate reports whether a date expression may begin with the
+// lower-case word w: a cheap test before scanning.
+func mayOpenDate(w string) bool {
+	if w == "" {
+		return false
+	}
+	if c := w[0]; c >= '0' && c <= '9' {
+		return true
+	}
+	_, wd := weekdays[w]
+	_, mo := months[w]
+	return wd || mo || dateOpeners[w]
+}
 
 // scanDates finds the date expressions of text without resolving them.
 // Expressions do not overlap; they come in the order of the text.

@@ -8,13 +8,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // RulesVersion names the rule set. It is the PromptVersion of every rules
 // result and changes whenever the rules would extract something different
 // from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-1"
+const RulesVersion = "rules-2"
 
 // MaxValueRunes is the longest memory value the rules produce and the merge
 // policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
@@ -223,6 +224,7 @@ func isUser(role string) bool { return strings.EqualFold(strings.TrimSpace(role)
 func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 	var mems []Memory
 	users := 0
+	loc := sessionZone(s.Timezone)
 	for _, m := range s.Messages {
 		if !isUser(m.Role) {
 			continue
@@ -237,13 +239,13 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 		if at.IsZero() {
 			at = now
 		}
-		found, reasons := mineMessage(content)
+		found, reasons := mineMessageAt(content, dateContext{at: at, loc: loc, on: true})
 		for _, r := range reasons {
 			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: r})
 		}
 		for _, f := range found {
 			f.SourceMessageID = m.ID
-			f.ExpiresAt = TTLFor(p, f.Category, at)
+			f.ExpiresAt = TTLFor(p, f.Category, ttlStart(f, at, loc))
 			mems = append(mems, f)
 		}
 	}
@@ -259,6 +261,30 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 		"memories":           len(res.Memories),
 		"topics":             topics,
 	}
+}
+
+// sessionZone is the session's zone; an empty, "Local" or unknown name is
+// UTC (the handoff API validates zones; extraction must not fail over one).
+func sessionZone(name string) *time.Location {
+	loc, err := zones.Load(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// ttlStart is when a memory's TTL starts running: when it was said, or for
+// an event still to come, the end of its day in the user's zone, so that
+// "my sister's wedding is next Friday" outlives the wedding by the event
+// TTL rather than expiring a week after it was said.
+func ttlStart(m Memory, said time.Time, loc *time.Location) time.Time {
+	if m.EventDate == "" {
+		return said
+	}
+	if end, ok := EndOfDate(m.EventDate, loc); ok && end.After(said) {
+		return end
+	}
+	return said
 }
 
 // subject is what a key is about: likes:x and dislikes:x share one, so that
@@ -289,22 +315,36 @@ func lastWins(mems []Memory) []Memory {
 	return out
 }
 
-// mineMessage mines one user message, sentence by sentence. reasons are the
-// distinct reasons for which a sentence that looked like a statement about the
-// user was not mined.
+// dateContext is when and where a message was said, to resolve the dates
+// of its events; a zero one resolves none.
+type dateContext struct {
+	at  time.Time
+	loc *time.Location
+	on  bool
+}
+
+// mineMessage mines one user message, sentence by sentence, without dating
+// its events. reasons are the distinct reasons for which a sentence that
+// looked like a statement about the user was not mined.
 func mineMessage(text string) (found []Memory, reasons []string) {
+	return mineMessageAt(text, dateContext{})
+}
+
+// mineMessageAt is mineMessage, giving event memories the date their
+// sentence names (EventDate, Wording) when dc is on.
+func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []string) {
 	addReason := func(r string) {
 		if !slices.Contains(reasons, r) {
 			reasons = append(reasons, r)
 		}
 	}
 	for _, sent := range splitSentences(apostrophes.Replace(text)) {
-		ms, tooLong := matchSentence(sent.text, clauseStarts(sent.text))
+		hits, tooLong := matchSentence(sent.text, clauseStarts(sent.text))
 		if gate := gateReason(sent); gate != "" {
 			// "I might like sushi" is worth recording: without "might" it
 			// would have been mined.
 			hedgedOnly := gate == DropUncertain && looksMineable(withoutHedges(sent.text))
-			if len(ms) > 0 || tooLong || hedgedOnly || gate == DropRequest || looksMineable(sent.text) {
+			if len(hits) > 0 || tooLong || hedgedOnly || gate == DropRequest || looksMineable(sent.text) {
 				addReason(gate)
 			}
 			continue
@@ -312,9 +352,58 @@ func mineMessage(text string) (found []Memory, reasons []string) {
 		if tooLong {
 			addReason(DropTooLong)
 		}
-		found = append(found, ms...)
+		if dc.on {
+			dateEvents(sent.text, hits, dc)
+		}
+		for _, h := range hits {
+			found = append(found, h.m)
+		}
 	}
 	return found, reasons
+}
+
+// justRe is the "I just …" of an event that happened the day it was told.
+var justRe = regexp.MustCompile(`(?i)^(?:i|i've|ive|i\s+have)\s+just\b`)
+
+// dateEvents gives each event of a sentence its date: the first date
+// expression after the event's clause start and before the next memory's,
+// or else the last one before it ("Last weekend I went to …"). An event of
+// "I just …" with no date happened that day.
+func dateEvents(text string, hits []hit, dc dateContext) {
+	var mentions []DateMention
+	scanned := false
+	for i, h := range hits {
+		if h.m.Category != CategoryEvent {
+			continue
+		}
+		if !scanned {
+			mentions, scanned = ResolveDates(text, dc.at, dc.loc), true
+		}
+		next, prev := len(text), 0
+		if i+1 < len(hits) {
+			next = hits[i+1].at
+		}
+		if i > 0 {
+			prev = hits[i-1].at
+		}
+		var pick *DateMention
+		for j := range mentions {
+			mn := &mentions[j]
+			if mn.Start >= h.at && mn.Start < next {
+				pick = mn
+				break
+			}
+			if mn.End <= h.at && mn.Start >= prev {
+				pick = mn
+			}
+		}
+		switch {
+		case pick != nil:
+			hits[i].m.EventDate, hits[i].m.Wording = pick.Date, pick.Wording
+		case justRe.MatchString(text[h.at:]):
+			hits[i].m.EventDate = dc.at.In(dc.loc).Format(time.DateOnly)
+		}
+	}
 }
 
 type sentence struct {
@@ -515,19 +604,32 @@ func clauseStarts(s string) []int {
 // entry ("Do you think I like tea?" is; "How are you?" is not).
 func looksMineable(s string) bool {
 	for _, p := range wordStarts(s) {
-		if _, ok, _ := matchAt(s[p:]); ok {
+		if _, ok, _ := matchAt(s[p:], false); ok {
 			return true
 		}
 	}
 	return false
 }
 
+// hit is a memory mined at byte offset at of a sentence, where the words
+// of its pattern begin.
+type hit struct {
+	m  Memory
+	at int
+}
+
 // matchSentence mines every clause start of s. tooLong reports that some
-// pattern matched but its value was longer than MaxValueRunes.
-func matchSentence(s string, starts []int) (found []Memory, tooLong bool) {
+// pattern matched but its value was longer than MaxValueRunes. A date that
+// opens a clause ("Last weekend, I went …") is read past, and tells the
+// patterns of things to come that the clause is dated.
+func matchSentence(s string, starts []int) (found []hit, tooLong bool) {
 	for _, st := range starts {
 		p := skipInterjections(s, st)
-		m, ok, reason := matchAt(s[p:])
+		dated := false
+		if q, ok := skipLeadingDate(s, p); ok {
+			p, dated = skipInterjections(s, q), true
+		}
+		m, ok, reason := matchAt(s[p:], dated)
 		if !ok {
 			continue
 		}
@@ -535,10 +637,27 @@ func matchSentence(s string, starts []int) (found []Memory, tooLong bool) {
 			tooLong = true
 		}
 		if m.Key != "" {
-			found = append(found, m)
+			found = append(found, hit{m, p})
 		}
 	}
 	return found, tooLong
+}
+
+// skipLeadingDate returns where the clause at p goes on after a date
+// expression that opens it, and its comma.
+func skipLeadingDate(s string, p int) (int, bool) {
+	es, ok := leadingDate(s[p:])
+	if !ok {
+		return p, false
+	}
+	q := p + es[0].end
+	for q < len(s) && (s[q] == ',' || s[q] == ' ') {
+		q++
+	}
+	if q >= len(s) {
+		return p, false
+	}
+	return q, true
 }
 
 type kind int
@@ -552,7 +671,14 @@ const (
 	kindFeeling
 	kindFeelingWord
 	kindEvent
+	// The kinds of things to come are events only when a date says when:
+	// without one they match nothing, and later patterns are tried.
+	kindUpcoming // my sister's wedding is next Friday
+	kindHave     // I have a job interview tomorrow
+	kindGoing    // I'm flying to Lisbon on the 3rd
 )
+
+func (k kind) needsDate() bool { return k >= kindUpcoming }
 
 type pattern struct {
 	kind kind
@@ -600,6 +726,12 @@ var patterns = []pattern{
 	{kindEvent, toSet("i i've ive"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
 		`i\s+((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to)\b`)},
+	{kindUpcoming, toSet("my"), prefix(
+		`my\s+((?:[\p{L}\p{N}][\p{L}\p{N}'\-]*\s+){0,3}?[\p{L}\p{N}][\p{L}\p{N}\-]*)\s+(?:is|are)\s+(?:(?:on|set\s+for|scheduled\s+for|planned\s+for)\s+)?`)},
+	{kindHave, toSet("i i've ive"), prefix(
+		`(?:i\s+have(?:\s+got)?|i've\s+got|ive\s+got)\s+(?:a|an|my|our|another)\s+`)},
+	{kindGoing, toSet("i'm im i"), prefix(
+		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating)\b\s*`)},
 }
 
 // prefix compiles alternatives into one case-insensitive pattern anchored at
@@ -615,7 +747,7 @@ var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + f
 // matchAt tries every pattern at the start of rest. ok reports that a pattern
 // matched; the memory's Key is empty when its value was rejected, and reason
 // is DropTooLong when it was rejected for its length.
-func matchAt(rest string) (m Memory, ok bool, reason string) {
+func matchAt(rest string, dated bool) (m Memory, ok bool, reason string) {
 	// Prefixes are short; matching them against a bounded window keeps the
 	// cost of a try independent of how much text follows.
 	window := rest
@@ -630,7 +762,10 @@ func matchAt(rest string) (m Memory, ok bool, reason string) {
 			continue
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
-			m, reason = build(pat.kind, rest, loc)
+			m, reason = build(pat.kind, rest, loc, dated)
+			if pat.kind.needsDate() && m.Key == "" && reason == "" {
+				continue
+			}
 			return m, true, reason
 		}
 	}
@@ -677,7 +812,7 @@ func group(rest string, loc []int, i int) string {
 	return rest[loc[2*i]:loc[2*i+1]]
 }
 
-func build(k kind, rest string, loc []int) (Memory, string) {
+func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 	after := rest[loc[1]:]
 	switch k {
 	case kindName, kindNickname:
@@ -744,17 +879,170 @@ func build(k kind, rest string, loc []int) (Memory, string) {
 		if long {
 			return Memory{}, DropTooLong
 		}
-		v = stripTrailing(strings.ToLower(tidy(v)), eventTrailing)
-		if len(v) > 0 && utf8.RuneCountInString(v) > MaxValueRunes {
-			return Memory{}, DropTooLong
-		}
-		s := slug(v, articles)
-		if v == "" || s == "" {
+		v = stripTrailing(withoutDates(strings.ToLower(tidy(v))), eventTrailing)
+		return event(v)
+	case kindUpcoming:
+		if !startsWithDate(after) {
 			return Memory{}, ""
 		}
-		return Memory{Key: "event:" + s, Value: v, Category: CategoryEvent, Importance: 60, Confidence: 0.6}, ""
+		return upcoming(group(rest, loc, 1))
+	case kindHave:
+		what, ok := untilDate(after, dated)
+		if !ok {
+			return Memory{}, ""
+		}
+		return upcoming(what)
+	case kindGoing:
+		what, ok := untilDate(after, dated)
+		if !ok {
+			return Memory{}, ""
+		}
+		verb := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
+		if verb == "gonna" {
+			verb = "going to"
+		}
+		if w, _ := firstWord(what+" ", 0); notPlans[w] || (what == "" && verb != "getting married") {
+			return Memory{}, ""
+		}
+		return upcoming(strings.TrimSpace(verb + " " + what))
 	}
 	return Memory{}, ""
+}
+
+// event is the event memory of value v, or none when v is empty or too long.
+func event(v string) (Memory, string) {
+	if len(v) > 0 && utf8.RuneCountInString(v) > MaxValueRunes {
+		return Memory{}, DropTooLong
+	}
+	s := slug(v, articles)
+	if v == "" || s == "" {
+		return Memory{}, ""
+	}
+	return Memory{Key: "event:" + s, Value: v, Category: CategoryEvent, Importance: 60, Confidence: 0.6}, ""
+}
+
+// maxPlanWords bounds what is planned: "job interview", "going to see a
+// movie with my friends". A longer stretch before the date is a sentence.
+const maxPlanWords = 8
+
+var (
+	// notPlans are the first words of what someone is "going to" do that
+	// make no event: "I'm going to talk to you tomorrow".
+	notPlans = toSet("be talk chat tell ask sleep bed think try say make do need keep stop")
+	// aboutMona are words that make the plan the assistant's, not the user's.
+	aboutMona = toSet("you your yours u ya")
+	// datePrepositions end what is planned before its date: "exam on", "flight for".
+	datePrepositions = []string{"on", "for", "at", "in", "by", "until", "till", "from", "since", "this", "coming", "this coming"}
+)
+
+// upcoming is the event memory of a thing to come, "sister's wedding",
+// whose date the sentence gives.
+func upcoming(what string) (Memory, string) {
+	v := strings.ToLower(tidy(what))
+	first, _ := firstWord(v+" ", 0)
+	if v == "" || notItems[first] || !hasAlnum(v) || len(strings.Fields(v)) > maxPlanWords+2 {
+		return Memory{}, ""
+	}
+	for _, w := range lowerWords(v) {
+		if aboutMona[w] {
+			return Memory{}, ""
+		}
+	}
+	return event(v)
+}
+
+// dateWindow bounds the text scanned for a date that opens it.
+func dateWindow(s string) string {
+	if len(s) > prefixWindow {
+		s = s[:prefixWindow]
+		s = s[:max(strings.LastIndexByte(s, ' '), 0)]
+	}
+	return s
+}
+
+// startsWithDate reports whether s opens with a date expression.
+func startsWithDate(s string) bool {
+	_, ok := leadingDate(s)
+	return ok
+}
+
+// leadingDate returns the date expressions of the start of s when the first
+// of them opens s.
+func leadingDate(s string) ([]dateExpr, bool) {
+	if w, _ := firstWord(s[:min(len(s), prefixWindow)], 0); !mayOpenDate(strings.TrimSuffix(w, ",")) {
+		return nil, false
+	}
+	es := scanDates(dateWindow(s))
+	return es, len(es) > 0 && es[0].start == 0
+}
+
+// untilDate returns what the clause at the start of rest says before its
+// date: "job interview" of "job interview on Friday, so …". A clause that
+// names no date gives nothing, unless a date opened it (dated); what comes
+// before the date must be at most maxPlanWords words with no "and" or "or".
+func untilDate(rest string, dated bool) (string, bool) {
+	clause, long := cutClause(rest)
+	if long {
+		return "", false
+	}
+	es := scanDates(clause)
+	var what string
+	switch {
+	case len(es) > 0:
+		what = clause[:es[0].start]
+	case dated:
+		what = clause
+	default:
+		return "", false
+	}
+	words := strings.Fields(what)
+	if len(words) > maxPlanWords {
+		return "", false
+	}
+	for _, w := range words {
+		if joiners[strings.ToLower(w)] {
+			return "", false
+		}
+	}
+	return dropPrepositions(strings.Join(words, " ")), true
+}
+
+// dropPrepositions removes the prepositions that introduce a date from the
+// end of s, which may leave it empty.
+func dropPrepositions(s string) string {
+	s = strings.TrimRight(s, " ,")
+	for changed := true; changed; {
+		changed = false
+		for _, p := range datePrepositions {
+			if strings.EqualFold(s, p) {
+				return ""
+			}
+			if len(s) > len(p) && strings.EqualFold(s[len(s)-len(p):], p) && s[len(s)-len(p)-1] == ' ' {
+				s, changed = strings.TrimRight(s[:len(s)-len(p)], " ,"), true
+			}
+		}
+	}
+	return s
+}
+
+// withoutDates takes the date expressions out of a lower-case value: a date
+// that ends the value, or is followed by "and", "or", "then" or "but", ends
+// it ("went for a run yesterday and ran" is "went for a run"); any other is
+// cut out ("went to the dentist on friday with mom" is "went to the dentist
+// with mom"). The preposition before a date goes with it.
+func withoutDates(v string) string {
+	es := scanDates(v)
+	for i := len(es) - 1; i >= 0; i-- {
+		e := es[i]
+		before := dropPrepositions(v[:e.start])
+		after := strings.TrimLeft(v[e.end:], " ,")
+		if w, _ := firstWord(after+" ", 0); after == "" || w == "and" || w == "or" || w == "then" || w == "but" {
+			v = before
+			continue
+		}
+		v = strings.TrimSpace(before + " " + after)
+	}
+	return tidy(v)
 }
 
 var (

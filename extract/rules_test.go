@@ -289,9 +289,10 @@ func TestRulesExpiry(t *testing.T) {
 		{ID: "m2", Role: "user", Content: "My name is Ann"},
 	}}
 	want := map[string]*time.Time{
-		"feeling":                  new(said.Add(6 * time.Hour)),
-		"likes:tea":                nil,
-		"event:got_back_from_work": new(said.Add(7 * 24 * time.Hour)),
+		"feeling":   new(said.Add(6 * time.Hour)),
+		"likes:tea": nil,
+		// "I just got back" happened that day: the TTL runs from its end.
+		"event:got_back_from_work": new(time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC).Add(7 * 24 * time.Hour)),
 		"name":                     nil,
 	}
 	got := extract.Rules(rulesApp(), s, rulesNow)
@@ -308,6 +309,140 @@ func TestRulesExpiry(t *testing.T) {
 	noTime := extract.Rules(rulesApp(), extract.Session{App: "mona", Messages: []extract.Message{{ID: "m1", Role: "user", Content: "I'm feeling sad"}}}, rulesNow)
 	if m := noTime.Memories; len(m) != 1 || m[0].ExpiresAt == nil || !m[0].ExpiresAt.Equal(rulesNow.Add(6*time.Hour)) {
 		t.Errorf("undated feeling: %+v", m)
+	}
+}
+
+// dated is what a user sees of an event memory.
+type dated struct {
+	Key, Value, Date, Wording string
+}
+
+// sayAt mines one user message said at at in zone.
+func sayAt(zone string, at time.Time, content string) extract.Result {
+	return extract.Rules(rulesApp(), extract.Session{ID: "s-1", App: "mona", Timezone: zone, Messages: []extract.Message{
+		{ID: "m1", Role: "user", Content: content, At: at},
+	}}, at.Add(time.Hour))
+}
+
+func TestRulesEventDates(t *testing.T) {
+	t.Parallel()
+	// Tuesday 2026-11-24, 12:00 in Berlin.
+	tue := time.Date(2026, 11, 24, 11, 0, 0, 0, time.UTC)
+	tests := []struct {
+		msg  string
+		want []dated
+	}{
+		// The issue's sentence: a date, not the words "next Friday", and a
+		// key without them.
+		{"My sister's wedding is next Friday", []dated{{"event:sisters_wedding", "sister's wedding", "2026-11-27", "next Friday"}}},
+		{"My birthday is on December 14th", []dated{{"event:birthday", "birthday", "2026-12-14", "December 14th"}}},
+		{"My mom's birthday is the 3rd", []dated{{"event:moms_birthday", "mom's birthday", "2026-12-03", "the 3rd"}}},
+		{"My exams are next week", []dated{{"event:exams", "exams", "2026-11-30", "next week"}}},
+		{"I have a job interview tomorrow", []dated{{"event:job_interview", "job interview", "2026-11-25", "tomorrow"}}},
+		{"Tomorrow I have a job interview", []dated{{"event:job_interview", "job interview", "2026-11-25", "Tomorrow"}}},
+		{"I've got a dentist appointment on Friday", []dated{{"event:dentist_appointment", "dentist appointment", "2026-11-27", "Friday"}}},
+		{"I have my driving test in two days", []dated{{"event:driving_test", "driving test", "2026-11-26", "in two days"}}},
+		{"I'm flying to Lisbon on the 3rd", []dated{{"event:flying_to_lisbon", "flying to lisbon", "2026-12-03", "the 3rd"}}},
+		{"I'm getting married next month", []dated{{"event:getting_married", "getting married", "2026-12-01", "next month"}}},
+		{"I'm gonna start a new job on Monday", []dated{{"event:going_to_start_new_job", "going to start a new job", "2026-11-30", "Monday"}}},
+		// Past events get the past date.
+		{"Yesterday I went hiking", []dated{{"event:went_hiking", "went hiking", "2026-11-23", "Yesterday"}}},
+		{"I went to the dentist two days ago", []dated{{"event:went_to_dentist", "went to the dentist", "2026-11-22", "two days ago"}}},
+		{"I went to the dentist on Friday with my mom", []dated{{"event:went_to_dentist_with_mom", "went to the dentist with my mom", "2026-11-20", "Friday"}}},
+		{"I went hiking last Saturday and I visited my mom", []dated{
+			{"event:went_hiking", "went hiking", "2026-11-21", "last Saturday"},
+			{"event:visited_mom", "visited my mom", "2026-11-21", "last Saturday"},
+		}},
+		{"I just got back from work", []dated{{"event:got_back_from_work", "got back from work", "2026-11-24", ""}}},
+		{"I went to the dentist", []dated{{"event:went_to_dentist", "went to the dentist", "", ""}}},
+		// Real sentences of the MemoryBank corpus (MIT License, copyright
+		// 2023 Wanjun Zhong; ../shared/corpora/memorybank).
+		{"Speaking of which, I went for a run yesterday and ran into an unfamiliar place.", []dated{{"event:went_for_run", "went for a run", "2026-11-23", "yesterday"}}},
+		{"Last weekend I went to Yuntai Mountain, and the scenery was really beautiful.", []dated{{"event:went_to_yuntai_mountain", "went to yuntai mountain", "2026-11-21", "Last weekend"}}},
+		{"I'm going to see a movie with my friends tonight.", []dated{{"event:going_to_see_movie_with_friends", "going to see a movie with my friends", "2026-11-24", "tonight"}}},
+		// Said to Mona, or with no date to make it an event: nothing.
+		{"I'll chat with you more tomorrow.", nil},
+		{"I'm going to have dinner now and will talk to you again tomorrow.", nil},
+		{"I'm going to talk to you tomorrow", nil},
+		{"My sister's wedding is lovely", nil},
+		{"I have a cat", nil},
+		{"my flight is at 6 tomorrow", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := sayAt("Europe/Berlin", tue, tt.msg)
+			var ds []dated
+			for _, m := range got.Memories {
+				ds = append(ds, dated{m.Key, m.Value, m.EventDate, m.Wording})
+			}
+			if !reflect.DeepEqual(ds, tt.want) {
+				t.Errorf("events\n got %+v\nwant %+v", ds, tt.want)
+			}
+		})
+	}
+}
+
+// The same instant is Monday evening in Chicago and Tuesday morning in
+// Berlin: dates are the user's, and an event outlives its day by the TTL.
+func TestRulesEventDatesInTheUsersZone(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)
+	week := 7 * 24 * time.Hour
+	tests := []struct {
+		zone, msg, date string
+		expires         time.Time
+	}{
+		// Chicago: Monday the 23rd, 23:00. The wedding day ends at 06:00 UTC on the 28th.
+		{"America/Chicago", "My sister's wedding is next Friday", "2026-11-27", time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC).Add(week)},
+		{"America/Chicago", "I have an exam tomorrow", "2026-11-24", time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC).Add(week)},
+		{"America/Chicago", "I went hiking yesterday", "2026-11-22", at.Add(week)},
+		// Berlin: Tuesday the 24th, 06:00.
+		{"Europe/Berlin", "My sister's wedding is next Friday", "2026-11-27", time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC).Add(week)},
+		{"Europe/Berlin", "I have an exam tomorrow", "2026-11-25", time.Date(2026, 11, 25, 23, 0, 0, 0, time.UTC).Add(week)},
+		{"Europe/Berlin", "I went hiking yesterday", "2026-11-23", at.Add(week)},
+		// No zone, or one that does not exist: UTC.
+		{"", "I have an exam tomorrow", "2026-11-25", time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC).Add(week)},
+		{"Mars/Olympus", "I have an exam tomorrow", "2026-11-25", time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC).Add(week)},
+	}
+	for _, tt := range tests {
+		got := sayAt(tt.zone, at, tt.msg).Memories
+		if len(got) != 1 || got[0].EventDate != tt.date || got[0].ExpiresAt == nil || !got[0].ExpiresAt.Equal(tt.expires) {
+			t.Errorf("%q in %q: %+v, want date %s expiring %s", tt.msg, tt.zone, got, tt.date, tt.expires)
+		}
+	}
+}
+
+// A week after "next Friday" was said, the memory still names the Friday
+// it meant, and it has not expired before the wedding.
+func TestRulesUpcomingEventOutlivesItsMention(t *testing.T) {
+	t.Parallel()
+	said := time.Date(2026, 11, 24, 11, 0, 0, 0, time.UTC)
+	got := sayAt("Europe/Berlin", said, "My sister's wedding is on December 14th").Memories
+	if len(got) != 1 {
+		t.Fatalf("memories %+v", got)
+	}
+	m := got[0]
+	wedding := time.Date(2026, 12, 14, 18, 0, 0, 0, time.UTC)
+	if m.Value != "sister's wedding" || m.EventDate != "2026-12-14" || m.ExpiresAt == nil || !m.ExpiresAt.After(wedding) {
+		t.Errorf("%+v: want the wedding remembered past 2026-12-14", m)
+	}
+	if !m.ExpiresAt.After(said.Add(7 * 24 * time.Hour)) {
+		t.Errorf("expires %v: no later than a week after the mention", m.ExpiresAt)
+	}
+}
+
+// A later statement about the same event replaces the earlier date under the
+// same key.
+func TestRulesEventDateRestated(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 11, 0, 0, 0, time.UTC)
+	got := extract.Rules(rulesApp(), extract.Session{App: "mona", Timezone: "Europe/Berlin", Messages: []extract.Message{
+		{ID: "m1", Role: "user", Content: "My sister's wedding is next Friday", At: at},
+		{ID: "m2", Role: "user", Content: "Oh wait, my sister's wedding is on December 5th", At: at.Add(time.Minute)},
+	}}, at)
+	if len(got.Memories) != 1 || got.Memories[0].Key != "event:sisters_wedding" || got.Memories[0].EventDate != "2026-12-05" || got.Memories[0].SourceMessageID != "m2" {
+		t.Errorf("memories %+v, want one event:sisters_wedding on 2026-12-05 from m2", got.Memories)
 	}
 }
 
@@ -492,6 +627,9 @@ func luhnRun(s string) bool {
 	return false
 }
 
+// apostropheFold folds typographic quotes as the rules do.
+var apostropheFold = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'", "`", "'", "\u201c", `"`, "\u201d", `"`)
+
 func FuzzRules(f *testing.F) {
 	for _, s := range []string{
 		"My name is John. I like pizza.",
@@ -503,16 +641,19 @@ func FuzzRules(f *testing.F) {
 		"my ssn is 123-45-6789 and I like tea",
 		"call me Johnny\nI'm so tired",
 		"I like " + strings.Repeat("x", 101),
+		"My sister's wedding is next Friday. Last weekend, I went hiking",
+		"I have a job interview in a couple of days and I'm flying to Rome on the 3rd",
 	} {
 		f.Add(s)
 	}
 	app := rulesApp()
 	f.Fuzz(func(t *testing.T, msg string) {
-		s := extract.Session{App: "mona", Messages: []extract.Message{
-			{ID: "u1", Role: "user", Content: msg},
+		s := extract.Session{App: "mona", Timezone: "America/Chicago", Messages: []extract.Message{
+			{ID: "u1", Role: "user", Content: msg, At: rulesNow},
 			{ID: "a1", Role: "assistant", Content: msg},
 		}}
 		got := extract.Rules(app, s, rulesNow)
+		said := strings.Join(strings.Fields(strings.ToLower(apostropheFold.Replace(strings.ToValidUTF8(msg, "\uFFFD")))), " ")
 		if got.Memories == nil || got.Dropped == nil || got.ProfileUpdates == nil || got.SessionSummary == nil {
 			t.Fatalf("nil part in %+v", got)
 		}
@@ -543,6 +684,12 @@ func FuzzRules(f *testing.F) {
 			}
 			if m.SourceMessageID != "u1" {
 				t.Errorf("memory %s mined from %q", m.Key, m.SourceMessageID)
+			}
+			if m.EventDate != "" && (m.Category != extract.CategoryEvent || !extract.ValidDate(m.EventDate)) {
+				t.Errorf("%s has event date %q", m.Key, m.EventDate)
+			}
+			if m.Wording != "" && (m.EventDate == "" || !strings.Contains(said, strings.ToLower(m.Wording))) {
+				t.Errorf("%s has wording %q, not said in the message", m.Key, m.Wording)
 			}
 		}
 		for _, d := range got.Dropped {
