@@ -487,8 +487,8 @@ func unsettled(ctx context.Context, d *Deps, name string, p store.DirtyPeriod, n
 		if err != nil {
 			return false, nil
 		}
-		// The week in every zone, up to the run.
-		apps, from, to = d.appsWithRules("eldertree"), end.AddDate(0, 0, -8), p.ScheduledFor
+		// What the week reads (the streak looks back 90 days), up to its run.
+		apps, from, to = d.appsWithRules("eldertree"), end.AddDate(0, 0, -97), p.ScheduledFor
 	case BatchTrends:
 		apps, from, to = d.appsWithRules("clara"), now.AddDate(0, 0, -90), p.ScheduledFor
 	case BatchInsights:

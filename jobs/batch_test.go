@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -509,6 +511,110 @@ func TestLateSessionReaggregates(t *testing.T) {
 			}
 			if n := insightUsers(t, x.st, week); n != 6 {
 				t.Fatalf("insights count %v users after the erasure; want 6", n)
+			}
+		})
+	}
+}
+
+// syncBuf is a log sink shared with workers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// TestLateSessionBeyondTheWindowIsStale: a session handed over so late that
+// its week is beyond the catch-up window re-runs nothing; the week is logged
+// once, without user data, and shown stale, while a later week it touches
+// within the window is re-run. Running the stale week by hand refreshes it.
+func TestLateSessionBeyondTheWindowIsStale(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			x := setupExtractWith(t, b, false, false)
+			clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+			withSchedules(t, x, clk)
+			logs := &syncBuf{}
+			x.deps.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			if _, err := jobs.Tick(ctx, x.deps, x.q, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			for _, week := range []string{"2026-10-04", "2026-11-22"} {
+				if _, err := jobs.RunBatch(ctx, x.deps, jobs.BatchWeeklyAnalytics, week, clk.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// 2026-11-26: a session of 2026-10-02 arrives, eight weeks late.
+			clk.Set(time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC))
+			req := elderSession("sam-1", time.Date(2026, 10, 2, 20, 0, 0, 0, time.UTC), "relapsed")
+			if err := handoff.Validate("very-late", &req, x.deps.Apps, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				_, err := handoff.Close(ctx, tx, handoff.Deps{Queue: x.q, Apps: x.deps.Apps, Keys: x.deps.Keys}, "very-late", req, clk.Now())
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			dirty, err := x.st.ListDirty(ctx, jobs.BatchWeeklyAnalytics, 10)
+			if err != nil || len(dirty) != 2 || dirty[0].Reason != jobs.ReasonLateSession {
+				t.Fatalf("dirty weeks = %+v, %v; want the session's week and the later one", dirty, err)
+			}
+			before := len(batchJobs(t, x.q, jobs.BatchWeeklyAnalytics))
+			for i := 0; i < 3; i++ {
+				if _, err := jobs.Tick(ctx, x.deps, x.q, clk.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reruns := func() []jobs.BatchArgs {
+				var out []jobs.BatchArgs
+				for _, j := range batchJobs(t, x.q, jobs.BatchWeeklyAnalytics) {
+					var a jobs.BatchArgs
+					_ = json.Unmarshal(j.EncodedArgs, &a)
+					if a.Rerun > 0 {
+						out = append(out, a)
+					}
+				}
+				return out
+			}
+			// The session is not processed yet (no worker here), but an hour's
+			// wait is not over: the week within the window waits for it.
+			if r := reruns(); len(r) != 0 || len(batchJobs(t, x.q, jobs.BatchWeeklyAnalytics)) != before {
+				t.Fatalf("re-runs %+v while the late session awaits extraction", r)
+			}
+			if n := strings.Count(logs.String(), "batch period stale"); n != 1 || !strings.Contains(logs.String(), "period=2026-10-04") ||
+				strings.Contains(logs.String(), "sam-1") || strings.Contains(logs.String(), "very-late") {
+				t.Fatalf("stale logged %d times; want once, without user data:\n%s", n, logs.String())
+			}
+			states, err := jobs.States(ctx, x.deps, clk.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := states[0]
+			if st.Name != jobs.BatchWeeklyAnalytics || len(st.Stale) != 1 || st.Stale[0].Period != "2026-10-04" || len(st.Dirty) != 1 || st.Dirty[0].Period != "2026-11-22" {
+				t.Fatalf("batch list state: stale %+v, dirty %+v", st.Stale, st.Dirty)
+			}
+			// An hour later the week within the window re-runs anyway; the stale one does not.
+			clk.Set(clk.Now().Add(61 * time.Minute))
+			if _, err := jobs.Tick(ctx, x.deps, x.q, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if r := reruns(); len(r) != 1 || r[0].Period != "2026-11-22" || r[0].Rerun != 1 || len(batchJobs(t, x.q, jobs.BatchWeeklyAnalytics)) != before+1 {
+				t.Fatalf("after the wait: re-runs %+v; want the one of 2026-11-22", r)
+			}
+			// The operator refreshes the stale week by hand.
+			if _, err := jobs.RunBatch(ctx, x.deps, jobs.BatchWeeklyAnalytics, "2026-10-04", clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if w := weekly(t, x.st, "sam-1", "2026-10-04"); w == nil || w["relapses"] != float64(1) {
+				t.Fatalf("the week run by hand: %v", w)
+			}
+			if states, _ := jobs.States(ctx, x.deps, clk.Now()); len(states[0].Stale) != 0 {
+				t.Fatalf("still stale after the run by hand: %+v", states[0].Stale)
 			}
 		})
 	}

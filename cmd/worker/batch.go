@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -50,7 +51,7 @@ func batchCmd(ctx context.Context, e *env) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "BATCH\tSCHEDULE\tPOLICY\tLAST RUN\tOUTCOME\tNEXT RUN\tMISSED")
+		fmt.Fprintln(tw, "BATCH\tSCHEDULE\tPOLICY\tLAST RUN\tOUTCOME\tNEXT RUN\tMISSED\tLATE DATA")
 		for _, s := range states {
 			spec := s.Schedule.Spec()
 			policy := string(spec.Policy)
@@ -69,8 +70,8 @@ func batchCmd(ctx context.Context, e *env) error {
 				}
 				missed += ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Schedule.String(), policy, last, outcome,
-				s.Next.In(spec.Zone).Format(time.RFC3339), missed)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Schedule.String(), policy, last, outcome,
+				s.Next.In(spec.Zone).Format(time.RFC3339), missed, lateData(s))
 		}
 		return tw.Flush()
 	case "run":
@@ -85,4 +86,24 @@ func batchCmd(ctx context.Context, e *env) error {
 		return nil
 	}
 	return usageError{fmt.Errorf("unknown batch action %q: want list or run", e.args[0])}
+}
+
+// lateData says which periods' input changed after they ran: those the
+// scheduler re-runs, and the stale ones beyond the catch-up window.
+func lateData(s jobs.BatchState) string {
+	var parts []string
+	if n := len(s.Dirty); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d to re-run", n))
+	}
+	if n := len(s.Stale); n > 0 {
+		stale := fmt.Sprintf("%d stale (%s", n, s.Stale[0].Period)
+		if n > 1 {
+			stale += " … " + s.Stale[n-1].Period
+		}
+		parts = append(parts, stale+")")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/store"
 )
 
 const adminToken = "admin-token-for-tests-0001"
@@ -105,6 +107,62 @@ func TestAnalyticsTrendsInsightsByHand(t *testing.T) {
 				if !strings.Contains(list, name) {
 					t.Fatalf("batch list lacks %s:\n%s", name, list)
 				}
+			}
+		})
+	}
+}
+
+// TestBatchListShowsLateData: `batch list` shows the weeks whose input
+// changed after they ran: those the scheduler re-runs, and those beyond the
+// catch-up window as stale.
+func TestBatchListShowsLateData(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			env := mapEnv(map[string]string{"DATABASE_URL": url, "MNEMO_ENCRYPTION_KEY": "e2e:a passphrase for the e2e tests"})
+			list := func() string {
+				t.Helper()
+				var out, errOut bytes.Buffer
+				if code := run(ctx, []string{"batch", "list", "--now", "2026-11-26T05:00:00Z"}, env, strings.NewReader(""), &out, &errOut); code != 0 {
+					t.Fatalf("batch list: exit %d: %s", code, errOut.String())
+				}
+				return out.String()
+			}
+			list() // migrates
+			st := openTestStore(t, url)
+			ran := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(st.UpsertBatchRun(ctx, store.BatchRun{Batch: "weekly-analytics", Period: "origin", ScheduledFor: ran, Outcome: "origin"}))
+			for _, p := range []struct {
+				week string
+				at   time.Time
+			}{{"2026-09-27", time.Date(2026, 9, 28, 12, 0, 0, 0, time.UTC)}, {"2026-10-04", time.Date(2026, 10, 5, 12, 0, 0, 0, time.UTC)},
+				{"2026-11-22", time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}} {
+				must(st.UpsertBatchRun(ctx, store.BatchRun{Batch: "weekly-analytics", Period: p.week, ScheduledFor: p.at, StartedAt: &p.at, FinishedAt: &p.at, Outcome: "ok"}))
+			}
+			line := func(out string) string {
+				for _, l := range strings.Split(out, "\n") {
+					if strings.HasPrefix(l, "weekly-analytics") {
+						return l
+					}
+				}
+				t.Fatalf("no weekly-analytics line in\n%s", out)
+				return ""
+			}
+			if l := list(); !strings.HasSuffix(strings.TrimSpace(l[:strings.Index(l, "\n")]), "LATE DATA") || !strings.HasSuffix(line(l), " -") {
+				t.Fatalf("batch list before any late data:\n%s", l)
+			}
+			_, err := st.MarkDirty(ctx, store.DirtyMark{Batch: "weekly-analytics", After: time.Date(2026, 9, 20, 0, 0, 0, 0, time.UTC), At: ran, Reason: "late session"})
+			must(err)
+			if l := line(list()); !strings.HasSuffix(l, "1 to re-run, 2 stale (2026-09-27 … 2026-10-04)") {
+				t.Fatalf("batch list with late data: %q", l)
 			}
 		})
 	}
