@@ -183,7 +183,10 @@ func (l *LLM) Extract(ctx context.Context, app *prompts.App, s Session) (Result,
 	if err != nil {
 		return res, &PermanentError{Err: err}
 	}
-	chunks, err := l.chunk(app, s.Messages)
+	// The model reads times in the user's zone, so that "tomorrow" said
+	// late on a Monday evening in Chicago is a Tuesday there.
+	loc := sessionZone(s.Timezone)
+	chunks, err := l.chunk(app, inZone(s.Messages, loc))
 	if err != nil {
 		return res, &PermanentError{Err: err}
 	}
@@ -270,10 +273,25 @@ next:
 	return out
 }
 
+// inZone returns msgs with their times in loc: the same instants, written
+// with the user's UTC offset when rendered.
+func inZone(msgs []Message, loc *time.Location) []Message {
+	if loc == time.UTC {
+		return msgs
+	}
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		m.At = m.At.In(loc)
+		out[i] = m
+	}
+	return out
+}
+
 func promptData(s Session, msgs []Message, events []Event, part, parts int, earlier map[string]any) prompts.UserData {
+	loc := sessionZone(s.Timezone)
 	d := prompts.UserData{
 		Session: prompts.SessionMeta{
-			ID: s.ID, App: s.App, StartedAt: s.StartedAt, EndedAt: s.EndedAt,
+			ID: s.ID, App: s.App, StartedAt: s.StartedAt.In(loc), EndedAt: s.EndedAt.In(loc),
 			Timezone: s.Timezone, DisplayName: s.DisplayName,
 		},
 		Messages: make([]prompts.Turn, len(msgs)),
@@ -286,7 +304,7 @@ func promptData(s Session, msgs []Message, events []Event, part, parts int, earl
 		d.Messages[i] = promptTurn(m)
 	}
 	for i, e := range events {
-		d.Events[i] = prompts.EventNote{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data}
+		d.Events[i] = prompts.EventNote{Kind: e.Kind, At: e.At.In(loc), MessageID: e.MessageID, Data: e.Data}
 	}
 	return d
 }
@@ -330,6 +348,7 @@ func checkAnswer(app *prompts.App, content string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	fillDefaults(app.Schema, v)
 	if err := app.Validate(v); err != nil {
 		return nil, err
 	}
@@ -338,6 +357,51 @@ func checkAnswer(app *prompts.App, content string) (map[string]any, error) {
 		return nil, &AnswerError{Reason: "the answer is not a JSON object"}
 	}
 	return m, nil
+}
+
+// fillDefaults gives an answer's objects the properties it left out whose
+// schema declares a "default", as JSON Schema means it: the value of an
+// absent property. Mona's schema requires "event_date" and "wording" of
+// every memory, so that strict structured output asks for them, with a
+// default of null, so that an answer written without the schema enforced
+// (json_object, or an older prompt) still reads.
+func fillDefaults(schema json.RawMessage, v any) {
+	var doc any
+	if json.Unmarshal(schema, &doc) != nil {
+		return
+	}
+	applyDefaults(doc, v, 0)
+}
+
+// maxDefaultDepth bounds the walk; the schemas are a few levels deep.
+const maxDefaultDepth = 16
+
+func applyDefaults(node, v any, depth int) {
+	sch, ok := node.(map[string]any)
+	if !ok || depth > maxDefaultDepth {
+		return
+	}
+	switch val := v.(type) {
+	case map[string]any:
+		props, _ := sch["properties"].(map[string]any)
+		for name, ps := range props {
+			p, _ := ps.(map[string]any)
+			if p == nil {
+				continue
+			}
+			if _, present := val[name]; !present {
+				if d, ok := p["default"]; ok {
+					val[name] = d
+				}
+				continue
+			}
+			applyDefaults(p, val[name], depth+1)
+		}
+	case []any:
+		for _, it := range val {
+			applyDefaults(sch["items"], it, depth+1)
+		}
+	}
 }
 
 func repairPrompt(err error) string {
@@ -610,9 +674,11 @@ func uniteLists(first, second []any) []any {
 }
 
 // memoriesFrom turns the validated "memories" list into Memories: the LLM's
-// confidence capped at ConfidenceLLM, expiry by the app's TTL for the
-// category from the end of the session, source message IDs the session does
-// not have cleared, and one memory per key (the last).
+// confidence capped at ConfidenceLLM, an event's date and wording (see
+// eventDateFrom), expiry by the app's TTL for the category from the end of
+// the session or, for an event still to come, from the end of its day in
+// the user's zone, source message IDs the session does not have cleared,
+// and one memory per key (the last).
 func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 	items, _ := v.([]any)
 	ids := make(map[string]bool, len(s.Messages))
@@ -620,6 +686,7 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 		ids[m.ID] = true
 	}
 	end := sessionEnd(s)
+	loc := sessionZone(s.Timezone)
 	out := []Memory{}
 	byKey := map[string]int{}
 	for _, it := range items {
@@ -641,8 +708,11 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 		if !ids[m.SourceMessageID] {
 			m.SourceMessageID = ""
 		}
+		if m.Category == CategoryEvent {
+			m.EventDate, m.Wording = eventDateFrom(o)
+		}
 		if ttl, ok := app.Policy.MemoryTTL[m.Category]; ok {
-			t := end.Add(time.Duration(ttl))
+			t := ttlStart(m, end, loc).Add(time.Duration(ttl))
 			m.ExpiresAt = &t
 		}
 		if i, ok := byKey[m.Key]; ok {
@@ -653,6 +723,22 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 		out = append(out, m)
 	}
 	return out
+}
+
+// eventDateFrom reads an event memory's "event_date" and "wording". The
+// schema checks the date's shape; a date no calendar has (2026-02-30) is
+// dropped with its wording, and the memory kept without them. Wording is
+// kept only with a date, trimmed and at most MaxValueRunes long.
+func eventDateFrom(o map[string]any) (date, wording string) {
+	date = strings.TrimSpace(answerString(o["event_date"]))
+	if !ValidDate(date) {
+		return "", ""
+	}
+	wording = strings.Join(strings.Fields(answerString(o["wording"])), " ")
+	if utf8.RuneCountInString(wording) > MaxValueRunes {
+		wording = ""
+	}
+	return date, wording
 }
 
 // sessionEnd is when the session ended: EndedAt, or else its last known time.

@@ -678,3 +678,125 @@ func TestLLMTemperaturePerApp(t *testing.T) {
 		}
 	}
 }
+
+// llmWeddingSession is "My sister's wedding is next Friday" said at
+// 2026-11-24T05:00Z by a user in Chicago: Monday the 23rd, 23:00, there.
+func llmWeddingSession() extract.Session {
+	said := time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)
+	return extract.Session{
+		ID: "s-w", UserID: "u-1", App: "mona", StartedAt: said.Add(-time.Minute), EndedAt: said.Add(time.Minute),
+		Timezone: "America/Chicago",
+		Messages: []extract.Message{
+			{ID: "m1", Role: "user", Content: "My sister's wedding is next Friday", At: said},
+			{ID: "m2", Role: "user", Content: "and I love pizza", At: said.Add(10 * time.Second)},
+		},
+	}
+}
+
+// llmWeddingAnswer answers for llmWeddingSession with the event's date and
+// wording as given.
+func llmWeddingAnswer(date, wording string) string {
+	return `{"memories":[
+	  {"key":"event:sisters-wedding","value":"sister's wedding","category":"event","importance":60,"confidence":0.9,"source_message_id":"m1","event_date":` + date + `,"wording":` + wording + `},
+	  {"key":"likes:pizza","value":"pizza","category":"preference","importance":75,"confidence":0.9,"source_message_id":"m2","event_date":"2026-11-27","wording":"next Friday"}],
+	 "session_summary":{"summary":"The user's sister marries on Friday.","topics":["family"]}}`
+}
+
+func TestLLMEventDate(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t)
+	b.server.Push(llmtest.Valid(llmWeddingAnswer(`"2026-11-27"`, `"next Friday"`)))
+
+	res, err := b.extract(t, "mona", llmWeddingSession())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Memories) != 2 {
+		t.Fatalf("memories %+v", res.Memories)
+	}
+	wedding, pizza := res.Memories[0], res.Memories[1]
+	if wedding.EventDate != "2026-11-27" || wedding.Wording != "next Friday" || wedding.Value != "sister's wedding" {
+		t.Errorf("wedding %+v", wedding)
+	}
+	// The TTL runs from the end of the wedding day in Chicago (06:00 UTC
+	// on the 28th), not from the mention.
+	if want := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC).Add(7 * 24 * time.Hour); wedding.ExpiresAt == nil || !wedding.ExpiresAt.Equal(want) {
+		t.Errorf("wedding expires %v, want %v", wedding.ExpiresAt, want)
+	}
+	if pizza.EventDate != "" || pizza.Wording != "" {
+		t.Errorf("a preference got an event date: %+v", pizza)
+	}
+
+	// The model was asked for the date, and given the message's time in
+	// the user's zone: their Monday evening, not Tuesday in UTC.
+	req := b.server.Requests()[0]
+	if system := req.Messages[0].Content; !strings.Contains(system, `"event_date"`) || !strings.Contains(system, `"wording"`) {
+		t.Errorf("the system prompt does not ask for event_date and wording")
+	}
+	if user := req.Last(); !strings.Contains(user, `"at":"2026-11-23T23:00:00-06:00"`) || !strings.Contains(user, `"timezone":"America/Chicago"`) {
+		t.Errorf("the transcript does not give the message's local time and zone:\n%s", user)
+	}
+	if rf := req.ResponseFormat; rf == nil || rf.JSONSchema == nil || !rf.JSONSchema.Strict || !strings.Contains(string(rf.JSONSchema.Schema), `"event_date"`) {
+		t.Errorf("the response schema does not ask for event_date strictly: %+v", rf)
+	}
+}
+
+func TestLLMEventDateRepairedWhenNotADate(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t)
+	b.server.Push(llmtest.Valid(llmWeddingAnswer(`"next Friday"`, `null`)), llmtest.Valid(llmWeddingAnswer(`"2026-11-27"`, `"next Friday"`)))
+
+	res, err := b.extract(t, "mona", llmWeddingSession())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memories[0].EventDate != "2026-11-27" {
+		t.Errorf("wedding %+v", res.Memories[0])
+	}
+	if repair := b.server.Requests()[1].Last(); !strings.Contains(repair, "/memories/0/event_date") {
+		t.Errorf("the repair request does not name event_date: %q", repair)
+	}
+}
+
+func TestLLMEventDateNoCalendarHasIsDropped(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t)
+	b.server.Push(llmtest.Valid(llmWeddingAnswer(`"2026-02-30"`, `"next Friday"`)))
+
+	s := llmWeddingSession()
+	res, err := b.extract(t, "mona", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wedding := res.Memories[0]
+	if wedding.Value != "sister's wedding" || wedding.EventDate != "" || wedding.Wording != "" {
+		t.Errorf("wedding %+v: the memory stays, without the impossible date", wedding)
+	}
+	if want := s.EndedAt.Add(7 * 24 * time.Hour); wedding.ExpiresAt == nil || !wedding.ExpiresAt.Equal(want) {
+		t.Errorf("wedding expires %v, want %v (from the session's end)", wedding.ExpiresAt, want)
+	}
+	if b.server.Calls() != 1 {
+		t.Errorf("%d calls: a well-formed date needs no repair", b.server.Calls())
+	}
+}
+
+// An answer written without the schema enforced may leave the fields out:
+// they read as null, and the memory has no date.
+func TestLLMEventDateLeftOut(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t)
+	b.server.Push(llmtest.Valid(`{"memories":[
+	  {"key":"event:sisters-wedding","value":"sister's wedding","category":"event","importance":60,"confidence":0.9,"source_message_id":"m1"}],
+	 "session_summary":{"summary":"A wedding.","topics":[]}}`))
+
+	res, err := b.extract(t, "mona", llmWeddingSession())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Memories) != 1 || res.Memories[0].EventDate != "" || b.server.Calls() != 1 {
+		t.Errorf("memories %+v after %d calls", res.Memories, b.server.Calls())
+	}
+	if !strings.Contains(string(res.Raw), `"event_date":null`) {
+		t.Errorf("the stored answer lacks the default: %s", res.Raw)
+	}
+}

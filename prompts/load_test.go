@@ -126,6 +126,36 @@ func TestEldertreeSchemaAcceptsSeedExample(t *testing.T) {
 	}
 }
 
+// An event memory carries the day it happens as YYYY-MM-DD, or null; the
+// schema turns away any other shape, which sends the answer to repair.
+func TestMonaSchemaEventDate(t *testing.T) {
+	t.Parallel()
+
+	mona := builtin(t, "mona")
+	answer := func(date, wording string) any {
+		return decode(t, `{"memories": [{"key": "event:sisters-wedding", "value": "sister's wedding", "category": "event",
+		  "importance": 60, "confidence": 0.9, "source_message_id": "m1", "event_date": `+date+`, "wording": `+wording+`}],
+		  "session_summary": {"summary": "ok", "topics": []}}`)
+	}
+	for _, ok := range [][2]string{{`"2026-11-27"`, `"next Friday"`}, {`null`, `null`}, {`"2028-02-29"`, `null`}} {
+		if err := mona.Validate(answer(ok[0], ok[1])); err != nil {
+			t.Errorf("event_date %s, wording %s: %v", ok[0], ok[1], err)
+		}
+	}
+	for _, bad := range []string{`"next Friday"`, `"2026-11-27T00:00:00Z"`, `"27.11.2026"`, `"2026-13-01"`, `"2026-11-32"`, `"26-11-27"`, `20261127`} {
+		err := mona.Validate(answer(bad, `null`))
+		if err == nil || !strings.Contains(err.Error(), "/memories/0/event_date") {
+			t.Errorf("event_date %s: %v, want a violation at /memories/0/event_date", bad, err)
+		}
+	}
+	// Strict structured output needs every property required: the endpoint
+	// then asks the model for the date of every memory.
+	schema, strict, err := mona.ResponseSchema()
+	if err != nil || !strict || !strings.Contains(string(schema), `"event_date"`) || !strings.Contains(string(schema), `"pattern"`) {
+		t.Errorf("wire schema strict %t, %v: %s", strict, err, schema)
+	}
+}
+
 func TestValidationErrorNamesLocationNotValues(t *testing.T) {
 	t.Parallel()
 
@@ -179,7 +209,7 @@ func TestLoadDirRefusesMalformedApps(t *testing.T) {
 		{"temperature out of range", editPolicy(`"min_confidence": 0.5`, `"min_confidence": 0.5, "temperature": 7`), "policy.json", "outside [0, 2]"},
 		{"negative budget", editPolicy(`"max_input_tokens": 6000`, `"max_input_tokens": -1`), "policy.json", "negative"},
 		{"name differs from folder", editPolicy(`"name": "mona"`, `"name": "mina"`), "policy.json", "differs from the folder name"},
-		{"missing prompt version", editPolicy(`"prompt_version": "mona-2026-11-25.1"`, `"prompt_version": ""`), "policy.json", "prompt_version"},
+		{"missing prompt version", editPolicy(`"prompt_version": "mona-2026-11-26.1"`, `"prompt_version": ""`), "policy.json", "prompt_version"},
 		{"template syntax", write("system.tmpl", "You are {{.Name"), "system.tmpl", "unclosed action"},
 		{"template unknown field", write("system.tmpl", "You are {{.Nmae}}"), "system.tmpl", "can't evaluate field Nmae"},
 		{"template unknown function", write("user.tmpl", "{{transcript .Messages | shout}}"), "user.tmpl", `function "shout" not defined`},
@@ -236,7 +266,7 @@ func TestLoadOverlaysOperatorApps(t *testing.T) {
 
 	root := t.TempDir()
 	mona := copyBuiltin(t, root, "mona")
-	editPolicy(`"mona-2026-11-25.1"`, `"mona-operator.7"`)(mona)
+	editPolicy(`"mona-2026-11-26.1"`, `"mona-operator.7"`)(mona)
 
 	// An app without the LLM needs nothing but its policy.
 	lara := filepath.Join(root, "lara")

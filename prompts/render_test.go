@@ -14,8 +14,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
+// sampleData is a session as extraction renders it: times in the user's
+// zone (Europe/Berlin, UTC+1 in November).
 func sampleData(app string) prompts.UserData {
-	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	return prompts.UserData{
 		Session: prompts.SessionMeta{ID: "s-1", App: app, StartedAt: at, EndedAt: at.Add(20 * time.Minute),
 			Timezone: "Europe/Berlin", DisplayName: "Peggy"},
