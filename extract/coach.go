@@ -61,18 +61,86 @@ func coachRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 		"open_threads":       m.threads,
 		"coach_notes":        coachNotes(m),
 		"topics":             topics,
+		// What this session said of goals and preferences, in the order said:
+		// the profile is derived from every session's lists.
+		"goals":             coachNonNil(m.goals),
+		"coach_preferences": coachNonNil(m.prefs),
 	}
 
-	prev := s.History.Profile
-	if goals := coachMerge(coachReversed(m.goals), coachStrings(prev["goals"]), CoachMaxGoals); len(goals) > 0 {
+	// The profile is derived from all of the user's sessions, newest first
+	// by the session's time, whatever order they were handed over in.
+	var goals, prefs []string
+	legacy := false
+	for _, ps := range coachParts(s, m) {
+		if ps.legacy {
+			legacy = true
+			continue
+		}
+		goals = append(goals, coachReversed(ps.goals)...)
+		prefs = append(prefs, coachReversed(ps.prefs)...)
+	}
+	if legacy {
+		// Summaries written before they carried their goals: what the
+		// profile holds stands in for them, after every newer session.
+		goals = append(goals, coachStrings(s.History.Profile["goals"])...)
+		prefs = append(prefs, coachStrings(s.History.Profile["coach_preferences"])...)
+	}
+	if goals := coachMerge(goals, nil, CoachMaxGoals); len(goals) > 0 {
 		res.ProfileUpdates["goals"] = goals
 	}
 	if themes := coachThemes(s, topics, m); len(themes) > 0 {
 		res.ProfileUpdates["recurring_themes"] = themes
 	}
-	if prefs := coachMerge(coachReversed(m.prefs), coachStrings(prev["coach_preferences"]), CoachMaxPreferences); len(prefs) > 0 {
+	if prefs := coachMerge(prefs, nil, CoachMaxPreferences); len(prefs) > 0 {
 		res.ProfileUpdates["coach_preferences"] = prefs
 	}
+}
+
+func coachNonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+// coachPart is what one coach session contributes to the profile.
+type coachPart struct {
+	at           time.Time
+	id           string
+	terms        map[string]bool
+	goals, prefs []string
+	// legacy marks a summary written before summaries kept their goals.
+	legacy bool
+}
+
+// coachParts are this session and the user's earlier coach summaries
+// (other apps' and this session's own earlier one left out), newest first
+// by session time, then by id.
+func coachParts(s Session, m coachMined) []coachPart {
+	out := []coachPart{{at: sessionEnd(s), id: s.ID, goals: m.goals, prefs: m.prefs,
+		terms: coachSummaryTerms(coachTopics(m), m.moment, m.steps, m.threads)}}
+	for _, past := range s.History.Summaries {
+		if past.SessionID != "" && past.SessionID == s.ID {
+			continue // this session's own earlier summary: counted once
+		}
+		d := past.Data
+		if !coachShaped(d) {
+			continue // another app's summary of the same user
+		}
+		moment := ""
+		if ms := coachStrings(d["recognition_moment"]); len(ms) > 0 {
+			moment = ms[0]
+		}
+		_, hasGoals := d["goals"]
+		out = append(out, coachPart{at: past.At, id: past.SessionID, legacy: !hasGoals,
+			goals: coachStrings(d["goals"]), prefs: coachStrings(d["coach_preferences"]),
+			terms: coachSummaryTerms(coachStrings(d["topics"]), moment,
+				coachStrings(d["action_steps"]), coachStrings(d["open_threads"]))})
+	}
+	slices.SortStableFunc(out, func(a, b coachPart) int {
+		return cmp.Or(b.at.Compare(a.at), strings.Compare(b.id, a.id))
+	})
+	return out
 }
 
 // coachMined is what the user's messages say, in the order said.
@@ -770,21 +838,9 @@ func coachShaped(d map[string]any) bool {
 // coachThemes are up to three keywords found in at least two sessions'
 // summaries, this one's and the earlier ones, most sessions first.
 func coachThemes(s Session, topics []string, m coachMined) []string {
-	sessions := []map[string]bool{coachSummaryTerms(topics, m.moment, m.steps, m.threads)}
-	for _, past := range s.History.Summaries {
-		if past.SessionID != "" && past.SessionID == s.ID {
-			continue // this session's own earlier summary: counted once
-		}
-		d := past.Data
-		if !coachShaped(d) {
-			continue // another app's summary of the same user
-		}
-		moment := ""
-		if ms := coachStrings(d["recognition_moment"]); len(ms) > 0 {
-			moment = ms[0]
-		}
-		sessions = append(sessions, coachSummaryTerms(coachStrings(d["topics"]), moment,
-			coachStrings(d["action_steps"]), coachStrings(d["open_threads"])))
+	var sessions []map[string]bool
+	for _, cs := range coachParts(s, m) {
+		sessions = append(sessions, cs.terms)
 	}
 	in := map[string]int{}
 	first := map[string]int{}

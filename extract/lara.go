@@ -147,7 +147,21 @@ func laraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	now = now.UTC()
 	ev := laraReadEvents(s.Events, p, now)
 	prefs, turns, prefDrops := laraMinePreferences(s, now)
+	if len(s.Messages) == 0 && s.Said != nil {
+		prefs = nil // a session folded again: what it said was mined when it was processed
+		for _, m := range s.Said {
+			prefs = append(prefs, laraPref{m.Key, m.Value, m.StatedAt})
+		}
+	}
 	res.SessionSummary = laraSummary(ev, turns)
+	// The preferences the session stated, kept so that the records can be
+	// folded again when an older session arrives after it (the transcript
+	// is not kept).
+	said := make([]any, 0, len(prefs))
+	for _, p := range prefs {
+		said = append(said, map[string]any{"key": p.key, "value": p.value, "at": p.at.UTC().Format(time.RFC3339Nano)})
+	}
+	res.SessionSummary["preferences"] = said
 
 	dropped := append(ev.dropped, prefDrops...)
 	own := map[laraRef]Record{}
@@ -822,21 +836,35 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 		if strings.HasPrefix(p.key, "favorite_") {
 			item = slug(p.value, articles)
 		}
+		// The preferences p contradicts. One said after p wins: p is history
+		// (a session handed over late must not undo what was said since).
+		var against []string
 		if laraPolarity(p.key) == "dislikes" {
-			remove("likes:"+item, "contradicted")
+			against = append(against, "likes:"+item)
 			for key, q := range live {
 				if strings.HasPrefix(key, "favorite_") && slug(q.value, articles) == item {
-					remove(key, "contradicted")
+					against = append(against, key)
 				}
 			}
 		} else {
-			remove("dislikes:"+item, "contradicted")
+			against = append(against, "dislikes:"+item)
 		}
-		first := p.at
-		if q, ok := live[p.key]; ok && !q.first.IsZero() && q.first.Before(first) {
-			first = q.first
+		if slices.ContainsFunc(against, func(key string) bool { q, ok := live[key]; return ok && q.last.After(p.at) }) {
+			continue
 		}
-		live[p.key] = &pref{value: p.value, polarity: laraPolarity(p.key), first: first, last: p.at, written: true}
+		for _, key := range against {
+			remove(key, "contradicted")
+		}
+		next := &pref{value: p.value, polarity: laraPolarity(p.key), first: p.at, last: p.at, written: true}
+		if q, ok := live[p.key]; ok {
+			if !q.first.IsZero() && q.first.Before(next.first) {
+				next.first = q.first
+			}
+			if q.last.After(next.last) {
+				next.value, next.last = q.value, q.last // said again since, in these words
+			}
+		}
+		live[p.key] = next
 		delete(deleted, p.key)
 	}
 	if len(live) > LaraMaxPreferences {

@@ -270,12 +270,13 @@ func TestLaraSummary(t *testing.T) {
 	want := map[string]any{
 		"current_concept": "shapes", "highest_difficulty": 4, "frustration_events": 2, "recovery_events": 1,
 		"stability_trend": TrendImproving, "attempts": 4, "successes": 2, "turns": 2,
+		"preferences": []any{map[string]any{"key": "likes:trains", "value": "trains", "at": "2026-11-20T08:30:00Z"}},
 	}
 	if laraJSON(t, got) != laraJSON(t, want) {
 		t.Errorf("summary %s, want %s", laraJSON(t, got), laraJSON(t, want))
 	}
 	empty := runLara(laraPolicy, laraSession("s2"), laraT0).SessionSummary
-	if laraJSON(t, empty) != `{"attempts":0,"current_concept":"","frustration_events":0,"highest_difficulty":0,"recovery_events":0,"stability_trend":"stable","successes":0,"turns":0}` {
+	if laraJSON(t, empty) != `{"attempts":0,"current_concept":"","frustration_events":0,"highest_difficulty":0,"preferences":[],"recovery_events":0,"stability_trend":"stable","successes":0,"turns":0}` {
 		t.Errorf("empty summary %s", laraJSON(t, empty))
 	}
 }

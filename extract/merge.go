@@ -45,6 +45,10 @@ type Stored struct {
 	// (the store keeps them in memory history). Without it a re-run of a
 	// session would bump the same memory twice.
 	ConfirmedBy []string
+	// StatedAt is when the memory was said (the earliest of its
+	// confirmations); zero for memories stored before statement times were
+	// kept, which count as older than anything said since.
+	StatedAt time.Time
 }
 
 // OpKind is what Plan decides for one candidate.
@@ -55,6 +59,7 @@ const (
 	OpInsert    OpKind = "insert"    // a new key: store Memory
 	OpBump      OpKind = "bump"      // the same fact again: update Target with Memory's importance, confidence and expiry
 	OpSupersede OpKind = "supersede" // a changed or contradicted fact: deprecate Target, store Memory linked to it
+	OpOlder     OpKind = "older"     // a statement older than Target, which replaced it: store Memory as history, already replaced by Target
 	OpSkip      OpKind = "skip"      // store nothing
 )
 
@@ -71,6 +76,14 @@ type Op struct {
 	Reason string `json:"reason"`
 	// Confirmations is the target's new count of confirmations, for a bump.
 	Confirmations int `json:"confirmations,omitempty"`
+	// Prev is the stored memory said just before Memory, whose validity now
+	// ends at Memory.StatedAt instead (an older statement that arrived late
+	// slots in between Prev and Target), for OpOlder and OpBump.
+	Prev string `json:"prev,omitempty"`
+	// Said is the candidate as it was said, cleaned (key, value, category),
+	// stated (StatedAt, now when it had none) and with its expiry: what a
+	// timeline of statements records, where Memory is the merged result.
+	Said Memory `json:"-"`
 }
 
 // Plan is the merge policy: the one gate every memory write passes. It
@@ -81,13 +94,24 @@ type Op struct {
 //     the LLM's "likes:Ice Cream" meets the rules' "likes:ice_cream";
 //   - a candidate that is malformed, too long, sensitive or below
 //     p.MinConfidence is skipped;
-//   - within the batch, the last candidate of a key wins, and likes:x and
-//     dislikes:x count as one key, so the later statement wins;
-//   - the same key and value as an active memory bumps it (importance +5, or
-//     the candidate's when that is higher, up to 100; confirmations +1;
-//     expiry refreshed);
-//   - the same key with another value supersedes the active memory, and so
-//     does dislikes:x against an active likes:x (and the other way round);
+//   - within the batch, the last candidate of a key wins (the latest
+//     StatedAt, then the later in the list), and likes:x and dislikes:x count
+//     as one key, so the later statement wins;
+//   - statement time is the order of truth. The stored memories of a key
+//     (active and deprecated, likes:x and dislikes:x together) form its
+//     timeline, ordered by StatedAt (ties broken by source session, source
+//     message, then value, so that any arrival order gives one answer). A
+//     candidate is placed into that timeline by its StatedAt (zero: now):
+//   - the same key and value as the statement just before it, or as the one
+//     just after it, bumps that memory (confirmations +1; importance the
+//     higher of +5 and the candidate's plus 5 per earlier confirmation, up to
+//     100, which gives the same figure in any order; expiry refreshed; an
+//     earlier StatedAt moves the memory's StatedAt back);
+//   - newer than every stored statement, another value supersedes the
+//     active memory, and so does dislikes:x against an active likes:x (and
+//     the other way round);
+//   - older than a stored statement with another value, it is kept as
+//     history (OpOlder): true from its StatedAt until the next statement's;
 //   - anything else is inserted.
 //
 // stored should hold the user's active memories and may also hold deprecated
@@ -128,7 +152,10 @@ func Plan(stored []Stored, candidates []Memory, sessionID string, p prompts.Poli
 
 	winner := make(map[string]int, len(valid))
 	for _, i := range valid {
-		winner[subject(cands[i].Key)] = i
+		k := subject(cands[i].Key)
+		if w, ok := winner[k]; !ok || !cands[i].StatedAt.Before(cands[w].StatedAt) {
+			winner[k] = i
+		}
 	}
 	byID := slices.Clone(stored)
 	slices.SortStableFunc(byID, func(a, b Stored) int { return strings.Compare(a.ID, b.ID) })
@@ -141,7 +168,15 @@ func Plan(stored []Stored, candidates []Memory, sessionID string, p prompts.Poli
 		case w != i:
 			skip(i, c, "overridden")
 		default:
-			ops = append(ops, planned{decide(byID, c, sessionID, p, now), i})
+			op := decide(byID, c, sessionID, p, now)
+			op.Said = c
+			if op.Said.StatedAt.IsZero() {
+				op.Said.StatedAt = now
+			}
+			if op.Said.ExpiresAt == nil {
+				op.Said.ExpiresAt = TTLFor(p, c.Category, op.Said.StatedAt)
+			}
+			ops = append(ops, planned{op, i})
 		}
 	}
 
@@ -162,50 +197,98 @@ func decide(stored []Stored, c Memory, sessionID string, p prompts.Policy, now t
 			return Op{Kind: OpSkip, Memory: c, Target: s.ID, Reason: "already_applied"}
 		}
 	}
+	if c.StatedAt.IsZero() {
+		c.StatedAt = now
+	}
 	if c.ExpiresAt == nil {
-		c.ExpiresAt = TTLFor(p, c.Category, now)
+		c.ExpiresAt = TTLFor(p, c.Category, c.StatedAt)
 	}
 
-	var changed *Stored
-	for i, s := range stored {
-		if !active(s) || s.Key != c.Key {
-			continue
-		}
-		if normValue(s.Value) == norm {
-			return bump(s, c)
-		}
-		if changed == nil {
-			changed = &stored[i]
+	// The key's timeline, and where the candidate falls in it.
+	var line []Stored
+	for _, s := range stored {
+		if (active(s) || s.Status == StatusDeprecated) && subject(s.Key) == subject(c.Key) {
+			line = append(line, s)
 		}
 	}
-	if changed != nil {
-		return Op{Kind: OpSupersede, Memory: c, Target: changed.ID, Reason: "changed"}
-	}
-	if opp := opposite(c.Key); opp != "" {
-		for _, s := range stored {
-			if active(s) && s.Key == opp {
-				return Op{Kind: OpSupersede, Memory: c, Target: s.ID, Reason: "contradiction"}
-			}
+	slices.SortFunc(line, func(a, b Stored) int { return comparePoints(pointOf(a), pointOf(b)) })
+	at := point{c.StatedAt, sessionID, c.SourceMessageID, norm}
+	var prev, next *Stored
+	for i := range line {
+		if comparePoints(pointOf(line[i]), at) <= 0 {
+			prev = &line[i]
+		} else if next == nil {
+			next = &line[i]
 		}
+	}
+	same := func(s *Stored) bool { return s != nil && s.Key == c.Key && normValue(s.Value) == norm }
+
+	switch {
+	case same(prev) && (active(*prev) || next != nil):
+		// (A deprecated last statement lost its successor to expiry or to
+		// the user's forget: the same words again are a new memory.)
+		return bump(*prev, c, "")
+	case same(next):
+		op := bump(*next, c, "")
+		if prev != nil {
+			op.Prev = prev.ID // prev now ends where this statement begins
+		}
+		return op
+	case next != nil:
+		op := Op{Kind: OpOlder, Memory: c, Target: next.ID, Reason: "older"}
+		if prev != nil {
+			op.Prev = prev.ID
+		}
+		return op
+	case prev != nil && active(*prev):
+		reason := "changed"
+		if prev.Key != c.Key {
+			reason = "contradiction"
+		}
+		return Op{Kind: OpSupersede, Memory: c, Target: prev.ID, Reason: reason}
 	}
 	return Op{Kind: OpInsert, Memory: c, Reason: "new"}
 }
 
-// bump confirms s with c. Importance grows by 5, or to the candidate's when
-// that is higher (a decayed memory said again is as important as it is
-// new); confidence never falls; expiry is refreshed but never shortened.
-func bump(s Stored, c Memory) Op {
+// point is a statement's place in its key's timeline.
+type point struct {
+	at               time.Time
+	session, message string
+	value            string
+}
+
+func pointOf(s Stored) point {
+	return point{s.StatedAt, s.SourceSessionID, s.SourceMessageID, normValue(s.Value)}
+}
+
+func comparePoints(a, b point) int {
+	return cmp.Or(a.at.Compare(b.at), strings.Compare(a.session, b.session),
+		strings.Compare(a.message, b.message), strings.Compare(a.value, b.value))
+}
+
+// bump confirms s with c. Importance grows by 5, or to the candidate's plus
+// 5 for each earlier confirmation when that is higher (a decayed memory said
+// again is as important as it is new, and two statements give the same
+// figure whichever came first); confidence never falls; expiry is refreshed
+// but never shortened. The memory keeps the wording and the statement time
+// of the earlier of the two statements.
+func bump(s Stored, c Memory, reason string) Op {
 	m := c
 	m.Value = s.Value // the same fact: keep the wording the user first saw
+	if !s.StatedAt.IsZero() && c.StatedAt.Before(s.StatedAt) {
+		m.Value = c.Value
+	} else {
+		m.StatedAt = s.StatedAt
+	}
 	if s.Category != "" {
 		m.Category = s.Category
 	}
-	m.Importance = min(100, max(s.Importance+5, c.Importance))
+	m.Importance = min(100, max(s.Importance+5, c.Importance+5*max(s.Confirmations, 1)))
 	m.Confidence = max(s.Confidence, c.Confidence)
 	if m.ExpiresAt != nil && s.ExpiresAt != nil && s.ExpiresAt.After(*m.ExpiresAt) {
 		m.ExpiresAt = s.ExpiresAt
 	}
-	return Op{Kind: OpBump, Memory: m, Target: s.ID, Reason: "confirmed", Confirmations: s.Confirmations + 1}
+	return Op{Kind: OpBump, Memory: m, Target: s.ID, Reason: cmp.Or(reason, "confirmed"), Confirmations: s.Confirmations + 1}
 }
 
 func active(s Stored) bool { return s.Status == "" || s.Status == StatusActive }

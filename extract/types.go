@@ -56,6 +56,10 @@ type Session struct {
 	// History is what the store knew about the user before this session, for
 	// presets whose state accumulates (LaRa's learning, coach's profile).
 	History History `json:"-"`
+	// Said replaces the transcript when a processed session whose transcript
+	// is gone is folded again: what the rules mined from it then (LaRa's
+	// preferences, from its summary). Nil otherwise.
+	Said []Memory `json:"-"`
 }
 
 // History is a user's state before a session.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -160,7 +161,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	started := time.Now()
 	run := store.ExtractionRun{SessionID: id, UserID: sess.UserID, App: sess.App, PromptVersion: app.PromptVersion,
 		Source: extract.SourceRules, Outcome: OutcomeOK, Attempt: job.Attempt, CreatedAt: now}
-	result := extract.Rules(app, in, now)
+	result := extract.Rules(app, in, rulesNow(app, in, now))
 
 	if useLLM, err := w.llmAllowed(ctx, app, now); err != nil {
 		return err
@@ -312,7 +313,7 @@ func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string)
 		if err := json.Unmarshal(s.Data, &data); err != nil {
 			return h, fmt.Errorf("decode summary of %s: %w", s.SessionID, err)
 		}
-		h.Summaries = append(h.Summaries, extract.PastSummary{SessionID: s.SessionID, At: s.CreatedAt, Data: data})
+		h.Summaries = append(h.Summaries, extract.PastSummary{SessionID: s.SessionID, At: s.SessionAt, Data: data})
 	}
 	p, err := q.GetProfile(ctx, userID)
 	switch {
@@ -327,7 +328,7 @@ func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string)
 }
 
 // applyRecords writes (or deletes) the records a preset derived.
-func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []extract.Record, now time.Time) error {
+func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []extract.Record, stated, now time.Time) error {
 	for _, r := range recs {
 		if r.Delete {
 			if err := tx.DeleteRecord(ctx, sess.UserID, r.Kind, r.Key); err != nil {
@@ -340,7 +341,7 @@ func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []e
 			return fmt.Errorf("encode record %s/%s: %w", r.Kind, r.Key, err)
 		}
 		if err := tx.UpsertRecord(ctx, store.Record{UserID: sess.UserID, App: sess.App, Kind: r.Kind, Key: r.Key,
-			Data: data, SessionID: sess.ID, UpdatedAt: now}); err != nil {
+			Data: data, SessionID: sess.ID, UpdatedAt: now, StatedAt: stated}); err != nil {
 			return err
 		}
 	}
@@ -369,20 +370,38 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		if err != nil {
 			return err
 		}
-		if len(res.Records) > 0 {
+		if len(res.Records) > 0 || derivesProfile(app) {
 			if in.History, err = loadHistory(ctx, tx, sess.UserID, sess.ID); err != nil {
 				return err
 			}
-			res.Records = extract.Rules(app, in, now).Records
+			fresh := extract.Rules(app, in, rulesNow(app, in, now))
+			res.Records = fresh.Records
+			if derivesProfile(app) {
+				// Derived from every session, so from what is stored now.
+				if res.Source == extract.SourceLLM {
+					res.ProfileUpdates["recurring_themes"] = fresh.ProfileUpdates["recurring_themes"]
+				} else {
+					res.ProfileUpdates = fresh.ProfileUpdates
+				}
+			}
 		}
 		if !user.MemoryDisabled {
-			if err := applyMemories(ctx, tx, sess, app, res.Memories, now); err != nil {
+			if err := applyMemories(ctx, tx, sess, app, in, res.Memories, now); err != nil {
 				return err
 			}
-			if err := applyProfile(ctx, tx, sess, app, res, now); err != nil {
+			if err := applyProfile(ctx, tx, sess, app, in, res, now); err != nil {
 				return err
 			}
-			if err := applyRecords(ctx, tx, sess, res.Records, now); err != nil {
+			late, err := recordsAreLater(ctx, tx, app, sess, sessionTime(in))
+			if err != nil {
+				return err
+			}
+			if late {
+				err = refoldRecords(ctx, tx, app, sess, in, now)
+			} else {
+				err = applyRecords(ctx, tx, sess, res.Records, sessionTime(in), now)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -426,146 +445,245 @@ func settleTranscript(ctx context.Context, tx store.Tx, sessionID string, p prom
 	return tx.SetTranscriptRetention(ctx, sessionID, true, &until, now)
 }
 
-// applyMemories passes candidates through the merge policy and writes its plan.
-func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, cands []extract.Memory, now time.Time) error {
+// applyMemories passes candidates through the merge policy (extract.Plan:
+// what may be stored, and what a re-run already stored) and adds each one
+// it lets through to its key's timeline as a statement. A candidate without
+// a statement time is stated at its source message's time, or else at the
+// session's end. The memories of each key touched are then derived again
+// from the whole timeline (extract.Timeline), so that the statements, not
+// the order they arrived in, decide what is true.
+func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory, now time.Time) error {
 	if len(cands) == 0 {
 		return nil
+	}
+	cands = slices.Clone(cands)
+	for i := range cands {
+		if cands[i].StatedAt.IsZero() {
+			cands[i].StatedAt = statedAt(in, cands[i].SourceMessageID)
+		}
 	}
 	all, err := tx.ListMemories(ctx, sess.UserID, store.MemoryFilter{All: true})
 	if err != nil {
 		return err
 	}
-	changes, err := tx.ListMemoryChanges(ctx, sess.UserID)
+	stmts, err := tx.ListStatements(ctx, sess.UserID, nil)
 	if err != nil {
 		return err
 	}
 	confirmedBy := map[string][]string{}
-	for _, c := range changes {
-		if c.Action == "bump" {
-			confirmedBy[c.MemoryID] = append(confirmedBy[c.MemoryID], c.SessionID)
-		}
+	for _, st := range stmts {
+		confirmedBy[st.MemoryID] = append(confirmedBy[st.MemoryID], st.SessionID)
 	}
 	stored := make([]extract.Stored, 0, len(all))
 	byID := map[string]store.Memory{}
 	for _, m := range all {
+		byID[m.ID] = m
 		if m.Status != store.MemoryActive && m.Status != store.MemoryDeprecated {
 			continue
 		}
-		byID[m.ID] = m
 		stored = append(stored, extract.Stored{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category,
 			Importance: m.Importance, Confidence: m.Confidence, Status: m.Status, Confirmations: m.Confirmations,
 			ExpiresAt: m.ExpiresAt, SourceSessionID: m.SourceSessionID, SourceMessageID: m.SourceMessageID,
-			ConfirmedBy: confirmedBy[m.ID]})
+			ConfirmedBy: confirmedBy[m.ID], StatedAt: m.StatedAt})
+	}
+
+	bySubject := map[string][]extract.Statement{}
+	for _, st := range stmts {
+		k := extract.Subject(st.Key)
+		bySubject[k] = append(bySubject[k], extract.Statement{ID: st.ID, MemoryID: st.MemoryID, Key: st.Key, Value: st.Value,
+			Category: st.Category, Importance: st.Importance, Confidence: st.Confidence, ExpiresAt: st.ExpiresAt,
+			StatedAt: st.StatedAt, SessionID: st.SessionID, MessageID: st.MessageID, Weight: st.Weight,
+			EventDate: st.EventDate, Wording: st.Wording})
+	}
+	touched := map[string]bool{}
+	var subjects []string
+	for _, op := range extract.Plan(stored, cands, sess.ID, app.Policy, now) {
+		if op.Kind == extract.OpSkip {
+			continue
+		}
+		c := op.Said
+		k := extract.Subject(c.Key)
+		if !touched[k] {
+			touched[k] = true
+			subjects = append(subjects, k)
+		}
+		bySubject[k] = append(bySubject[k], extract.Statement{ID: store.NewID(), Key: c.Key, Value: c.Value,
+			Category: c.Category, Importance: c.Importance, Confidence: c.Confidence, ExpiresAt: c.ExpiresAt,
+			StatedAt: c.StatedAt, SessionID: sess.ID, MessageID: c.SourceMessageID, Weight: 1,
+			EventDate: c.EventDate, Wording: c.Wording})
+	}
+	for _, k := range subjects {
+		if err := writeTimeline(ctx, tx, sess, bySubject[k], byID, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTimeline stores the memories a subject's statements make: each run
+// one memory, the last one active (or expired, when even its latest
+// statement's TTL has passed), every earlier one deprecated, invalidated at
+// the next run's StatedAt by that run's memory. New statements (those
+// without a memory) are stored with theirs.
+func writeTimeline(ctx context.Context, tx store.Tx, sess store.Session, stmts []extract.Statement, byID map[string]store.Memory, now time.Time) error {
+	runs := extract.Timeline(stmts)
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = cmp.Or(r.MemoryID, store.NewID())
 	}
 	audit := func(memoryID, action string) error {
 		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: memoryID, UserID: sess.UserID, Action: action,
 			Actor: "extraction", SessionID: sess.ID, At: now})
 	}
-	insert := func(m extract.Memory, supersedes string) error {
-		id := store.NewID()
-		if err := tx.InsertMemory(ctx, store.Memory{ID: id, UserID: sess.UserID, App: sess.App, Key: m.Key, Value: m.Value,
-			Category: m.Category, Importance: m.Importance, Confidence: m.Confidence, Status: store.MemoryActive,
-			SupersedesID: supersedes, SourceSessionID: sess.ID, SourceMessageID: m.SourceMessageID, Confirmations: 1,
-			ExpiresAt: m.ExpiresAt, CreatedAt: now, UpdatedAt: now}); err != nil {
+	type write struct {
+		m      store.Memory
+		isNew  bool
+		action string
+	}
+	var writes []write
+	for i, r := range runs {
+		m, exists := byID[ids[i]]
+		before := m
+		if !exists {
+			m = store.Memory{ID: ids[i], UserID: sess.UserID, App: sess.App, CreatedAt: now}
+		}
+		m.Key, m.Value, m.Category = r.Key, r.Value, r.Category
+		m.Importance, m.Confidence, m.ExpiresAt, m.Confirmations = r.Importance, r.Confidence, r.ExpiresAt, r.Confirmations
+		m.StatedAt, m.SourceSessionID, m.SourceMessageID = r.StatedAt, r.SessionID, r.MessageID
+		m.EventDate, m.Wording = r.EventDate, r.Wording
+		m.SupersedesID, m.InvalidatedAt, m.InvalidatedBy = "", nil, ""
+		if i > 0 {
+			m.SupersedesID = ids[i-1]
+		}
+		if i+1 < len(runs) {
+			until := runs[i+1].StatedAt
+			m.Status, m.InvalidatedAt, m.InvalidatedBy = store.MemoryDeprecated, &until, ids[i+1]
+		} else if m.ExpiresAt != nil && !m.ExpiresAt.After(now) {
+			m.Status = store.MemoryExpired
+		} else {
+			m.Status = store.MemoryActive
+		}
+		action := ""
+		switch {
+		case !exists:
+			action = map[string]string{store.MemoryActive: "insert", store.MemoryDeprecated: "insert_older", store.MemoryExpired: "insert_expired"}[m.Status]
+		case slices.ContainsFunc(r.Statements, func(s extract.Statement) bool { return s.MemoryID == "" }):
+			action = "bump"
+		case before.Status != m.Status && m.Status == store.MemoryDeprecated:
+			action = "deprecate"
+		case !sameMemory(before, m):
+			action = "reorder"
+		}
+		if action != "" {
+			m.UpdatedAt = now
+			writes = append(writes, write{m, !exists, action})
+		}
+	}
+	// One active memory per key: memories leave the active set before
+	// another enters it.
+	slices.SortStableFunc(writes, func(a, b write) int {
+		return cmp.Compare(boolInt(a.m.Status == store.MemoryActive), boolInt(b.m.Status == store.MemoryActive))
+	})
+	for _, w := range writes {
+		var err error
+		if w.isNew {
+			err = tx.InsertMemory(ctx, w.m)
+		} else {
+			err = tx.UpdateMemory(ctx, w.m)
+		}
+		if err != nil {
 			return err
 		}
-		return audit(id, "insert")
+		byID[w.m.ID] = w.m
+		if err := audit(w.m.ID, w.action); err != nil {
+			return err
+		}
 	}
-	for _, op := range extract.Plan(stored, cands, sess.ID, app.Policy, now) {
-		switch op.Kind {
-		case extract.OpInsert:
-			if err := insert(op.Memory, ""); err != nil {
-				return err
-			}
-		case extract.OpBump:
-			m := byID[op.Target]
-			m.Importance, m.Confidence = op.Memory.Importance, max(m.Confidence, op.Memory.Confidence)
-			m.Confirmations, m.ExpiresAt, m.UpdatedAt = cmp.Or(op.Confirmations, m.Confirmations+1), op.Memory.ExpiresAt, now
-			if err := tx.UpdateMemory(ctx, m); err != nil {
-				return err
-			}
-			if err := audit(m.ID, "bump"); err != nil {
-				return err
-			}
-		case extract.OpSupersede:
-			old := byID[op.Target]
-			if old.Status == store.MemoryActive {
-				old.Status, old.UpdatedAt = store.MemoryDeprecated, now
-				if err := tx.UpdateMemory(ctx, old); err != nil {
+	for i, r := range runs {
+		for _, s := range r.Statements {
+			switch {
+			case s.MemoryID == "":
+				if err := tx.InsertStatement(ctx, store.Statement{ID: s.ID, MemoryID: ids[i], UserID: sess.UserID, Key: s.Key,
+					Value: s.Value, Category: s.Category, Importance: s.Importance, Confidence: s.Confidence,
+					ExpiresAt: s.ExpiresAt, StatedAt: s.StatedAt, SessionID: s.SessionID, MessageID: s.MessageID,
+					Weight: s.Weight, EventDate: s.EventDate, Wording: s.Wording, CreatedAt: now}); err != nil {
 					return err
 				}
-				if err := audit(old.ID, "deprecate"); err != nil {
+			case s.MemoryID != ids[i]:
+				if err := tx.MoveStatement(ctx, sess.UserID, s.ID, ids[i]); err != nil {
 					return err
 				}
-			}
-			if err := insert(op.Memory, op.Target); err != nil {
-				return err
 			}
 		}
 	}
 	return nil
 }
 
-// applyProfile upserts only changed profile fields, with history, and records
-// the significant changes as cues for the next session.
-func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, res extract.Result, now time.Time) error {
-	before := map[string]any{}
-	version := 0
-	cur, err := tx.GetProfile(ctx, sess.UserID)
-	switch {
-	case err == nil:
-		version = cur.Version
-		if err := json.Unmarshal(cur.Doc, &before); err != nil {
-			return fmt.Errorf("decode profile: %w", err)
-		}
-	case !errors.Is(err, store.ErrNotFound):
-		return err
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
-	changed := extract.ProfileDiff(before, res.ProfileUpdates)
-	after := maps.Clone(before)
-	maps.Copy(after, changed)
-	if len(changed) > 0 {
-		doc, err := json.Marshal(after)
-		if err != nil {
-			return err
-		}
-		diff, err := json.Marshal(changed)
-		if err != nil {
-			return err
-		}
-		if err := tx.SaveProfile(ctx, store.Profile{UserID: sess.UserID, App: sess.App, Doc: doc, Version: version + 1, UpdatedAt: now},
-			store.ProfileChange{Changed: diff, Actor: "extraction", SessionID: sess.ID, At: now}); err != nil {
-			return err
+	return 0
+}
+
+// sameMemory reports whether two versions of a stored memory hold the same
+// fields a timeline decides.
+func sameMemory(a, b store.Memory) bool {
+	eqTime := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	return a.Key == b.Key && a.Value == b.Value && a.Category == b.Category && a.Importance == b.Importance &&
+		a.Confidence == b.Confidence && a.Confirmations == b.Confirmations && a.Status == b.Status &&
+		a.StatedAt.Equal(b.StatedAt) && a.SourceSessionID == b.SourceSessionID && a.SourceMessageID == b.SourceMessageID &&
+		a.SupersedesID == b.SupersedesID && a.InvalidatedBy == b.InvalidatedBy && eqTime(a.InvalidatedAt, b.InvalidatedAt) &&
+		eqTime(a.ExpiresAt, b.ExpiresAt) && a.EventDate == b.EventDate && a.Wording == b.Wording
+}
+
+// statedAt is when the message messageID of in was said: its time, or the
+// session's end when the message is unknown or has no time.
+func statedAt(in extract.Session, messageID string) time.Time {
+	if messageID != "" {
+		for _, m := range in.Messages {
+			if m.ID == messageID && !m.At.IsZero() {
+				return m.At.UTC()
+			}
 		}
 	}
-	if len(app.Policy.SignificantFields) == 0 {
-		return nil
+	return sessionTime(in)
+}
+
+// sessionTime is the time a session's statements are taken to be made at
+// when no message says otherwise: its end, or its start.
+func sessionTime(in extract.Session) time.Time {
+	if !in.EndedAt.IsZero() {
+		return in.EndedAt.UTC()
 	}
-	var seen []extract.TriggerSeen
-	recent, err := tx.ListSummaries(ctx, sess.UserID, 200)
+	return in.StartedAt.UTC()
+}
+
+// applyProfile writes the profile fields a session stated (WriteProfile:
+// only changed fields, by statement time, with history) and records the
+// significant changes as cues for the next session. Fields derived from all
+// of a user's sessions (coach's goals and themes) are stated at the newest
+// session they were derived from, as they already hold everything older.
+func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, now time.Time) error {
+	at, by := sessionTime(in), sess.ID
+	derived := derivesProfile(app)
+	if derived {
+		for _, s := range in.History.Summaries {
+			if c := s.At.Compare(at); c > 0 || (c == 0 && s.SessionID > by) {
+				at, by = s.At, s.SessionID
+			}
+		}
+	}
+	w, err := WriteProfile(ctx, tx, ProfileWrite{UserID: sess.UserID, App: sess.App, Updates: res.ProfileUpdates,
+		StatedAt: at, By: by, Actor: ActorExtraction, SessionID: sess.ID, Derived: derived}, now)
 	if err != nil {
 		return err
 	}
-	for _, s := range recent {
-		if s.SessionID == sess.ID || s.CreatedAt.Before(now.Add(-30*24*time.Hour)) {
-			continue
-		}
-		var sum struct {
-			PrimaryTrigger string `json:"primary_trigger"`
-		}
-		if json.Unmarshal(s.Data, &sum) == nil && sum.PrimaryTrigger != "" {
-			seen = append(seen, extract.TriggerSeen{Trigger: sum.PrimaryTrigger, At: s.CreatedAt})
-		}
-	}
-	for _, c := range extract.Cues(before, after, res.SessionSummary, seen, app.Policy.SignificantFields, now) {
-		detail, err := json.Marshal(c.Detail)
-		if err != nil {
-			return err
-		}
-		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Kind: c.Kind, Field: c.Field,
-			Detail: detail, SessionID: sess.ID, CreatedAt: now}); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = RecordProfileCues(ctx, tx, app, CueSource{UserID: sess.UserID, App: sess.App, SessionID: sess.ID,
+		Version: w.Version, Actor: ActorExtraction, Summary: res.SessionSummary}, w.Before, w.After, now)
+	return err
 }
+
+// derivesProfile reports whether app's profile is derived from all of a
+// user's session summaries rather than stated in one session.
+func derivesProfile(app *prompts.App) bool { return cmp.Or(app.Policy.Rules, app.Name) == "coach" }

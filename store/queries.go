@@ -286,8 +286,15 @@ func (q queries) GetSummary(ctx context.Context, sessionID string) (Summary, err
 }
 
 func (q queries) ListSummaries(ctx context.Context, userID string, limit int) ([]Summary, error) {
-	return queryAll(ctx, q, "SELECT "+summaryCols+" FROM mnemo_session_summaries WHERE user_id = $1 ORDER BY created_at DESC, session_id DESC LIMIT $2",
-		[]any{userID, limit}, scanSummary)
+	return queryAll(ctx, q, `SELECT s.session_id, s.prompt_version, s.user_id, s.app, s.source, s.data, s.created_at, x.ended_at
+		FROM mnemo_session_summaries s JOIN mnemo_sessions x ON x.id = s.session_id
+		WHERE s.user_id = $1 ORDER BY x.ended_at DESC, s.session_id DESC, s.created_at DESC LIMIT $2`,
+		[]any{userID, limit}, func(r rows) (Summary, error) {
+			var s Summary
+			err := r.Scan(&s.SessionID, &s.PromptVersion, &s.UserID, &s.App, &s.Source, scanJSON{&s.Data}, scanTime{&s.CreatedAt},
+				scanTime{&s.SessionAt})
+			return s, err
+		})
 }
 
 // --- profiles
@@ -413,10 +420,52 @@ func (q queries) InsertMemory(ctx context.Context, m Memory) error {
 func (q queries) UpdateMemory(ctx context.Context, m Memory) error {
 	n, err := q.e.exec(ctx, `UPDATE mnemo_memories SET value = $3, importance = $4, confidence = $5, status = $6,
 		confirmations = $7, expires_at = $8, last_used_at = $9, updated_at = $10, stated_at = $11, invalidated_at = $12,
-		invalidated_by = $13, supersedes_id = $14, event_date = $15, wording = $16 WHERE user_id = $1 AND id = $2`,
+		invalidated_by = $13, supersedes_id = $14, event_date = $15, wording = $16, category = $17, source_session_id = $18,
+		source_message_id = $19 WHERE user_id = $1 AND id = $2`,
 		m.UserID, m.ID, m.Value, m.Importance, m.Confidence, m.Status, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.UpdatedAt,
-		statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.SupersedesID, m.EventDate, m.Wording)
+		statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.SupersedesID, m.EventDate, m.Wording,
+		m.Category, m.SourceSessionID, m.SourceMessageID)
 	return mustAffect(n, err, "update memory")
+}
+
+const statementCols = `id, memory_id, user_id, key, value, category, importance, confidence, expires_at, stated_at,
+	session_id, message_id, weight, event_date, wording, created_at`
+
+func (q queries) ListStatements(ctx context.Context, userID string, keys []string) ([]Statement, error) {
+	all, err := queryAll(ctx, q, "SELECT "+statementCols+" FROM mnemo_memory_statements WHERE user_id = $1 ORDER BY stated_at, id",
+		[]any{userID}, func(r rows) (Statement, error) {
+			var s Statement
+			err := r.Scan(&s.ID, &s.MemoryID, &s.UserID, &s.Key, &s.Value, &s.Category, &s.Importance, &s.Confidence,
+				scanNullTime{&s.ExpiresAt}, scanTime{&s.StatedAt}, &s.SessionID, &s.MessageID, &s.Weight, &s.EventDate,
+				&s.Wording, scanTime{&s.CreatedAt})
+			return s, err
+		})
+	if err != nil || len(keys) == 0 {
+		return all, err
+	}
+	out := all[:0]
+	for _, s := range all {
+		if slices.Contains(keys, s.Key) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func (q queries) InsertStatement(ctx context.Context, s Statement) error {
+	_, err := q.e.exec(ctx, "INSERT INTO mnemo_memory_statements ("+statementCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		cmp.Or(s.ID, NewID()), s.MemoryID, s.UserID, s.Key, s.Value, s.Category, s.Importance, s.Confidence, s.ExpiresAt,
+		s.StatedAt, s.SessionID, s.MessageID, max(s.Weight, 1), s.EventDate, s.Wording, s.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("insert memory statement: %w", err)
+	}
+	return nil
+}
+
+func (q queries) MoveStatement(ctx context.Context, userID, id, memoryID string) error {
+	n, err := q.e.exec(ctx, "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2", userID, id, memoryID)
+	return mustAffect(n, err, "move memory statement")
 }
 
 func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {

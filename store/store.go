@@ -112,6 +112,9 @@ type Summary struct {
 	Source        string
 	Data          json.RawMessage
 	CreatedAt     time.Time
+	// SessionAt is the end of the summarised session (its statement time);
+	// ListSummaries fills it in and orders by it.
+	SessionAt time.Time
 }
 
 // Profile is a user's profile document and its version.
@@ -199,6 +202,30 @@ func (m Memory) ValidAt(t time.Time) bool {
 		return false
 	}
 	return true
+}
+
+// Statement is one time a memory was said. A key's statements, ordered by
+// StatedAt, are the timeline its memories are derived from: a memory is a
+// run of consecutive statements of one value.
+type Statement struct {
+	ID         string
+	MemoryID   string
+	UserID     string
+	Key        string
+	Value      string
+	Category   string
+	Importance int
+	Confidence float64
+	ExpiresAt  *time.Time
+	StatedAt   time.Time
+	SessionID  string
+	MessageID  string
+	// Weight is how many confirmations the statement stands for: 1, or a
+	// memory's count for one stored before statements were kept.
+	Weight    int
+	EventDate string
+	Wording   string
+	CreatedAt time.Time
 }
 
 // MemoryChange is one audit row of a memory write: what happened, who did it.
@@ -342,7 +369,8 @@ type Querier interface {
 	UpsertSummary(ctx context.Context, s Summary) error
 	// GetSummary returns the newest summary of a session.
 	GetSummary(ctx context.Context, sessionID string) (Summary, error)
-	// ListSummaries returns a user's newest summaries, newest first.
+	// ListSummaries returns the summaries of a user's newest sessions (by
+	// the session's end, not by when the summary was written), newest first.
 	ListSummaries(ctx context.Context, userID string, limit int) ([]Summary, error)
 
 	GetProfile(ctx context.Context, userID string) (Profile, error)
@@ -358,6 +386,12 @@ type Querier interface {
 	// UpdateMemory rewrites the mutable fields of m (value, importance,
 	// confidence, status, confirmations, expiry, last use, updated_at).
 	UpdateMemory(ctx context.Context, m Memory) error
+	// ListStatements lists the statements of a user's memories of the given
+	// keys (all keys when empty).
+	ListStatements(ctx context.Context, userID string, keys []string) ([]Statement, error)
+	InsertStatement(ctx context.Context, s Statement) error
+	// MoveStatement makes statement id part of another memory of its user.
+	MoveStatement(ctx context.Context, userID, id, memoryID string) error
 	InsertMemoryChange(ctx context.Context, c MemoryChange) error
 	ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error)
 

@@ -12,6 +12,36 @@ ALTER TABLE mnemo_memories ADD COLUMN wording text NOT NULL DEFAULT '';
 UPDATE mnemo_memories SET invalidated_at = updated_at WHERE status = 'deprecated';
 CREATE INDEX mnemo_memories_key_stated_idx ON mnemo_memories (user_id, key, stated_at);
 
+-- Each time a memory was said: the timeline a key's memories are derived
+-- from, whatever order the sessions arrived in. A memory is a run of
+-- consecutive statements of one value. Forgetting the memory deletes them.
+CREATE TABLE mnemo_memory_statements (
+    id          text PRIMARY KEY,
+    memory_id   text NOT NULL REFERENCES mnemo_memories (id) ON DELETE CASCADE,
+    user_id     text NOT NULL REFERENCES mnemo_users (id) ON DELETE CASCADE,
+    key         text NOT NULL,
+    value       text NOT NULL,
+    category    text NOT NULL,
+    importance  integer NOT NULL,
+    confidence  real NOT NULL,
+    expires_at  text,
+    stated_at   text NOT NULL,
+    session_id  text NOT NULL DEFAULT '',
+    message_id  text NOT NULL DEFAULT '',
+    weight      integer NOT NULL DEFAULT 1,
+    event_date  text NOT NULL DEFAULT '',
+    wording     text NOT NULL DEFAULT '',
+    created_at  text NOT NULL
+);
+CREATE INDEX mnemo_memory_statements_key_idx ON mnemo_memory_statements (user_id, key);
+CREATE INDEX mnemo_memory_statements_memory_idx ON mnemo_memory_statements (memory_id);
+-- A memory stored before statements were kept stands for all its confirmations.
+INSERT INTO mnemo_memory_statements (id, memory_id, user_id, key, value, category, importance, confidence, expires_at,
+    stated_at, session_id, message_id, weight, created_at)
+SELECT id, id, user_id, key, value, category, importance, confidence, expires_at,
+    created_at, source_session_id, source_message_id, confirmations, created_at
+FROM mnemo_memories WHERE status IN ('active', 'deprecated', 'expired');
+
 -- Per profile field: when its current value was stated and by what
 -- ({"field": {"at": RFC 3339, "by": "session id or actor"}}).
 ALTER TABLE mnemo_profiles ADD COLUMN stated text NOT NULL DEFAULT '{}';

@@ -1,0 +1,122 @@
+package extract
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Statement is one time a memory was said, as the timeline of its key sees
+// it.
+type Statement struct {
+	// ID names the statement; MemoryID is the memory holding it ("" for a
+	// statement not stored yet).
+	ID, MemoryID         string
+	Key, Value, Category string
+	Importance           int
+	Confidence           float64
+	ExpiresAt            *time.Time
+	StatedAt             time.Time
+	SessionID, MessageID string
+	// Weight is how many confirmations the statement stands for (at least 1).
+	Weight             int
+	EventDate, Wording string
+}
+
+// Run is a memory as its statements make it: consecutive statements of one
+// key and value in the timeline of a subject (likes:x and dislikes:x are
+// one subject).
+type Run struct {
+	// MemoryID is the stored memory the run keeps, or "" when the run needs
+	// a new one (a new value, or the later half of a memory an older
+	// statement arrived into the middle of).
+	MemoryID   string
+	Statements []Statement
+	// The memory's fields, folded from its statements in order: the first
+	// statement's value, category, time and source; importance as if each
+	// statement had confirmed the ones before it (see Plan); the highest
+	// confidence; the latest expiry (none if any statement has none); the
+	// newest event date named; confirmations summed.
+	Key, Value, Category string
+	Importance           int
+	Confidence           float64
+	ExpiresAt            *time.Time
+	StatedAt             time.Time
+	SessionID, MessageID string
+	Confirmations        int
+	EventDate, Wording   string
+}
+
+// Timeline orders the statements of one subject by statement time (ties
+// broken by session, message, value and key, so that any order of arrival
+// gives one answer) and folds them into runs, oldest first. The last run is
+// what is true now; each earlier run was true from its StatedAt until the
+// next run's. A run keeps the memory of its first stored statement unless an
+// earlier run already kept it. It is a pure function of the set of
+// statements: the order they were handed in does not matter.
+func Timeline(stmts []Statement) []Run {
+	stmts = slices.Clone(stmts)
+	slices.SortFunc(stmts, compareStatements)
+	var runs []Run
+	for _, s := range stmts {
+		if n := len(runs); n > 0 {
+			last := &runs[n-1]
+			prev := last.Statements[len(last.Statements)-1]
+			// One memory holds one run: statements of two memories that
+			// became neighbours (the memory between was forgotten) stay two.
+			sameMemory := s.MemoryID == "" || !slices.ContainsFunc(last.Statements, func(x Statement) bool {
+				return x.MemoryID != "" && x.MemoryID != s.MemoryID
+			})
+			if prev.Key == s.Key && normValue(prev.Value) == normValue(s.Value) && sameMemory {
+				last.Statements = append(last.Statements, s)
+				continue
+			}
+		}
+		runs = append(runs, Run{Statements: []Statement{s}})
+	}
+	claimed := map[string]bool{}
+	for i := range runs {
+		r := &runs[i]
+		for _, s := range r.Statements {
+			if s.MemoryID != "" && !claimed[s.MemoryID] {
+				r.MemoryID = s.MemoryID
+				claimed[s.MemoryID] = true
+				break
+			}
+		}
+		r.fold()
+	}
+	return runs
+}
+
+func (r *Run) fold() {
+	first := r.Statements[0]
+	r.Key, r.Value, r.Category = first.Key, first.Value, first.Category
+	r.StatedAt, r.SessionID, r.MessageID = first.StatedAt, first.SessionID, first.MessageID
+	r.Importance, r.Confidence, r.ExpiresAt = first.Importance, first.Confidence, first.ExpiresAt
+	r.Confirmations = max(first.Weight, 1)
+	r.EventDate, r.Wording = first.EventDate, first.Wording
+	for _, s := range r.Statements[1:] {
+		w := max(s.Weight, 1)
+		r.Importance = min(100, max(r.Importance+5*w, s.Importance+5*r.Confirmations))
+		r.Confidence = max(r.Confidence, s.Confidence)
+		if r.ExpiresAt != nil && (s.ExpiresAt == nil || s.ExpiresAt.After(*r.ExpiresAt)) {
+			r.ExpiresAt = s.ExpiresAt
+		}
+		r.Confirmations += w
+		if s.EventDate != "" {
+			r.EventDate, r.Wording = s.EventDate, s.Wording
+		}
+	}
+}
+
+func compareStatements(a, b Statement) int {
+	return cmp.Or(a.StatedAt.Compare(b.StatedAt), strings.Compare(a.SessionID, b.SessionID),
+		strings.Compare(a.MessageID, b.MessageID), strings.Compare(normValue(a.Value), normValue(b.Value)),
+		strings.Compare(a.Key, b.Key), strings.Compare(a.ID, b.ID))
+}
+
+// Subject is what a memory key is about: likes:x and dislikes:x share one,
+// so that the later of two contradicting statements wins.
+func Subject(key string) string { return subject(key) }
