@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
@@ -293,13 +294,40 @@ type memoryView struct {
 	ExpiresAt       *time.Time `json:"expires_at"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
+	// Valid time: when the user said it, and when and by which memory a
+	// newer statement replaced it. Recorded time: when Mnemo learnt it.
+	StatedAt      time.Time  `json:"stated_at"`
+	RecordedAt    time.Time  `json:"recorded_at"`
+	InvalidatedAt *time.Time `json:"invalidated_at,omitempty"`
+	InvalidatedBy string     `json:"invalidated_by,omitempty"`
+	// An event memory's date (YYYY-MM-DD, in the user's zone) and the words
+	// that named it.
+	EventDate string `json:"event_date,omitempty"`
+	Wording   string `json:"wording,omitempty"`
 }
 
 func viewMemory(m store.Memory) memoryView {
 	return memoryView{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category, Importance: m.Importance,
 		Confidence: m.Confidence, Status: m.Status, SupersedesID: m.SupersedesID, SourceSessionID: m.SourceSessionID,
 		SourceMessageID: m.SourceMessageID, Confirmations: m.Confirmations, ExpiresAt: m.ExpiresAt,
-		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, StatedAt: m.StatedAt, RecordedAt: m.CreatedAt,
+		InvalidatedAt: m.InvalidatedAt, InvalidatedBy: m.InvalidatedBy, EventDate: m.EventDate, Wording: m.Wording}
+}
+
+// asOfParam reads ?as_of=RFC3339; nil when absent, false when an error was
+// answered.
+func asOfParam(w http.ResponseWriter, r *http.Request) (*time.Time, bool) {
+	v := r.URL.Query().Get("as_of")
+	if v == "" {
+		return nil, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, "bad_request", "as_of must be an RFC 3339 time such as 2026-11-20T09:00:00Z")
+		return nil, false
+	}
+	t = t.UTC()
+	return &t, true
 }
 
 func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
@@ -309,6 +337,15 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := store.MemoryFilter{Status: r.URL.Query().Get("status"), Category: r.URL.Query().Get("category")}
+	asOf, ok := asOfParam(w, r)
+	if !ok {
+		return
+	}
+	if asOf != nil && f.Status != "" {
+		WriteError(w, http.StatusBadRequest, "bad_request", "as_of lists what was true then and cannot be combined with status")
+		return
+	}
+	f.AsOf = asOf
 	switch f.Status {
 	case "", store.MemoryActive, store.MemoryDeprecated, store.MemoryExpired, store.MemoryForgotten:
 	case "all":
@@ -327,7 +364,7 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 	for _, m := range mems {
 		// An active memory past its expiry is no longer remembered, even before
 		// the hourly TTL batch marks it.
-		if m.Status == store.MemoryActive && m.ExpiresAt != nil && !m.ExpiresAt.After(now) && !f.All {
+		if m.Status == store.MemoryActive && m.ExpiresAt != nil && !m.ExpiresAt.After(now) && !f.All && f.AsOf == nil {
 			continue
 		}
 		out = append(out, viewMemory(m))
@@ -341,11 +378,41 @@ func (h *handlers) getProfile(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusNotFound, "not_found", "not found")
 		return
 	}
+	asOf, ok := asOfParam(w, r)
+	if !ok {
+		return
+	}
 	p, err := h.Store.GetProfile(r.Context(), userID)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"user_id": p.UserID, "app": p.App, "profile": p.Doc,
-		"version": p.Version, "updated_at": p.UpdatedAt})
+	history, err := h.Store.ListProfileHistory(r.Context(), userID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if asOf == nil {
+		// The statement behind each field's current value.
+		fields := jobs.ProfileAsOf(history, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+		var doc map[string]any
+		if err := json.Unmarshal(p.Doc, &doc); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		for k := range fields {
+			if _, ok := doc[k]; !ok {
+				delete(fields, k)
+			}
+		}
+		WriteJSON(w, http.StatusOK, map[string]any{"user_id": p.UserID, "app": p.App, "profile": p.Doc,
+			"version": p.Version, "updated_at": p.UpdatedAt, "fields": fields})
+		return
+	}
+	fields := jobs.ProfileAsOf(history, *asOf)
+	doc := make(map[string]any, len(fields))
+	for k, f := range fields {
+		doc[k] = f.Value
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"user_id": p.UserID, "app": p.App, "as_of": *asOf, "profile": doc, "fields": fields})
 }

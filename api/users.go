@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/handoff"
@@ -116,8 +118,14 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		saved = store.Profile{UserID: u.ID, App: u.App, Doc: raw, Version: version + 1, UpdatedAt: now}
-		if err := tx.SaveProfile(ctx, saved, store.ProfileChange{Changed: changed, Actor: actor, At: now}); err != nil {
+		// The edit is the newest statement of every field it sets or removes:
+		// a session handed over late, from before the edit, changes none of them.
+		stated, err := jobs.StampEdit(cur.Stated, slices.Collect(maps.Keys(patch)), now, actor)
+		if err != nil {
+			return err
+		}
+		saved = store.Profile{UserID: u.ID, App: u.App, Doc: raw, Version: version + 1, Stated: stated, UpdatedAt: now}
+		if err := tx.SaveProfile(ctx, saved, store.ProfileChange{Changed: changed, Actor: actor, At: now, StatedAt: now}); err != nil {
 			return err
 		}
 		// The profile as stored, read back as an extraction's would be.

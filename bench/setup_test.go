@@ -221,11 +221,11 @@ func monaSession(userID string, t0 time.Time) handoff.Request {
 
 // monaAnswer is the fake LLM's answer to every Mona session.
 const monaAnswer = `{"memories":[
- {"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.95,"source_message_id":"m1"},
- {"key":"favorite_food","value":"ramen","category":"preference","importance":80,"confidence":0.9,"source_message_id":"m7"},
- {"key":"likes:jazz","value":"jazz records","category":"preference","importance":70,"confidence":0.9,"source_message_id":"m11"},
- {"key":"event:lisbon-trip","value":"trip to Lisbon with her sister next month","category":"event","importance":75,"confidence":0.85,"source_message_id":"m15"},
- {"key":"feeling","value":"tired","category":"feeling","importance":50,"confidence":0.8,"source_message_id":"m5"}],
+ {"key":"name","value":"Peggy","category":"fact","importance":90,"confidence":0.95,"source_message_id":"m1","event_date":null,"wording":null},
+ {"key":"favorite_food","value":"ramen","category":"preference","importance":80,"confidence":0.9,"source_message_id":"m7","event_date":null,"wording":null},
+ {"key":"likes:jazz","value":"jazz records","category":"preference","importance":70,"confidence":0.9,"source_message_id":"m11","event_date":null,"wording":null},
+ {"key":"event:lisbon-trip","value":"trip to Lisbon with her sister","category":"event","importance":75,"confidence":0.85,"source_message_id":"m15","event_date":"2026-12-01","wording":"next month"},
+ {"key":"feeling","value":"tired","category":"feeling","importance":50,"confidence":0.8,"source_message_id":"m5","event_date":null,"wording":null}],
  "session_summary":{"summary":"Peggy unwound after a long week leading a tool migration, talked about ramen, her grandfather's jazz records and an upcoming trip to Lisbon with her sister.","topics":["work","food","music","travel"]}}`
 
 // latencies summarises per-operation durations.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -84,9 +85,10 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 		if len(extract.ProfileDiff(nil, map[string]any{field: v})) == 0 {
 			continue // null or not JSON: says nothing
 		}
+		// A field removed by an edit keeps its statement time: what was
+		// said before the edit does not bring it back.
 		st, known := stated[field]
-		_, present := out.Before[field]
-		newer := !known || !present || compareStatements(here, st) >= 0
+		newer := !known || compareStatements(here, st) >= 0
 		same := len(extract.ProfileDiff(out.Before, map[string]any{field: v})) == 0
 		switch {
 		case same && newer && w.Derived:
@@ -169,39 +171,85 @@ func saidBetween(history []store.ProfileChange, field string, v any, from, to ti
 	return false
 }
 
+// StampEdit is the statement times of a profile after an edit by actor at
+// at that set (or removed) fields: the edit is the newest statement of each.
+func StampEdit(stated json.RawMessage, fields []string, at time.Time, actor string) (json.RawMessage, error) {
+	m := map[string]store.FieldStatement{}
+	if len(stated) > 0 {
+		if err := json.Unmarshal(stated, &m); err != nil {
+			return nil, fmt.Errorf("decode profile statement times: %w", err)
+		}
+	}
+	for _, f := range fields {
+		m[f] = store.FieldStatement{At: at.UTC(), By: actor}
+	}
+	return json.Marshal(m)
+}
+
+// FieldAsOf is one profile field as it was true at some time.
+type FieldAsOf struct {
+	Value any `json:"value"`
+	// StatedAt is when the value was stated and By what (a session id or
+	// the actor of an edit); RecordedAt when Mnemo recorded it.
+	StatedAt   time.Time `json:"stated_at"`
+	By         string    `json:"stated_by"`
+	RecordedAt time.Time `json:"recorded_at"`
+	// InvalidatedAt is when a newer statement replaced the value (after the
+	// time asked about), and InvalidatedBy what made it; empty while current.
+	InvalidatedAt *time.Time `json:"invalidated_at,omitempty"`
+	InvalidatedBy string     `json:"invalidated_by,omitempty"`
+}
+
 // ProfileAsOf is the profile as it was true at t (valid time), rebuilt from
 // its history: for each field, the value of the latest statement made at or
-// before t, whether it was applied or arrived late and was kept as older.
-// A user's fresh start (DELETE) removes the history with the profile.
-func ProfileAsOf(history []store.ProfileChange, t time.Time) map[string]any {
-	type best struct {
+// before t, whether it was applied or arrived late and was kept as older,
+// and when (and by what) a later statement replaced it. A field removed by
+// an edit is absent. A user's fresh start (DELETE) removes the history with
+// the profile, so nothing before it is answered.
+func ProfileAsOf(history []store.ProfileChange, t time.Time) map[string]FieldAsOf {
+	type said struct {
 		at      time.Time
 		version int
+		by      string
+		rec     time.Time
 		v       any
 	}
-	fields := map[string]best{}
+	byField := map[string][]said{}
 	for _, h := range history {
-		if h.StatedAt.After(t) {
-			continue
-		}
+		by := cmp.Or(h.SessionID, h.Actor)
 		for _, raw := range []json.RawMessage{h.Changed, h.Older} {
 			var vals map[string]any
 			if json.Unmarshal(raw, &vals) != nil {
 				continue
 			}
 			for k, v := range vals {
-				b, ok := fields[k]
-				if !ok || h.StatedAt.After(b.at) || (h.StatedAt.Equal(b.at) && h.Version > b.version) {
-					fields[k] = best{h.StatedAt, h.Version, v}
-				}
+				byField[k] = append(byField[k], said{h.StatedAt, h.Version, by, h.At, v})
 			}
 		}
 	}
-	out := make(map[string]any, len(fields))
-	for k, b := range fields {
-		if b.v != nil {
-			out[k] = b.v
+	out := map[string]FieldAsOf{}
+	for k, list := range byField {
+		slices.SortFunc(list, func(a, b said) int {
+			return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.by, b.by), cmp.Compare(a.version, b.version))
+		})
+		i := -1
+		for j, s := range list {
+			if !s.at.After(t) {
+				i = j
+			}
 		}
+		if i < 0 || list[i].v == nil {
+			continue
+		}
+		f := FieldAsOf{Value: list[i].v, StatedAt: list[i].at, By: list[i].by, RecordedAt: list[i].rec}
+		for _, next := range list[i+1:] {
+			if len(extract.ProfileDiff(map[string]any{k: list[i].v}, map[string]any{k: next.v})) > 0 || next.v == nil {
+				at := next.at
+				f.InvalidatedAt, f.InvalidatedBy = &at, next.by
+				break
+			}
+		}
+		out[k] = f
 	}
 	return out
 }
