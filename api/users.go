@@ -161,6 +161,12 @@ func (h *handlers) deleteProfile(w http.ResponseWriter, r *http.Request) {
 		if err := tx.DeleteProfile(ctx, u.ID); err != nil {
 			return err
 		}
+		// A session from before the fresh start, handed over late, must not
+		// fill the new profile with what the user asked to forget.
+		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: jobs.ProfileForgotten, UserID: u.ID, Action: "forget",
+			Actor: "user", At: h.now()}); err != nil {
+			return err
+		}
 		_, err := tx.DeleteCues(ctx, u.ID)
 		return err
 	})
@@ -179,10 +185,16 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("memory_id")
 	now := h.now()
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		m, err := tx.GetMemory(ctx, u.ID, id)
+		if err != nil {
+			return err
+		}
 		if err := tx.DeleteMemory(ctx, u.ID, id); err != nil {
 			return err
 		}
-		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now})
+		// The key is kept with the forget, so that a session from before it,
+		// handed over late, does not bring the memory back.
+		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now, Key: m.Key})
 	})
 	if err != nil {
 		h.fail(w, r, err)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -462,6 +463,11 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 			cands[i].StatedAt = statedAt(in, cands[i].SourceMessageID)
 		}
 	}
+	forgot, err := loadForgets(ctx, tx, sess.UserID)
+	if err != nil {
+		return err
+	}
+	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool { return forgot.memory(c) })
 	all, err := tx.ListMemories(ctx, sess.UserID, store.MemoryFilter{All: true})
 	if err != nil {
 		return err
@@ -666,6 +672,13 @@ func sessionTime(in extract.Session) time.Time {
 // session they were derived from, as they already hold everything older.
 func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, now time.Time) error {
 	at, by := sessionTime(in), sess.ID
+	forgot, err := loadForgets(ctx, tx, sess.UserID)
+	if err != nil {
+		return err
+	}
+	if !forgot.profile.IsZero() && at.Before(forgot.profile) {
+		return nil // said before the user's fresh start: not remembered
+	}
 	derived := derivesProfile(app)
 	if derived {
 		for _, s := range in.History.Summaries {
@@ -687,3 +700,55 @@ func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *pro
 // derivesProfile reports whether app's profile is derived from all of a
 // user's session summaries rather than stated in one session.
 func derivesProfile(app *prompts.App) bool { return cmp.Or(app.Policy.Rules, app.Name) == "coach" }
+
+// ProfileForgotten is the memory id under which a profile's fresh start
+// (DELETE) is recorded in the memory audit.
+const ProfileForgotten = "profile"
+
+// forgets are the times a user asked to forget: one memory's key, a
+// category, the profile. A statement made before it, in a session handed
+// over late, is not remembered again.
+type forgets struct {
+	keys, categories map[string]time.Time
+	profile          time.Time
+}
+
+func loadForgets(ctx context.Context, tx store.Tx, userID string) (forgets, error) {
+	f := forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
+	changes, err := tx.ListMemoryChanges(ctx, userID)
+	if err != nil {
+		return f, err
+	}
+	later := func(m map[string]time.Time, k string, t time.Time) {
+		if t.After(m[k]) {
+			m[k] = t
+		}
+	}
+	for _, c := range changes {
+		if c.Action != "forget" {
+			continue
+		}
+		switch cat, isCat := strings.CutPrefix(c.MemoryID, "category:"); {
+		case c.Key != "":
+			later(f.keys, extract.Subject(c.Key), c.At)
+		case isCat:
+			later(f.categories, cat, c.At)
+		case c.MemoryID == ProfileForgotten && c.At.After(f.profile):
+			f.profile = c.At
+		}
+	}
+	return f, nil
+}
+
+// memory reports whether c was said before the user forgot its key or category.
+func (f forgets) memory(c extract.Memory) bool {
+	key := strings.TrimSpace(c.Key)
+	if k, ok := extract.CanonicalKey(key); ok {
+		key = k
+	}
+	t := f.keys[extract.Subject(key)]
+	if cat := f.categories[strings.ToLower(strings.TrimSpace(c.Category))]; cat.After(t) {
+		t = cat
+	}
+	return !t.IsZero() && c.StatedAt.Before(t)
+}

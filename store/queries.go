@@ -469,8 +469,8 @@ func (q queries) MoveStatement(ctx context.Context, userID, id, memoryID string)
 }
 
 func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
-	_, err := q.e.exec(ctx, `INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At)
+	_, err := q.e.exec(ctx, `INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at, key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At, c.Key)
 	if err != nil {
 		return fmt.Errorf("record memory change: %w", err)
 	}
@@ -478,10 +478,10 @@ func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
 }
 
 func (q queries) ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error) {
-	return queryAll(ctx, q, "SELECT id, memory_id, user_id, action, actor, session_id, at FROM mnemo_memory_history WHERE user_id = $1 ORDER BY at, id",
+	return queryAll(ctx, q, "SELECT id, memory_id, user_id, action, actor, session_id, at, key FROM mnemo_memory_history WHERE user_id = $1 ORDER BY at, id",
 		[]any{userID}, func(r rows) (MemoryChange, error) {
 			var c MemoryChange
-			err := r.Scan(&c.ID, &c.MemoryID, &c.UserID, &c.Action, &c.Actor, &c.SessionID, scanTime{&c.At})
+			err := r.Scan(&c.ID, &c.MemoryID, &c.UserID, &c.Action, &c.Actor, &c.SessionID, scanTime{&c.At}, &c.Key)
 			return c, err
 		})
 }

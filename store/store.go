@@ -233,10 +233,13 @@ type MemoryChange struct {
 	ID        string
 	MemoryID  string
 	UserID    string
-	Action    string // insert, bump, supersede, deprecate, expire, forget, edit
+	Action    string // insert, insert_older, insert_expired, bump, deprecate, reorder, expire, forget
 	Actor     string // extraction, user, ttl
 	SessionID string
 	At        time.Time
+	// Key is the forgotten memory's key, for a forget of one memory: what
+	// was said of it before then is not remembered again.
+	Key string
 }
 
 // Cue is a significant change recorded for the next session.

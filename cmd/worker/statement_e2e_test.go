@@ -86,6 +86,16 @@ func TestStatementTimeOverHTTP(t *testing.T) {
 			if code, _ := c.do("GET", "/v1/users/u-order/memories?as_of=last+week", nil); code != 400 {
 				t.Errorf("as_of=last week = %d; want 400", code)
 			}
+
+			// The user asks to forget the colour; a session from before
+			// that, handed over late, does not bring it back.
+			if code, _ := c.do("DELETE", "/v1/users/u-order/memories/"+now[0]["id"].(string), nil); code != 204 {
+				t.Fatalf("forget = %d", code)
+			}
+			say("order-late", "2026-11-22", "My favorite color is green.")
+			if got := colors(""); len(got) != 0 {
+				t.Fatalf("after forgetting, a late session made favorite_color %v", got)
+			}
 		})
 	}
 }
@@ -167,6 +177,16 @@ func TestProfileStatementTimeOverHTTP(t *testing.T) {
 			sponsor := res["fields"].(map[string]any)["sponsor_name"].(map[string]any)
 			if sponsor["stated_by"] != "s-late" || sponsor["invalidated_by"] != "s-recent" {
 				t.Fatalf("sponsor_name as of last week = %v; want stated by s-late, replaced by s-recent", sponsor)
+			}
+
+			// A fresh start: a session from before it, handed over late,
+			// leaves the profile empty.
+			if code, res := c.do("DELETE", "/v1/users/u-sponsor/profile", nil); code/100 != 2 {
+				t.Fatalf("DELETE profile = %d %v", code, res)
+			}
+			session("s-later", lastWeek.Add(time.Hour), "I am 24 days sober and my sponsor is Mark")
+			if code, res := c.do("GET", "/v1/users/u-sponsor/profile", nil); code != 404 {
+				t.Fatalf("after a fresh start, a late session left the profile %d %v", code, res)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ ALTER TABLE mnemo_profile_history DROP COLUMN older;
 ALTER TABLE mnemo_profile_history DROP COLUMN stated_at;
 ALTER TABLE mnemo_profiles DROP COLUMN stated;
 DROP TABLE mnemo_memory_statements;
+ALTER TABLE mnemo_memory_history DROP COLUMN key;
 DROP INDEX mnemo_memories_key_stated_idx;
 ALTER TABLE mnemo_memories DROP COLUMN wording;
 ALTER TABLE mnemo_memories DROP COLUMN event_date;

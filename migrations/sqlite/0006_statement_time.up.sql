@@ -42,6 +42,10 @@ SELECT id, id, user_id, key, value, category, importance, confidence, expires_at
     created_at, source_session_id, source_message_id, confirmations, created_at
 FROM mnemo_memories WHERE status IN ('active', 'deprecated', 'expired');
 
+-- The key a forgotten memory had: a statement made before the user asked
+-- to forget it, arriving late, is not remembered again.
+ALTER TABLE mnemo_memory_history ADD COLUMN key text NOT NULL DEFAULT '';
+
 -- Per profile field: when its current value was stated and by what
 -- ({"field": {"at": RFC 3339, "by": "session id or actor"}}).
 ALTER TABLE mnemo_profiles ADD COLUMN stated text NOT NULL DEFAULT '{}';
