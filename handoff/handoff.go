@@ -50,6 +50,10 @@ type Request struct {
 	DisplayName string            `json:"display_name,omitempty"`
 	Messages    []extract.Message `json:"messages"`
 	Events      []extract.Event   `json:"events,omitempty"`
+
+	// zoneNamed records that the body named a zone (Validate puts UTC in
+	// Timezone when it did not): only a named zone becomes the user's.
+	zoneNamed bool
 }
 
 // Result is the answer to a handoff.
@@ -146,6 +150,8 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	}
 	if req.Timezone == "" {
 		req.Timezone = "UTC"
+	} else {
+		req.zoneNamed = true
 	}
 	if len(req.Timezone) > 64 {
 		return invalid("timezone", "is too long")
@@ -243,11 +249,19 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	case !errors.Is(err, store.ErrNotFound):
 		return Result{}, err
 	}
-	if u, err := tx.GetUser(ctx, req.UserID); err == nil && u.App != req.App {
-		return Result{}, invalid("user_id", "belongs to another app")
+	zone := req.Timezone
+	if u, err := tx.GetUser(ctx, req.UserID); err == nil {
+		if u.App != req.App {
+			return Result{}, invalid("user_id", "belongs to another app")
+		}
+		// A session that names no zone is in the user's zone (UTC for a new
+		// user) and leaves it as it was, rather than resetting it.
+		if !req.zoneNamed && u.Timezone != "" {
+			req.Timezone, zone = u.Timezone, ""
+		}
 	}
 	if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, DisplayName: req.DisplayName,
-		Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}); err != nil {
+		Timezone: zone, CreatedAt: now, UpdatedAt: now}); err != nil {
 		return Result{}, err
 	}
 	closedAt := now
