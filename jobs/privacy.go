@@ -52,6 +52,7 @@ type Archive struct {
 	Profile        json.RawMessage    `json:"profile"`
 	ProfileHistory []ArchiveChange    `json:"profile_history"`
 	Memories       []ArchiveMemory    `json:"memories"`
+	Statements     []ArchiveStatement `json:"memory_statements"`
 	MemoryAudit    []ArchiveAudit     `json:"memory_audit"`
 	Sessions       []ArchiveSession   `json:"sessions"`
 	Records        []ArchiveRecord    `json:"records"`
@@ -78,6 +79,8 @@ type ArchiveChange struct {
 	Actor     string          `json:"actor"`
 	SessionID string          `json:"session_id"`
 	At        time.Time       `json:"at"`
+	StatedAt  time.Time       `json:"stated_at"`
+	Older     json.RawMessage `json:"older"`
 }
 
 // ArchiveMemory is one memory of any status.
@@ -93,6 +96,22 @@ type ArchiveMemory struct {
 	SourceSessionID string     `json:"source_session_id"`
 	ExpiresAt       *time.Time `json:"expires_at"`
 	CreatedAt       time.Time  `json:"created_at"`
+	StatedAt        time.Time  `json:"stated_at"`
+	InvalidatedAt   *time.Time `json:"invalidated_at"`
+	InvalidatedBy   string     `json:"invalidated_by"`
+	EventDate       string     `json:"event_date"`
+	Wording         string     `json:"wording"`
+}
+
+// ArchiveStatement is one time a memory was said.
+type ArchiveStatement struct {
+	MemoryID  string    `json:"memory_id"`
+	Key       string    `json:"key"`
+	Value     string    `json:"value"`
+	StatedAt  time.Time `json:"stated_at"`
+	SessionID string    `json:"session_id"`
+	MessageID string    `json:"message_id"`
+	EventDate string    `json:"event_date"`
 }
 
 // ArchiveAudit is one audited memory write: who or what wrote, when, from which session.
@@ -102,6 +121,7 @@ type ArchiveAudit struct {
 	Actor     string    `json:"actor"`
 	SessionID string    `json:"session_id"`
 	At        time.Time `json:"at"`
+	Key       string    `json:"key"`
 }
 
 // ArchiveSession is a session with its events, summary and transcript.
@@ -147,7 +167,7 @@ type ArchiveAggregate struct {
 // BuildArchive reads everything stored about a user.
 func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID string, now time.Time) (Archive, error) {
 	a := Archive{Format: "mnemo-export/1", ExportedAt: now, Profile: json.RawMessage("null"), Trends: json.RawMessage("null"),
-		ProfileHistory: []ArchiveChange{}, Memories: []ArchiveMemory{}, MemoryAudit: []ArchiveAudit{}, Sessions: []ArchiveSession{},
+		ProfileHistory: []ArchiveChange{}, Memories: []ArchiveMemory{}, Statements: []ArchiveStatement{}, MemoryAudit: []ArchiveAudit{}, Sessions: []ArchiveSession{},
 		Records: []ArchiveRecord{}, Cues: []ArchiveCue{}, Analytics: []ArchiveAggregate{}}
 	u, err := q.GetUser(ctx, userID)
 	if err != nil {
@@ -164,7 +184,11 @@ func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID
 		return a, err
 	}
 	for _, h := range hist {
-		a.ProfileHistory = append(a.ProfileHistory, ArchiveChange{Version: h.Version, Doc: h.Doc, Changed: h.Changed, Actor: h.Actor, SessionID: h.SessionID, At: h.At})
+		a.ProfileHistory = append(a.ProfileHistory, ArchiveChange{Version: h.Version, Doc: h.Doc, Changed: h.Changed, Actor: h.Actor, SessionID: h.SessionID, At: h.At,
+			StatedAt: h.StatedAt, Older: h.Older})
+		if len(h.Older) == 0 {
+			a.ProfileHistory[len(a.ProfileHistory)-1].Older = json.RawMessage("{}")
+		}
 	}
 	mems, err := q.ListMemories(ctx, userID, store.MemoryFilter{All: true})
 	if err != nil {
@@ -172,14 +196,23 @@ func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID
 	}
 	for _, m := range mems {
 		a.Memories = append(a.Memories, ArchiveMemory{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category, Importance: m.Importance,
-			Confidence: m.Confidence, Status: m.Status, SupersedesID: m.SupersedesID, SourceSessionID: m.SourceSessionID, ExpiresAt: m.ExpiresAt, CreatedAt: m.CreatedAt})
+			Confidence: m.Confidence, Status: m.Status, SupersedesID: m.SupersedesID, SourceSessionID: m.SourceSessionID, ExpiresAt: m.ExpiresAt, CreatedAt: m.CreatedAt,
+			StatedAt: m.StatedAt, InvalidatedAt: m.InvalidatedAt, InvalidatedBy: m.InvalidatedBy, EventDate: m.EventDate, Wording: m.Wording})
+	}
+	stmts, err := q.ListStatements(ctx, userID, nil)
+	if err != nil {
+		return a, err
+	}
+	for _, st := range stmts {
+		a.Statements = append(a.Statements, ArchiveStatement{MemoryID: st.MemoryID, Key: st.Key, Value: st.Value, StatedAt: st.StatedAt,
+			SessionID: st.SessionID, MessageID: st.MessageID, EventDate: st.EventDate})
 	}
 	audit, err := q.ListMemoryChanges(ctx, userID)
 	if err != nil {
 		return a, err
 	}
 	for _, c := range audit {
-		a.MemoryAudit = append(a.MemoryAudit, ArchiveAudit{MemoryID: c.MemoryID, Action: c.Action, Actor: c.Actor, SessionID: c.SessionID, At: c.At})
+		a.MemoryAudit = append(a.MemoryAudit, ArchiveAudit{MemoryID: c.MemoryID, Action: c.Action, Actor: c.Actor, SessionID: c.SessionID, At: c.At, Key: c.Key})
 	}
 	sessions, err := q.ListUserSessions(ctx, userID)
 	if err != nil {
