@@ -64,6 +64,7 @@ func TestAnyOrderLeavesWhatChronologicalOrderLeaves(t *testing.T) {
 // session ids taken out so that two users' states compare.
 type userState struct {
 	active  []string
+	history []string // memories no longer active: deprecated, expired
 	profile string
 	records []string
 }
@@ -72,6 +73,9 @@ func (want userState) equal(t *testing.T, got userState, how string) {
 	t.Helper()
 	if !slices.Equal(want.active, got.active) {
 		t.Errorf("%s: active memories\n got %q\nwant %q", how, got.active, want.active)
+	}
+	if !slices.Equal(want.history, got.history) {
+		t.Errorf("%s: memory history\n got %q\nwant %q", how, got.history, want.history)
 	}
 	if want.profile != got.profile {
 		t.Errorf("%s: profile\n got %s\nwant %s", how, got.profile, want.profile)
@@ -92,7 +96,6 @@ func (want userState) equal(t *testing.T, got userState, how string) {
 // next unless together, and returns the user's state.
 func (b *extractBundle) handOver(t *testing.T, user string, sessions []handoff.Request, order []int, together bool) userState {
 	t.Helper()
-	ctx := context.Background()
 	var pending []int64
 	for _, i := range order {
 		req := sessions[i]
@@ -108,18 +111,35 @@ func (b *extractBundle) handOver(t *testing.T, user string, sessions []handoff.R
 	for _, job := range pending {
 		b.waitJob(t, job)
 	}
+	return b.stateOf(t, user)
+}
 
+// stateOf reads what user's sessions left.
+func (b *extractBundle) stateOf(t *testing.T, user string) userState {
+	t.Helper()
+	ctx := context.Background()
 	anon := strings.NewReplacer(user+"-", "", `"`+user+`"`, `"U"`)
 	var s userState
-	mems, err := b.st.ListMemories(ctx, user, store.MemoryFilter{})
+	mems, err := b.st.ListMemories(ctx, user, store.MemoryFilter{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range mems {
-		s.active = append(s.active, fmt.Sprintf("%s=%s (%s, stated %s, from %s, importance %d, confirmed %d)", m.Key, m.Value,
-			m.Category, m.StatedAt.Format(time.RFC3339), anon.Replace(m.SourceMessageID), m.Importance, m.Confirmations))
+		until := "now"
+		if m.InvalidatedAt != nil {
+			until = m.InvalidatedAt.Format(time.RFC3339)
+		}
+		line := fmt.Sprintf("%s=%s (%s, stated %s, until %s, from %s, importance %d, confirmed %d, event %q)", m.Key, m.Value,
+			m.Category, m.StatedAt.Format(time.RFC3339), until, anon.Replace(m.SourceSessionID+"/"+m.SourceMessageID),
+			m.Importance, m.Confirmations, m.EventDate)
+		if m.Status == store.MemoryActive {
+			s.active = append(s.active, line)
+		} else {
+			s.history = append(s.history, m.Status+" "+line)
+		}
 	}
 	slices.Sort(s.active)
+	slices.Sort(s.history)
 	s.profile = "{}"
 	if p, err := b.st.GetProfile(ctx, user); err == nil {
 		s.profile = string(p.Doc) + " stated " + anon.Replace(string(p.Stated))
