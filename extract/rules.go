@@ -244,7 +244,7 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: r})
 		}
 		for _, f := range found {
-			f.SourceMessageID = m.ID
+			f.SourceMessageID, f.StatedAt = m.ID, at.UTC()
 			f.ExpiresAt = TTLFor(p, f.Category, ttlStart(f, at, loc))
 			mems = append(mems, f)
 		}
