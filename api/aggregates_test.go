@@ -10,10 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/api"
-	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
-	"github.com/mnemo-ai/mnemo/prompts"
-	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -25,29 +22,14 @@ var aggNow = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 // token beside the service one, and a fixed clock.
 func setupWithSchedules(t *testing.T, b storetest.Backend) (*api.Server, store.Store) {
 	t.Helper()
-	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(context.Background(), st); err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.New(st, jobs.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	apps, err := prompts.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := seal.ParseKeys(testKeySpec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	scheds, err := jobs.ParseSchedules(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := api.New(api.Config{Tokens: []api.Token{{Scope: api.ScopeService, Value: token}, {Scope: api.ScopeAdmin, Value: adminToken}}})
-	srv.Mount(api.Data{Store: st, MaxBodyBytes: 64 << 10, Handoff: handoff.Deps{Queue: q, Apps: apps, Keys: keys},
-		Schedules: scheds, Now: func() time.Time { return aggNow }})
+	srv, st, _ := setupAPIWith(t, b, func(cfg *api.Config, data *api.Data) {
+		cfg.Tokens = append(cfg.Tokens, api.Token{Scope: api.ScopeAdmin, Value: adminToken})
+		data.Schedules, data.Now = scheds, func() time.Time { return aggNow }
+	})
 	return srv, st
 }
 

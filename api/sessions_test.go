@@ -23,6 +23,13 @@ var testKeySpec = "k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
 
 func setupAPI(t *testing.T, b storetest.Backend) (*api.Server, store.Store, jobs.Queue) {
 	t.Helper()
+	return setupAPIWith(t, b, nil)
+}
+
+// setupAPIWith mounts the API on a fresh database; with more non-nil it
+// may add tokens and set what api.Data leaves at its defaults.
+func setupAPIWith(t *testing.T, b storetest.Backend, more func(*api.Config, *api.Data)) (*api.Server, store.Store, jobs.Queue) {
+	t.Helper()
 	st := b.Open(t)
 	if _, err := jobs.MigrateRiver(context.Background(), st); err != nil {
 		t.Fatal(err)
@@ -39,8 +46,13 @@ func setupAPI(t *testing.T, b storetest.Backend) (*api.Server, store.Store, jobs
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := api.New(api.Config{Tokens: []api.Token{{Scope: api.ScopeService, Value: token}}})
-	srv.Mount(api.Data{Store: st, MaxBodyBytes: 64 << 10, Handoff: handoff.Deps{Queue: q, Apps: apps, Keys: keys}})
+	cfg := api.Config{Tokens: []api.Token{{Scope: api.ScopeService, Value: token}}}
+	data := api.Data{Store: st, MaxBodyBytes: 64 << 10, Handoff: handoff.Deps{Queue: q, Apps: apps, Keys: keys}}
+	if more != nil {
+		more(&cfg, &data)
+	}
+	srv := api.New(cfg)
+	srv.Mount(data)
 	return srv, st, q
 }
 

@@ -440,16 +440,16 @@ func (q queries) ListStatements(ctx context.Context, userID string, keys []strin
 				&s.Wording, scanTime{&s.CreatedAt})
 			return s, err
 		})
-	if err != nil || len(keys) == 0 {
+	return only(all, err, keys, func(s Statement) string { return s.Key })
+}
+
+// only keeps the rows whose name is one of names (all of them when names is
+// empty): the filter of the List methods that take kinds or keys.
+func only[T any](all []T, err error, names []string, name func(T) string) ([]T, error) {
+	if err != nil || len(names) == 0 {
 		return all, err
 	}
-	out := all[:0]
-	for _, s := range all {
-		if slices.Contains(keys, s.Key) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(all, func(x T) bool { return !slices.Contains(names, name(x)) }), nil
 }
 
 func (q queries) InsertStatement(ctx context.Context, s Statement) error {
@@ -560,16 +560,7 @@ func (q queries) ListRecords(ctx context.Context, userID string, kinds []string)
 			err := r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt}, scanTime{&x.StatedAt})
 			return x, err
 		})
-	if err != nil || len(kinds) == 0 {
-		return all, err
-	}
-	out := all[:0]
-	for _, r := range all {
-		if slices.Contains(kinds, r.Kind) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return only(all, err, kinds, func(r Record) string { return r.Kind })
 }
 
 func (q queries) UpsertRecord(ctx context.Context, r Record) error {
