@@ -145,9 +145,10 @@ type ArchiveEvent struct {
 
 // ArchiveRecord is one derived record.
 type ArchiveRecord struct {
-	Kind string          `json:"kind"`
-	Key  string          `json:"key"`
-	Data json.RawMessage `json:"data"`
+	Kind     string          `json:"kind"`
+	Key      string          `json:"key"`
+	Data     json.RawMessage `json:"data"`
+	StatedAt time.Time       `json:"stated_at"`
 }
 
 // ArchiveCue is one cue for a next session.
@@ -252,7 +253,7 @@ func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID
 		return a, err
 	}
 	for _, r := range recs {
-		a.Records = append(a.Records, ArchiveRecord{Kind: r.Kind, Key: r.Key, Data: r.Data})
+		a.Records = append(a.Records, ArchiveRecord{Kind: r.Kind, Key: r.Key, Data: r.Data, StatedAt: r.StatedAt})
 	}
 	cues, err := q.ListCues(ctx, userID, false)
 	if err != nil {

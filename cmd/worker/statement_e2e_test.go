@@ -191,3 +191,52 @@ func TestProfileStatementTimeOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestEventDateOverHTTP: "next Friday" is kept as the date it names, in the
+// user's zone, and the event stays remembered until after that day.
+func TestEventDateOverHTTP(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := startWithLLM(t, url, nil)
+			berlin, err := time.LoadLocation("Europe/Berlin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := time.Now().Add(-time.Hour).Truncate(time.Second)
+			code, res := c.do("POST", "/v1/sessions/wedding/close", map[string]any{
+				"user_id": "u-wedding", "app": "mona", "timezone": "Europe/Berlin",
+				"started_at": said.Add(-time.Minute).UTC().Format(time.RFC3339), "ended_at": said.Add(time.Minute).UTC().Format(time.RFC3339),
+				"messages": []map[string]any{{"id": "m1", "role": "user", "content": "My sister's wedding is next Friday.", "at": said.UTC().Format(time.RFC3339)}},
+			})
+			if code != 202 {
+				t.Fatalf("close = %d %v", code, res)
+			}
+			c.waitProcessed("wedding")
+			// The first Friday after the day it was said, in Berlin.
+			day := said.In(berlin)
+			friday := time.Date(day.Year(), day.Month(), day.Day()+1, 12, 0, 0, 0, berlin)
+			for friday.Weekday() != time.Friday {
+				friday = friday.AddDate(0, 0, 1)
+			}
+			_, list := c.do("GET", "/v1/users/u-wedding/memories", nil)
+			var event map[string]any
+			for _, m := range list["memories"].([]any) {
+				if mm := m.(map[string]any); strings.HasPrefix(mm["key"].(string), "event:") {
+					event = mm
+				}
+			}
+			if event == nil || event["event_date"] != friday.Format(time.DateOnly) || event["wording"] != "next Friday" {
+				t.Fatalf("event = %v; want event_date %s and wording \"next Friday\"", event, friday.Format(time.DateOnly))
+			}
+			if v, _ := event["value"].(string); strings.Contains(strings.ToLower(v), "friday") {
+				t.Fatalf("the event's value %q keeps the relative words, which are wrong a week later", v)
+			}
+			expires, err := time.Parse(time.RFC3339Nano, event["expires_at"].(string))
+			if err != nil || !expires.After(friday.Add(24*time.Hour)) {
+				t.Fatalf("expires_at = %v; want after the wedding day %s", event["expires_at"], friday.Format(time.DateOnly))
+			}
+		})
+	}
+}
