@@ -1,14 +1,15 @@
 package api
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
@@ -131,7 +132,7 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if app := h.Handoff.Apps[u.App]; app == nil || cmp.Or(app.Policy.Rules, app.Name) != "clara" {
+	if app := h.Handoff.Apps[u.App]; app == nil || !slices.Contains(extract.KindOfApp(app).Batches(), jobs.BatchTrends) {
 		WriteError(w, http.StatusNotFound, "not_found", "trends are computed only for users of an app with Clara's rules")
 		return
 	}

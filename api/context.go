@@ -43,11 +43,9 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		loc = time.UTC
 	}
 	in := extract.PackInput{DisplayName: user.DisplayName, Query: query, Now: now, Location: loc}
-	rules := app.Policy.Rules
-	if rules == "" {
-		rules = app.Name
-	}
-	if rules == "clara" {
+	kind := extract.KindOfApp(app)
+	rules := kind.Name()
+	if !kind.CrossSession() {
 		// Cross-session data never enters Clara's context: read nothing.
 		return extract.Pack(rules, in, budget), nil
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -13,6 +14,32 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
+
+// clara (seed 000): the dementia companion. Its pack is always empty, and
+// only the summary text of an LLM answer is the model's: the arc, topics
+// and anchors come from the chat service's events.
+type kindClara struct{ baseKind }
+
+func (kindClara) Name() string       { return "clara" }
+func (kindClara) DefaultBudget() int { return 0 }
+func (kindClara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
+	claraRules(res, p, s, now)
+}
+func (kindClara) pack(PackInput) *packPlan { return nil }
+func (kindClara) Batches() []string        { return []string{"trends"} }
+func (kindClara) CrossSession() bool       { return false }
+func (kindClara) CompleteLLM(llm, rules Result) Result {
+	text, ok := llm.SessionSummary["summary"]
+	llm.SessionSummary = maps.Clone(rules.SessionSummary)
+	if llm.SessionSummary == nil {
+		llm.SessionSummary = map[string]any{}
+	}
+	if ok {
+		llm.SessionSummary["summary"] = text
+	}
+	llm.Records = rules.Records
+	return llm
+}
 
 // Record kinds Clara sessions produce.
 const (

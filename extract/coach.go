@@ -13,6 +13,28 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
+// coach (seed 003): the life coach. Recurring themes span sessions, which
+// only the rules see.
+type kindCoach struct{ baseKind }
+
+func (kindCoach) Name() string       { return "coach" }
+func (kindCoach) DefaultBudget() int { return DefaultBudgetCoach }
+func (kindCoach) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
+	coachRules(res, p, s, now)
+}
+func (kindCoach) pack(in PackInput) *packPlan { p := packCoach(in); return &p }
+func (kindCoach) DerivesProfile() bool        { return true }
+func (k kindCoach) CompleteLLM(llm, rules Result) Result {
+	llm = k.baseKind.CompleteLLM(llm, rules)
+	if themes, ok := rules.ProfileUpdates["recurring_themes"]; ok {
+		if llm.ProfileUpdates == nil {
+			llm.ProfileUpdates = map[string]any{}
+		}
+		llm.ProfileUpdates["recurring_themes"] = themes
+	}
+	return llm
+}
+
 // Bounds of the coach summary and profile (seed 003; the caps of
 // prompts/coach/schema.json).
 const (

@@ -4,11 +4,24 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
+	"github.com/mnemo-ai/mnemo/prompts"
 )
+
+// eldertree (seed 002): the recovery mentor.
+type kindElderTree struct{ baseKind }
+
+func (kindElderTree) Name() string       { return "eldertree" }
+func (kindElderTree) DefaultBudget() int { return DefaultBudgetElderTree }
+func (kindElderTree) Rules(res *Result, _ prompts.Policy, s Session, _ time.Time) {
+	res.SessionSummary = elderTreeSummary(s.Events)
+}
+func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); return &p }
+func (kindElderTree) Batches() []string           { return []string{"weekly-analytics"} }
 
 // Urge outcomes (seed 002).
 const (

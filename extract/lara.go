@@ -12,6 +12,17 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
+// lara (seed 001): the child-learning tutor, deterministic only.
+type kindLara struct{ baseKind }
+
+func (kindLara) Name() string       { return "lara" }
+func (kindLara) DefaultBudget() int { return DefaultBudgetLara }
+func (kindLara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
+	laraRules(res, p, s, now)
+}
+func (kindLara) pack(in PackInput) *packPlan { p := packLara(in); return &p }
+func (kindLara) FoldsRecords() bool          { return true }
+
 // Record kinds of the lara preset (seed 001), one per table of the seed's
 // long-term memory, plus the user's current reinforcement style.
 const (

@@ -87,18 +87,7 @@ func Rules(app *prompts.App, s Session, now time.Time) Result {
 	if kind == "" {
 		kind = name
 	}
-	switch kind {
-	case "eldertree":
-		res.SessionSummary = elderTreeSummary(s.Events)
-	case "clara":
-		claraRules(&res, policy, s, now)
-	case "lara":
-		laraRules(&res, policy, s, now)
-	case "coach":
-		coachRules(&res, policy, s, now)
-	default:
-		mineSession(&res, policy, s, now)
-	}
+	KindOf(kind).Rules(&res, policy, s, now)
 	return res
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
@@ -345,18 +346,15 @@ const (
 // change) and the newest trends. The scheduler re-runs them on its next
 // tick; a session that ended after every run marks nothing.
 func MarkLateSession(ctx context.Context, tx store.Batcher, rules string, endedAt, now time.Time) error {
-	var m store.DirtyMark
-	switch rules {
-	case "eldertree":
-		m = store.DirtyMark{Batch: BatchWeeklyAnalytics}
-	case "clara":
-		m = store.DirtyMark{Batch: BatchTrends, Latest: true}
-	default:
-		return nil
+	for _, batch := range extract.KindOf(rules).Batches() {
+		m := store.DirtyMark{Batch: batch, After: endedAt, At: now, Reason: ReasonLateSession}
+		// Trends are the user's latest: only the newest run needs redoing.
+		m.Latest = batch == BatchTrends
+		if _, err := tx.MarkDirty(ctx, m); err != nil {
+			return err
+		}
 	}
-	m.After, m.At, m.Reason = endedAt, now, ReasonLateSession
-	_, err := tx.MarkDirty(ctx, m)
-	return err
+	return nil
 }
 
 // RulesOf is the deterministic extractor an app uses, which says which

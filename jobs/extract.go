@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -176,7 +175,7 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		run.DurationMS = time.Since(started).Milliseconds()
 		switch {
 		case err == nil:
-			result = withRules(cmp.Or(app.Policy.Rules, app.Name), res, result)
+			result = extract.KindOfApp(app).CompleteLLM(res, result)
 			run.Source = extract.SourceLLM
 		case isRateLimit(err):
 			wait, _ := extract.RetryAfter(err)
@@ -253,38 +252,6 @@ func (w *ExtractWorker) llmAllowed(ctx context.Context, app *prompts.App, now ti
 		return false, nil
 	}
 	return true, nil
-}
-
-// withRules completes an LLM result with what only the rules decide: the
-// records (the LLM never decides what a record holds), the deterministic
-// summary fields the LLM did not write, and what an LLM that sees one session
-// cannot know. For Clara only the summary text is the model's: the arc, topics
-// and anchors come from the chat service's events. For coach the recurring
-// themes span sessions, which only the rules see.
-func withRules(rulesKind string, llm, rules extract.Result) extract.Result {
-	summary := maps.Clone(rules.SessionSummary)
-	if summary == nil {
-		summary = map[string]any{}
-	}
-	switch rulesKind {
-	case "clara":
-		if text, ok := llm.SessionSummary["summary"]; ok {
-			summary["summary"] = text
-		}
-	default:
-		maps.Copy(summary, llm.SessionSummary)
-	}
-	if rulesKind == "coach" {
-		if themes, ok := rules.ProfileUpdates["recurring_themes"]; ok {
-			if llm.ProfileUpdates == nil {
-				llm.ProfileUpdates = map[string]any{}
-			}
-			llm.ProfileUpdates["recurring_themes"] = themes
-		}
-	}
-	llm.SessionSummary = summary
-	llm.Records = rules.Records
-	return llm
 }
 
 // loadHistory reads what extraction may build on: the user's records, newest
@@ -699,7 +666,7 @@ func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *pro
 
 // derivesProfile reports whether app's profile is derived from all of a
 // user's session summaries rather than stated in one session.
-func derivesProfile(app *prompts.App) bool { return cmp.Or(app.Policy.Rules, app.Name) == "coach" }
+func derivesProfile(app *prompts.App) bool { return extract.KindOfApp(app).DerivesProfile() }
 
 // ProfileForgotten is the memory id under which a profile's fresh start
 // (DELETE) is recorded in the memory audit.

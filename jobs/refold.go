@@ -29,7 +29,7 @@ import (
 // have left.
 
 // foldsRecords reports whether app's records are a fold over sessions.
-func foldsRecords(app *prompts.App) bool { return cmp.Or(app.Policy.Rules, app.Name) == "lara" }
+func foldsRecords(app *prompts.App) bool { return extract.KindOfApp(app).FoldsRecords() }
 
 // rulesNow is the time the rules of app fold session in at. A fold is
 // done at the session's own time (or now, for a session dated in the

@@ -71,7 +71,7 @@ func (w *ResummarizeWorker) Work(ctx context.Context, job *river.Job[Resummarize
 		got, err := d.LLM.Extract(ctx, app, in)
 		switch {
 		case err == nil:
-			res = withRules(cmp.Or(app.Policy.Rules, app.Name), got, res)
+			res = extract.KindOfApp(app).CompleteLLM(got, res)
 		case isRateLimit(err):
 			wait, _ := extract.RetryAfter(err)
 			return river.JobSnooze(cmp.Or(wait, extract.DefaultRetryAfter))

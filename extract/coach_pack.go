@@ -1,0 +1,64 @@
+package extract
+
+import "cmp"
+
+// The coach kind's context pack (seed 003).
+
+func packCoach(in PackInput) packPlan {
+	const (
+		client = iota
+		threads
+		recognition
+	)
+	p := newPackPlan(
+		packSection{"client", "CLIENT:"},
+		packSection{"open_threads", "OPEN THREADS:"},
+		packSection{"recognition", "LAST RECOGNITION MOMENT:"},
+	)
+	prof := in.Profile
+	if name := cmp.Or(packValue(prof["preferred_name"]), packClean(in.DisplayName, packValueRunes)); name != "" {
+		p.add(packItem{section: client, prio: 0, text: "Name: " + name})
+	}
+	list := func(field string, prio int, g *packGroup, prefix string) {
+		for i, s := range packStrings(prof[field]) {
+			if i >= packCoachList {
+				p.capped[client]++
+				continue
+			}
+			p.add(packItem{section: client, prio: prio, group: g, text: prefix + s})
+		}
+	}
+	list("goals", 10, nil, "Goal: ")
+	list("coach_preferences", 30, &packGroup{one: "Coaching preference", many: "Coaching preferences", sep: "; "}, "")
+	list("recurring_themes", 50, &packGroup{one: "Recurring theme", many: "Recurring themes", sep: "; "}, "")
+
+	seen := map[string]bool{}
+	n := 0
+	for _, s := range in.Summaries[:min(len(in.Summaries), packSessions)] {
+		for i, t := range packStrings(s.Data["open_threads"]) {
+			k := labelKey(t)
+			if k == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			if i >= packThreads {
+				p.capped[threads]++
+				continue
+			}
+			p.add(packItem{section: threads, prio: 20, text: packDate(s.At) + ": " + t})
+			n++
+		}
+	}
+	for _, s := range in.Summaries {
+		// A moment is a string, or a list of which the first counts.
+		r := packClean(text(s.Data["recognition_moment"]), packTextRunes)
+		if ms := packStrings(s.Data["recognition_moment"]); r == "" && len(ms) > 0 {
+			r = ms[0]
+		}
+		if r != "" {
+			p.add(packItem{section: recognition, prio: 40, text: packDate(s.At) + ": " + r, cut: true})
+			break
+		}
+	}
+	return p
+}
