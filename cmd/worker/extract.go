@@ -32,14 +32,21 @@ func registerExtractFlags(fs *flag.FlagSet) {
 	cmdFlags.Store(fs, f)
 }
 
-// extractOutput is what `worker extract` prints (DESIGN.md §4).
+// extractOutput is what `worker extract` prints: everything the extraction
+// job would store for the session (as the first session of a new user: no
+// history), and why anything was left out.
 type extractOutput struct {
-	App            string            `json:"app"`
-	Source         string            `json:"source"`
+	App    string `json:"app"`
+	Source string `json:"source"`
+	// PromptVersion is the version the job records with the session (the
+	// app's); RulesVersion names the deterministic rule set.
 	PromptVersion  string            `json:"prompt_version"`
+	RulesVersion   string            `json:"rules_version"`
 	Memories       []extract.Memory  `json:"memories"`
 	ProfileUpdates map[string]any    `json:"profile_updates"`
 	SessionSummary map[string]any    `json:"session_summary"`
+	Records        []extract.Record  `json:"records"`
+	Cues           []extract.Cue     `json:"cues"`
 	Dropped        []extract.Dropped `json:"dropped"`
 }
 
@@ -93,7 +100,7 @@ func extractCmd(ctx context.Context, e *env) error {
 		got, err := llm.Extract(ctx, app, s)
 		switch {
 		case err == nil:
-			res = got
+			res = extract.KindOfApp(app).CompleteLLM(got, res)
 		case errors.Is(err, context.Canceled):
 			return err
 		default:
@@ -101,8 +108,18 @@ func extractCmd(ctx context.Context, e *env) error {
 			fmt.Fprintf(e.stderr, "worker extract: llm failed (%s); printing the rules result\n", fallbackReason(err))
 		}
 	}
-	out := extractOutput{App: res.App, Source: res.Source, PromptVersion: res.PromptVersion, Memories: res.Memories,
-		ProfileUpdates: res.ProfileUpdates, SessionSummary: res.SessionSummary, Dropped: res.Dropped}
+	out := extractOutput{App: res.App, Source: res.Source, PromptVersion: app.PromptVersion, RulesVersion: extract.RulesVersion,
+		Memories: res.Memories, ProfileUpdates: res.ProfileUpdates, SessionSummary: res.SessionSummary,
+		Records: res.Records, Dropped: res.Dropped,
+		Cues: []extract.Cue{}}
+	if len(app.Policy.SignificantFields) > 0 {
+		// The cues the job would record for a user with no profile yet.
+		out.Cues = extract.Cues(map[string]any{}, extract.ProfileDiff(nil, res.ProfileUpdates), res.SessionSummary, nil,
+			app.Policy.SignificantFields, now)
+	}
+	if out.Records == nil {
+		out.Records = []extract.Record{}
+	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
