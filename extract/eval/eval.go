@@ -281,7 +281,7 @@ type Outcome struct {
 	Set        *Set
 	Candidates int      // memories the extractor proposed
 	Stored     []Stored // what the merge policy would write (per session, on an empty store)
-	// ByTurn holds the stored memories by session and turn index.
+	// bySession holds the stored memories by session (persona/date).
 	bySession map[string][]Stored
 }
 
