@@ -199,6 +199,17 @@ type sessionView struct {
 	TranscriptRetained bool            `json:"transcript_retained"`
 	RetainUntil        *time.Time      `json:"transcript_retained_until,omitempty"`
 	Jobs               []store.JobRef  `json:"jobs"`
+	// Risks are the distress and crisis statements found in the session
+	// (class, severity, message, actor; never the text).
+	Risks []riskView `json:"risks"`
+}
+
+// riskView is a session's risk cue.
+type riskView struct {
+	Class     string `json:"class"`
+	Severity  string `json:"severity"`
+	MessageID string `json:"message_id"`
+	Actor     string `json:"actor,omitempty"`
 }
 
 // recordView is a record the session wrote (LaRa's learning progress,
@@ -259,6 +270,21 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
 		return
+	}
+	cues, err := h.Store.ListCues(ctx, sess.UserID, false)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v.Risks = []riskView{}
+	for _, c := range cues {
+		if c.SessionID != id || c.Kind != jobs.CueRisk {
+			continue
+		}
+		var rv riskView
+		_ = json.Unmarshal(c.Detail, &rv)
+		rv.MessageID = c.Field
+		v.Risks = append(v.Risks, rv)
 	}
 	runs, err := h.Store.ListExtractionRuns(ctx, id)
 	if err != nil {

@@ -273,6 +273,10 @@ func LaraGuard(userID, sessionID string, prior, next []Record, now time.Time) (o
 	}
 
 	for _, r := range next {
+		if laraRisky(r) { // a preference for being hurt is refused like a label
+			drop(GuardRisk)
+			continue
+		}
 		if reason := laraCheck(r, own, userID, sessionID, stamp, now); reason != "" {
 			drop(reason)
 			continue

@@ -225,6 +225,7 @@ func (l *LLM) Extract(ctx context.Context, app *prompts.App, s Session) (Result,
 	res.ProfileUpdates = objectFrom(merged["profile_updates"])
 	res.SessionSummary = objectFrom(merged["session_summary"])
 	res.Dropped = []Dropped{}
+	Screen(&res, app.Policy, s) // the model's answer passes the same gate as the rules'
 	return res, nil
 }
 

@@ -88,6 +88,7 @@ func Rules(app *prompts.App, s Session, now time.Time) Result {
 		kind = name
 	}
 	KindOf(kind).Rules(&res, policy, s, now)
+	Screen(&res, policy, s) // safety before memory, every kind
 	return res
 }
 

@@ -120,6 +120,15 @@ type Dropped struct {
 	Reason    string `json:"reason"`
 }
 
+// Risk is a distress or crisis statement in a session (see RiskOf): what
+// kind, how severe, in which message and whose. It never carries the text.
+type Risk struct {
+	Class     string `json:"class"`    // suicidal, self_harm, abuse, hopelessness, distress
+	Severity  string `json:"severity"` // high, medium, low
+	MessageID string `json:"message_id"`
+	Actor     string `json:"actor"` // user, or other when the user reports someone else's words
+}
+
 // Usage is what one LLM extraction cost.
 type Usage struct {
 	Model        string `json:"model,omitempty"`
@@ -131,14 +140,17 @@ type Usage struct {
 // Result is the output of one extraction, as printed by `worker extract` and
 // stored by the extraction job.
 type Result struct {
-	App            string          `json:"app"`
-	Source         string          `json:"source"`
-	PromptVersion  string          `json:"prompt_version"`
-	Memories       []Memory        `json:"memories"`
-	ProfileUpdates map[string]any  `json:"profile_updates"`
-	SessionSummary map[string]any  `json:"session_summary"`
-	Dropped        []Dropped       `json:"dropped"`
-	Records        []Record        `json:"records,omitempty"`
-	Usage          Usage           `json:"usage"`
-	Raw            json.RawMessage `json:"-"` // the validated LLM answer, when Source is llm
+	App            string         `json:"app"`
+	Source         string         `json:"source"`
+	PromptVersion  string         `json:"prompt_version"`
+	Memories       []Memory       `json:"memories"`
+	ProfileUpdates map[string]any `json:"profile_updates"`
+	SessionSummary map[string]any `json:"session_summary"`
+	Dropped        []Dropped      `json:"dropped"`
+	Records        []Record       `json:"records,omitempty"`
+	// Risks are the distress and crisis statements Screen found in the
+	// user's messages: never their text, only class, severity and message.
+	Risks []Risk          `json:"risks,omitempty"`
+	Usage Usage           `json:"usage"`
+	Raw   json.RawMessage `json:"-"` // the validated LLM answer, when Source is llm
 }

@@ -106,6 +106,7 @@ func NewWorkers(d *Deps) *river.Workers {
 	river.AddWorker(w, &EraseWorker{deps: d})
 	river.AddWorker(w, &RewrapWorker{deps: d})
 	river.AddWorker(w, &ResummarizeWorker{deps: d})
+	river.AddWorker(w, NewRiskCueWorker(d))
 	return w
 }
 
@@ -358,6 +359,9 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 				return err
 			}
 			if err := applyProfile(ctx, tx, sess, app, in, res, now); err != nil {
+				return err
+			}
+			if err := recordRisks(ctx, tx, d, sess, in, res.Risks, now); err != nil {
 				return err
 			}
 			late, err := recordsAreLater(ctx, tx, app, sess, sessionTime(in))

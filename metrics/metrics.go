@@ -1,7 +1,8 @@
 // Package metrics exposes Mnemo's Prometheus metrics from a registry of its
 // own: jobs by kind and outcome, job and batch durations, queue depth and
 // missed batch periods (read from the database on every scrape), extraction
-// outcomes, LLM tokens and cost, and handoff requests by status.
+// outcomes, LLM tokens and cost, handoff requests by status, and risk cues by
+// class and severity.
 //
 // No label carries a user id, a session id or any text from a session: label
 // values are job kinds, queue, app, batch and model names, outcomes and HTTP
@@ -53,9 +54,13 @@ type Registry struct {
 	batchDuration      *prometheus.HistogramVec
 	batchRows          *prometheus.CounterVec
 	handoffs           *prometheus.CounterVec
+	risks              *prometheus.CounterVec
 }
 
-var _ jobs.Metrics = (*Registry)(nil)
+var (
+	_ jobs.Metrics     = (*Registry)(nil)
+	_ jobs.RiskMetrics = (*Registry)(nil)
+)
 
 // New builds the registry and its collectors, the Go runtime's and the
 // process's among them.
@@ -89,8 +94,11 @@ func New(cfg Config) *Registry {
 	r.handoffs = counter("handoff_requests_total",
 		"Handoff requests (close, messages) by the HTTP status they were answered with.", "endpoint", "code")
 
+	r.risks = counter("risk_cues_total",
+		"Risk cues recorded (distress and crisis statements, never their text), by app, class and severity.", "app", "class", "severity")
+
 	r.reg.MustRegister(r.jobs, r.jobDuration, r.extractions, r.extractionDuration, r.llmTokens, r.llmCost,
-		r.batches, r.batchDuration, r.batchRows, r.handoffs,
+		r.batches, r.batchDuration, r.batchRows, r.handoffs, r.risks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&scraped{queue: cfg.Queue, deps: cfg.Deps, log: r.log, timeout: cfg.ScrapeTimeout})
 	return r
@@ -132,6 +140,11 @@ func (r *Registry) Batch(name, outcome string, took time.Duration, rows int64) {
 	r.batches.WithLabelValues(name, outcome).Inc()
 	r.batchDuration.WithLabelValues(name).Observe(took.Seconds())
 	r.batchRows.WithLabelValues(name).Add(float64(rows))
+}
+
+// Risk implements jobs.RiskMetrics.
+func (r *Registry) Risk(app, class, severity string) {
+	r.risks.WithLabelValues(app, class, severity).Inc()
 }
 
 // Handoff implements api.Metrics.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"text/template"
@@ -231,6 +232,21 @@ func (p Policy) check() error {
 	}
 	if p.Rules != "" && !contains(RuleSets, p.Rules) {
 		return fmt.Errorf(`"rules" %q is not one of %s`, p.Rules, strings.Join(RuleSets, ", "))
+	}
+	switch p.SpecialCategories {
+	case "", SpecialDrop, SpecialKeep:
+	case SpecialKeepSealed:
+		if p.TranscriptRetention <= 0 {
+			return errors.New(`"special_categories" keep_sealed keeps them in the sealed transcript only: it needs a "transcript_retention" above 0s`)
+		}
+	default:
+		return fmt.Errorf(`"special_categories" %q is not one of drop, keep, keep_sealed`, p.SpecialCategories)
+	}
+	if p.RiskWebhook != "" {
+		u, err := url.Parse(p.RiskWebhook)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf(`"risk_webhook" %q is not an http(s) URL without credentials`, p.RiskWebhook)
+		}
 	}
 	for i, f := range p.SignificantFields {
 		if strings.TrimSpace(f) == "" {

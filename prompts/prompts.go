@@ -79,7 +79,27 @@ type Policy struct {
 	// Temperature is the sampling temperature of this app's LLM calls, in
 	// (0, 2]; 0 or absent leaves the worker's MNEMO_LLM_TEMPERATURE.
 	Temperature float64 `json:"temperature,omitempty"`
+	// SpecialCategories is what becomes of special categories of personal
+	// data (health, sex life or orientation, religion, politics, ethnicity,
+	// union membership, biometrics): "drop" stores nothing of them, "keep"
+	// stores them like any other data (an app whose purpose they are),
+	// "keep_sealed" keeps them only in the session's sealed (encrypted)
+	// transcript, never in memories, profiles, summaries or packs. Unset,
+	// the kind decides (extract.SpecialPolicy): keep for eldertree and
+	// clara, keep_sealed for coach, drop for the others.
+	SpecialCategories string `json:"special_categories,omitempty"`
+	// RiskWebhook is an http(s) URL that receives every medium or high risk
+	// cue of the app's users (no text, only class, severity and IDs); empty
+	// posts nothing.
+	RiskWebhook string `json:"risk_webhook,omitempty"`
 }
+
+// Special-category policies.
+const (
+	SpecialDrop       = "drop"
+	SpecialKeep       = "keep"
+	SpecialKeepSealed = "keep_sealed"
+)
 
 // App is one loaded preset.
 type App struct {

@@ -1,0 +1,166 @@
+package extract_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/extract"
+)
+
+// riskCase is a phrasing and what RiskOf should find: class "" for none.
+type riskCase struct {
+	text, class, severity, actor string
+}
+
+func none(text string) riskCase { return riskCase{text: text} }
+func user(class, severity, text string) riskCase {
+	return riskCase{text, class, severity, extract.ActorUser}
+}
+func other(class, text string) riskCase {
+	return riskCase{text, class, extract.SeverityLow, extract.ActorOther}
+}
+
+const (
+	hi  = extract.SeverityHigh
+	med = extract.SeverityMedium
+	low = extract.SeverityLow
+)
+
+var riskCases = map[string][]riskCase{
+	extract.RiskSuicidal: {
+		user(extract.RiskSuicidal, hi, "I want to die."),
+		user(extract.RiskSuicidal, hi, "i just wanna die"),
+		user(extract.RiskSuicidal, hi, "Sometimes I wish I was dead."),
+		user(extract.RiskSuicidal, hi, "I want to kill myself"),
+		user(extract.RiskSuicidal, hi, "I've been thinking about ending my life."),
+		user(extract.RiskSuicidal, hi, "I'm going to end it all tonight"),
+		user(extract.RiskSuicidal, hi, "I don't want to live anymore."),
+		user(extract.RiskSuicidal, hi, "I dont want to be alive"),
+		user(extract.RiskSuicidal, hi, "I've been having suicidal thoughts"),
+		user(extract.RiskSuicidal, hi, "I wish I'd never been born"),
+		user(extract.RiskSuicidal, hi, "Everyone would be better off without me."),
+		user(extract.RiskSuicidal, hi, "I hope I don't wake up tomorrow"),
+		user(extract.RiskSuicidal, hi, "Is it normal to want to die?"),
+		user(extract.RiskSuicidal, hi, "I told him \"I want to die\" and he laughed"),
+		user(extract.RiskSuicidal, hi, "I’m thinking about suicide"),
+		user(extract.RiskSuicidal, hi, "Pizza is nice, but honestly I want to die"),
+		// Negations and the past: low, never nothing.
+		user(extract.RiskSuicidal, low, "I don't want to die."),
+		user(extract.RiskSuicidal, low, "I'm not suicidal, just tired."),
+		user(extract.RiskSuicidal, low, "I would never kill myself"),
+		user(extract.RiskSuicidal, low, "I used to want to die"),
+		// Someone else's words.
+		other(extract.RiskSuicidal, "My brother wants to kill himself."),
+		other(extract.RiskSuicidal, "My friend said she wants to die."),
+		other(extract.RiskSuicidal, `She said "I want to die" last night`),
+		other(extract.RiskSuicidal, "my best friend is suicidal and I don't know what to do"),
+		// Idioms, titles, typos, questions to the companion, people in general.
+		none("I want to die of embarrassment"),
+		none("I could kill for a coffee"),
+		none("I'm dying to see the movie!"),
+		none("I almost died laughing"),
+		none("I'd die for a good pizza"),
+		none("I nearly killed myself laughing"),
+		none("I want to die my hair blue"),
+		none("Do you ever want to die?"),
+		none("Why do people kill themselves?"),
+		none("My favorite movie is Suicide Squad"),
+		none(`My favorite song is "I Want To Die" by some band`),
+		none("I'm killing myself to finish this project over the weekend"),
+	},
+	extract.RiskSelfHarm: {
+		user(extract.RiskSelfHarm, hi, "I cut myself last night."),
+		user(extract.RiskSelfHarm, hi, "I've been cutting again"),
+		user(extract.RiskSelfHarm, hi, "I want to hurt myself"),
+		user(extract.RiskSelfHarm, hi, "I burned myself on purpose"),
+		user(extract.RiskSelfHarm, hi, "I've been self-harming for weeks"),
+		user(extract.RiskSelfHarm, hi, "Sometimes I hurt myself when I'm angry at me"),
+		user(extract.RiskSelfHarm, low, "I haven't hurt myself in months"),
+		user(extract.RiskSelfHarm, low, "I used to cut myself in high school"),
+		other(extract.RiskSelfHarm, "My sister cuts herself and I'm scared"),
+		none("I cut myself shaving this morning"),
+		none("I hurt myself playing football"),
+		none("I accidentally burned myself cooking dinner"),
+		none("I've been cutting carbs"),
+		none("I cut my hair short"),
+		none("I could hit myself for forgetting her birthday"),
+	},
+	extract.RiskAbuse: {
+		user(extract.RiskAbuse, hi, "My husband hits me when he drinks."),
+		user(extract.RiskAbuse, hi, "He hit me again."),
+		user(extract.RiskAbuse, hi, "My dad beats me"),
+		user(extract.RiskAbuse, hi, "I'm being abused at home"),
+		user(extract.RiskAbuse, hi, "My boyfriend threatened to kill me"),
+		user(extract.RiskAbuse, hi, "I'm scared of my stepdad"),
+		user(extract.RiskAbuse, hi, "I was raped last week"),
+		user(extract.RiskAbuse, med, "I was abused as a child"),
+		none("The ball hit me in the face"),
+		none("It hit me that I forgot my keys"),
+		none("My husband would never hit me"),
+		none("I got beaten at chess again"),
+		none("I was hit by a car last year"),
+		none("I'm scared of spiders"),
+	},
+	extract.RiskHopelessness: {
+		user(extract.RiskHopelessness, med, "I feel hopeless."),
+		user(extract.RiskHopelessness, med, "There's no point in anything"),
+		user(extract.RiskHopelessness, med, "What's the point of living?"),
+		user(extract.RiskHopelessness, med, "I have nothing to live for"),
+		user(extract.RiskHopelessness, med, "I can't go on like this"),
+		user(extract.RiskHopelessness, med, "I can't do this anymore."),
+		user(extract.RiskHopelessness, med, "Nothing will ever get better"),
+		user(extract.RiskHopelessness, med, "I'm just a burden to everyone"),
+		user(extract.RiskHopelessness, med, "I've given up on life"),
+		other(extract.RiskHopelessness, "My mom feels hopeless since dad left"),
+		none("I'm hopeless at math"),
+		none("I'm a hopeless romantic"),
+		none("I don't feel hopeless anymore"),
+		none("I can't go on the trip Friday"),
+		none("I can't go on Tuesday, sorry"),
+		// MemoryBank (MIT, zhongwanjun/MemoryBank-SiliconFriend): ordinary
+		// stress is not a crisis.
+		none("However, sometimes I still feel confused and helpless and don't know what to do."),
+		none("I've been feeling a bit lonely these days, but no one around me is willing to listen to me."),
+		none("Recently I've been feeling a bit stressed out and overwhelmed by the pressures of life."),
+		none("Hello, friend! Today I feel a bit tired and stressed, and I don't know what to do."),
+	},
+	extract.RiskDistress: {
+		user(extract.RiskDistress, med, "I hate my life."),
+		user(extract.RiskDistress, med, "i hate my life lol"),
+		user(extract.RiskDistress, med, "I hate myself"),
+		user(extract.RiskDistress, med, "I feel so worthless"),
+		user(extract.RiskDistress, med, "I can't stop crying"),
+		user(extract.RiskDistress, med, "My life is falling apart"),
+		user(extract.RiskDistress, med, "I’m completely falling apart"),
+		other(extract.RiskDistress, "My friend said she hates her life"),
+		other(extract.RiskDistress, "He hates himself since the accident"),
+		none("I don't hate my life"),
+		none("I used to hate my life, but things are good now"),
+		none("This phone is worthless"),
+		none("I hate my life insurance company"),
+		none(`"I Hate My Life" is my favorite song`),
+		none("My favorite song is I Hate My Life by Theory"),
+		none("This traffic is killing me"),
+		none("My feet are killing me"),
+		none("I'm dead tired"),
+		none("I'm bored to death"),
+		none("I hate my new manager's jokes"),
+	},
+}
+
+func TestRiskOf(t *testing.T) {
+	for class, cases := range riskCases {
+		for _, c := range cases {
+			f, ok := extract.RiskOf(c.text)
+			if c.class == "" {
+				if ok {
+					t.Errorf("%s: RiskOf(%q) = %+v, want no risk", class, c.text, f)
+				}
+				continue
+			}
+			want := extract.RiskFinding{Class: c.class, Severity: c.severity, Actor: c.actor}
+			if !ok || f != want {
+				t.Errorf("%s: RiskOf(%q) = %+v, %v, want %+v", class, c.text, f, ok, want)
+			}
+		}
+	}
+}

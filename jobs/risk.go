@@ -1,0 +1,163 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// CueRisk is the kind of the cue a distress or crisis statement raises
+// (extract.Screen finds them). Its field is the message ID; its detail
+// holds class, severity, message_id and actor, never the text.
+const CueRisk = "risk"
+
+// RiskMetrics is what a Metrics may also count: every risk cue recorded,
+// by app, class and severity. A Metrics without it counts none.
+type RiskMetrics interface {
+	Risk(app, class, severity string)
+}
+
+// RiskCueArgs is the job of one recorded risk cue: it counts the cue once
+// and, when the app's policy names a risk_webhook and the cue is the
+// user's own of medium or high severity, posts it there with River's
+// retries. It carries ids, class and severity only: never text, never the
+// URL (read from the policy when the job runs).
+type RiskCueArgs struct {
+	UserID    string    `json:"user_id"`
+	SessionID string    `json:"session_id"`
+	App       string    `json:"app"`
+	Class     string    `json:"class"`
+	Severity  string    `json:"severity"`
+	MessageID string    `json:"message_id"`
+	Actor     string    `json:"actor"`
+	At        time.Time `json:"at"`
+}
+
+// Kind is the River job kind.
+func (RiskCueArgs) Kind() string { return "risk_cue" }
+
+// InsertOpts: the default queue, unique per session and message.
+func (RiskCueArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueDefault, MaxAttempts: 12, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// RiskWebhookBody is what a risk webhook receives.
+type RiskWebhookBody struct {
+	UserID    string    `json:"user_id"`
+	SessionID string    `json:"session_id"`
+	App       string    `json:"app"`
+	Class     string    `json:"class"`
+	Severity  string    `json:"severity"`
+	MessageID string    `json:"message_id"`
+	At        time.Time `json:"at"`
+}
+
+// recordRisks stores a session's risks as cues inside the extraction
+// transaction and enqueues a RiskCueArgs job for each in it, so that a cue
+// is counted and posted exactly when it is committed. With no queue (a
+// test's Deps), the cues are counted at once and nothing is posted.
+func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, in extract.Session, risks []extract.Risk, now time.Time) error {
+	for _, r := range risks {
+		detail, err := json.Marshal(map[string]string{"class": r.Class, "severity": r.Severity, "message_id": r.MessageID, "actor": r.Actor})
+		if err != nil {
+			return err
+		}
+		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Kind: CueRisk, Field: r.MessageID,
+			Detail: detail, SessionID: sess.ID, CreatedAt: now}); err != nil {
+			return err
+		}
+		args := RiskCueArgs{UserID: sess.UserID, SessionID: sess.ID, App: sess.App, Class: r.Class, Severity: r.Severity,
+			MessageID: r.MessageID, Actor: r.Actor, At: statedAt(in, r.MessageID)}
+		if d.Queue == nil {
+			d.countRisk(args)
+			continue
+		}
+		if _, err := d.Queue.InsertTx(ctx, tx, args, nil); err != nil {
+			return fmt.Errorf("enqueue risk cue: %w", err)
+		}
+	}
+	return nil
+}
+
+func (d *Deps) countRisk(a RiskCueArgs) {
+	if m, ok := d.metrics().(RiskMetrics); ok {
+		m.Risk(a.App, a.Class, a.Severity)
+	}
+}
+
+// webhookClient posts risk cues; a slow endpoint fails the attempt, which
+// River retries with its backoff.
+var webhookClient = &http.Client{Timeout: 10 * time.Second}
+
+// RiskCueWorker counts a risk cue and posts it to the app's webhook.
+type RiskCueWorker struct {
+	river.WorkerDefaults[RiskCueArgs]
+	deps *Deps
+}
+
+// NewRiskCueWorker returns the risk cue worker.
+func NewRiskCueWorker(d *Deps) *RiskCueWorker { return &RiskCueWorker{deps: d} }
+
+// Work counts the cue on its first attempt and posts it when the policy
+// asks. A 4xx answer other than 408 and 429 is final; anything else that is
+// not 2xx is retried.
+func (w *RiskCueWorker) Work(ctx context.Context, job *river.Job[RiskCueArgs]) error {
+	d, a := w.deps, job.Args
+	if job.Attempt == 1 {
+		d.countRisk(a)
+	}
+	app := d.Apps[a.App]
+	if app == nil || app.Policy.RiskWebhook == "" || !Alerting(a.Severity, a.Actor) {
+		return nil
+	}
+	return postRisk(ctx, d, app, a)
+}
+
+// Alerting reports whether a risk of severity and actor is posted to a
+// webhook: the user's own, medium or high. A denial ("I don't want to die")
+// and someone else's words are visible on the session and counted, never
+// posted.
+func Alerting(severity, actor string) bool {
+	return actor == extract.ActorUser && (severity == extract.SeverityHigh || severity == extract.SeverityMedium)
+}
+
+func postRisk(ctx context.Context, d *Deps, app *prompts.App, a RiskCueArgs) error {
+	body, err := json.Marshal(RiskWebhookBody{UserID: a.UserID, SessionID: a.SessionID, App: a.App, Class: a.Class,
+		Severity: a.Severity, MessageID: a.MessageID, At: a.At.UTC()})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, app.Policy.RiskWebhook, bytes.NewReader(body))
+	if err != nil {
+		return river.JobCancel(fmt.Errorf("risk webhook of %s: %w", a.App, err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "mnemo-risk-webhook")
+	resp, err := webhookClient.Do(req)
+	if err != nil {
+		// The error names the URL, which may carry a token: log the app only.
+		d.log().WarnContext(ctx, "risk webhook unreachable; retrying", slog.String("app", a.App))
+		return errors.New("risk webhook of " + a.App + " unreachable")
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return nil
+	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests:
+		d.log().ErrorContext(ctx, "risk webhook refused the cue", slog.String("app", a.App), slog.Int("status", resp.StatusCode))
+		return river.JobCancel(errors.New("risk webhook of " + a.App + " answered " + strconv.Itoa(resp.StatusCode)))
+	}
+	return errors.New("risk webhook of " + a.App + " answered " + strconv.Itoa(resp.StatusCode))
+}
