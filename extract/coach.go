@@ -221,6 +221,12 @@ var coachPatterns = []coachPattern{
 		`i\s+`+coachStop+`(?:don't|do\s+not|dont)\s+(?:really\s+|yet\s+)?know\s+(?:yet\s+)?(`+coachWh+`.+)`,
 		coachIAm+`\s+`+coachStop+`(?:wondering|torn\s+about)\s+(`+coachWh+`.+)`,
 		`i\s+`+coachStop+`wonder\s+(`+coachWh+`.+)`)},
+	{kind: coachThread, re: prefix(
+		`(?:`+coachIAm+`\s+)?`+coachStop+`(?:(?:a\s+(?:bit|little)|kind\s+of|so|very|pretty|quite)\s+)?((?:worried|anxious|nervous|concerned|scared|afraid)\s+(?:about|of)\s+.+)`,
+		`i\s+`+coachStop+`((?:worry|fret)\s+about\s+.+)`,
+		`my\s+(?:biggest\s+|main\s+|real\s+|one\s+)?(?:worry|concern|fear)\s+is\s+(.+)`,
+		`i\s+`+coachStop+`(?:haven't|have\s+not|havent|still\s+haven't)\s+(?:yet\s+)?(?:figured|worked)\s+out\s+(`+coachWh+`.+)`,
+		`i\s+`+coachStop+`(?:can't|cannot|cant)\s+(?:seem\s+to\s+)?figure\s+out\s+(`+coachWh+`.+)`)},
 	{kind: coachThread, lead: "figure out ", re: prefix(
 		`i\s+`+coachStop+`(?:need|have|want|got)\s+to\s+(?:still\s+)?figure\s+out\s+(.+)`,
 		`i\s+`+coachStop+`(?:gotta|must)\s+figure\s+out\s+(.+)`,
@@ -760,7 +766,7 @@ func coachTopics(m coachMined) []string {
 	first := map[string]int{}
 	var order []string
 	count := func(text string, weight int) {
-		for _, t := range coachTerms(text) {
+		for _, t := range coachNounTerms(text) {
 			if _, ok := first[t]; !ok {
 				first[t] = len(order)
 				order = append(order, t)
@@ -834,17 +840,135 @@ func coachPick(order []string, ok func(string) bool, n int) []string {
 }
 
 // coachSummaryTerms are the keywords of one summary: its topics, recognition
-// moment, action steps and open threads.
+// moment, action steps and open threads. A term is true when it may be a
+// theme: a topic, or a noun phrase of the texts (coachNounTerms); the other
+// keywords (false) only count towards a theme's sessions, so that "money"
+// recurs when one session worried about money and another named it in a
+// step.
 func coachSummaryTerms(topics []string, moment string, steps, threads []string) map[string]bool {
 	set := map[string]bool{}
 	for _, list := range [][]string{topics, {moment}, steps, threads} {
 		for _, v := range list {
 			for _, t := range coachTerms(v) {
+				set[t] = set[t] || false
+			}
+			for _, t := range coachNounTerms(v) {
 				set[t] = true
 			}
 		}
 	}
+	for _, t := range topics {
+		if k := strings.Join(lowerWords(t), " "); k != "" {
+			set[k] = true
+		}
+	}
 	return set
+}
+
+// Noun phrases. Topics and themes are noun phrases, found without a
+// tagger by a small heuristic: a phrase is a run of one to three content
+// words (coachWord: no stop word, no number, no adverb or comparative) that
+//
+//   - follows an opener: a determiner or possessive ("the", "my", "our"),
+//     a preposition ("about", "at", "with") or a quantifier ("two",
+//     "some"), adjectives such as "new" or "big" read past; or opens a
+//     clause without being a verb ("Money is tight", not "Finish two …");
+//   - ends where the phrase does: at punctuation, a stop word or the end of
+//     the text, so that "portfolio case" of "portfolio case studies" is no
+//     phrase, and a run longer than three words gives none.
+//
+// So "react worse" (a verb, a comparative) and "finish two" (a verb, a
+// number) are no topics, "worried about money" gives "money" and "my
+// portfolio case studies" gives "portfolio case study".
+
+var (
+	coachOpeners = toSet(`the a an my our your his her their its this that these those
+		about on with for of in at from into around regarding during without against over
+		two three four five six seven eight nine ten few several some many much more less any enough every each no`)
+	coachAdjectives = toSet("new big good bad little great next last own whole same other first nice hard real huge small old young long short")
+	coachNotNouns   = toSet(`two three four five six seven eight nine ten eleven twelve twenty hundred thousand half dozen
+		worse better harder easier faster slower bigger smaller longer shorter earlier later best worst
+		usually probably quickly slowly badly honestly seriously completely easily constantly mostly nearly barely hardly immediately certainly especially mainly simply truly clearly likely
+		though although anyway instead else`)
+	// coachVerbs open a clause without naming what it is about.
+	coachVerbs            = toSet(`react finish make get go do say tell ask try want need feel think know see look take give find keep let put seem help start stop call send write read run walk talk speak meet plan book block draft email text change move quit leave stay join learn practise practice improve avoid handle deal manage fix build create prepare schedule spend save pay buy sell apply decide choose figure sleep eat drink exercise focus push hold protect accept admit notice realize realise understand remember forget wonder worry hope wish love hate enjoy miss lose win fail struggle share update review check scare frighten bother annoy drain stress kill drive hurt matter`)
+	coachConjunctionWords = toSet("and but so or because then while when")
+)
+
+// coachVerbAfter reports a word that, after the first word of a phrase,
+// is a verb rather than part of the phrase: a verb in the third person
+// ("public speaking scares me"), not a noun such as "plan" in "my work plan".
+func coachVerbAfter(lower, w string) bool {
+	return strings.HasSuffix(lower, "s") && coachVerbs[w]
+}
+
+// coachNounTerms are the noun phrases of text (see above), folded by
+// coachWord, and for a phrase of several words its last word too (so that
+// a phrase said once does not outrank the word it is built on).
+func coachNounTerms(text string) []string {
+	type tok struct {
+		w     string // coachWord form, "" for none
+		lower string
+		stop  bool // punctuation after it
+	}
+	var toks []tok
+	for _, raw := range strings.Fields(text) {
+		core := strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+		lower := strings.ToLower(strings.Trim(core, "'"))
+		end := strings.IndexFunc(raw[strings.Index(raw, core)+len(core):], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' }) >= 0
+		w := ""
+		if !coachNotNouns[lower] {
+			w = coachWord(lower)
+		}
+		toks = append(toks, tok{w, lower, end || core == ""})
+	}
+	var out []string
+	clauseStart := true
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		start := -1
+		switch {
+		case coachOpeners[t.lower] && !t.stop:
+			start = i + 1
+			for start < len(toks) && coachAdjectives[toks[start].lower] && !toks[start].stop {
+				start++
+			}
+		case clauseStart && t.w != "" && !coachVerbs[t.w] && !strings.HasSuffix(t.lower, "ed"):
+			start = i
+		}
+		clauseStart = t.stop || coachConjunctionWords[t.lower]
+		if start < 0 || start >= len(toks) {
+			continue
+		}
+		var run []string
+		k := start
+		// A verb after the first word ends the phrase ("public speaking
+		// scares me").
+		for k < len(toks) && toks[k].w != "" && len(run) < 4 && (len(run) == 0 || !coachVerbAfter(toks[k].lower, toks[k].w)) {
+			run = append(run, toks[k].w)
+			if toks[k].stop {
+				k++
+				break
+			}
+			k++
+		}
+		// The phrase must end here: punctuation, the end, or a word that is
+		// no content word.
+		complete := len(run) > 0 && len(run) <= 3 &&
+			(k == len(toks) || toks[k-1].stop || toks[k].w == "" || coachVerbAfter(toks[k].lower, toks[k].w))
+		if !complete {
+			continue
+		}
+		out = append(out, strings.Join(run, " "))
+		if len(run) > 1 {
+			out = append(out, run[len(run)-1])
+		}
+		if k-1 > i {
+			i = k - 2 // the loop's i++ lands on the phrase's last word
+			clauseStart = false
+		}
+	}
+	return out
 }
 
 // coachShaped reports whether a stored summary is a coach summary.
@@ -896,5 +1020,11 @@ func coachThemes(s Session, topics []string, m coachMined) []string {
 		}
 		return cmp.Compare(a, b)
 	})
-	return coachPick(order, func(t string) bool { return in[t] >= coachThemeMinSession }, CoachMaxThemes)
+	noun := map[string]bool{}
+	for _, set := range sessions {
+		for t, ok := range set {
+			noun[t] = noun[t] || ok
+		}
+	}
+	return coachPick(order, func(t string) bool { return noun[t] && in[t] >= coachThemeMinSession }, CoachMaxThemes)
 }

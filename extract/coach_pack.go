@@ -4,15 +4,20 @@ import "cmp"
 
 // The coach kind's context pack (seed 003).
 
+// packActionSteps caps the action steps taken from one summary.
+const packActionSteps = 5
+
 func packCoach(in PackInput) packPlan {
 	const (
 		client = iota
 		threads
+		steps
 		recognition
 	)
 	p := newPackPlan(
 		packSection{"client", "CLIENT:"},
 		packSection{"open_threads", "OPEN THREADS:"},
+		packSection{"action_steps", "OPEN ACTION STEPS:"},
 		packSection{"recognition", "LAST RECOGNITION MOMENT:"},
 	)
 	prof := in.Profile
@@ -47,6 +52,25 @@ func packCoach(in PackInput) packPlan {
 			}
 			p.add(packItem{section: threads, prio: 20, text: packDate(s.At) + ": " + t})
 			n++
+		}
+	}
+	// The action steps of the recent sessions, newest session first, each
+	// step once (the newest mention): what the user said they would do is
+	// what the next session checks in on. They come after the open
+	// threads when the budget is short.
+	stepSeen := map[string]bool{}
+	for _, s := range in.Summaries[:min(len(in.Summaries), packSessions)] {
+		for i, st := range packStrings(s.Data["action_steps"]) {
+			k := labelKey(st)
+			if k == "" || stepSeen[k] {
+				continue
+			}
+			stepSeen[k] = true
+			if i >= packActionSteps {
+				p.capped[steps]++
+				continue
+			}
+			p.add(packItem{section: steps, prio: 25, text: packDate(s.At) + ": " + st})
 		}
 	}
 	for _, s := range in.Summaries {

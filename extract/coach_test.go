@@ -409,3 +409,87 @@ func FuzzCoachRules(f *testing.F) {
 		}
 	})
 }
+
+// TestCoachTopicsAreNounPhrases: topics are what the user talked about, not
+// fragments of verbs, comparatives and numbers.
+func TestCoachTopicsAreNounPhrases(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said []string
+		want []string
+		bad  []string
+	}{
+		{[]string{
+			"I react worse when my manager criticizes my portfolio case studies.",
+			"I will finish two portfolio case studies this week.",
+			"My portfolio case studies feel weak.",
+		}, []string{"portfolio case study"}, []string{"react worse", "finish two", "portfolio case", "react", "worse", "finish"}},
+		{[]string{"Still worried about money though.", "Money is tight this month."}, []string{"money"}, nil},
+		{[]string{"I want to work on public speaking.", "Public speaking scares me, especially at the team meeting."}, []string{"public speaking"}, []string{"scare", "public speaking scare"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {
+			t.Parallel()
+			got := coachStrs(coachRun(coachSession(tt.said...)).SessionSummary["topics"])
+			for _, w := range tt.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("topics %q lack %q", got, w)
+				}
+			}
+			for _, b := range tt.bad {
+				if slices.Contains(got, b) {
+					t.Errorf("topics %q hold the fragment %q", got, b)
+				}
+			}
+		})
+	}
+}
+
+// TestCoachWorriesAreOpenThreads: a stated worry, and what the user has not
+// figured out, are left open for the next session; a denied worry is not.
+func TestCoachWorriesAreOpenThreads(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said string
+		want []string
+	}{
+		{"Still worried about money though, and I haven't figured out how to network.", []string{"Worried about money", "How to network"}},
+		{"I'm a bit anxious about the interview.", []string{"Anxious about the interview"}},
+		{"My biggest worry is the move to Denver.", []string{"The move to Denver"}},
+		{"I worry about my health.", []string{"Worry about my health"}},
+		{"I can't figure out what to say to Sam.", []string{"What to say to Sam"}},
+		{"I'm not worried about money anymore.", nil},
+		{"My sister is worried about money.", nil},
+		{"I figured out how to network.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			got := coachStrs(coachRun(coachSession(tt.said)).SessionSummary["open_threads"])
+			if len(got) != 0 || len(tt.want) != 0 {
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("open threads %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestCoachRecurringThemeAcrossSessions: money worried about in one session
+// and planned for in the next is a recurring theme; a word said in only one
+// session is not.
+func TestCoachRecurringThemeAcrossSessions(t *testing.T) {
+	t.Parallel()
+	first := coachRun(coachSession("Still worried about money though, and I haven't figured out how to network."))
+	s := coachSession("I will set up a budget for my money this weekend.", "My sister visited.")
+	s.History.Summaries = []PastSummary{{SessionID: "s-earlier", At: coachT0.Add(-7 * 24 * time.Hour), Data: first.SessionSummary}}
+	themes := coachStrs(coachRun(s).ProfileUpdates["recurring_themes"])
+	if !slices.Contains(themes, "money") {
+		t.Errorf("recurring themes %q; want money", themes)
+	}
+	for _, th := range themes {
+		if th == "sister" || th == "budget" || th == "network" {
+			t.Errorf("recurring themes %q hold %q, said in one session only", themes, th)
+		}
+	}
+}

@@ -97,7 +97,7 @@ var ctxHeaders = []string{
 	"USER CONTEXT:", "RECENT MOMENTUM:", "CONVERSATION CUES:",
 	"USER:", "CORE PREFERENCES:", "RELEVANT MEMORIES:", "CONVERSATION SUMMARY:",
 	"LEARNER:", "LEARNING STATE:", "REINFORCEMENT:", "PREFERENCES:",
-	"CLIENT:", "OPEN THREADS:", "LAST RECOGNITION MOMENT:",
+	"CLIENT:", "OPEN THREADS:", "OPEN ACTION STEPS:", "LAST RECOGNITION MOMENT:",
 }
 
 // ctxLine is the shape of every line of a pack: a header, an item or a
@@ -730,5 +730,37 @@ func TestPackDatesInUserZone(t *testing.T) {
 	// The caller's input is left as it was.
 	if in.Summaries[0].At.Location() != time.UTC || in.Now.Location() != time.UTC {
 		t.Fatal("Pack changed its input's times")
+	}
+}
+
+// TestPackCoachActionSteps: the next session's pack holds the action steps
+// of the recent sessions, newest first and each once, and leaves them out
+// before the open threads when the budget is tight.
+func TestPackCoachActionSteps(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 18, 0, 0, 0, time.UTC) }
+	in := extract.PackInput{
+		Profile: map[string]any{"goals": []any{"Build a design portfolio"}},
+		Summaries: []extract.PastSummary{
+			{SessionID: "s-3", At: day(24), Data: map[string]any{"action_steps": []any{"Finish two portfolio case studies", "Email Jo"},
+				"open_threads": []any{"Worried about money"}}},
+			{SessionID: "s-2", At: day(20), Data: map[string]any{"action_steps": []any{"email jo", "Update my CV"}}},
+			{SessionID: "s-1", At: day(10), Data: map[string]any{"action_steps": []any{"Call the bank"}}},
+			{SessionID: "s-0", At: day(1), Data: map[string]any{"action_steps": []any{"Too old to show"}}},
+		},
+		Now: day(25),
+	}
+	got := extract.Pack("coach", in, 0).Text
+	want := "OPEN ACTION STEPS:\n- 2026-11-24: Finish two portfolio case studies\n- 2026-11-24: Email Jo\n- 2026-11-20: Update my CV\n- 2026-11-10: Call the bank"
+	if !strings.Contains(got, want) {
+		t.Errorf("pack lacks\n%s\nin:\n%s", want, got)
+	}
+	if strings.Contains(got, "Too old") || strings.Contains(got, "email jo") {
+		t.Errorf("pack holds a step of an old session or a repeat:\n%s", got)
+	}
+	full := extract.Pack("coach", in, 0)
+	tight := extract.Pack("coach", in, full.Tokens-8)
+	if !strings.Contains(tight.Text, "Worried about money") || strings.Contains(tight.Text, "Call the bank") {
+		t.Errorf("a tight budget should drop the oldest action step before the open thread:\n%s", tight.Text)
 	}
 }

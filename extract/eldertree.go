@@ -2,7 +2,11 @@ package extract
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -18,7 +22,9 @@ type kindElderTree struct{ baseKind }
 func (kindElderTree) Name() string       { return "eldertree" }
 func (kindElderTree) DefaultBudget() int { return DefaultBudgetElderTree }
 func (kindElderTree) Rules(res *Result, _ prompts.Policy, s Session, _ time.Time) {
-	res.SessionSummary = elderTreeSummary(s.Events)
+	said := elderMine(s)
+	res.SessionSummary = elderTreeSummary(s.Events, said)
+	maps.Copy(res.ProfileUpdates, said.profile)
 }
 func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); return &p }
 func (kindElderTree) Batches() []string           { return []string{"weekly-analytics"} }
@@ -39,13 +45,17 @@ const (
 )
 
 // elderTreeSummary builds the seed's session_summary from urge, emotion and
-// escalation events, in the order the chat service sent them. It invents no
-// text: key_insights stays empty, and urge_intensity is null when the session
-// had no urge, so that averages are not pulled towards zero.
+// escalation events, in the order the chat service sent them, and when the
+// session has no urge event, its urge fields (urge_intensity,
+// primary_trigger, resistance_strategy_used, outcome) from what the user
+// said (see elderMine): events win when present. It invents no text:
+// key_insights stays empty, and urge_intensity is null when the session had
+// no urge or none said how strong it was, so that averages are not pulled
+// towards zero.
 //
 // A relapse anywhere in the session makes the outcome "relapsed", even when a
 // later urge passed: the next session must not lose sight of it.
-func elderTreeSummary(events []Event) map[string]any {
+func elderTreeSummary(events []Event, said elderSaid) map[string]any {
 	var (
 		intensity   = -1
 		urges       int
@@ -99,6 +109,20 @@ func elderTreeSummary(events []Event) map[string]any {
 		case "escalation":
 			escalated = true
 		}
+	}
+
+	if !slices.ContainsFunc(events, func(e Event) bool { return strings.EqualFold(strings.TrimSpace(e.Kind), "urge") }) {
+		// No urge event: what the user said stands in.
+		urges, intensity, outcome, relapsed = said.urges, said.intensity, said.outcome, said.relapsed
+		for _, t := range said.triggers {
+			k := labelKey(t)
+			if triggers[k] == 0 {
+				triggerSeen = append(triggerSeen, k)
+				triggerName[k] = t
+			}
+			triggers[k]++
+		}
+		strategies = said.strategies
 	}
 
 	primary, best := "", 0
@@ -172,4 +196,625 @@ func labelKey(s string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ")
+}
+
+// Text rules. With no urge event, the Elder Tree rules read the user's own
+// messages, sentence by sentence and clause by clause (clauseStarts), for
+// what a mentor would note. They prefer missing a statement to inventing
+// one: a question, a hedged or hypothetical clause ("if I drink …", "I
+// might have a drink", hedges), a negated one ("I didn't drink", "no
+// cravings"), a near miss ("I almost drank"), history ("I drank for twenty
+// years") and a clause about someone else ("my brother relapsed", "he
+// called his sponsor") say nothing. Sentences with sensitive data are not
+// read. What they learn:
+//
+//   - relapse: "I drank on Saturday", "I used again", "I slipped", "I
+//     relapsed", "I had a drink", "I got drunk", "I went back to using" →
+//     outcome relapsed; a date said with it ("on Saturday", resolved in the
+//     past tense in the session's zone) becomes recovery_start_date.
+//   - urges: "urge", "craving", "tempted", "wanted to drink", … The
+//     strength words near it give urge_intensity (elderStrength): unbearable,
+//     worst, uncontrollable 10; overwhelming, intense, desperate, huge,
+//     terrible, extreme 9; strong, bad, hard, big, serious 7; moderate, some,
+//     manageable 5; mild, slight, small, little, a bit, kind of, weak 3;
+//     tiny, fleeting 2. "really", "very", "so", "super", "extremely" before
+//     a word raise it by one (lower a weak one by one); "7/10" and "7 out of
+//     10" are taken as said. An urge without a strength word counts as an
+//     urge of unknown strength.
+//   - triggers, in a sentence with an urge or relapse: "my trigger was X",
+//     "triggered by X", "at/after/during my X" ("at my cousin's birthday
+//     party" → "cousin's birthday party"), "stress at work", loneliness,
+//     boredom, anger, payday, late night.
+//   - strategies, as fixed labels: "called sponsor", "went to a meeting",
+//     "went for a run/walk/…", "prayer", "meditation", "breathing",
+//     "journaling", "played the tape forward", "left the situation",
+//     "reached out to someone".
+//   - outcome: relapsed; else the last of "it passed", "I stayed sober", "I
+//     didn't drink" (urge_passed) and "I'm still struggling" (ongoing_struggle);
+//     else ongoing_struggle when an urge was told, as for urge events.
+//   - profile: sponsor ("my new sponsor is Linda", "Linda is my sponsor" →
+//     has_sponsor true and sponsor_name; "I don't have a sponsor anymore",
+//     "I fired my sponsor" → has_sponsor false), fellowship ("I stopped going
+//     to meetings", "I quit AA" → in_fellowship false; "I joined a Tuesday
+//     group", "I started going to NA" → true, with fellowship_name when a
+//     known fellowship is named), sobriety_days ("30 days sober today", "I've
+//     been clean for one month": a week is 7 days, a month 30, a year 365)
+//     and recovery_start_date ("my sobriety date is March 3", a dated
+//     relapse). The last statement of a field wins.
+type elderSaid struct {
+	urges      int
+	intensity  int // -1: no strength said
+	relapsed   bool
+	outcome    string
+	triggers   []string // in the order said, repeats kept
+	strategies []string
+	profile    map[string]any
+}
+
+// elderClause is one clause of a user's sentence.
+type elderClause struct {
+	text  string // from the clause start to the next, interjections skipped
+	words []string
+	tail  string // from the clause start to the end of the sentence
+	sent  string // the whole sentence
+	at    time.Time
+}
+
+func elderMine(s Session) elderSaid {
+	said := elderSaid{intensity: -1, profile: map[string]any{}}
+	loc := sessionZone(s.Timezone)
+	lastOutcome := ""
+	for _, msg := range s.Messages {
+		if !isUser(msg.Role) {
+			continue
+		}
+		at := msg.At
+		if at.IsZero() {
+			at = sessionEnd(s)
+		}
+		content := apostrophes.Replace(strings.ToValidUTF8(msg.Content, "\uFFFD"))
+		for _, sent := range splitSentences(content) {
+			if sent.question {
+				continue
+			}
+			if _, bad := Sensitive(sent.text); bad {
+				continue
+			}
+			if first, _ := firstWord(sent.text, skipInterjections(sent.text, 0)); questionStarts[first] {
+				continue
+			}
+			clauses := elderClauses(sent.text, at)
+			event := false // an urge or a relapse in this sentence
+			for _, c := range clauses {
+				if elderSkip(c) {
+					continue
+				}
+				if date, ok := elderRelapse(c, loc); ok {
+					said.relapsed, event = true, true
+					if date != "" {
+						said.profile["recovery_start_date"] = date
+					}
+				}
+				if n, ok := elderUrge(c); ok {
+					said.urges++
+					event = true
+					said.intensity = max(said.intensity, n)
+				}
+				for _, st := range elderStrategies(c) {
+					if !slices.Contains(said.strategies, st) {
+						said.strategies = append(said.strategies, st)
+					}
+				}
+				switch elderResolution(c) {
+				case OutcomeUrgePassed:
+					lastOutcome = OutcomeUrgePassed
+				case OutcomeOngoing:
+					lastOutcome = OutcomeOngoing
+				}
+				elderProfile(c, loc, said.profile)
+			}
+			if event {
+				said.triggers = append(said.triggers, elderTriggers(sent.text)...)
+			}
+		}
+	}
+	switch {
+	case said.relapsed:
+		said.outcome = OutcomeRelapsed
+	case lastOutcome != "" && (said.urges > 0 || len(said.strategies) > 0):
+		said.outcome = lastOutcome
+	case said.urges > 0:
+		said.outcome = OutcomeOngoing
+	}
+	return said
+}
+
+// elderClauses cuts a sentence at its clause starts.
+func elderClauses(sent string, at time.Time) []elderClause {
+	starts := clauseStarts(sent)
+	out := make([]elderClause, 0, len(starts))
+	for i, st := range starts {
+		end := len(sent)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		p := skipInterjections(sent, st)
+		if slices.ContainsFunc(lowerWords(sent[st:p]), func(w string) bool { return w == "no" || w == "nope" || w == "nah" }) {
+			p = st // "No urges today": the "no" is what it says
+		}
+		if p >= end {
+			continue
+		}
+		if q, ok := skipLeadingDate(sent, p); ok && q < end {
+			p = q
+		}
+		text := strings.TrimRight(sent[p:end], " ,;:—–(")
+		text = strings.TrimSuffix(text, " and")
+		if text == "" {
+			continue
+		}
+		out = append(out, elderClause{text: text, words: lowerWords(text), tail: strings.TrimRight(sent[p:], " .!…"), sent: sent, at: at})
+	}
+	return out
+}
+
+// elderNotSo mark a clause about what may come or is feared, not what
+// happened or is.
+var elderBe = toSet("i'm im am are we're is was were")
+
+var elderNotSo = toSet("will ll gonna afraid scared worried fear fearing terrified tomorrow plan planning planned hope hoping want wanna try trying should shouldve suppose")
+
+// elderSkip reports a clause the rules must not read: hedged ("if",
+// "might", "would", "I think") or about what may come.
+func elderSkip(c elderClause) bool {
+	if slices.Contains(hedges(c.words), true) {
+		return true
+	}
+	for i, w := range c.words {
+		w = strings.TrimPrefix(w, "i'")
+		future := w == "going" && i > 0 && i+1 < len(c.words) && c.words[i+1] == "to" && elderBe[c.words[i-1]]
+		if elderNotSo[w] || future {
+			// "I want to drink" is an urge: it is read by elderUrge alone.
+			if (w == "want" || w == "wanna") && elderWantsSubstance(c.words[i+1:]) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func elderWantsSubstance(ws []string) bool {
+	j := 0
+	if j < len(ws) && ws[j] == "to" {
+		j++
+	}
+	if j < len(ws) && (ws[j] == "a" || ws[j] == "some") {
+		j++
+	}
+	return j < len(ws) && elderSubstance[ws[j]]
+}
+
+var elderSubstance = toSet("drink drinks drinking use using drug drugs beer beers wine vodka whiskey hit pills gamble gambling bet high drunk smoke")
+
+// elderNegations are the words that make what follows them untrue.
+var elderNegations = toSet("no not never without zero none nor nobody nothing barely hardly almost nearly")
+
+func elderNegated(ws []string) bool {
+	for _, w := range ws {
+		if elderNegations[w] || strings.HasSuffix(w, "n't") {
+			return true
+		}
+	}
+	return false
+}
+
+// elderOthers are words that make a clause about someone else when they
+// come before what it says.
+var elderOthers = toSet("he she they his her their him them he's she's they're hes shes theyre you your you're brother brother's sister sister's mom mom's mother dad dad's father wife wife's husband husband's son daughter cousin cousin's friend friend's friends sponsor sponsor's partner boyfriend girlfriend someone somebody everyone everybody people guy guys uncle aunt roommate coworker boss")
+
+var elderFirstPerson = toSet("i i'm im i've ive i'd me my myself")
+
+// elderOwn reports whether the words before a match make it the user's
+// own: no one else named, and the user named or the match opening the
+// clause (an elided subject: "… and went for a walk").
+func elderOwn(before []string, opens int) bool {
+	for _, w := range before {
+		if elderOthers[w] {
+			return false
+		}
+	}
+	if len(before) <= opens {
+		return true
+	}
+	return slices.ContainsFunc(before, func(w string) bool { return elderFirstPerson[w] })
+}
+
+var elderRelapseRe = regexp.MustCompile(`(?i)^(?:i|i've|ive|i\s+have)\s+(?:(?:just|actually|finally|totally|completely|kinda|kind\s+of|sort\s+of|ended\s+up|went\s+and)\s+)?` +
+	`(relapsed|slipped(?:\s+up)?|drank|drunk|used|gambled|picked\s+up|been\s+(?:drinking|using)\s+again|` +
+	`got\s+(?:drunk|high|wasted|loaded|hammered)|` +
+	`had\s+(?:a|one|two|three|four|five|a\s+few|some|several|a\s+couple(?:\s+of)?|my\s+first)\s+(?:drinks?|beers?|shots?|glass(?:es)?\s+of\s+(?:wine|whiskey|vodka|beer)|hits?|relapse|slip)|` +
+	`ended\s+up\s+(?:drinking|using)|went\s+back\s+to\s+(?:drinking|using|the\s+bottle)|started\s+(?:drinking|using)\s+again|` +
+	`(?:broke|lost|blew)\s+my\s+(?:sobriety|streak|clean\s+time)|fell\s+off\s+the\s+wagon)\b(.*)$`)
+
+// elderNotAlcohol is what "I drank" can be without being a relapse.
+var elderNotAlcohol = toSet("water coffee tea juice soda milk pop lemonade smoothie smoothies kombucha cocoa")
+
+// elderRelapseAfter are the words that may follow "I used", "I slipped" or
+// "I picked up" for it to be a relapse ("I used again", not "I used my
+// tools"; "I slipped last night", not "I slipped on the ice").
+var elderRelapseAfter = toSet("again up yesterday last this today tonight on at after during when while over a drugs meth heroin cocaine coke weed pills opioids alcohol drinking using")
+
+// elderHistory marks a clause about the past before recovery.
+var elderHistoryRe = regexp.MustCompile(`(?i)\bfor\s+(?:\d+|many|so\s+many|\w+)\s+(?:years|decades)\b|\byears\s+ago\b|\bwhen\s+i\s+was\b|\bin\s+the\s+past\b|\bback\s+then\b|\bbefore\s+i\s+(?:got|was|became)\s+(?:sober|clean)\b|\bused\s+to\b`)
+
+// elderRelapse reads "I drank on Saturday …": ok, and the day it happened
+// when one was said.
+func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
+	m := elderRelapseRe.FindStringSubmatch(c.text)
+	if m == nil || elderHistoryRe.MatchString(c.text) {
+		return "", false
+	}
+	verb := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
+	rest := lowerWords(m[2])
+	next := ""
+	if len(rest) > 0 {
+		next = rest[0]
+	}
+	switch verb {
+	case "drank", "drunk":
+		if slices.ContainsFunc(rest[:min(len(rest), 4)], func(w string) bool { return elderNotAlcohol[w] }) {
+			return "", false
+		}
+	case "used", "slipped", "picked up":
+		if next != "" && !elderRelapseAfter[next] {
+			return "", false
+		}
+		if verb == "slipped" && next == "on" && len(rest) > 1 && weekdays[rest[1]] == 0 && rest[1] != "sunday" {
+			return "", false // "slipped on the ice"
+		}
+	}
+	if strings.Contains(verb, "drink") || strings.HasPrefix(verb, "had") {
+		if strings.Contains(m[2], "of water") || strings.Contains(m[2], "of juice") {
+			return "", false
+		}
+	}
+	day := ""
+	if ds := ResolveDatesTense(c.text, c.at, loc, TensePast); len(ds) > 0 {
+		y, mo, d := c.at.In(loc).Date()
+		if ds[0].Date <= civil(y, mo, d).Format(time.DateOnly) {
+			day = ds[0].Date
+		}
+	}
+	return day, true
+}
+
+var elderUrgeRe = regexp.MustCompile(`(?i)\b(?:urges?|cravings?|craved|craving|tempted|temptation|itching\s+(?:to|for)|(?:wanted|want|wanting|needed)\s+(?:to\s+(?:drink|use|get\s+(?:drunk|high)|gamble|pick\s+up)|a\s+(?:drink|beer|hit|bet))|wanna\s+(?:drink|use))\b`)
+
+var elderNumericRe = regexp.MustCompile(`\b(10|[0-9])\s*(?:/|out\s+of)\s*10\b`)
+
+// elderStrengths is the strength of an urge a word says, 0–10.
+var elderStrengths = map[string]int{
+	"unbearable": 10, "worst": 10, "uncontrollable": 10, "strongest": 10,
+	"overwhelming": 9, "intense": 9, "desperate": 9, "desperately": 9, "huge": 9, "massive": 9, "terrible": 9, "awful": 9, "extreme": 9, "powerful": 9,
+	"strong": 7, "bad": 7, "badly": 7, "hard": 7, "big": 7, "serious": 7, "heavy": 7,
+	"moderate": 5, "some": 5, "manageable": 5, "medium": 5,
+	"mild": 3, "slight": 3, "slightly": 3, "small": 3, "little": 3, "bit": 3, "minor": 3, "weak": 3, "kinda": 3,
+	"tiny": 2, "fleeting": 2,
+}
+
+var elderIntensifiers = toSet("really very so super extremely incredibly pretty totally")
+
+// elderUrge reads an urge the user had: ok, and its strength (-1 when no
+// word said it).
+func elderUrge(c elderClause) (int, bool) {
+	loc := elderUrgeRe.FindStringIndex(c.text)
+	if loc == nil {
+		return -1, false
+	}
+	before := lowerWords(c.text[:loc[0]])
+	if elderNegated(before) || !elderOwn(before, 3) {
+		return -1, false
+	}
+	if m := elderNumericRe.FindStringSubmatch(c.text); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, true
+	}
+	// Strength words within four words before the urge word and six after,
+	// in the rest of the sentence ("craving so badly").
+	ws := lowerWords(c.tail)
+	kw := len(before)
+	lo, hi := max(kw-4, 0), min(kw+7, len(ws))
+	best := -1
+	for i := lo; i < hi; i++ {
+		w := ws[i]
+		n, ok := elderStrengths[w]
+		if (w == "kind" || w == "sort") && i+1 < len(c.words) && ws[i+1] == "of" {
+			n, ok = 3, true
+		}
+		if !ok || (w == "some" && i != kw-1) {
+			continue
+		}
+		if i > 0 && (elderNegations[ws[i-1]] || strings.HasSuffix(ws[i-1], "n't")) {
+			continue // "not so bad"
+		}
+		if i > 0 && elderIntensifiers[ws[i-1]] {
+			if n >= 5 {
+				n = min(n+1, 10)
+			} else {
+				n = max(n-1, 1)
+			}
+		}
+		if i > 1 && elderIntensifiers[ws[i-1]] && (elderNegations[ws[i-2]] || strings.HasSuffix(ws[i-2], "n't")) {
+			continue
+		}
+		best = max(best, n)
+	}
+	return best, true
+}
+
+// elderTriggerRes find a trigger in a sentence with an urge or a relapse;
+// group 1 is the trigger, or the pattern's label is.
+var elderTriggerRes = []struct {
+	re    *regexp.Regexp
+	label string
+}{
+	{re: regexp.MustCompile(`(?i)\b(?:my\s+)?(?:biggest\s+|main\s+|real\s+)?trigger\s+(?:was|is)\s+(.+)`)},
+	{re: regexp.MustCompile(`(?i)\btriggered\s+by\s+(.+)`)},
+	{re: regexp.MustCompile(`(?i)\b(?:at|after|during|from)\s+(?:a|an|the|my|our|this|that)\s+(.+)`)},
+	{re: regexp.MustCompile(`(?i)\b((?:argument|fight|row)\s+with\s+.+)`)},
+	{re: regexp.MustCompile(`(?i)\bstress(?:ed)?\s+(?:at|from|about|over)\s+(?:my\s+)?(?:work|job|money|home|school)\b`)},
+	{re: regexp.MustCompile(`(?i)\bwork\s+stress\b`), label: "work stress"},
+	{re: regexp.MustCompile(`(?i)\b(?:lonely|loneliness)\b`), label: "loneliness"},
+	{re: regexp.MustCompile(`(?i)\b(?:bored|boredom)\b`), label: "boredom"},
+	{re: regexp.MustCompile(`(?i)\b(?:angry|anger)\b`), label: "anger"},
+	{re: regexp.MustCompile(`(?i)\bpayday\b`), label: "payday"},
+	{re: regexp.MustCompile(`(?i)\blate\s+(?:at\s+)?night\b`), label: "late night"},
+}
+
+// elderTriggerStops end a trigger phrase.
+var elderTriggerStops = toSet("and but or so because cause when while where which that who i i'm i've i'd me to for on in at after before during last yesterday today tonight this was is were are had have has it then again really just")
+
+// elderNotTriggers are phrases after "at the …" that are no trigger.
+var elderNotTriggers = toSet("time moment end start beginning first last same weekend week morning evening night day meeting meetings moment point least most")
+
+// elderTriggers are the triggers a sentence names, in the order said, as
+// short labels.
+func elderTriggers(sent string) []string {
+	type found struct {
+		at    int
+		label string
+	}
+	var fs []found
+	for _, t := range elderTriggerRes {
+		for _, loc := range t.re.FindAllStringSubmatchIndex(sent, 2) {
+			var l string
+			switch {
+			case t.label != "":
+				l = t.label
+			case len(loc) > 2 && loc[2] >= 0:
+				l = elderPhrase(sent[loc[2]:loc[3]])
+			default:
+				l = strings.ToLower(sent[loc[0]:loc[1]])
+			}
+			if l = label(l); l != "" {
+				fs = append(fs, found{loc[0], l})
+			}
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b found) int { return a.at - b.at })
+	var out []string
+	seen := map[string]bool{}
+	for i, f := range fs {
+		k := labelKey(f.label)
+		// A phrase inside a longer one found at the same place counts once.
+		if seen[k] || (i > 0 && strings.Contains(labelKey(fs[i-1].label), k)) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f.label)
+	}
+	return out
+}
+
+// elderPhrase is the noun phrase that opens s: up to five words, to a
+// clause end, with one "with"/"of" inside ("argument with my wife").
+func elderPhrase(s string) string {
+	var out []string
+	joined := false
+	for _, raw := range strings.Fields(s) {
+		w := strings.ToLower(strings.TrimRightFunc(raw, func(r rune) bool { return unicode.IsPunct(r) && r != '\'' }))
+		end := w != strings.ToLower(raw) // punctuation after the word
+		if w == "" {
+			break
+		}
+		if (w == "with" || w == "of") && !joined && len(out) > 0 {
+			joined = true
+			out = append(out, w)
+			continue
+		}
+		if elderTriggerStops[w] || weekdays[w] != 0 || w == "sunday" || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			break
+		}
+		out = append(out, w)
+		if end || len(out) == 5 {
+			break
+		}
+	}
+	for len(out) > 0 && (out[len(out)-1] == "with" || out[len(out)-1] == "of" || articles[out[len(out)-1]]) {
+		out = out[:len(out)-1]
+	}
+	if len(out) == 0 || elderNotTriggers[out[0]] || (len(out) == 1 && elderNotTriggers[out[0]]) {
+		return ""
+	}
+	return strings.Join(out, " ")
+}
+
+// elderStrategyRes are the strategies a clause may tell, with their labels.
+var elderStrategyRes = []struct {
+	re    *regexp.Regexp
+	label string
+}{
+	{regexp.MustCompile(`(?i)\b(?:called|phoned|rang|texted|messaged|reached\s+out\s+to|talked\s+to|spoke\s+(?:to|with))\s+my\s+sponsor\b`), "called sponsor"},
+	{regexp.MustCompile(`(?i)\b(?:went|got|made\s+it)\s+to\s+(?:a|an|the|my)\s+(?:\w+\s+)?meeting\b|\battended\s+(?:a|an|the|my)\s+(?:\w+\s+)?meeting\b|\bhit\s+a\s+meeting\b`), "went to a meeting"},
+	{regexp.MustCompile(`(?i)\bwent\s+for\s+a\s+(?:run|jog)\b|\bwent\s+(?:running|jogging)\b`), "went for a run"},
+	{regexp.MustCompile(`(?i)\bwent\s+for\s+a\s+walk\b|\bwent\s+walking\b|\b(?:took|had)\s+a\s+walk\b|\bwalked\s+(?:outside|it\s+off|around\s+the\s+block)\b`), "went for a walk"},
+	{regexp.MustCompile(`(?i)\bwent\s+(?:to\s+the\s+gym|for\s+a\s+swim|swimming|for\s+a\s+(?:bike\s+ride|hike)|hiking)\b|\bworked\s+out\b`), "exercise"},
+	{regexp.MustCompile(`(?i)\bprayed\b|\bsaid\s+a\s+prayer\b|\bprayers?\s+(?:helped|worked)\b`), "prayer"},
+	{regexp.MustCompile(`(?i)\bmeditated\b|\bmeditation\s+(?:helped|worked)\b`), "meditation"},
+	{regexp.MustCompile(`(?i)\b(?:did|tried|used|practiced|practised)\s+(?:some\s+|my\s+|the\s+)?(?:deep\s+)?breathing\b|\b(?:took|take)\s+(?:some\s+|a\s+few\s+)?deep\s+breaths\b|\bbreathing\s+(?:exercises?\s+)?(?:helped|worked)\b|\bbreathed\s+through\b`), "breathing"},
+	{regexp.MustCompile(`(?i)\bjournaled\b|\bwrote\s+in\s+my\s+journal\b`), "journaling"},
+	{regexp.MustCompile(`(?i)\bplayed\s+the\s+tape\s+forward\b`), "played the tape forward"},
+	{regexp.MustCompile(`(?i)\bleft\s+(?:the\s+party|the\s+bar|early)\b|\bwalked\s+away\b`), "left the situation"},
+	{regexp.MustCompile(`(?i)\b(?:called|phoned|texted|reached\s+out\s+to)\s+(?:a\s+friend|my\s+(?:friend|wife|husband|mom|mother|dad|father|brother|sister|partner))\b`), "reached out to someone"},
+}
+
+// elderStrategies are the strategies the user tells of in a clause.
+func elderStrategies(c elderClause) []string {
+	var out []string
+	for _, s := range elderStrategyRes {
+		loc := s.re.FindStringIndex(c.text)
+		if loc == nil {
+			continue
+		}
+		before := lowerWords(c.text[:loc[0]])
+		if elderNegated(before) || !elderOwn(before, 1) {
+			continue
+		}
+		out = append(out, s.label)
+	}
+	return out
+}
+
+var (
+	elderPassedRe = regexp.MustCompile(`(?i)(?:^|\b(?:and|but|so)\s+)(?:it|the\s+urges?|the\s+cravings?|the\s+temptation|they)\s+(?:finally\s+|eventually\s+|slowly\s+)?(?:passed|went\s+away|faded|subsided|eased(?:\s+off)?)\b|` +
+		`^(?:i\s+)?(?:stayed|remained)\s+(?:sober|clean)\b|^(?:i'm|im|i\s+am)\s+still\s+(?:sober|clean)\b|` +
+		`^i\s+(?:didn't|did\s+not|never)\s+(?:drink|use|pick\s+up|give\s+in|relapse|gamble)\b|` +
+		`^i\s+(?:resisted|made\s+it\s+through|got\s+through\s+it|beat\s+it|rode\s+it\s+out|held\s+on)\b|` +
+		`^i\s+managed\s+not\s+to\s+(?:drink|use)\b`)
+	elderOngoingRe = regexp.MustCompile(`(?i)^(?:i'm|im|i\s+am)\s+still\s+(?:struggling|craving|tempted|fighting\s+it)\b|` +
+		`^(?:i'm|im|i\s+am)\s+struggling\b|\bstill\s+(?:want|wanting)\s+to\s+(?:drink|use)\b|` +
+		`^(?:the\s+)?(?:urges?|cravings?)\s+(?:is|are)\s+still\b|\bha(?:s|ve)n't\s+(?:passed|gone\s+away)\b`)
+)
+
+// elderResolution is what a clause says of how an urge ended: urge_passed,
+// ongoing_struggle or "".
+func elderResolution(c elderClause) string {
+	text := strings.Replace(c.text, "I'm", "i'm", 1)
+	if elderOngoingRe.MatchString(text) {
+		return OutcomeOngoing
+	}
+	if elderPassedRe.MatchString(text) && !elderHistoryRe.MatchString(text) {
+		return OutcomeUrgePassed
+	}
+	return ""
+}
+
+// Profile statements.
+var (
+	elderSponsorNameRe = regexp.MustCompile(`(?i)^my\s+(?:new\s+)?sponsor(?:'s\s+name)?\s+is\s+(?:now\s+|called\s+)?(.+)$|^i\s+(?:got|have|found|picked)\s+a\s+new\s+sponsor\s*(?:,|:|-|—|called|named)\s*(.+)$`)
+	elderNameSponsorRe = regexp.MustCompile(`^(\p{Lu}[\p{L}'-]*)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?sponsor\b`)
+	elderHasSponsorRe  = regexp.MustCompile(`(?i)^i\s+(?:have|got|found|picked)\s+(?:a|a\s+new)\s+sponsor\b`)
+	elderNoSponsorRe   = regexp.MustCompile(`(?i)^i\s+(?:don't|do\s+not|dont)\s+have\s+a\s+sponsor\b|^i\s+(?:have\s+no|no\s+longer\s+have\s+a)\s+sponsor\b|` +
+		`^i\s+(?:fired|lost|dropped|left)\s+my\s+sponsor\b|^my\s+sponsor\s+(?:and\s+i\s+)?(?:split\s+up|parted\s+ways|dropped\s+me|quit|fired\s+me|relapsed|passed\s+away|died)\b`)
+	elderLeftFellowshipRe = regexp.MustCompile(`(?i)^i\s+(?:stopped|quit)\s+(?:going\s+to\s+)?(?:the\s+|my\s+)?(?:meetings|aa|na|ca|ga|smart\s+recovery|the\s+program|my\s+(?:home\s+)?group|the\s+fellowship|fellowship)\b|` +
+		`^i\s+(?:left|dropped\s+out\s+of)\s+(?:aa|na|ca|ga|smart\s+recovery|the\s+program|my\s+(?:home\s+)?group|the\s+fellowship)\b|` +
+		`^i\s+(?:don't|do\s+not|dont)\s+go\s+to\s+(?:meetings|aa|na|ca|ga)\s+any\s*more\b|^(?:i'm|im|i\s+am)\s+(?:not\s+going\s+to\s+meetings\s+any\s*more|done\s+with\s+(?:aa|na|meetings|the\s+program))\b`)
+	elderJoinedFellowshipRe = regexp.MustCompile(`(?i)^i\s+(?:joined|found)\s+(?:a|an|the|my)\s+(?:new\s+)?(?:\w+\s+){0,2}(?:group|meeting|fellowship)\b|^i\s+(?:joined|started\s+going\s+to|went\s+back\s+to|started\s+attending|go\s+to)\s+(aa|na|ca|ga|smart\s+recovery|celebrate\s+recovery|meetings)\b|` +
+		`^(?:i'm|im|i\s+am)\s+(?:back\s+)?in\s+(aa|na|ca|ga|smart\s+recovery)\b|^i\s+got\s+a\s+home\s+group\b`)
+	elderSoberRe = regexp.MustCompile(`(?i)^(?:(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:now\s+|officially\s+|finally\s+)?|today\s+(?:is|marks)\s+|i\s+(?:have|hit|reached|made\s+it\s+to|just\s+hit)\s+)?` +
+		`(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)\s+(?:sober|clean|of\s+sobriety)(?:\s+(?:today|now|as\s+of\s+today))?$|` +
+		`^(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:sober|clean)\s+(?:for\s+)?(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)(?:\s+(?:now|today))?$`)
+	elderSobrietyDateRe = regexp.MustCompile(`(?i)^my\s+(?:sobriety|clean|sober)\s+date\s+is\s+(.+)$`)
+)
+
+var elderTens = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}
+
+var elderFellowships = map[string]string{"aa": "AA", "na": "NA", "ca": "CA", "ga": "GA", "smart recovery": "SMART Recovery", "celebrate recovery": "Celebrate Recovery"}
+
+// elderProfile reads the profile statements of a clause into p.
+func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
+	text := c.tail
+	if m := elderSponsorNameRe.FindStringSubmatch(text); m != nil {
+		if name := parseName(m[1] + m[2]); name != "" && !nameReject[strings.ToLower(name)] && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
+			p["has_sponsor"], p["sponsor_name"] = true, name
+			return
+		}
+	}
+	if m := elderNameSponsorRe.FindStringSubmatch(text); m != nil && !elderNotNames[strings.ToLower(m[1])] {
+		if name := parseName(m[1]); name != "" {
+			p["has_sponsor"], p["sponsor_name"] = true, name
+			return
+		}
+	}
+	// Negated forms are the statement itself here: test them before the
+	// negation check the positive ones need.
+	if elderNoSponsorRe.MatchString(text) {
+		p["has_sponsor"] = false
+		delete(p, "sponsor_name")
+		return
+	}
+	if elderLeftFellowshipRe.MatchString(text) {
+		p["in_fellowship"] = false
+		return
+	}
+	if elderNegated(c.words) {
+		return
+	}
+	if elderHasSponsorRe.MatchString(text) {
+		p["has_sponsor"] = true
+		return
+	}
+	if m := elderJoinedFellowshipRe.FindStringSubmatch(text); m != nil {
+		p["in_fellowship"] = true
+		for _, g := range m[1:] {
+			if f, ok := elderFellowships[strings.ToLower(strings.Join(strings.Fields(g), " "))]; ok {
+				p["fellowship_name"] = f
+			}
+		}
+		return
+	}
+	if m := elderSoberRe.FindStringSubmatch(strings.TrimRight(text, ".! ")); m != nil {
+		n, unit := m[1], m[2]
+		if n == "" {
+			n, unit = m[3], m[4]
+		}
+		if days, ok := elderDays(n, unit); ok {
+			p["sobriety_days"] = days
+		}
+		return
+	}
+	if m := elderSobrietyDateRe.FindStringSubmatch(text); m != nil {
+		if ds := ResolveDatesTense(m[1], c.at, loc, TensePast); len(ds) > 0 && ds[0].Start == 0 {
+			p["recovery_start_date"] = ds[0].Date
+		}
+	}
+}
+
+// elderNotNames are words after "my sponsor is" that are no name.
+var elderNotNames = toSet("great amazing awesome busy away out sick on off in gone tough strict kind nice helpful good bad mad angry upset worried proud always never really very super so pretty too older younger")
+
+// elderDays is a stated time sober in days: a week is 7, a month 30, a year 365.
+func elderDays(n, unit string) (int, bool) {
+	k, err := strconv.Atoi(n)
+	if err != nil {
+		var ok bool
+		if k, ok = numberWords[strings.ToLower(n)]; !ok {
+			if k, ok = elderTens[strings.ToLower(n)]; !ok {
+				return 0, false
+			}
+		}
+	}
+	switch strings.TrimSuffix(strings.ToLower(unit), "s") {
+	case "week":
+		k *= 7
+	case "month":
+		k *= 30
+	case "year":
+		k *= 365
+	}
+	if k < 0 || k > 100*365 {
+		return 0, false
+	}
+	return k, true
 }

@@ -2,8 +2,11 @@ package extract_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -106,15 +109,183 @@ func TestElderTreeSummary(t *testing.T) {
 	}
 }
 
-// TestElderTreeStoresNoGuesses: the rules never turn Elder Tree text into
-// memories or profile fields; only the LLM may, and only with a schema.
-func TestElderTreeStoresNoGuesses(t *testing.T) {
+// elderSaid runs the Elder Tree rules on user messages alone (no events),
+// said on Tuesday 2026-11-24 in UTC.
+func elderSaid(said ...string) extract.Result {
+	at := time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
+	s := extract.Session{ID: "s-t", App: "eldertree", StartedAt: at, EndedAt: at.Add(30 * time.Minute)}
+	for i, text := range said {
+		s.Messages = append(s.Messages,
+			extract.Message{ID: fmt.Sprintf("u%d", i), Role: "user", Content: text, At: at.Add(time.Duration(i) * time.Minute)},
+			extract.Message{ID: fmt.Sprintf("a%d", i), Role: "assistant", Content: "I drank and relapsed; my sponsor is Zed.", At: at.Add(time.Duration(i)*time.Minute + 30*time.Second)})
+	}
+	return extract.Rules(&prompts.App{Name: "eldertree"}, s, at)
+}
+
+func TestElderTreeRelapseFromText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said    string
+		relapse bool
+		start   string // recovery_start_date, when a day was said
+	}{
+		{"I drank on Saturday at my cousin's birthday party.", true, "2026-11-21"},
+		{"I used again.", true, ""},
+		{"I slipped last night.", true, "2026-11-23"},
+		{"I relapsed yesterday.", true, "2026-11-23"},
+		{"Honestly, I had a drink after work.", true, ""},
+		{"I had a few beers with the guys.", true, ""},
+		{"I got drunk at the wedding on Saturday.", true, "2026-11-21"},
+		{"I didn't want to, but I drank.", true, ""},
+		{"I went back to using.", true, ""},
+		{"I've relapsed.", true, ""},
+		{"I didn't drink.", false, ""},
+		{"I did not drink at the party.", false, ""},
+		{"I almost drank on Saturday.", false, ""},
+		{"I nearly relapsed.", false, ""},
+		{"I haven't used in 30 days.", false, ""},
+		{"I never relapsed.", false, ""},
+		{"Did I relapse if I had one beer?", false, ""},
+		{"If I drink, I lose my kids.", false, ""},
+		{"I might have a drink tonight.", false, ""},
+		{"I'm afraid I'll drink at the party.", false, ""},
+		{"I think I slipped.", false, ""},
+		{"My brother relapsed.", false, ""},
+		{"My sponsor said she drank last week.", false, ""},
+		{"He used again.", false, ""},
+		{"I drank for twenty years before I got sober.", false, ""},
+		{"I used to drink every day.", false, ""},
+		{"I used my breathing exercises.", false, ""},
+		{"I slipped on the ice.", false, ""},
+		{"I drank a lot of water.", false, ""},
+		{"I picked up my kids from school.", false, ""},
+		{"I had a drink of water.", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			res := elderSaid(tt.said)
+			got := res.SessionSummary["outcome"] == extract.OutcomeRelapsed
+			if got != tt.relapse {
+				t.Fatalf("outcome %q; want relapsed %v", res.SessionSummary["outcome"], tt.relapse)
+			}
+			if tt.relapse && res.SessionSummary["follow_up_needed"] != extract.FollowUpRelapse {
+				t.Errorf("follow-up %q", res.SessionSummary["follow_up_needed"])
+			}
+			if start, _ := res.ProfileUpdates["recovery_start_date"].(string); start != tt.start {
+				t.Errorf("recovery_start_date %q, want %q", start, tt.start)
+			}
+		})
+	}
+}
+
+func TestElderTreeUrgesFromText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said       []string
+		intensity  any // nil: null
+		trigger    string
+		strategies string
+		outcome    string
+	}{
+		{[]string{"I had a strong urge at my cousin's birthday party."}, 7, "cousin's birthday party", "", extract.OutcomeOngoing},
+		{[]string{"I was craving really bad after the argument with my wife.", "I called my sponsor and it passed."}, 8, "argument with my wife", "called sponsor", extract.OutcomeUrgePassed},
+		{[]string{"I was a little tempted at the bar.", "I left early and went for a run."}, 3, "bar", "left the situation, went for a run", extract.OutcomeOngoing},
+		{[]string{"The urge was overwhelming, stress at work is killing me.", "I prayed and did some deep breathing.", "I'm still struggling."}, 9, "stress at work", "prayer, breathing", extract.OutcomeOngoing},
+		{[]string{"The craving was an 8 out of 10."}, 8, "", "", extract.OutcomeOngoing},
+		{[]string{"I wanted to drink so badly when I was lonely.", "I went to a meeting and stayed sober."}, 8, "loneliness", "went to a meeting", extract.OutcomeUrgePassed},
+		{[]string{"Late night again, scrolling my phone, and the craving came back.", "Prayer helped a bit but I'm still struggling."}, nil, "late night", "prayer", extract.OutcomeOngoing},
+		{[]string{"I had cravings but I didn't drink."}, nil, "", "", extract.OutcomeUrgePassed},
+		{[]string{"I had a strong urge and then I drank."}, 7, "", "", extract.OutcomeRelapsed},
+		{[]string{"I didn't have any cravings this week."}, nil, "", "", ""},
+		{[]string{"No urges today."}, nil, "", "", ""},
+		{[]string{"The urge was not so bad."}, nil, "", "", extract.OutcomeOngoing},
+		{[]string{"My brother had a strong urge to drink.", "He called his sponsor."}, nil, "", "", ""},
+		{[]string{"If I get a craving, I will call my sponsor."}, nil, "", "", ""},
+		{[]string{"I'm worried the urges will come back."}, nil, "", "", ""},
+		{[]string{"Do you get urges?"}, nil, "", "", ""},
+		{[]string{"I should have called my sponsor."}, nil, "", "", ""},
+		{[]string{"I didn't call my sponsor."}, nil, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {
+			t.Parallel()
+			sum := elderSaid(tt.said...).SessionSummary
+			if !reflect.DeepEqual(sum["urge_intensity"], tt.intensity) {
+				t.Errorf("urge_intensity %#v, want %#v", sum["urge_intensity"], tt.intensity)
+			}
+			if sum["primary_trigger"] != tt.trigger {
+				t.Errorf("primary_trigger %q, want %q", sum["primary_trigger"], tt.trigger)
+			}
+			if sum["resistance_strategy_used"] != tt.strategies {
+				t.Errorf("resistance_strategy_used %q, want %q", sum["resistance_strategy_used"], tt.strategies)
+			}
+			if sum["outcome"] != tt.outcome {
+				t.Errorf("outcome %q, want %q", sum["outcome"], tt.outcome)
+			}
+		})
+	}
+}
+
+func TestElderTreeProfileFromText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said []string
+		want map[string]any
+	}{
+		{[]string{"My new sponsor is Linda."}, map[string]any{"has_sponsor": true, "sponsor_name": "Linda"}},
+		{[]string{"Linda is my sponsor now."}, map[string]any{"has_sponsor": true, "sponsor_name": "Linda"}},
+		{[]string{"I got a new sponsor, Marcus."}, map[string]any{"has_sponsor": true, "sponsor_name": "Marcus"}},
+		{[]string{"I found a sponsor."}, map[string]any{"has_sponsor": true}},
+		{[]string{"I don't have a sponsor anymore."}, map[string]any{"has_sponsor": false}},
+		{[]string{"I fired my sponsor."}, map[string]any{"has_sponsor": false}},
+		{[]string{"My sponsor is Linda.", "Actually I don't have a sponsor anymore."}, map[string]any{"has_sponsor": false}},
+		{[]string{"My sponsor is great."}, map[string]any{}},
+		{[]string{"My sponsor is busy this week."}, map[string]any{}},
+		{[]string{"My brother's sponsor is Linda."}, map[string]any{}},
+		{[]string{"Should I get a new sponsor?"}, map[string]any{}},
+		{[]string{"I might fire my sponsor."}, map[string]any{}},
+		{[]string{"I stopped going to meetings."}, map[string]any{"in_fellowship": false}},
+		{[]string{"I quit AA."}, map[string]any{"in_fellowship": false}},
+		{[]string{"I don't go to meetings anymore."}, map[string]any{"in_fellowship": false}},
+		{[]string{"I joined a Tuesday group."}, map[string]any{"in_fellowship": true}},
+		{[]string{"I started going to NA."}, map[string]any{"in_fellowship": true, "fellowship_name": "NA"}},
+		{[]string{"My wife stopped going to meetings."}, map[string]any{}},
+		{[]string{"I'm thinking about quitting AA."}, map[string]any{}},
+		{[]string{"If I quit AA, would that be bad?"}, map[string]any{}},
+		{[]string{"30 days sober today!"}, map[string]any{"sobriety_days": 30}},
+		{[]string{"I'm one month clean."}, map[string]any{"sobriety_days": 30}},
+		{[]string{"I've been sober for 40 days."}, map[string]any{"sobriety_days": 40}},
+		{[]string{"I have 90 days clean."}, map[string]any{"sobriety_days": 90}},
+		{[]string{"My brother is 30 days sober."}, map[string]any{}},
+		{[]string{"I was 30 days sober before the party."}, map[string]any{}},
+		{[]string{"I want to be 30 days sober."}, map[string]any{}},
+		{[]string{"My sobriety date is March 3."}, map[string]any{"recovery_start_date": "2026-03-03"}},
+		{[]string{"I relapsed on Saturday."}, map[string]any{"recovery_start_date": "2026-11-21"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {
+			t.Parallel()
+			if got := elderSaid(tt.said...).ProfileUpdates; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("profile updates %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestElderTreeEventsWin: when the chat service sends urge events, the
+// summary's urge fields are theirs, whatever the text says; the profile is
+// still read from the text.
+func TestElderTreeEventsWin(t *testing.T) {
 	t.Parallel()
 	s := extract.Session{App: "eldertree", Messages: []extract.Message{
-		{ID: "m1", Role: "user", Content: "My name is Dan and I like fishing. I stopped going to AA."},
-	}}
+		{ID: "m1", Role: "user", Content: "I drank on Saturday at my cousin's birthday party. I stopped going to AA."},
+	}, Events: []extract.Event{elderEvent("urge", `{"intensity": 4, "trigger": "boredom", "outcome": "urge_passed"}`)}}
 	got := extract.Rules(&prompts.App{Name: "eldertree"}, s, rulesNow)
-	if len(got.Memories) != 0 || len(got.ProfileUpdates) != 0 || len(got.Dropped) != 0 {
-		t.Errorf("memories %+v, profile %v, dropped %+v; want all empty", got.Memories, got.ProfileUpdates, got.Dropped)
+	if got.SessionSummary["outcome"] != extract.OutcomeUrgePassed || got.SessionSummary["primary_trigger"] != "boredom" || got.SessionSummary["urge_intensity"] != 4 {
+		t.Errorf("summary %v; want the urge event's", got.SessionSummary)
+	}
+	if len(got.Memories) != 0 || !reflect.DeepEqual(got.ProfileUpdates, map[string]any{"in_fellowship": false}) {
+		t.Errorf("memories %+v, profile %v; want no memories and in_fellowship false", got.Memories, got.ProfileUpdates)
 	}
 }
