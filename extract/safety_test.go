@@ -1,9 +1,15 @@
 package extract_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // riskCase is a phrasing and what RiskOf should find: class "" for none.
@@ -161,6 +167,165 @@ func TestRiskOf(t *testing.T) {
 			if !ok || f != want {
 				t.Errorf("%s: RiskOf(%q) = %+v, %v, want %+v", class, c.text, f, ok, want)
 			}
+		}
+	}
+}
+
+// builtin is a built-in preset.
+func builtin(t *testing.T, name string) *prompts.App {
+	t.Helper()
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apps[name]
+}
+
+func userSession(app string, texts ...string) extract.Session {
+	s := extract.Session{ID: "s1", UserID: "u1", App: app,
+		StartedAt: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), EndedAt: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)}
+	for i, text := range texts {
+		s.Messages = append(s.Messages, extract.Message{ID: fmt.Sprintf("m%d", i+1), Role: "user", Content: text,
+			At: s.StartedAt.Add(time.Duration(i) * time.Minute)})
+	}
+	return s
+}
+
+func droppedSet(res extract.Result) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range res.Dropped {
+		out[d.MessageID+" "+d.Reason] = true
+	}
+	return out
+}
+
+// The three sightings: nothing of "I hate my life" is remembered or
+// packed, a dislike of a manager is no preference, chemo is not trivia.
+func TestScreenMonaRules(t *testing.T) {
+	app := builtin(t, "mona")
+	s := userSession("mona", "I hate my life.", "I don't like my new manager at work.", "I went to the hospital for my chemo.",
+		"My name is John. I like pizza.")
+	res := extract.Rules(app, s, s.EndedAt)
+	keys := map[string]string{}
+	for _, m := range res.Memories {
+		keys[m.Key] = m.Value
+	}
+	if len(keys) != 2 || keys["name"] != "John" || keys["likes:pizza"] != "pizza" {
+		t.Errorf("memories %v, want only name and likes:pizza", keys)
+	}
+	got := droppedSet(res)
+	for _, want := range []string{"m1 risk:distress", "m2 about_person", "m3 special:health"} {
+		if !got[want] {
+			t.Errorf("dropped %v lacks %q", res.Dropped, want)
+		}
+	}
+	if len(res.Risks) != 1 || res.Risks[0] != (extract.Risk{Class: extract.RiskDistress, Severity: extract.SeverityMedium, MessageID: "m1", Actor: extract.ActorUser}) {
+		t.Errorf("risks %+v", res.Risks)
+	}
+
+	// The pack built from what would be stored has no line of it.
+	var mems []extract.PackMemory
+	for i, m := range res.Memories {
+		mems = append(mems, extract.PackMemory{ID: fmt.Sprint(i), Key: m.Key, Value: m.Value, Category: m.Category,
+			Importance: m.Importance, UpdatedAt: s.EndedAt})
+	}
+	pack := extract.Pack("mona", extract.PackInput{Memories: mems, Now: s.EndedAt.Add(time.Hour)}, 400).Text
+	for _, banned := range []string{"life", "manager", "chemo", "hospital"} {
+		if strings.Contains(strings.ToLower(pack), banned) {
+			t.Errorf("pack mentions %q:\n%s", banned, pack)
+		}
+	}
+	if !strings.Contains(pack, "pizza") {
+		t.Errorf("pack lost pizza:\n%s", pack)
+	}
+}
+
+// Screen is idempotent, and the policy decides special categories.
+func TestScreenSpecialPolicies(t *testing.T) {
+	mem := func() extract.Result {
+		return extract.Result{App: "mona", Memories: []extract.Memory{
+			{Key: "event:went_to_church", Value: "went to church", Category: extract.CategoryEvent, SourceMessageID: "m1"},
+			{Key: "likes:pizza", Value: "pizza", Category: extract.CategoryPreference, SourceMessageID: "m2"},
+		}, ProfileUpdates: map[string]any{}, SessionSummary: map[string]any{
+			"key_insights": []any{"Went to church with her sister", "Loves pizza"},
+			"summary":      "Talked about the weekend.\nShe says she hates her life lately.",
+		}}
+	}
+	s := userSession("mona", "I went to church on Sunday", "I like pizza")
+	for _, tt := range []struct {
+		policy   string
+		memories int
+		reason   string
+	}{
+		{prompts.SpecialDrop, 1, "m1 special:religion"},
+		{prompts.SpecialKeepSealed, 1, "m1 sealed:religion"},
+		{prompts.SpecialKeep, 2, ""},
+	} {
+		res := mem()
+		p := prompts.Policy{Rules: "mona", SpecialCategories: tt.policy}
+		extract.Screen(&res, p, s)
+		extract.Screen(&res, p, s)
+		if len(res.Memories) != tt.memories {
+			t.Errorf("%s: memories %+v", tt.policy, res.Memories)
+		}
+		if tt.reason != "" && !droppedSet(res)[tt.reason] {
+			t.Errorf("%s: dropped %+v lacks %q", tt.policy, res.Dropped, tt.reason)
+		}
+		// A model's summary line about someone's wish to die never stays.
+		if sum := res.SessionSummary["summary"].(string); strings.Contains(sum, "hates") || !strings.Contains(sum, "weekend") {
+			t.Errorf("%s: summary %q", tt.policy, sum)
+		}
+		insights := res.SessionSummary["key_insights"].([]any)
+		if church := slices.Contains(insights, any("Went to church with her sister")); church != (tt.policy == prompts.SpecialKeep) {
+			t.Errorf("%s: key_insights %v", tt.policy, insights)
+		}
+		if len(res.Dropped) != len(slices.Compact(slices.Clone(res.Dropped))) {
+			t.Errorf("%s: repeated drops %+v", tt.policy, res.Dropped)
+		}
+	}
+}
+
+// Every kind passes the gate: LaRa keeps no preference for being hurt, a
+// coach session's risk is seen, Elder Tree and Clara keep health data.
+func TestScreenEveryKind(t *testing.T) {
+	lara := extract.Rules(builtin(t, "lara"), userSession("lara", "I like being hurt.", "I like dinosaurs."), time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	for _, r := range lara.Records {
+		if strings.Contains(r.Key, "hurt") {
+			t.Errorf("lara kept %s", r.Key)
+		}
+	}
+	coach := extract.Rules(builtin(t, "coach"), userSession("coach", "I feel hopeless about work. I want to find a new job."), time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	if len(coach.Risks) != 1 || coach.Risks[0].Class != extract.RiskHopelessness {
+		t.Errorf("coach risks %+v", coach.Risks)
+	}
+	if b, _ := json.Marshal(coach.SessionSummary); strings.Contains(string(b), "hopeless") {
+		t.Errorf("coach summary keeps it: %s", b)
+	}
+	for _, kind := range []string{"eldertree", "clara"} {
+		if got := extract.SpecialPolicy(builtin(t, kind).Policy, kind); got != prompts.SpecialKeep {
+			t.Errorf("%s: %s", kind, got)
+		}
+	}
+	if got := extract.SpecialPolicy(prompts.Policy{}, "mona"); got != prompts.SpecialDrop {
+		t.Errorf("mona default %s", got)
+	}
+}
+
+func TestLaraGuardRefusesHarm(t *testing.T) {
+	rec := extract.Record{Kind: extract.LaraPreference, Key: "likes:being_hurt", Data: map[string]any{"value": "being hurt", "user_id": "u1"}}
+	ok, dropped := extract.LaraGuard("u1", "s1", nil, []extract.Record{rec}, time.Now())
+	if len(ok) != 0 || !slices.Contains(dropped, extract.Dropped{Reason: extract.GuardRisk}) {
+		t.Errorf("ok %v dropped %v", ok, dropped)
+	}
+}
+
+func TestAboutPerson(t *testing.T) {
+	for v, want := range map[string]bool{
+		"my new manager at work": true, "my sister": true, "him": true, "the neighbours": false, "my neighbour": true,
+		"my sister's cooking": false, "talking to my sister": false, "pizza": false, "my new job": false,
+	} {
+		if got := extract.AboutPerson(v); got != want {
+			t.Errorf("AboutPerson(%q) = %v", v, got)
 		}
 	}
 }

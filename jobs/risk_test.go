@@ -1,0 +1,120 @@
+package jobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+type riskCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *riskCounter) Job(string, string, time.Duration)          {}
+func (c *riskCounter) Extraction(jobs.ExtractionStat)             {}
+func (c *riskCounter) Batch(string, string, time.Duration, int64) {}
+func (c *riskCounter) Risk(app, class, severity string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts[app+" "+class+" "+severity]++
+}
+
+// A risk cue is counted once and posted to the app's webhook with ids,
+// class and severity only; a failing endpoint is retried, a refusing one
+// is not; denials and someone else's words are never posted.
+func TestRiskCueWebhook(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []string
+	var status atomic.Int32
+	status.Store(http.StatusOK)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s", r.Method, r.Header.Get("Content-Type"))
+		}
+		bodies = append(bodies, string(b))
+		w.WriteHeader(int(status.Load()))
+	}))
+	defer srv.Close()
+
+	counter := &riskCounter{counts: map[string]int{}}
+	app := &prompts.App{Name: "mona", Policy: prompts.Policy{RiskWebhook: srv.URL + "/hook"}}
+	w := jobs.NewRiskCueWorker(&jobs.Deps{Apps: map[string]*prompts.App{"mona": app}, Metrics: counter})
+	at := time.Date(2026, 11, 20, 9, 1, 0, 0, time.UTC)
+	args := jobs.RiskCueArgs{UserID: "u1", SessionID: "s1", App: "mona", Class: extract.RiskDistress,
+		Severity: extract.SeverityMedium, MessageID: "m1", Actor: extract.ActorUser, At: at}
+	work := func(a jobs.RiskCueArgs, attempt int) error {
+		return w.Work(context.Background(), &river.Job[jobs.RiskCueArgs]{Args: a, JobRow: &rivertype.JobRow{Attempt: attempt}})
+	}
+
+	if err := work(args, 1); err != nil {
+		t.Fatal(err)
+	}
+	var got jobs.RiskWebhookBody
+	if err := json.Unmarshal([]byte(bodies[0]), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := jobs.RiskWebhookBody{UserID: "u1", SessionID: "s1", App: "mona", Class: "distress", Severity: "medium", MessageID: "m1", At: at}
+	if got != want {
+		t.Errorf("posted %+v, want %+v", got, want)
+	}
+	for _, k := range []string{"actor", "text", "content"} {
+		if strings.Contains(bodies[0], `"`+k+`"`) {
+			t.Errorf("body has %s: %s", k, bodies[0])
+		}
+	}
+
+	// A 503 fails the attempt (River retries); the retry posts again but
+	// does not count the cue again.
+	status.Store(http.StatusServiceUnavailable)
+	if err := work(args, 2); err == nil {
+		t.Error("a 503 was taken as delivered")
+	}
+	status.Store(http.StatusOK)
+	if err := work(args, 3); err != nil {
+		t.Fatal(err)
+	}
+	// A 400 is final.
+	status.Store(http.StatusBadRequest)
+	var cancel *river.JobCancelError
+	if err := work(args, 4); !errors.As(err, &cancel) {
+		t.Errorf("a 400 gave %v, want a cancelled job", err)
+	}
+	status.Store(http.StatusOK)
+
+	// A denial and a friend's words are counted, not posted.
+	posted := len(bodies)
+	low := args
+	low.Severity, low.MessageID = extract.SeverityLow, "m2"
+	other := args
+	other.Severity, other.Actor, other.MessageID = extract.SeverityLow, extract.ActorOther, "m3"
+	for _, a := range []jobs.RiskCueArgs{low, other} {
+		if err := work(a, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(bodies) != posted {
+		t.Errorf("low risks were posted: %v", bodies[posted:])
+	}
+	if c := counter.counts; c["mona distress medium"] != 1 || c["mona distress low"] != 2 {
+		t.Errorf("counts %v", c)
+	}
+}
