@@ -126,16 +126,23 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	return pack, nil
 }
 
-// rollingText renders a stored rolling summary as one line for the pack.
+// rollingText renders a stored rolling summary as one line for the pack:
+// what the user said so far with its values ("name: Priya; lives in:
+// Seattle; likes: tea, hiking"), or, for a summary stored before values
+// were kept, the keys mentioned.
 func rollingText(raw json.RawMessage) string {
 	var s struct {
-		MessagesCovered int      `json:"messages_covered"`
-		Mentioned       []string `json:"mentioned"`
+		MessagesCovered int                   `json:"messages_covered"`
+		Mentioned       []string              `json:"mentioned"`
+		Facts           []extract.RollingFact `json:"facts"`
 	}
 	if json.Unmarshal(raw, &s) != nil || s.MessagesCovered == 0 {
 		return ""
 	}
 	text := fmt.Sprintf("%d earlier turns", s.MessagesCovered)
+	if said := extract.RollingFactsText(s.Facts); said != "" {
+		return text + "; the user mentioned: " + said
+	}
 	if len(s.Mentioned) > 0 {
 		text += "; the user mentioned: "
 		for i, m := range s.Mentioned {

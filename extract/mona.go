@@ -1,7 +1,10 @@
 package extract
 
 import (
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/prompts"
 )
@@ -15,3 +18,1071 @@ func (kindMona) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	mineSession(res, p, s, now)
 }
 func (kindMona) pack(in PackInput) *packPlan { p := packMona(in); return &p }
+
+// The memory vocabulary (README "The app presets"; prompts/mona/system.tmpl
+// and schema.json ask the LLM for the same keys). A key is one of the plain
+// keys, or a prefix followed by a slug: lower-case words of letters and
+// digits joined by single underscores.
+//
+//	name, nickname                   fact        "Priya", "Pri"
+//	lives_in, hometown               fact        "Seattle"
+//	works_at, studies_at             fact        "Google", "UCLA"
+//	occupation                       fact        "nurse"
+//	diet                             fact        "vegetarian"
+//	family:<relation>                fact        family:sister = "Maya" (or "a younger sister")
+//	pet:<species>                    fact        pet:dog = "Biscuit" (or "two dogs")
+//	allergy:<item>                   fact        allergy:peanut = "peanuts"
+//	goal:<slug>                      fact        goal:run_marathon = "run a marathon"
+//	favorite_<thing>                 preference  favorite_band = "Coldplay"
+//	likes:<item>, dislikes:<item>    preference  likes:hiking = "hiking on weekends"
+//	hobby:<activity>                 preference  hobby:guitar = "learning guitar"
+//	feeling                          feeling     "anxious"
+//	event:<slug>, plan:<slug>        event       event:sisters_wedding (with event_date)
+//
+// likes:, dislikes: and hobby: keys name the head of the item: a qualifier
+// ("on weekends", "in the mountains") and a light verb ("playing",
+// "going to") stay in the value, so that near-duplicates share one key.
+var (
+	plainKeys   = toSet("name nickname feeling lives_in hometown works_at studies_at occupation diet")
+	keyPrefixes = []struct {
+		prefix, category string
+	}{
+		{"favorite_", CategoryPreference}, {"likes:", CategoryPreference}, {"dislikes:", CategoryPreference},
+		{"hobby:", CategoryPreference}, {"event:", CategoryEvent}, {"plan:", CategoryEvent},
+		{"family:", CategoryFact}, {"pet:", CategoryFact}, {"allergy:", CategoryFact}, {"goal:", CategoryFact},
+	}
+)
+
+// KeyCategory is the category of a memory of key in the vocabulary, or ""
+// for a key outside it.
+func KeyCategory(key string) string {
+	switch {
+	case key == "feeling":
+		return CategoryFeeling
+	case plainKeys[key]:
+		return CategoryFact
+	}
+	for _, p := range keyPrefixes {
+		if strings.HasPrefix(key, p.prefix) {
+			return p.category
+		}
+	}
+	return ""
+}
+
+// canonicalTail brings the slug of a prefixed key into its canonical form:
+// the head of a preference or hobby, a relation's or species' usual word,
+// an allergy's singular.
+func canonicalTail(prefix, s string) string {
+	switch prefix {
+	case "likes:", "dislikes:", "hobby:":
+		return strings.Join(headWords(strings.Split(s, "_")), "_")
+	case "family:":
+		if r, ok := relations[strings.ReplaceAll(s, "_", " ")]; ok {
+			return strings.ReplaceAll(r, " ", "_")
+		}
+	case "pet:":
+		if r, ok := species[strings.ReplaceAll(s, "_", " ")]; ok {
+			return strings.ReplaceAll(r, " ", "_")
+		}
+	case "allergy:":
+		ws := strings.Split(s, "_")
+		ws[len(ws)-1] = singular(ws[len(ws)-1])
+		return strings.Join(ws, "_")
+	}
+	return s
+}
+
+var (
+	// qualifiers start the part of an item that qualifies its head: "hiking
+	// on weekends" is hiking.
+	qualifiers = toSet("on in at with during every when after before from around near while whenever for by")
+	// lightVerbs open an item without being its head: "playing tennis" is
+	// tennis, "going to concerts" is concerts.
+	lightVerbs = [][]string{
+		{"learning", "how", "to"}, {"learning", "to"}, {"learn", "how", "to"}, {"how", "to"},
+		{"going", "to"}, {"listening", "to"}, {"learning"}, {"playing"}, {"play"}, {"watching"},
+		{"practicing"}, {"practising"}, {"taking"}, {"doing"}, {"having"}, {"going"}, {"to"},
+	}
+	// particles after "going" keep it the head: "going out".
+	particles = toSet("out home away back there up down off")
+)
+
+// headWords cuts the slug words of an item to its head.
+func headWords(ws []string) []string {
+	for stripped := true; stripped; {
+		stripped = false
+		for _, lv := range lightVerbs {
+			if len(ws) > len(lv) && equalWords(ws[:len(lv)], lv) && !particles[ws[len(lv)]] && !qualifiers[ws[len(lv)]] {
+				ws, stripped = ws[len(lv):], true
+				break
+			}
+		}
+	}
+	for i := 1; i < len(ws); i++ {
+		if qualifiers[ws[i]] {
+			return ws[:i]
+		}
+	}
+	return ws
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// singular is a crude singular of an English noun, for keys only.
+func singular(w string) string {
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && (strings.HasSuffix(w, "oes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes")):
+		return w[:n-2]
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// relations are the family words the rules know, by their usual word.
+var relations = func() map[string]string {
+	m := map[string]string{}
+	for canon, words := range map[string]string{
+		"sister": "sister sisters sis", "brother": "brother brothers bro", "sibling": "sibling siblings",
+		"mother": "mom mum mother mommy mama", "father": "dad father daddy papa", "parents": "parents",
+		"son": "son sons", "daughter": "daughter daughters", "children": "kid kids child children baby",
+		"husband": "husband", "wife": "wife", "partner": "partner", "boyfriend": "boyfriend", "girlfriend": "girlfriend",
+		"fiance": "fiance fiancé fiancee fiancée", "grandmother": "grandma grandmother granny nana",
+		"grandfather": "grandpa grandfather granddad", "grandparents": "grandparents", "aunt": "aunt auntie",
+		"uncle": "uncle", "cousin": "cousin cousins", "niece": "niece nieces", "nephew": "nephew nephews",
+		"twin": "twin", "stepmother": "stepmom stepmother", "stepfather": "stepdad stepfather",
+	} {
+		for _, w := range strings.Fields(words) {
+			m[w] = canon
+		}
+	}
+	return m
+}()
+
+// species are the pets the rules know, by their usual word; a few breeds
+// are their species.
+var species = func() map[string]string {
+	m := map[string]string{}
+	for canon, words := range map[string]string{
+		"dog":        "dog dogs puppy puppies pup doggo retriever labrador poodle beagle corgi husky terrier bulldog chihuahua dachshund pug collie labradoodle goldendoodle",
+		"cat":        "cat cats kitten kittens kitty tabby",
+		"rabbit":     "rabbit rabbits bunny bunnies",
+		"hamster":    "hamster hamsters",
+		"guinea_pig": "guinea_pig guinea_pigs",
+		"bird":       "bird birds parrot parrots budgie budgies parakeet cockatiel",
+		"fish":       "fish goldfish",
+		"turtle":     "turtle turtles tortoise",
+		"horse":      "horse horses pony",
+		"lizard":     "lizard lizards gecko geckos",
+		"snake":      "snake snakes",
+		"ferret":     "ferret ferrets",
+	} {
+		for _, w := range strings.Fields(words) {
+			m[strings.ReplaceAll(w, "_", " ")] = canon
+		}
+	}
+	return m
+}()
+
+func wordAlt(m map[string]string) string {
+	var ws []string
+	for w := range m {
+		ws = append(ws, strings.ReplaceAll(w, " ", `\s+`))
+	}
+	// Longer words first, so that "kids" is not read as "kid".
+	sortByLenDesc(ws)
+	return strings.Join(ws, "|")
+}
+
+func sortByLenDesc(ws []string) {
+	for i := 1; i < len(ws); i++ {
+		for j := i; j > 0 && (len(ws[j]) > len(ws[j-1]) || (len(ws[j]) == len(ws[j-1]) && ws[j] < ws[j-1])); j-- {
+			ws[j], ws[j-1] = ws[j-1], ws[j]
+		}
+	}
+}
+
+var (
+	// occupations end the phrase of "I'm a nurse", "I'm a software engineer".
+	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay-at-home\s+(?:mom|dad|parent)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist`
+	// selfJudgements make "I'm a terrible cook" a judgement, not a job.
+	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring former retired")
+	diets          = `vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|keto|paleo|plant[- ]based|flexitarian`
+	foodGroups     = `meat|red\s+meat|pork|beef|fish|seafood|dairy|eggs|gluten|sugar|chicken|animal\s+products`
+	hobbyVerbs     = `learning|practicing|practising|playing|doing|studying|taking|knitting|painting|drawing|cooking|baking|running|jogging|swimming|climbing|hiking|gardening|writing|reading|training\s+for|collecting|sewing|crocheting|dancing|singing|biking|cycling|skating|surfing|skiing|meditating|journaling|watching`
+	// hobbyNeedsObject are the verbs that make no hobby on their own.
+	hobbyNeedsObject = toSet("learning practicing practising playing doing studying taking training collecting watching play do practice practise collect take learn study watch")
+	presentHobbies   = `play|practice|practise|do|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run`
+	gerunds          = map[string]string{"play": "playing", "practice": "practicing", "practise": "practising", "do": "doing", "knit": "knitting", "paint": "painting", "draw": "drawing", "bake": "baking", "garden": "gardening", "surf": "surfing", "ski": "skiing", "climb": "climbing", "crochet": "crocheting", "sew": "sewing", "collect": "collecting", "swim": "swimming", "hike": "hiking", "dance": "dancing", "sing": "singing", "meditate": "meditating", "journal": "journaling", "run": "running"}
+	goActivities     = `hiking|running|swimming|climbing|fishing|camping|skiing|surfing|dancing|bowling|biking|cycling|jogging|skating|kayaking|sailing|snowboarding`
+	// notObjects are what an activity is done "to" that makes it no hobby:
+	// "I've been doing great", "I've been learning a lot".
+	notObjects = toSet("a lot well great good fine ok okay alright better worse nothing something anything everything it that this things stuff so too much more less my your what how new skill skills some lately recently for with to at on around")
+	// goalVerbs open a goal after "I want to": other wants are moods.
+	goalVerbs = `learn|become|run|save|buy|travel|visit|start|finish|get\s+better\s+at|improve|move\s+to|write|build|open|launch|lose|quit|graduate`
+	// workStops are what one works "at" or "for" that is not a workplace.
+	workStops = toSet("home night nights night's the weekends weekend myself a living free it that this hours money me you him her them least all now moment times")
+	// placeStops are what one lives "in" that is not a place.
+	placeStops = toSet("fear denial hope peace poverty sin constant my this that it a an the here there home work school future past present moment shame dread terror bliss luxury misery harmony")
+	// personWords make a preference one about a person: "I don't like my
+	// new manager" is not a preference to remember.
+	personWords = toSet("manager boss coworker coworkers colleague colleagues mom mum mother dad father parents sister sisters brother brothers wife husband boyfriend girlfriend partner friend friends teacher neighbor neighbour neighbors roommate ex son daughter kids children family in-laws people guy guys girl girls him her them you he she everyone someone nobody anybody somebody grandma grandpa aunt uncle cousin cousins fiance fiancé classmates classmate team teammates coach landlord")
+	// introStops are capitalised words after "I'm" that are no name.
+	introStops = toSet("ok okay fine good great well here back home done sorry sure not so just also still really very always never in on at from with the a an going getting trying looking doing being having feeling working thinking married single engaged divorced retired pregnant sick ill busy free ready new old young late early alive alright glad american canadian british english irish scottish welsh australian indian chinese japanese korean vietnamese filipino mexican brazilian italian french german spanish portuguese dutch swedish norwegian danish finnish polish russian ukrainian greek turkish egyptian nigerian kenyan african european asian latino latina hispanic jewish muslim catholic christian buddhist hindu atheist persian iranian israeli pakistani thai indonesian malaysian cuban colombian argentinian peruvian chilean jamaican haitian black white gay straight lesbian bi trans vegan vegetarian human mona your you me it this that what who how lol haha omg gonna about all like only almost kind sort")
+)
+
+// personItem reports whether the head of a like or dislike is a person.
+func personItem(v string) bool {
+	ws := lowerWords(v)
+	for i, w := range ws {
+		if qualifiers[w] && i > 0 {
+			break
+		}
+		if personWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// fillers are words that carry no fact: "pretty exhausted to be honest" is
+// exhausted. The multi-word ones are removed anywhere in a value.
+var (
+	fillerPhrases = []string{"to be honest", "to be fair", "if i'm honest", "you know", "i mean", "for real", "tbh", "honestly", "literally", "basically", "lol", "haha", "lmao"}
+	// feelFillers open or interrupt a feeling: "I'm feeling like really
+	// tired" is tired.
+	feelFillers = toSet("pretty really so very quite super extremely rather somewhat totally completely just also still kinda sorta bit little incredibly truly absolutely utterly fairly slightly")
+	feelPairs   = [][2]string{{"kind", "of"}, {"sort", "of"}, {"a", "bit"}, {"a", "little"}, {"a", "lot"}}
+)
+
+// trimFillers removes the filler phrases of v, whole words, in any case.
+func trimFillers(v string) string {
+	ws := strings.Fields(v)
+	out := ws[:0:0]
+	for i := 0; i < len(ws); {
+		skip := 0
+		for _, ph := range fillerPhrases {
+			pw := strings.Fields(ph)
+			if i+len(pw) <= len(ws) && equalFoldWords(ws[i:i+len(pw)], pw) {
+				skip = len(pw)
+				break
+			}
+		}
+		if skip > 0 {
+			i += skip
+			continue
+		}
+		out = append(out, ws[i])
+		i++
+	}
+	return tidy(strings.Join(out, " "))
+}
+
+func equalFoldWords(ws, want []string) bool {
+	for i := range want {
+		w := strings.TrimFunc(ws[i], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' })
+		if !strings.EqualFold(w, want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// feelingLexicon is what a feeling may be, besides feelWord: a word outside
+// it is a feeling only in a short phrase.
+var feelingLexicon = toSet(strings.ReplaceAll(feelWord, "|", " ") + " down good great okay ok fine better worse well bad low blue off awful terrible horrible weird lost stuck motivated unmotivated energized energetic optimistic pessimistic disappointed guilty insecure numb empty tense uneasy unwell sore rested refreshed peaceful inspired loved lucky blessed overjoyed shy awkward bummed fed meh productive lazy")
+
+// feelingReasons start the reason of a feeling: "anxious about the speech".
+var feelingReasons = toSet("about for because over with after since of")
+
+// maxFeelingReasonWords bounds the reason kept with a feeling: "nervous
+// about my exam" keeps it, "anxious about the maid of honor speech" is
+// anxious.
+const maxFeelingReasonWords = 3
+
+// feelingValue reduces what follows "I'm feeling" to the feeling: fillers and
+// intensifiers out, the feeling word (or two, "tired and sad"), and a short
+// reason. ok is false when no feeling can be read.
+func feelingValue(after string) (string, string) {
+	clause, long := cutClause(after)
+	if long {
+		return "", DropTooLong
+	}
+	ws := lowerWords(trimFillers(clause))
+	for changed := true; changed && len(ws) > 0; {
+		changed = false
+		if feelFillers[ws[0]] || (ws[0] == "like" && len(ws) > 1 && (feelFillers[ws[1]] || feelingLexicon[ws[1]])) {
+			// "like" is a filler only before a feeling: "I feel like going
+			// out" is no feeling.
+			ws, changed = ws[1:], true
+			continue
+		}
+		for _, p := range feelPairs {
+			if len(ws) > 2 && ws[0] == p[0] && ws[1] == p[1] {
+				ws, changed = ws[2:], true
+				break
+			}
+		}
+	}
+	v := stripTrailing(strings.Join(ws, " "), feelTrailing)
+	ws = strings.Fields(v)
+	if len(ws) == 0 || notFeelings[ws[0]] || !hasAlnum(ws[0]) {
+		return "", DropInvalidValue
+	}
+	for _, ph := range []string{"stressed out", "burnt out", "burned out", "worn out", "freaked out", "under the weather", "on edge", "out of it", "left out", "fed up"} {
+		if p := strings.Fields(ph); len(ws) >= len(p) && equalWords(ws[:len(p)], p) {
+			return feelingTail(ph, ws[len(p):])
+		}
+	}
+	if feelingLexicon[ws[0]] {
+		return feelingTail(ws[0], ws[1:])
+	}
+	if len(ws) <= 2 {
+		return strings.Join(ws, " "), ""
+	}
+	return "", DropInvalidValue
+}
+
+// feelingTail keeps a second feeling ("tired and sad") or a short reason
+// after the feeling f.
+func feelingTail(f string, rest []string) (string, string) {
+	if len(rest) >= 2 && (rest[0] == "and" || rest[0] == "but") && feelingLexicon[rest[1]] {
+		f += " and " + rest[1]
+		rest = rest[2:]
+	}
+	if len(rest) > 1 && feelingReasons[rest[0]] && len(rest)-1 <= maxFeelingReasonWords {
+		return f + " " + strings.Join(rest, " "), ""
+	}
+	return f, ""
+}
+
+// items splits the value of a like, dislike, allergy or hobby into its
+// list: "X and Y", "A, B and C", "A, B, or C". A comma list counts only
+// when its last item is joined by "and" or "or"; "mac and cheese" and other
+// fixed pairs stay one item.
+func items(after string) ([]string, bool) {
+	first, long := cutClause(after)
+	if long {
+		return nil, true
+	}
+	segs := []string{first}
+	rest := after[min(len(after), len(first)):]
+	listed := false
+	for len(segs) < maxListItems {
+		rest = strings.TrimLeft(rest, " \"'")
+		if !strings.HasPrefix(rest, ",") {
+			break
+		}
+		rest = strings.TrimLeft(rest[1:], " ")
+		w, _ := firstWord(rest, 0)
+		joined := w == "and" || w == "or"
+		if joined {
+			_, next := firstWord(rest, 0)
+			rest = rest[min(next, len(rest)):]
+		}
+		seg, long := cutClause(rest)
+		if long || seg == "" || len(strings.Fields(seg)) > 6 {
+			break
+		}
+		if fw, _ := firstWord(seg+" ", 0); subjects[fw] || notItems[fw] || clauseEnds[fw] {
+			break
+		}
+		segs = append(segs, seg)
+		rest = rest[min(len(rest), strings.Index(rest, seg)+len(seg)):]
+		if joined || strings.Contains(" "+strings.ToLower(seg)+" ", " and ") || strings.Contains(" "+strings.ToLower(seg)+" ", " or ") {
+			listed = true
+			break
+		}
+	}
+	if !listed {
+		segs = segs[:1]
+	}
+	var out []string
+	for _, s := range segs {
+		out = append(out, splitJoined(s)...)
+	}
+	if len(out) > maxListItems {
+		out = out[:maxListItems]
+	}
+	return out, false
+}
+
+const maxListItems = 6
+
+// fixedPairs are items whose "and" is part of their name.
+var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons")
+
+// splitJoined splits "X and Y" and "X or Y" into items unless they are a
+// fixed pair.
+func splitJoined(s string) []string {
+	if fixedPairs[slug(s, articles)] {
+		return []string{s}
+	}
+	ws := strings.Fields(s)
+	var out []string
+	start := 0
+	for i, w := range ws {
+		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) {
+			out = append(out, strings.Join(ws[start:i], " "))
+			start = i + 1
+		}
+	}
+	out = append(out, strings.Join(ws[start:], " "))
+	// A fixed pair inside a longer list ("pizza and mac and cheese") is
+	// joined again.
+	for i := 0; i+1 < len(out); i++ {
+		if fixedPairs[slug(out[i]+" and "+out[i+1], articles)] {
+			out[i] = out[i] + " and " + out[i+1]
+			out = append(out[:i+1], out[i+2:]...)
+		}
+	}
+	return out
+}
+
+// prefMemories are the likes or dislikes of a list.
+func prefMemories(after string, key string) ([]Memory, string) {
+	vs, long := items(after)
+	if long {
+		return nil, DropTooLong
+	}
+	var out []Memory
+	reason := ""
+	for _, raw := range vs {
+		if personItem(raw) {
+			reason = firstNonEmpty(reason, DropAboutPerson)
+			continue
+		}
+		v, r := preference(raw)
+		if v == "" {
+			reason = firstNonEmpty(reason, r, DropInvalidValue)
+			continue
+		}
+		if personItem(v) {
+			reason = firstNonEmpty(reason, DropAboutPerson)
+			continue
+		}
+		k, ok := CanonicalKey(key + slug(v, articles))
+		if !ok {
+			reason = firstNonEmpty(reason, DropInvalidValue)
+			continue
+		}
+		out = append(out, Memory{Key: k, Value: v, Category: CategoryPreference, Importance: 75, Confidence: 0.7})
+	}
+	if len(out) > 0 {
+		return out, ""
+	}
+	return nil, reason
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// capWords reads up to n capitalised words (a place, an organisation, a
+// name) from the start of s, allowing "of", "de", "la", "and" between them
+// and an opening "the". It returns "" when s does not open with one.
+func capWords(s string, n int) string {
+	var out []string
+	ws := strings.Fields(s[:min(len(s), 200)])
+	for i := 0; i < len(ws) && len(out) < n; i++ {
+		w := ws[i]
+		trimmed := strings.TrimRightFunc(w, func(r rune) bool {
+			return unicode.IsPunct(r) && r != '\'' && r != '-' && r != '&' && r != '.'
+		})
+		end := trimmed != w
+		trimmed = strings.TrimRight(trimmed, ".")
+		if trimmed == "" {
+			break
+		}
+		r, _ := utf8.DecodeRuneInString(trimmed)
+		switch {
+		case unicode.IsUpper(r) || (unicode.IsDigit(r) && len(out) > 0):
+		case len(out) == 0 && strings.EqualFold(trimmed, "the") && !end:
+		case len(out) > 0 && (trimmed == "of" || trimmed == "de" || trimmed == "la" || trimmed == "and" || trimmed == "&") && !end && i+1 < len(ws):
+			if r2, _ := utf8.DecodeRuneInString(ws[i+1]); !unicode.IsUpper(r2) {
+				return joinCap(out)
+			}
+		default:
+			return joinCap(out)
+		}
+		out = append(out, trimmed)
+		if end {
+			break
+		}
+	}
+	return joinCap(out)
+}
+
+func joinCap(ws []string) string {
+	for len(ws) > 0 {
+		last := strings.ToLower(ws[len(ws)-1])
+		if last == "the" || last == "of" || last == "de" || last == "la" || last == "and" || last == "&" {
+			ws = ws[:len(ws)-1]
+			continue
+		}
+		break
+	}
+	if len(ws) == 0 || (len(ws) == 1 && strings.EqualFold(ws[0], "the")) {
+		return ""
+	}
+	return strings.Join(ws, " ")
+}
+
+// hasUpper reports whether s has an upper-case letter.
+func hasUpper(s string) bool { return strings.IndexFunc(s, unicode.IsUpper) >= 0 }
+
+// place reads where someone lives or works: capitalised words, or, in a
+// sentence typed all in lower case, a short phrase that is no state of mind
+// ("i live in seattle", not "I live in fear").
+func place(after string, lowerOK bool) (string, string) {
+	if v := capWords(after, 5); v != "" {
+		return v, ""
+	}
+	if !lowerOK {
+		return "", DropInvalidValue
+	}
+	clause, long := cutClause(after)
+	if long {
+		return "", DropTooLong
+	}
+	ws := strings.Fields(stripTrailing(clause, placeTrailing))
+	if len(ws) == 0 || len(ws) > 3 || placeStops[strings.ToLower(ws[0])] {
+		return "", DropInvalidValue
+	}
+	for _, w := range ws {
+		if qualifiers[w] || joiners[w] || subjects[w] {
+			return "", DropInvalidValue
+		}
+	}
+	return strings.Join(ws, " "), ""
+}
+
+var placeTrailing = []string{"now", "right now", "currently", "these days", "at the moment", "for now", "still", "too"}
+
+// fact is a memory of one of the plain fact keys.
+func fact(key, v string) Memory {
+	return Memory{Key: key, Value: v, Category: CategoryFact, Importance: 80, Confidence: 0.8}
+}
+
+// buildAll builds the memories of a match of k at the start of rest: those
+// of lists and of the broader facts here, the others by build.
+func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
+	after := rest[loc[1]:]
+	g := func(i int) string { return strings.ToLower(strings.Join(strings.Fields(group(rest, loc, i)), " ")) }
+	switch k {
+	case kindLike, kindDislike:
+		key := "likes:"
+		if k == kindDislike {
+			key = "dislikes:"
+		}
+		if containsFoldASCII(rest[:loc[1]], "prefer") {
+			after = cutAtWords(after, "over", "to", "rather", "instead", "than")
+		}
+		return prefMemories(after, key)
+	case kindPerson:
+		return prefMemories(group(rest, loc, 1), "likes:")
+	case kindDiet:
+		if food := g(3); food != "" {
+			return []Memory{fact("diet", "no "+food)}, ""
+		}
+		return []Memory{fact("diet", firstNonEmpty(g(1), g(2)))}, ""
+	case kindNegated:
+		return nil, DropNegated
+	case kindAllergy:
+		var vs []string
+		if one := group(rest, loc, 1); one != "" {
+			vs = []string{one}
+		} else {
+			var long bool
+			if vs, long = items(after); long {
+				return nil, DropTooLong
+			}
+		}
+		var out []Memory
+		for _, raw := range vs {
+			v, _ := preference(raw)
+			if v == "" {
+				continue
+			}
+			if key, ok := CanonicalKey("allergy:" + slug(v, articles)); ok {
+				out = append(out, Memory{Key: key, Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.8})
+			}
+		}
+		if len(out) == 0 {
+			return nil, DropInvalidValue
+		}
+		return out, ""
+	case kindLives, kindHometown:
+		v, reason := place(after, !hasUpper(after))
+		if v == "" {
+			return nil, reason
+		}
+		if k == kindHometown {
+			return []Memory{fact("hometown", v)}, ""
+		}
+		if prep := g(1); prep != "in" {
+			v = prep + " " + v
+		}
+		return []Memory{fact("lives_in", v)}, ""
+	case kindWorks:
+		return work(g(1), after)
+	case kindOccupation:
+		return occupation(g(1), firstNonEmpty(g(2), g(3)), after)
+	case kindStudies:
+		if v := capWords(after, 6); v != "" {
+			return []Memory{fact("studies_at", v)}, ""
+		}
+		if group(rest, loc, 0) != "" && containsFoldASCII(rest[:loc[1]], "attend ") && !containsFoldASCII(rest[:loc[1]], "school") {
+			return nil, DropInvalidValue
+		}
+		v, reason := org(after)
+		if v == "" {
+			return nil, reason
+		}
+		return []Memory{fact("studies_at", v)}, ""
+	case kindGoSchool:
+		v := capWords(after, 6)
+		for _, w := range strings.Fields(v) {
+			switch strings.ToLower(w) {
+			case "university", "college", "school", "academy", "institute", "high", "uni", "polytechnic":
+				return []Memory{fact("studies_at", v)}, ""
+			}
+		}
+		return nil, ""
+	case kindGoal:
+		what, long := cutClause(after)
+		if long {
+			return nil, DropTooLong
+		}
+		switch {
+		case g(1) == "plan":
+			return plan(what)
+		case g(2) != "":
+			what = g(2) + " " + what
+		case g(3) != "":
+			what = g(3) + " " + what
+		}
+		return goal(what)
+	case kindPlan:
+		what, long := cutClause(after)
+		if long {
+			return nil, DropTooLong
+		}
+		return plan(what)
+	case kindHobby:
+		return hobby(rest, loc, after)
+	case kindFamilyHave, kindPetHave:
+		return have(k, g(1), g(2), g(3), after)
+	case kindFamilyNamed, kindPetNamed:
+		strict := !containsFoldASCII(rest[:loc[1]], "name") && !containsFoldASCII(rest[:loc[1]], "called")
+		n := nameAt(after, strict)
+		if n == "" {
+			return nil, ""
+		}
+		if k == kindFamilyNamed {
+			return []Memory{{Key: "family:" + relations[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+		}
+		return []Memory{{Key: "pet:" + species[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+	case kindIntro:
+		if n := introName(after); n != "" {
+			return []Memory{{Key: "name", Value: n, Category: CategoryFact, Importance: 90, Confidence: 0.8}}, ""
+		}
+		return nil, ""
+	}
+	m, reason := build(k, rest, loc, dated)
+	if m.Key == "" {
+		return nil, reason
+	}
+	return []Memory{m}, ""
+}
+
+// cutAtWords cuts s before the first of words that is not its first word.
+func cutAtWords(s string, words ...string) string {
+	p := 0
+	for i := 0; p < len(s); i++ {
+		w, next := firstWord(s, p)
+		if i > 0 && slicesContains(words, w) {
+			return strings.TrimSpace(s[:p])
+		}
+		p = next
+	}
+	return s
+}
+
+func slicesContains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// org reads a workplace or school typed in lower case: "a bakery", "the
+// local hospital". Capitalised ones are read by capWords.
+func org(after string) (string, string) {
+	clause, long := cutClause(after)
+	if long {
+		return "", DropTooLong
+	}
+	clause = cutAtWords(trimFillers(clause), "as", "in", "on", "with", "since", "near", "during", "every", "for", "at", "from", "now", "right", "currently")
+	v := stripLeading(stripTrailing(clause, placeTrailing), []string{"a", "an"})
+	ws := strings.Fields(v)
+	if len(ws) == 0 || len(ws) > 5 {
+		return "", DropInvalidValue
+	}
+	first := strings.ToLower(ws[0])
+	last := strings.ToLower(ws[len(ws)-1])
+	if workStops[first] || notItems[first] || unicode.IsDigit(rune(first[0])) {
+		return "", DropInvalidValue
+	}
+	if first == "my" && (last == "company" || last == "job" || last == "office" || last == "work" || last == "workplace" || last == "place") {
+		return "", DropInvalidValue // "my current company" says nothing
+	}
+	return v, ""
+}
+
+// work builds "I work at Google", "I work for a bakery", "I work as a nurse"
+// and "I work in marketing".
+func work(prep, after string) ([]Memory, string) {
+	switch prep {
+	case "as":
+		clause, long := cutClause(after)
+		if long {
+			return nil, DropTooLong
+		}
+		v := strings.ToLower(stripLeading(cutAtWords(trimFillers(clause), "at", "for", "in", "since", "now"), []string{"a", "an"}))
+		if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 4 || notItems[ws[0]] {
+			return nil, DropInvalidValue
+		}
+		return []Memory{fact("occupation", v)}, ""
+	case "in":
+		w, _ := firstWord(after, 0)
+		switch {
+		case w == "a" || w == "an":
+		case hasUpper(firstField(after)):
+			return nil, DropInvalidValue // "I work in Seattle": a place, or a company?
+		default:
+			clause, _ := cutClause(after)
+			v := strings.ToLower(stripTrailing(cutAtWords(trimFillers(clause), "at", "for", "since", "as"), placeTrailing))
+			if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 3 || workStops[ws[0]] || notItems[ws[0]] || placeStops[ws[0]] {
+				return nil, DropInvalidValue
+			}
+			return []Memory{fact("occupation", v)}, ""
+		}
+	}
+	if v := capWords(after, 5); v != "" {
+		return []Memory{fact("works_at", v)}, ""
+	}
+	v, reason := org(after)
+	if v == "" {
+		return nil, reason
+	}
+	return []Memory{fact("works_at", v)}, ""
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s[:min(len(s), 64)]); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// occupationFollowers may follow an occupation: "I'm a nurse at St Mary's",
+// "I'm a teacher and I love it".
+var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the")
+
+// occupation builds "I'm a software engineer" (mods "software", occ
+// "engineer"), and the workplace or school "at" names.
+func occupation(mods, occ, after string) ([]Memory, string) {
+	for _, m := range strings.Fields(mods) {
+		if selfJudgements[m] || personWords[m] || m == "of" {
+			return nil, DropInvalidValue // "I'm a terrible cook" is a judgement
+		}
+	}
+	if occ == "" {
+		return nil, DropInvalidValue
+	}
+	trimmed := strings.TrimLeft(after, " ")
+	next, nextAt := firstWord(trimmed, 0)
+	if trimmed != "" && next != "" && unicode.IsLetter(rune(trimmed[0])) && !occupationFollowers[next] {
+		return nil, DropInvalidValue // "I'm a nurse practitioner": an occupation the rules do not know
+	}
+	v := strings.TrimSpace(mods + " " + occ)
+	out := []Memory{fact("occupation", v)}
+	if next == "at" || next == "for" {
+		if place := capWords(trimmed[min(nextAt, len(trimmed)):], 5); place != "" {
+			key := "works_at"
+			if occ == "student" {
+				key = "studies_at"
+			}
+			out = append(out, fact(key, place))
+		}
+	}
+	return out, ""
+}
+
+// maxGoalWords bounds a goal or plan: a longer one is a sentence.
+const maxGoalWords = 10
+
+// goalWords cleans what a goal or plan is: fillers, dates and trailing
+// time words out; "" when it is no goal.
+func goalWords(what string) (string, string) {
+	v := stripTrailing(withoutDates(trimFillers(tidy(what))), eventTrailing)
+	v = stripTrailing(v, prefTrailing)
+	ws := strings.Fields(v)
+	switch {
+	case len(ws) == 0 || notItems[strings.ToLower(ws[0])] || notPlans[strings.ToLower(ws[0])] || !hasAlnum(v):
+		return "", DropInvalidValue
+	case len(ws) > maxGoalWords || utf8.RuneCountInString(v) > MaxValueRunes:
+		return "", DropTooLong
+	}
+	for _, w := range lowerWords(v) {
+		if aboutMona[w] {
+			return "", DropNotAboutUser
+		}
+	}
+	return v, ""
+}
+
+// goalKeyWords is the slug of v cut before its first qualifier: "go watch a
+// movie with some friends" is go_watch_movie.
+func goalKeyWords(v string) string {
+	ws := strings.Split(slug(v, articles), "_")
+	for i := 1; i < len(ws); i++ {
+		if qualifiers[ws[i]] {
+			ws = ws[:i]
+			break
+		}
+	}
+	return strings.Join(ws, "_")
+}
+
+func goal(what string) ([]Memory, string) {
+	v, reason := goalWords(what)
+	if v == "" {
+		return nil, reason
+	}
+	key, ok := CanonicalKey("goal:" + goalKeyWords(v))
+	if !ok {
+		return nil, DropInvalidValue
+	}
+	return []Memory{{Key: key, Value: v, Category: CategoryFact, Importance: 75, Confidence: 0.7}}, ""
+}
+
+func plan(what string) ([]Memory, string) {
+	v, reason := goalWords(what)
+	if v == "" {
+		return nil, reason
+	}
+	key, ok := CanonicalKey("plan:" + goalKeyWords(v))
+	if !ok {
+		return nil, DropInvalidValue
+	}
+	return []Memory{{Key: key, Value: v, Category: CategoryEvent, Importance: 60, Confidence: 0.6}}, ""
+}
+
+var (
+	hobbyTrailing = []string{"recently", "lately", "these days", "a lot", "now", "right now", "again", "more", "too", "as well", "also", "for a while"}
+	// hobbyFrequency may follow "I go hiking".
+	hobbyFrequency = toSet("every on most at twice once regularly often sometimes usually with in a almost whenever when")
+)
+
+// hobby builds the ongoing activities: "I've been learning guitar", "I'm
+// learning Spanish", "I started knitting", "I play tennis", "I go hiking
+// every weekend".
+func hobby(rest string, loc []int, after string) ([]Memory, string) {
+	alt, verb := 0, ""
+	for i := 1; i <= 5; i++ {
+		if v := group(rest, loc, i); v != "" {
+			alt, verb = i, strings.ToLower(strings.Join(strings.Fields(v), " "))
+			break
+		}
+	}
+	if alt == 4 {
+		verb = gerunds[verb]
+	}
+	base := strings.Fields(verb)[0]
+	objs, long := items(after)
+	if long {
+		return nil, DropTooLong
+	}
+	if len(objs) == 0 {
+		objs = []string{""}
+	}
+	var out []Memory
+	reason := ""
+	for _, obj := range objs {
+		obj = stripTrailing(trimFillers(tidy(obj)), hobbyTrailing)
+		for _, t := range hobbyTrailing {
+			if strings.EqualFold(obj, t) {
+				obj = ""
+			}
+		}
+		first, _ := firstWord(stripLeading(obj, []string{"how to", "to"})+" ", 0)
+		qualified := qualifiers[first] || hobbyFrequency[first]
+		switch {
+		case obj == "" && hobbyNeedsObject[base]:
+			reason = firstNonEmpty(reason, DropInvalidValue)
+			continue
+		case obj != "" && !qualified && (notObjects[first] || notItems[first] || first == "care"):
+			reason = firstNonEmpty(reason, DropInvalidValue)
+			continue
+		case qualified && hobbyNeedsObject[base]:
+			reason = firstNonEmpty(reason, DropInvalidValue)
+			continue
+		case alt == 5 && obj != "" && !qualified:
+			reason = firstNonEmpty(reason, DropInvalidValue) // "I go hiking tomorrow" is no habit
+			continue
+		case (alt == 4 || alt == 3) && base == "running" && obj != "" && !qualified:
+			reason = firstNonEmpty(reason, DropInvalidValue) // "I run a small business"
+			continue
+		case obj != "" && personItem(obj) && !qualified:
+			reason = firstNonEmpty(reason, DropAboutPerson)
+			continue
+		}
+		v := strings.TrimSpace(verb + " " + obj)
+		tail := slug(obj, articles)
+		if obj == "" || qualified || tail == "" {
+			tail = slug(verb, nil)
+		}
+		key, ok := CanonicalKey("hobby:" + tail)
+		if !ok || utf8.RuneCountInString(v) > MaxValueRunes {
+			reason = firstNonEmpty(reason, DropInvalidValue)
+			continue
+		}
+		out = append(out, Memory{Key: key, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7})
+	}
+	if len(out) > 0 {
+		return out, ""
+	}
+	return nil, reason
+}
+
+// petFollowers may follow "I have a dog".
+var petFollowers = toSet("named called and who that which at too as")
+
+// have builds "I have a younger sister named Maya" and "I have two cats".
+func have(k kind, count, mods, what, after string) ([]Memory, string) {
+	if strings.HasPrefix(after, "'") {
+		return nil, DropInvalidValue
+	}
+	trimmed := strings.TrimLeft(after, " ")
+	next, nextAt := firstWord(trimmed, 0)
+	var n string
+	switch {
+	case strings.HasPrefix(trimmed, ","):
+		n = nameAt(strings.TrimLeft(trimmed[1:], " "), true)
+	case next == "named" || next == "called":
+		n = nameAt(trimmed[min(nextAt, len(trimmed)):], false)
+	case k == kindPetHave && trimmed != "" && unicode.IsLetter(rune(trimmed[0])) && !petFollowers[next]:
+		return nil, DropInvalidValue // "I have a fish tank"
+	}
+	key, v := "family:"+relations[what], n
+	if k == kindPetHave {
+		key = "pet:" + species[what]
+	}
+	if v == "" {
+		v = strings.Join(strings.Fields(count+" "+mods+" "+what), " ")
+	}
+	return []Memory{{Key: key, Value: v, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+}
+
+// nameAt reads the name at the start of s ("Maya", "Maya and Lea"):
+// strict names must be capitalised as typed and not be a common word.
+func nameAt(s string, strict bool) string {
+	s = strings.TrimLeft(s, " ")
+	if strict {
+		r, _ := utf8.DecodeRuneInString(s)
+		if !unicode.IsUpper(r) {
+			return ""
+		}
+		w := strings.TrimRightFunc(firstField(s), func(r rune) bool { return unicode.IsPunct(r) })
+		w = strings.TrimSuffix(w, "'s")
+		if introStops[strings.ToLower(w)] || feelingLexicon[strings.ToLower(w)] || w == strings.ToUpper(w) {
+			return ""
+		}
+	}
+	n := parseName(s)
+	if n == "" {
+		return ""
+	}
+	n = strings.TrimSuffix(n, "'s")
+	if rest := s[min(len(s), strings.Index(s+" ", " ")+1):]; len(strings.Fields(n)) == 1 && strings.HasPrefix(strings.ToLower(rest), "and ") {
+		r, _ := utf8.DecodeRuneInString(rest[4:])
+		if second := parseName(rest[4:]); second != "" && unicode.IsUpper(r) && !introStops[strings.ToLower(second)] {
+			n += " and " + strings.Fields(second)[0]
+		}
+	}
+	return n
+}
+
+// introFollowers may follow the name of "I'm Priya".
+var introFollowers = toSet("and but btw by from here nice lol haha too hi hello hey")
+
+// introName reads "I'm Priya": one to three capitalised name-shaped words
+// that are no state, nationality or common word, ending the clause or
+// followed by "and", "from", "nice to meet you", …
+func introName(after string) string {
+	ws := strings.Fields(after[:min(len(after), 120)])
+	var out []string
+	i := 0
+	for ; i < len(ws) && len(out) < 3; i++ {
+		w := ws[i]
+		t := strings.TrimRightFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '\'' && r != '-' })
+		end := t != w
+		r, _ := utf8.DecodeRuneInString(t)
+		lw := strings.ToLower(t)
+		if !unicode.IsUpper(r) || !nameShaped(t) || utf8.RuneCountInString(t) < 2 || t == strings.ToUpper(t) ||
+			introStops[lw] || feelingLexicon[lw] || nameReject[lw] || nameStops[lw] || commonSuffix(lw) {
+			break
+		}
+		out = append(out, t)
+		if end {
+			i++
+			if len(out) > 0 {
+				return strings.Join(out, " ")
+			}
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	if i < len(ws) {
+		next, _ := firstWord(ws[i], 0)
+		if !introFollowers[next] {
+			return ""
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// commonSuffix reports whether w ends like an adjective or a verb form
+// rather than a name: "Exhausted", "Starving", "Hopeless".
+func commonSuffix(w string) bool {
+	if utf8.RuneCountInString(w) < 6 {
+		return false
+	}
+	for _, suf := range []string{"ing", "ful", "ous", "less", "able", "ible", "ated", "ized"} {
+		if strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
+}

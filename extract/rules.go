@@ -15,7 +15,7 @@ import (
 // RulesVersion names the rule set. It is the PromptVersion of every rules
 // result and changes whenever the rules would extract something different
 // from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-2"
+const RulesVersion = "rules-3"
 
 // MaxValueRunes is the longest memory value the rules produce and the merge
 // policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
@@ -49,6 +49,17 @@ const (
 	DropRequest   = "request"   // "I'd like a glass of water" is not a preference
 	DropUncertain = "uncertain" // might, maybe, if, would, could, …
 	DropTooLong   = "too_long"  // the value is longer than MaxValueRunes
+	// DropInvalidValue: a pattern matched but what follows is no item, name,
+	// place or feeling ("I like it when it rains", "call me crazy").
+	DropInvalidValue = "invalid_value"
+	// DropAboutPerson: a preference about a person ("I don't like my new
+	// manager") is not the user's to be remembered by.
+	DropAboutPerson = "about_person"
+	// DropNegated: a negated fact ("I don't live in Seattle anymore").
+	DropNegated = "negated"
+	// DropNotAboutUser: the statement is about the assistant ("my favorite
+	// thing about you").
+	DropNotAboutUser = "not_about_user"
 )
 
 // Rules is the deterministic extractor. It never calls out, never guesses and
@@ -103,20 +114,21 @@ func TTLFor(p prompts.Policy, category string, from time.Time) *time.Time {
 	return &t
 }
 
-// ValidKey reports whether key has one of the documented shapes: name,
-// nickname, feeling, favorite_<slug>, likes:<slug>, dislikes:<slug> or
-// event:<slug>, where a slug is lower-case words of letters and digits joined
-// by single underscores.
+// ValidKey reports whether key has one of the documented shapes (see the
+// vocabulary in mona.go): a plain key (name, nickname, feeling, lives_in,
+// hometown, works_at, studies_at, occupation, diet) or a prefix
+// (favorite_, likes:, dislikes:, hobby:, event:, plan:, family:, pet:,
+// allergy:, goal:) followed by a slug, lower-case words of letters and
+// digits joined by single underscores.
 func ValidKey(key string) bool {
 	if utf8.RuneCountInString(key) > maxKeyRunes {
 		return false
 	}
-	switch key {
-	case "name", "nickname", "feeling":
+	if plainKeys[key] {
 		return true
 	}
-	for _, prefix := range []string{"favorite_", "likes:", "dislikes:", "event:"} {
-		if rest, ok := strings.CutPrefix(key, prefix); ok {
+	for _, p := range keyPrefixes {
+		if rest, ok := strings.CutPrefix(key, p.prefix); ok {
 			return validSlug(rest)
 		}
 	}
@@ -126,21 +138,29 @@ func ValidKey(key string) bool {
 // CanonicalKey brings a key into its documented shape, so that one fact has
 // one key whoever extracted it: the LLM's "likes:Ice Cream" and
 // "event:went-to-the-dentist" become the rules' "likes:ice_cream" and
-// "event:went_to_dentist". Articles and "my" are left out of likes, dislikes
-// and event keys, as the rules leave them out. ok is false when no
-// documented shape can be made of key.
+// "event:went_to_dentist". Articles and "my" are left out of every prefixed
+// key but favorite_, as the rules leave them out. Near-duplicates share one
+// key: a like, dislike or hobby is keyed by its head ("likes:hiking_on_weekends"
+// is "likes:hiking"), a relation or species by its usual word
+// ("family:mom" is "family:mother", "pet:puppy" is "pet:dog"), an allergy
+// by its singular. ok is false when no documented shape can be made of key.
 func CanonicalKey(key string) (canonical string, ok bool) {
 	k := strings.TrimSpace(key)
-	switch lower := strings.ToLower(k); lower {
-	case "name", "nickname", "feeling":
-		return lower, true
+	lower := strings.ToLower(k)
+	if c := strings.ReplaceAll(strings.ReplaceAll(lower, " ", "_"), "-", "_"); plainKeys[c] {
+		return c, true
 	}
-	for _, p := range []struct {
-		prefix string
-		drop   map[string]bool
-	}{{"favorite_", nil}, {"likes:", articles}, {"dislikes:", articles}, {"event:", articles}} {
+	for _, p := range keyPrefixes {
 		if len(k) >= len(p.prefix) && strings.EqualFold(k[:len(p.prefix)], p.prefix) {
-			c := p.prefix + slug(k[len(p.prefix):], p.drop)
+			drop := articles
+			if p.prefix == "favorite_" {
+				drop = nil
+			}
+			tail := slug(k[len(p.prefix):], drop)
+			if tail != "" {
+				tail = canonicalTail(p.prefix, tail)
+			}
+			c := p.prefix + tail
 			return c, ValidKey(c)
 		}
 	}
@@ -329,18 +349,22 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 		}
 	}
 	for _, sent := range splitSentences(apostrophes.Replace(text)) {
-		hits, tooLong := matchSentence(sent.text, clauseStarts(sent.text))
+		if shouted(sent.text) {
+			// "I LOVE PIZZA": capitals that mark no proper noun.
+			sent.text = strings.ToLower(sent.text)
+		}
+		hits, rejected := matchSentence(sent.text, clauseStarts(sent.text))
 		if gate := gateReason(sent); gate != "" {
 			// "I might like sushi" is worth recording: without "might" it
 			// would have been mined.
 			hedgedOnly := gate == DropUncertain && looksMineable(withoutHedges(sent.text))
-			if len(hits) > 0 || tooLong || hedgedOnly || gate == DropRequest || looksMineable(sent.text) {
+			if len(hits) > 0 || len(rejected) > 0 || hedgedOnly || gate == DropRequest || looksMineable(sent.text) {
 				addReason(gate)
 			}
 			continue
 		}
-		if tooLong {
-			addReason(DropTooLong)
+		for _, r := range rejected {
+			addReason(r)
 		}
 		if dc.on {
 			dateEvents(sent.text, hits, dc)
@@ -432,6 +456,10 @@ func splitSentences(text string) []sentence {
 				j += s2
 			}
 			next, _ := utf8.DecodeRuneInString(text[j:])
+			if r == '.' && j == i+1 && abbreviation(text[start:i]) {
+				i = j
+				continue
+			}
 			if j == len(text) || unicode.IsSpace(next) {
 				emit(text[start:i], q)
 				start = j
@@ -443,6 +471,16 @@ func splitSentences(text string) []sentence {
 	}
 	emit(text[start:], false)
 	return out
+}
+
+// abbreviations end with a full stop that ends no sentence: "St. Mary's".
+var abbreviations = toSet("st dr mr mrs ms mt jr sr prof vs etc ft")
+
+// abbreviation reports whether s ends with a capitalised abbreviation.
+func abbreviation(s string) bool {
+	w := s[strings.LastIndexByte(s, ' ')+1:]
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && abbreviations[strings.ToLower(w)]
 }
 
 var (
@@ -608,29 +646,44 @@ type hit struct {
 	at int
 }
 
-// matchSentence mines every clause start of s. tooLong reports that some
-// pattern matched but its value was longer than MaxValueRunes. A date that
-// opens a clause ("Last weekend, I went …") is read past, and tells the
-// patterns of things to come that the clause is dated.
-func matchSentence(s string, starts []int) (found []hit, tooLong bool) {
+// matchSentence mines every clause start of s. rejected are the reasons for
+// which a pattern matched but gave no memory (DropTooLong when its value was
+// longer than MaxValueRunes). A date that opens a clause ("Last weekend, I
+// went …") is read past, and tells the patterns of things to come that the
+// clause is dated.
+func matchSentence(s string, starts []int) (found []hit, rejected []string) {
 	for _, st := range starts {
 		p := skipInterjections(s, st)
 		dated := false
 		if q, ok := skipLeadingDate(s, p); ok {
 			p, dated = skipInterjections(s, q), true
 		}
-		m, ok, reason := matchAt(s[p:], dated)
+		ms, ok, reason := matchAt(s[p:], dated)
 		if !ok {
 			continue
 		}
-		if reason == DropTooLong {
-			tooLong = true
+		if reason != "" && !slices.Contains(rejected, reason) {
+			rejected = append(rejected, reason)
 		}
-		if m.Key != "" {
+		for _, m := range ms {
 			found = append(found, hit{m, p})
 		}
 	}
-	return found, tooLong
+	return found, rejected
+}
+
+// shouted reports whether s is typed in capitals only.
+func shouted(s string) bool {
+	upper := 0
+	for _, r := range s {
+		if unicode.IsLower(r) {
+			return false
+		}
+		if unicode.IsUpper(r) {
+			upper++
+		}
+	}
+	return upper > 2
 }
 
 // skipLeadingDate returns where the clause at p goes on after a date
@@ -661,14 +714,38 @@ const (
 	kindFeeling
 	kindFeelingWord
 	kindEvent
-	// The kinds of things to come are events only when a date says when:
-	// without one they match nothing, and later patterns are tried.
+	kindPerson     // I'm more of a tea person
+	kindDiet       // I'm vegetarian, I don't eat meat
+	kindNegated    // I don't live in Seattle anymore
+	kindAllergy    // I'm allergic to peanuts
+	kindLives      // I live in Seattle
+	kindHometown   // I'm from Portland
+	kindWorks      // I work at Google, I work as a nurse
+	kindOccupation // I'm a software engineer
+	kindStudies    // I study at UCLA
+	kindGoal       // my goal is to run a marathon
+	kindPlan       // I'm planning a trip to New Zealand
+	kindHobby      // I've been learning guitar
+	kindFamilyHave // I have a younger sister named Maya
+	kindPetHave    // I have a dog called Biscuit
+	// The kinds below match nothing when what follows their prefix is not
+	// theirs, and later patterns are tried.
+	kindFamilyNamed // my sister Maya
+	kindPetNamed    // my dog Biscuit
+	kindGoSchool    // I go to Lincoln High School
+	// The kinds of things to come are events only when a date says when.
 	kindUpcoming // my sister's wedding is next Friday
 	kindHave     // I have a job interview tomorrow
 	kindGoing    // I'm flying to Lisbon on the 3rd
+	kindIntro    // I'm Priya
 )
 
-func (k kind) needsDate() bool { return k >= kindUpcoming }
+func (k kind) needsDate() bool { return k >= kindUpcoming && k <= kindGoing }
+
+// fallsThrough reports whether a match of k that gives nothing lets later
+// patterns try: the prefix alone ("my sister", "I'm") does not make the
+// sentence one of k's.
+func (k kind) fallsThrough() bool { return k >= kindFamilyNamed }
 
 type pattern struct {
 	kind kind
@@ -694,11 +771,11 @@ var patterns = []pattern{
 		`my\s+name(?:\s+is|'s)\s+`,
 		`my\s+full\s+name\s+is\s+`,
 		iAm+`\s+called\s+`)},
-	{kindNickname, toSet("please you just call my i people everyone everybody"), prefix(
+	{kindNickname, toSet("please you just call my i people everyone everybody most some many folks they friends"), prefix(
 		`(?:(?:please|you\s+can|just)\s+)*call\s+me\s+`,
 		`my\s+nick\s*name(?:\s+is|'s)\s+`,
-		`i\s+go\s+by\s+`,
-		`(?:people|everyone|everybody|my\s+friends)\s+call\s+me\s+`)},
+		`i\s+(?:usually\s+|mostly\s+)?go\s+by\s+`,
+		`(?:(?:most|some|many)\s+)?(?:people|everyone|everybody|folks|friends|they|my\s+(?:friends|family|mom|mum|dad|parents|colleagues|coworkers|sister|brother))\s+(?:usually\s+|often\s+|always\s+|just\s+|all\s+)?calls?\s+me\s+`)},
 	{kindFavorite, toSet("my"), prefix(
 		`my\s+` + favRe + `\s+` + thingRe + `(?:\s+(?:is|are)|'s)\s+`)},
 	{kindDislike, toSet("i i'm im"), prefix(
@@ -706,7 +783,7 @@ var patterns = []pattern{
 		`i\s+`+adverbs+`(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand|cant\s+stand)s?\s+`,
 		iAm+`\s+(?:(?:really|just|also|honestly)\s+)*not\s+(?:(?:really|very)\s+)?(?:much\s+of\s+)?(?:a\s+)?(?:(?:big|huge|great)\s+)?(?:fan\s+of|into|fond\s+of)\s+`)},
 	{kindLike, toSet("i i'm im"), prefix(
-		`i\s+`+adverbs+`(?:like|love|enjoy|adore)s?\s+`,
+		`i\s+`+adverbs+`(?:like|love|enjoy|adore|prefer)s?\s+`,
 		iAm+`\s+(?:(?:really|totally|so|very|quite|also|such)\s+)*(?:a\s+)?(?:(?:big|huge|massive|real|total|great)\s+)?(?:fan\s+of|into|crazy\s+about|obsessed\s+with|passionate\s+about|fond\s+of)\s+`)},
 	{kindFeeling, toSet("i'm im i i've ive"), prefix(
 		`(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|honestly)\s+)*(not\s+)?feeling\s+`,
@@ -716,12 +793,63 @@ var patterns = []pattern{
 	{kindEvent, toSet("i i've ive"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
 		`i\s+((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to)\b`)},
+	{kindPerson, toSet("i'm im i"), prefix(
+		iAm + `\s+(?:(?:more|much\s+more|definitely|really|totally|such|more\s+of)\s+)*an?\s+([\p{L}\-]+)\s+person\b`)},
+	{kindDiet, toSet("i'm im i"), prefix(
+		iAm+`\s+(?:(?:a|an|now|also|fully|strictly|mostly|currently|on\s+a)\s+)*(`+diets+`)\b(?:\s+diet)?`,
+		`i\s+(?:eat|follow\s+a)\s+(`+diets+`)\b(?:\s+diet)?`,
+		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+eat\s+(?:any\s+)?(`+foodGroups+`)\b`)},
+	{kindNegated, toSet("i i'm im"), prefix(
+		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+(?:live|work|study|have\s+(?:a|an|any)|eat)\b`,
+		iAm+`\s+(?:not|no\s+longer)\s+(?:allergic|from|married|living|working|studying|an?\s+(?:`+occupations+`|vegetarian|vegan))\b`)},
+	{kindAllergy, toSet("i'm im i"), prefix(
+		iAm+`\s+(?:(?:very|really|severely|super|deathly|mildly|slightly|so|also|highly|extremely)\s+)*allergic\s+to\s+`,
+		`i\s+have\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious|slight)\s+)?((?:[\p{L}]+\s+)?[\p{L}]+)\s+allerg(?:y|ies)\b`)},
+	{kindLives, toSet("i i'm im i've ive"), prefix(
+		`(?:i\s+(?:currently\s+|now\s+|still\s+|actually\s+)?live|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?living|(?:i've|ive|i\s+have)\s+(?:been\s+living|lived)|i\s+reside)\s+(in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?)\s+`)},
+	{kindHometown, toSet("i'm im i"), prefix(
+		iAm+`\s+(?:originally\s+)?from\s+`,
+		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+in\s+`,
+		`i\s+(?:originally\s+)?come\s+from\s+`)},
+	{kindWorks, toSet("i i'm im i've ive"), prefix(
+		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?working|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as)\s+`)},
+	{kindOccupation, toSet("i'm im i"), prefix(
+		iAm+`\s+(?:(?:now|currently|also|actually|just)\s+)*an?\s+((?:[\p{L}\-]+\s+){0,2}?)(`+occupations+`)s?\b`,
+		iAm+`\s+(?:now\s+)?(retired)\b`)},
+	{kindStudies, toSet("i i'm im"), prefix(
+		`(?:i\s+(?:currently\s+)?study|`+iAm+`\s+(?:currently\s+)?studying|i\s+go\s+to\s+school|i\s+attend\s+school)\s+at\s+`,
+		`i\s+(?:currently\s+)?attend\s+`)},
+	{kindGoal, toSet("my i i'm im"), prefix(
+		`my\s+(?:(?:big|main|biggest|long-term|long\s+term|ultimate|current|new\s+year'?s?)\s+)?(goal|dream|aim|resolution|ambition|plan)\s+is\s+to\s+`,
+		iAm+`\s+(?:(?:currently|also|really|now)\s+)?((?:working\s+(?:toward|towards|on)|saving\s+(?:up\s+)?for|training\s+for))\s+`,
+		`i\s+(?:really\s+)?(?:want|hope|aim)\s+to\s+((?:`+goalVerbs+`))\b\s*`)},
+	{kindPlan, toSet("i i'm im i've ive"), prefix(
+		iAm+`\s+(?:(?:also|currently|now|really)\s+)?planning\s+(?:to\s+|on\s+)?`,
+		`i\s+(?:also\s+)?plan\s+(?:to|on)\s+`,
+		`(?:i've|ive|i\s+have)\s+been\s+planning\s+(?:to\s+|on\s+)?`)},
+	{kindHobby, toSet("i i've ive i'm im"), prefix(
+		`(?:i've|ive|i\s+have)\s+(?:also\s+|recently\s+|really\s+|just\s+)?been\s+(?:really\s+|also\s+)?(`+hobbyVerbs+`)\b\s*`,
+		iAm+`\s+(?:currently\s+|also\s+|now\s+|still\s+)?(learning|taking|practicing|practising)\b\s*`,
+		`i\s+(?:also\s+|recently\s+|just\s+)?(?:started|began)\s+(`+hobbyVerbs+`)\b\s*`,
+		`i\s+(?:also\s+|regularly\s+|usually\s+|often\s+|still\s+|sometimes\s+)?(`+presentHobbies+`)\b\s*`,
+		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`)},
+	{kindFamilyHave, toSet("i i've ive"), prefix(
+		`(?:i\s+have|i've\s+got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
+	{kindPetHave, toSet("i i've ive"), prefix(
+		`(?:i\s+have|i've\s+got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
+	{kindFamilyNamed, toSet("my"), prefix(
+		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
+	{kindPetNamed, toSet("my"), prefix(
+		`my\s+((?:[\p{L}\-]+\s+)??)(` + wordAlt(species) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
+	{kindGoSchool, toSet("i"), prefix(
+		`i\s+(?:currently\s+|still\s+)?go\s+to\s+`)},
 	{kindUpcoming, toSet("my"), prefix(
 		`my\s+((?:[\p{L}\p{N}][\p{L}\p{N}'\-]*\s+){0,3}?[\p{L}\p{N}][\p{L}\p{N}\-]*)\s+(?:is|are)\s+(?:(?:on|set\s+for|scheduled\s+for|planned\s+for)\s+)?`)},
 	{kindHave, toSet("i i've ive"), prefix(
 		`(?:i\s+have(?:\s+got)?|i've\s+got|ive\s+got)\s+(?:a|an|my|our|another)\s+`)},
 	{kindGoing, toSet("i'm im i"), prefix(
 		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating)\b\s*`)},
+	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
 // prefix compiles alternatives into one case-insensitive pattern anchored at
@@ -735,9 +863,9 @@ func prefix(alternatives ...string) *regexp.Regexp {
 var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + favRe + `\s+([\p{L}\p{N}][\p{L}\p{N}\-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}\-]*){0,3})$`)
 
 // matchAt tries every pattern at the start of rest. ok reports that a pattern
-// matched; the memory's Key is empty when its value was rejected, and reason
-// is DropTooLong when it was rejected for its length.
-func matchAt(rest string, dated bool) (m Memory, ok bool, reason string) {
+// matched; it gives no memory when its value was rejected, and then reason
+// says why.
+func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 	// Prefixes are short; matching them against a bounded window keeps the
 	// cost of a try independent of how much text follows.
 	window := rest
@@ -752,25 +880,45 @@ func matchAt(rest string, dated bool) (m Memory, ok bool, reason string) {
 			continue
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
-			m, reason = build(pat.kind, rest, loc, dated)
-			if pat.kind.needsDate() && m.Key == "" && reason == "" {
-				continue
+			ms, reason = buildAll(pat.kind, rest, loc, dated)
+			if len(ms) == 0 && reason == "" {
+				if pat.kind.fallsThrough() {
+					continue
+				}
+				reason = DropInvalidValue // nothing silent
 			}
-			return m, true, reason
+			return ms, true, reason
 		}
 	}
-	if !containsFoldASCII(rest[:min(len(rest), reverseWindow)], "fav") {
-		return Memory{}, false, ""
+	head := rest[:min(len(rest), reverseWindow)]
+	fav, mine := containsFoldASCII(head, "fav"), containsFoldASCII(head, "my ")
+	if !fav && !mine {
+		return nil, false, ""
 	}
 	clause, long := cutClause(rest)
 	if long || len(clause) > reverseWindow {
-		return Memory{}, false, ""
+		return nil, false, ""
 	}
-	if sm := favoriteReverseRe.FindStringSubmatch(clause); sm != nil {
-		m, reason = favorite(sm[2], sm[1])
-		return m, true, reason
+	if sm := favoriteReverseRe.FindStringSubmatch(clause); fav && sm != nil {
+		m, reason := favorite(sm[2], sm[1])
+		return one(m, reason)
 	}
-	return Memory{}, false, ""
+	if sm := comparisonRe.FindStringSubmatch(clause); mine && sm != nil {
+		ms, reason := prefMemories(sm[1], "likes:")
+		return ms, true, reason
+	}
+	return nil, false, ""
+}
+
+// comparisonRe reads "tea is more my thing" over a whole clause.
+var comparisonRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|'s)\s+(?:(?:more|much\s+more|really|definitely|totally|also|just|so|very\s+much)\s+)*my\s+(?:thing|kind\s+of\s+thing|style|jam|speed|vibe|cup\s+of\s+tea|go-to)$`)
+
+// one is the answer of matchAt for a pattern that gives at most one memory.
+func one(m Memory, reason string) ([]Memory, bool, string) {
+	if m.Key == "" {
+		return nil, true, reason
+	}
+	return []Memory{m}, true, ""
 }
 
 // containsFoldASCII reports whether s contains the lower-case ASCII needle,
@@ -820,33 +968,11 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 			return Memory{}, DropTooLong
 		}
 		return favorite(group(rest, loc, 1), v)
-	case kindLike, kindDislike:
-		v, long := cutClause(after)
-		if long {
-			return Memory{}, DropTooLong
-		}
-		v, reason := preference(v)
-		if v == "" {
-			return Memory{}, reason
-		}
-		key := "likes:"
-		if k == kindDislike {
-			key = "dislikes:"
-		}
-		s := slug(v, articles)
-		if s == "" {
-			return Memory{}, ""
-		}
-		return Memory{Key: key + s, Value: v, Category: CategoryPreference, Importance: 75, Confidence: 0.7}, ""
 	case kindFeeling:
 		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
-		v, long := cutClause(stripLeading(after, intensifiers))
-		if long {
-			return Memory{}, DropTooLong
-		}
-		v = feeling(v)
+		v, reason := feelingValue(after)
 		if v == "" {
-			return Memory{}, ""
+			return Memory{}, reason
 		}
 		if neg {
 			v = "not " + v
@@ -856,10 +982,12 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		w := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
 		if next := strings.Fields(after); len(next) > 0 {
 			if n, _ := firstWord(next[0], 0); n == "to" || n == "of" || n == "that" {
-				return Memory{}, "" // "I'm happy to help" is an offer, "sick of it" an opinion.
+				return Memory{}, DropInvalidValue // "I'm happy to help" is an offer, "sick of it" an opinion.
 			}
 		}
-		return Memory{Key: "feeling", Value: w, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
+		clause, _ := cutClause(after)
+		v, _ := feelingTail(w, lowerWords(trimFillers(clause)))
+		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindEvent:
 		start := loc[2]
 		if start < 0 {
@@ -869,7 +997,7 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		if long {
 			return Memory{}, DropTooLong
 		}
-		v = stripTrailing(withoutDates(strings.ToLower(tidy(v))), eventTrailing)
+		v = stripTrailing(withoutDates(trimFillers(tidy(v))), eventTrailing)
 		return event(v)
 	case kindUpcoming:
 		if !startsWithDate(after) {
@@ -928,7 +1056,7 @@ var (
 // upcoming is the event memory of a thing to come, "sister's wedding",
 // whose date the sentence gives.
 func upcoming(what string) (Memory, string) {
-	v := strings.ToLower(tidy(what))
+	v := trimFillers(tidy(what))
 	first, _ := firstWord(v+" ", 0)
 	if v == "" || notItems[first] || !hasAlnum(v) || len(strings.Fields(v)) > maxPlanWords+2 {
 		return Memory{}, ""
@@ -1048,7 +1176,7 @@ func favorite(thing, value string) (Memory, string) {
 	thing = stripTrailing(thing, thingTrailing)
 	for _, w := range strings.Fields(thing) {
 		if w == "you" || w == "your" || w == "is" || w == "are" {
-			return Memory{}, "" // "my favorite thing about you" is about the assistant.
+			return Memory{}, DropNotAboutUser // "my favorite thing about you" is about the assistant.
 		}
 	}
 	v, reason := preference(value)
@@ -1066,8 +1194,7 @@ var (
 	// notItems are first words that make a "preference" about something that
 	// is not a thing: "I like it", "I love you", "I like when it rains".
 	notItems      = toSet("it it's its that this them they these those you your yours him her me myself yourself us what how when where why who which whatever everything nothing anything everyone anyone someone somebody nobody think say believe know mine to and or but not")
-	prefTrailing  = []string{"a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
-	intensifiers  = []string{"really", "so", "very", "a bit", "a little", "kind of", "kinda", "pretty", "quite", "super", "extremely", "rather", "somewhat", "totally", "completely"}
+	prefTrailing  = []string{"sometimes", "often", "usually", "every day", "to be honest", "honestly", "tbh", "lol", "haha", "a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
 	eventTrailing = []string{"last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
 	feelTrailing  = []string{"today", "tonight", "right now", "now", "lately", "recently", "at the moment", "this morning", "this evening", "this afternoon", "these days", "again", "all day", "too", "as well"}
 	notFeelings   = toSet("like that as you it this about for if i what how so")
@@ -1076,7 +1203,7 @@ var (
 // preference normalises the value of a like, dislike or favourite. It
 // returns "" when the value is not an item.
 func preference(v string) (string, string) {
-	v = strings.ToLower(tidy(v))
+	v = trimFillers(tidy(v))
 	v = stripLeading(v, []string{"to"})
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
@@ -1088,18 +1215,6 @@ func preference(v string) (string, string) {
 		return "", DropTooLong
 	}
 	return v, ""
-}
-
-// feeling normalises the value of a feeling; feelings are short, so more
-// than five words means the sentence was about something else.
-func feeling(v string) string {
-	v = strings.ToLower(tidy(v))
-	v = stripTrailing(v, feelTrailing)
-	first, _ := firstWord(v+" ", 0)
-	if v == "" || notFeelings[first] || !hasAlnum(v) || len(strings.Fields(v)) > 5 {
-		return ""
-	}
-	return v
 }
 
 func hasAlnum(s string) bool {
@@ -1121,14 +1236,14 @@ func stripLeading(s string, phrases []string) string {
 	return s
 }
 
-// stripTrailing removes any of the given phrases (whole words) from the end
-// of a lower-case s, repeatedly, never leaving it empty.
+// stripTrailing removes any of the given phrases (whole words, in any case)
+// from the end of s, repeatedly, never leaving it empty.
 func stripTrailing(s string, phrases []string) string {
 	for changed := true; changed; {
 		changed = false
 		for _, ph := range phrases {
-			if t, ok := strings.CutSuffix(s, " "+ph); ok && t != "" {
-				s = t
+			if n := len(s) - len(ph) - 1; n > 0 && s[n] == ' ' && strings.EqualFold(s[n+1:], ph) {
+				s = s[:n]
 				changed = true
 			}
 		}

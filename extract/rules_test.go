@@ -89,13 +89,13 @@ func TestRulesPatterns(t *testing.T) {
 		{"my favourite kind of music is jazz", []kv{fav("music", "jazz")}},
 		{"My favorite ice cream flavor is mint chocolate chip", []kv{fav("ice_cream_flavor", "mint chocolate chip")}},
 		{"My favorite pizza is pepperoni", []kv{fav("pizza", "pepperoni")}},
-		{"Pizza is my favorite food", []kv{fav("food", "pizza")}},
-		{"Honestly, the big pepperoni pizza from Luigi's is my all-time favorite food!", []kv{fav("food", "the big pepperoni pizza from luigi's")}},
+		{"pizza is my favorite food", []kv{fav("food", "pizza")}},
+		{"Honestly, the big pepperoni pizza from Luigi's is my all-time favorite food!", []kv{fav("food", "the big pepperoni pizza from Luigi's")}},
 		{"I like pizza", []kv{likes("pizza", "pizza")}},
 		{"i like pizza a lot!!", []kv{likes("pizza", "pizza")}},
-		{"I really love hiking in the mountains", []kv{likes("hiking_in_mountains", "hiking in the mountains")}},
-		{"I'm a huge fan of the Beatles", []kv{likes("beatles", "the beatles")}},
-		{"I’m a fan of “The Beatles” and I don’t like Mondays", []kv{likes("beatles", "the beatles"), dislikes("mondays", "mondays")}},
+		{"I really love hiking in the mountains", []kv{likes("hiking", "hiking in the mountains")}},
+		{"I'm a huge fan of the Beatles", []kv{likes("beatles", "the Beatles")}},
+		{"I’m a fan of “The Beatles” and I don’t like Mondays", []kv{likes("beatles", "The Beatles"), dislikes("mondays", "Mondays")}},
 		{"I like dogs more than cats", []kv{likes("dogs", "dogs")}},
 		{"I like mac and cheese", []kv{likes("mac_and_cheese", "mac and cheese")}},
 		{"I like to swim", []kv{likes("swim", "swim")}},
@@ -104,7 +104,7 @@ func TestRulesPatterns(t *testing.T) {
 		{"I don't like mushrooms", []kv{dislikes("mushrooms", "mushrooms")}},
 		{"I do not like cold weather", []kv{dislikes("cold_weather", "cold weather")}},
 		{"I really don't like spiders", []kv{dislikes("spiders", "spiders")}},
-		{"I hate Mondays", []kv{dislikes("mondays", "mondays")}},
+		{"I hate Mondays", []kv{dislikes("mondays", "Mondays")}},
 		{"I can't stand loud music", []kv{dislikes("loud_music", "loud music")}},
 		{"I’m not a fan of horror movies", []kv{dislikes("horror_movies", "horror movies")}},
 		{"I'm feeling tired", []kv{feeling("tired")}},
@@ -118,7 +118,7 @@ func TestRulesPatterns(t *testing.T) {
 		{"Yesterday I went to the dentist", []kv{event("went_to_dentist", "went to the dentist")}},
 		{"I went to the dentist this morning", []kv{event("went_to_dentist", "went to the dentist")}},
 		{"I've just finished my exams", []kv{event("finished_exams", "finished my exams")}},
-		{"Well, I just started a new job and I love it", []kv{event("started_new_job", "started a new job")}},
+		{"Well, I just started a new job and it's great", []kv{event("started_new_job", "started a new job")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
@@ -174,15 +174,16 @@ func TestRulesNotMined(t *testing.T) {
 		{"She thinks I like tea", []string{}},
 		{"My sister's favorite color is green", []string{}},
 		{"My favorite is pizza", []string{}},
-		// Not an item, not a name, not a feeling.
-		{"I love you", []string{}},
-		{"I like it when it rains", []string{}},
-		{"I hate that", []string{}},
-		{"my name is not important", []string{}},
-		{"Call me crazy", []string{}},
-		{"I'm happy to help", []string{}},
-		{"I feel like going out", []string{}},
-		{"My favorite thing about you is your voice", []string{}},
+		// Not an item, not a name, not a feeling: the pattern matched, so the
+		// reason is recorded (nothing silent).
+		{"I love you", []string{"about_person"}},
+		{"I like it when it rains", []string{"invalid_value"}},
+		{"I hate that", []string{"invalid_value"}},
+		{"my name is not important", []string{"invalid_value"}},
+		{"Call me crazy", []string{"invalid_value"}},
+		{"I'm happy to help", []string{"invalid_value"}},
+		{"I feel like going out", []string{"invalid_value"}},
+		{"My favorite thing about you is your voice", []string{"not_about_user"}},
 		// Too long to be a fact.
 		{"I like " + strings.Repeat("very ", 25) + "long walks", []string{"too_long"}},
 	}
@@ -342,7 +343,7 @@ func TestRulesEventDates(t *testing.T) {
 		{"Tomorrow I have a job interview", []dated{{"event:job_interview", "job interview", "2026-11-25", "Tomorrow"}}},
 		{"I've got a dentist appointment on Friday", []dated{{"event:dentist_appointment", "dentist appointment", "2026-11-27", "Friday"}}},
 		{"I have my driving test in two days", []dated{{"event:driving_test", "driving test", "2026-11-26", "in two days"}}},
-		{"I'm flying to Lisbon on the 3rd", []dated{{"event:flying_to_lisbon", "flying to lisbon", "2026-12-03", "the 3rd"}}},
+		{"I'm flying to Lisbon on the 3rd", []dated{{"event:flying_to_lisbon", "flying to Lisbon", "2026-12-03", "the 3rd"}}},
 		{"I'm getting married next month", []dated{{"event:getting_married", "getting married", "2026-12-01", "next month"}}},
 		{"I'm gonna start a new job on Monday", []dated{{"event:going_to_start_new_job", "going to start a new job", "2026-11-30", "Monday"}}},
 		// Past events get the past date.
@@ -358,14 +359,14 @@ func TestRulesEventDates(t *testing.T) {
 		// Real sentences of the MemoryBank corpus (MIT License, copyright
 		// 2023 Wanjun Zhong; ../shared/corpora/memorybank).
 		{"Speaking of which, I went for a run yesterday and ran into an unfamiliar place.", []dated{{"event:went_for_run", "went for a run", "2026-11-23", "yesterday"}}},
-		{"Last weekend I went to Yuntai Mountain, and the scenery was really beautiful.", []dated{{"event:went_to_yuntai_mountain", "went to yuntai mountain", "2026-11-21", "Last weekend"}}},
+		{"Last weekend I went to Yuntai Mountain, and the scenery was really beautiful.", []dated{{"event:went_to_yuntai_mountain", "went to Yuntai Mountain", "2026-11-21", "Last weekend"}}},
 		{"I'm going to see a movie with my friends tonight.", []dated{{"event:going_to_see_movie_with_friends", "going to see a movie with my friends", "2026-11-24", "tonight"}}},
 		// Said to Mona, or with no date to make it an event: nothing.
 		{"I'll chat with you more tomorrow.", nil},
 		{"I'm going to have dinner now and will talk to you again tomorrow.", nil},
 		{"I'm going to talk to you tomorrow", nil},
 		{"My sister's wedding is lovely", nil},
-		{"I have a cat", nil},
+		{"I have a cat", []dated{{"pet:cat", "a cat", "", ""}}}, // a fact, never dated
 		{"my flight is at 6 tomorrow", nil},
 	}
 	for _, tt := range tests {
@@ -535,6 +536,16 @@ func TestCanonicalKey(t *testing.T) {
 		{"likes:the beach", "likes:beach", true},
 		{"dislikes:mom's cooking", "dislikes:moms_cooking", true},
 		{"event:went-to-the-dentist", "event:went_to_dentist", true},
+		{"likes:hiking_on_weekends", "likes:hiking", true},
+		{"likes:Playing Tennis", "likes:tennis", true},
+		{"hobby:learning-guitar", "hobby:guitar", true},
+		{"family:Mom", "family:mother", true},
+		{"pet:puppy", "pet:dog", true},
+		{"allergy:peanuts", "allergy:peanut", true},
+		{"Lives In", "lives_in", true},
+		{"works_at", "works_at", true},
+		{"goal:run-a-marathon", "goal:run_marathon", true},
+		{"plan:trip-to-Japan", "plan:trip_to_japan", true},
 		{"likes:!!!", "likes:", false},
 		{"job", "job", false},
 		{"Favorite Food", "Favorite Food", false},
@@ -592,11 +603,14 @@ func TestRulesGolden(t *testing.T) {
 
 // keyShape is the documented key grammar (DESIGN §2), written out
 // independently of extract.ValidKey.
-var keyShape = regexp.MustCompile(`^(?:name|nickname|feeling|(?:favorite_|likes:|dislikes:|event:)[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+(?:_[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+)*)$`)
+var keyShape = regexp.MustCompile(`^(?:name|nickname|feeling|lives_in|hometown|works_at|studies_at|occupation|diet|(?:favorite_|likes:|dislikes:|hobby:|event:|plan:|family:|pet:|allergy:|goal:)[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+(?:_[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+)*)$`)
 
 var categoryOfKey = []struct{ prefix, category string }{
 	{"name", "fact"}, {"nickname", "fact"}, {"feeling", "feeling"},
 	{"favorite_", "preference"}, {"likes:", "preference"}, {"dislikes:", "preference"}, {"event:", "event"},
+	{"lives_in", "fact"}, {"hometown", "fact"}, {"works_at", "fact"}, {"studies_at", "fact"}, {"occupation", "fact"},
+	{"diet", "fact"}, {"family:", "fact"}, {"pet:", "fact"}, {"allergy:", "fact"}, {"goal:", "fact"},
+	{"hobby:", "preference"}, {"plan:", "event"},
 }
 
 var ssnShape = regexp.MustCompile(`[0-9]{3}-[0-9]{2}-[0-9]{4}`)
@@ -698,6 +712,7 @@ func FuzzRules(f *testing.F) {
 			}
 			switch r, _ := strings.CutPrefix(d.Reason, "sensitive:"); r {
 			case extract.DropQuestion, extract.DropRequest, extract.DropUncertain, extract.DropTooLong,
+				extract.DropInvalidValue, extract.DropAboutPerson, extract.DropNegated, extract.DropNotAboutUser,
 				extract.SensitivePrivateKey, extract.SensitiveAPIKey, extract.SensitivePassword, extract.SensitiveSSN,
 				extract.SensitiveCardNumber, extract.SensitiveCardCode, extract.SensitiveIBAN,
 				extract.SensitiveBankAccount, extract.SensitiveLongNumber:
@@ -726,5 +741,211 @@ func BenchmarkRules(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		extract.Rules(app, s, rulesNow)
+	}
+}
+
+// TestRulesBroaderFacts covers the vocabulary of issue 12: who the user is,
+// where they live, work and study, family and pets with their names,
+// allergies and diet, goals, plans, hobbies, lists and comparisons, proper
+// nouns in their own case. Some sentences are from the MemoryBank corpus
+// (MIT License, copyright 2023 Wanjun Zhong; ../shared/corpora/memorybank),
+// most are written for these patterns.
+func TestRulesBroaderFacts(t *testing.T) {
+	t.Parallel()
+	type m = [2]string // key, value
+	tests := []struct {
+		msg  string
+		want []m
+	}{
+		// Self-introductions and nicknames.
+		{"I'm Priya.", []m{{"name", "Priya"}}},
+		{"I am Sam.", []m{{"name", "Sam"}}},
+		{"Hi, I'm Priya, nice to meet you!", []m{{"name", "Priya"}}},
+		{"Hey Mona, I'm Priya Sharma and I love tea", []m{{"name", "Priya Sharma"}, {"likes:tea", "tea"}}},
+		{"Hello, my name is Emily. Nice to meet you.", []m{{"name", "Emily"}}}, // MemoryBank
+		{"My name is Priya but most people call me Pri", []m{{"name", "Priya"}, {"nickname", "Pri"}}},
+		{"My friends call me Pri", []m{{"nickname", "Pri"}}},
+		{"You can call me Jack.", []m{{"nickname", "Jack"}}}, // MemoryBank
+		// Where the user lives, comes from, works and studies.
+		{"I live in Seattle", []m{{"lives_in", "Seattle"}}},
+		{"I currently live in New York City with my wife", []m{{"lives_in", "New York City"}}},
+		{"I've lived in the Bay Area for ten years", []m{{"lives_in", "the Bay Area"}}},
+		{"i live in seattle", []m{{"lives_in", "seattle"}}},
+		{"I live near Portland", []m{{"lives_in", "near Portland"}}},
+		{"I'm from Portland", []m{{"hometown", "Portland"}}},
+		{"I grew up in São Paulo", []m{{"hometown", "São Paulo"}}},
+		{"I work at Google", []m{{"works_at", "Google"}}},
+		{"I work for a small bakery", []m{{"works_at", "small bakery"}}},
+		{"I work as a graphic designer", []m{{"occupation", "graphic designer"}}},
+		{"I'm a software engineer", []m{{"occupation", "software engineer"}}},
+		{"I'm a nurse at St. Mary's Hospital", []m{{"occupation", "nurse"}, {"works_at", "St Mary's Hospital"}}},
+		{"I'm a student at UW", []m{{"occupation", "student"}, {"studies_at", "UW"}}},
+		{"I'm retired", []m{{"occupation", "retired"}}},
+		{"I study at UCLA", []m{{"studies_at", "UCLA"}}},
+		{"I go to Lincoln High School", []m{{"studies_at", "Lincoln High School"}}},
+		// Family and pets, with names.
+		{"I have a sister named Maya", []m{{"family:sister", "Maya"}}},
+		{"I have a younger brother called Leo", []m{{"family:brother", "Leo"}}},
+		{"I have two kids", []m{{"family:children", "two kids"}}},
+		{"My mom's name is Linda", []m{{"family:mother", "Linda"}}},
+		{"my sister Maya is getting married", []m{{"family:sister", "Maya"}}},
+		{"I have a cat called Luna", []m{{"pet:cat", "Luna"}}},
+		{"My dog Biscuit is the best", []m{{"pet:dog", "Biscuit"}}},
+		{"I have a golden retriever named Max", []m{{"pet:dog", "Max"}}},
+		{"I have two cats", []m{{"pet:cat", "two cats"}}},
+		// Allergies and diet.
+		{"I'm allergic to peanuts", []m{{"allergy:peanut", "peanuts"}}},
+		{"I'm severely allergic to peanuts and shellfish.", []m{{"allergy:peanut", "peanuts"}, {"allergy:shellfish", "shellfish"}}},
+		{"I have a nut allergy", []m{{"allergy:nut", "nut"}}},
+		{"I'm vegetarian", []m{{"diet", "vegetarian"}}},
+		{"I'm a vegan", []m{{"diet", "vegan"}}},
+		{"I don't eat meat", []m{{"diet", "no meat"}}},
+		// Goals, plans and ongoing activities.
+		{"My goal is to run a marathon", []m{{"goal:run_marathon", "run a marathon"}}},
+		{"I'm saving up for a new car", []m{{"goal:saving_up", "saving up for a new car"}}},
+		{"I want to learn Spanish", []m{{"goal:learn_spanish", "learn Spanish"}}},
+		{"I'm planning a trip to New Zealand", []m{{"plan:trip_to_new_zealand", "a trip to New Zealand"}}},
+		{"I plan to visit Japan", []m{{"plan:visit_japan", "visit Japan"}}},
+		{"I've been learning guitar", []m{{"hobby:guitar", "learning guitar"}}},
+		{"Recently, I've been learning to cook.", []m{{"hobby:cook", "learning to cook"}}}, // MemoryBank
+		{"I'm learning Spanish", []m{{"hobby:spanish", "learning Spanish"}}},
+		{"I play tennis on weekends", []m{{"hobby:tennis", "playing tennis on weekends"}}},
+		{"I go hiking every weekend", []m{{"hobby:hiking", "hiking every weekend"}}},
+		{"I've been practicing playing the guitar recently", []m{{"hobby:guitar", "practicing playing the guitar"}}},
+		// Lists and comparisons, one memory per item.
+		{"I like Coldplay and Radiohead", []m{{"likes:coldplay", "Coldplay"}, {"likes:radiohead", "Radiohead"}}},
+		{"I love music, movies, and travel.", []m{{"likes:music", "music"}, {"likes:movies", "movies"}, {"likes:travel", "travel"}}},                                             // MemoryBank
+		{"I really enjoy painting, playing piano and tea tasting.", []m{{"likes:painting", "painting"}, {"likes:piano", "playing piano"}, {"likes:tea_tasting", "tea tasting"}}}, // MemoryBank
+		{"I don't like olives or anchovies", []m{{"dislikes:olives", "olives"}, {"dislikes:anchovies", "anchovies"}}},
+		{"I like pizza and mac and cheese", []m{{"likes:pizza", "pizza"}, {"likes:mac_and_cheese", "mac and cheese"}}},
+		{"Honestly, tea is more my thing", []m{{"likes:tea", "tea"}}},
+		{"I prefer tea over coffee", []m{{"likes:tea", "tea"}}},
+		{"I'm more of a cat person", []m{{"likes:cat", "cat"}}},
+		// Proper nouns keep their case; near-duplicates share the head's key.
+		{"I love Amélie", []m{{"likes:amélie", "Amélie"}}},
+		{"I like hiking on weekends", []m{{"likes:hiking", "hiking on weekends"}}},
+		{"I like playing tennis", []m{{"likes:tennis", "playing tennis"}}},
+		{"I went hiking at Rattlesnake Ledge", []m{{"event:went_hiking_at_rattlesnake_ledge", "went hiking at Rattlesnake Ledge"}}},
+		{"I LOVE PIZZA", []m{{"likes:pizza", "pizza"}}},
+		// Feelings are reduced to the feeling; filler is trimmed.
+		{"I'm feeling anxious about the maid of honor speech.", []m{{"feeling", "anxious"}}},
+		{"I'm feeling sad about the end of summer.", []m{{"feeling", "sad"}}},
+		{"I'm feeling pretty exhausted to be honest.", []m{{"feeling", "exhausted"}}},
+		{"I'm kind of nervous about my exam", []m{{"feeling", "nervous about my exam"}}},
+		{"I've been feeling a bit stressed out at work lately", []m{{"feeling", "stressed out"}}},
+		{"I feel like really tired today", []m{{"feeling", "tired"}}},
+		{"I like pizza, to be honest", []m{{"likes:pizza", "pizza"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, mem := range got.Memories {
+				ms = append(ms, m{mem.Key, mem.Value})
+				if want := extract.KeyCategory(mem.Key); mem.Category != want {
+					t.Errorf("%s has category %q, want %q", mem.Key, mem.Category, want)
+				}
+			}
+			if !reflect.DeepEqual(ms, tt.want) {
+				t.Errorf("memories\n got %q\nwant %q", ms, tt.want)
+			}
+			if len(got.Dropped) != 0 {
+				t.Errorf("dropped %+v, want none", got.Dropped)
+			}
+		})
+	}
+}
+
+// TestRulesBroaderFactsNot: what looks like a broader fact and is not. A
+// sentence a pattern matched gives a reason (nothing silent); one no
+// pattern matched gives none.
+func TestRulesBroaderFactsNot(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		msg     string
+		dropped []string
+	}{
+		// States, nationalities and verbs after "I'm" are no names.
+		{"I'm tired", nil}, // a feeling, checked below
+		{"I'm fine", []string{}},
+		{"I'm going", []string{}},
+		{"I'm Italian", []string{}},
+		{"I'm Going home now", []string{}},
+		{"I'm OK", []string{}},
+		{"i'm priya", []string{}}, // no capital: no way to tell a name from a word
+		{"I'm Back!", []string{}},
+		// Not places.
+		{"I live for the weekend", []string{}},
+		{"I live in fear of Mondays", []string{"invalid_value"}},
+		{"I work from home", []string{}},
+		{"I work at night", []string{"invalid_value"}},
+		{"I've been working at my current company for several years", []string{"invalid_value"}}, // MemoryBank
+		// Negated, hedged, asked.
+		{"I don't live in Seattle anymore", []string{"negated"}},
+		{"I'm not allergic to anything", []string{"negated"}},
+		{"Maybe I'm allergic to cats", []string{"uncertain"}},
+		{"Do you think I'm allergic to cats?", []string{"question"}},
+		// Not occupations, not hobbies.
+		{"I'm a terrible cook", []string{"invalid_value"}},
+		{"I'm learning a new skill", []string{"invalid_value"}},
+		{"I've been doing great", []string{"invalid_value"}},
+		{"I have a fish tank", []string{"invalid_value"}},
+		// Preferences about people are left out.
+		{"I don't like my new manager", []string{"about_person"}},
+		{"I love my mom", []string{"about_person"}},
+		{"I love you", []string{"about_person"}},
+		// A long feeling that is no feeling.
+		{"I feel like my drawing skills are not so good", []string{"invalid_value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			for _, mem := range got.Memories {
+				if mem.Key != "feeling" {
+					t.Errorf("memory %s = %q, want none", mem.Key, mem.Value)
+				}
+			}
+			if tt.dropped != nil && !slices.Equal(reasons(got.Dropped), tt.dropped) {
+				t.Errorf("dropped %q, want %q", reasons(got.Dropped), tt.dropped)
+			}
+		})
+	}
+}
+
+// TestRulesNearDuplicatesFold: "likes:hiking" and "likes:hiking_on_weekends"
+// are one memory, whichever path named it; the later statement's value is
+// kept, and the merge policy supersedes the earlier one.
+func TestRulesNearDuplicatesFold(t *testing.T) {
+	t.Parallel()
+	s := extract.Session{App: "mona", Messages: []extract.Message{
+		{ID: "m1", Role: "user", Content: "I like hiking."},
+		{ID: "m2", Role: "user", Content: "I like hiking on weekends, honestly."},
+	}}
+	got := extract.Rules(rulesApp(), s, rulesNow)
+	if want := []kv{{"likes:hiking", "hiking on weekends", "preference", 75, 0.7}}; !reflect.DeepEqual(kvs(got.Memories), want) {
+		t.Fatalf("memories %+v, want %+v", kvs(got.Memories), want)
+	}
+	stored := []extract.Stored{{ID: "1", Key: "likes:hiking", Value: "hiking", Category: "preference", Importance: 75,
+		Confidence: 0.7, Status: extract.StatusActive, StatedAt: rulesNow.Add(-time.Hour)}}
+	llm := extract.Memory{Key: "likes:hiking_on_weekends", Value: "hiking on weekends", Category: "preference",
+		Importance: 75, Confidence: 0.85, StatedAt: rulesNow}
+	ops := extract.Plan(stored, []extract.Memory{llm}, "s-2", rulesApp().Policy, rulesNow)
+	if len(ops) != 1 || ops[0].Kind != extract.OpSupersede || ops[0].Target != "1" || ops[0].Memory.Key != "likes:hiking" {
+		t.Errorf("ops %+v, want likes:hiking superseded by the fuller value", ops)
+	}
+}
+
+func TestRollingFactsText(t *testing.T) {
+	t.Parallel()
+	got := rulesSay("I'm Priya. I live in Seattle. I like tea and hiking. I have a sister named Maya.")
+	text := extract.RollingFactsText(extract.RollingFacts(got.Memories))
+	want := "name: Priya; lives in: Seattle; likes: tea, hiking; sister: Maya"
+	if text != want {
+		t.Errorf("rolling text %q, want %q", text, want)
+	}
+	if extract.RollingFactsText(extract.RollingFacts([]extract.Memory{{Key: "likes:pin", Value: "my pin is 1234"}})) != "" {
+		t.Error("a sensitive value reached the rolling summary")
 	}
 }

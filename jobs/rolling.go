@@ -66,6 +66,11 @@ func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[RollingS
 		keys = append(keys, m.Key)
 	}
 	summary["mentioned"] = keys
+	// What was said, not only about what: the context pack shows "name:
+	// Priya; lives in: Seattle". The rules never mine a message with
+	// sensitive data, and RollingFacts leaves out what the merge policy
+	// would refuse.
+	summary["facts"] = extract.RollingFacts(res.Memories)
 	summary["messages_covered"] = upto
 	b, err := json.Marshal(summary)
 	if err != nil {
