@@ -100,7 +100,7 @@ var (
 	// lightVerbs open an item without being its head: "playing tennis" is
 	// tennis, "going to concerts" is concerts.
 	lightVerbs = [][]string{
-		{"learning", "how", "to"}, {"learning", "to"}, {"learn", "how", "to"}, {"how", "to"},
+		{"learning", "how", "to"}, {"learning", "to"}, {"go", "for"}, {"go", "on"}, {"go", "to"}, {"learn", "how", "to"}, {"how", "to"},
 		{"going", "to"}, {"listening", "to"}, {"learning"}, {"playing"}, {"play"}, {"watching"},
 		{"practicing"}, {"practising"}, {"taking"}, {"doing"}, {"having"}, {"going"}, {"to"},
 	}
@@ -223,7 +223,7 @@ var (
 	hobbyVerbs     = `learning|practicing|practising|playing|doing|studying|taking|knitting|painting|drawing|cooking|baking|running|jogging|swimming|climbing|hiking|gardening|writing|reading|training\s+for|collecting|sewing|crocheting|dancing|singing|biking|cycling|skating|surfing|skiing|meditating|journaling|watching`
 	// hobbyNeedsObject are the verbs that make no hobby on their own.
 	hobbyNeedsObject = toSet("learning practicing practising playing doing studying taking training collecting watching play do practice practise collect take learn study watch")
-	presentHobbies   = `play|practice|practise|do|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run`
+	presentHobbies   = `play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run`
 	gerunds          = map[string]string{"play": "playing", "practice": "practicing", "practise": "practising", "do": "doing", "knit": "knitting", "paint": "painting", "draw": "drawing", "bake": "baking", "garden": "gardening", "surf": "surfing", "ski": "skiing", "climb": "climbing", "crochet": "crocheting", "sew": "sewing", "collect": "collecting", "swim": "swimming", "hike": "hiking", "dance": "dancing", "sing": "singing", "meditate": "meditating", "journal": "journaling", "run": "running"}
 	goActivities     = `hiking|running|swimming|climbing|fishing|camping|skiing|surfing|dancing|bowling|biking|cycling|jogging|skating|kayaking|sailing|snowboarding`
 	// notObjects are what an activity is done "to" that makes it no hobby:
@@ -439,6 +439,14 @@ func splitJoined(s string) []string {
 		}
 	}
 	out = append(out, strings.Join(ws[start:], " "))
+	// "rock climbing and feeling like I'm stuck": the list ends where a
+	// clause about the user begins.
+	for i, part := range out {
+		if i > 0 && slicesContainsAny(lowerWords(part), clauseSubjects) {
+			out = out[:i]
+			break
+		}
+	}
 	// A fixed pair inside a longer list ("pizza and mac and cheese") is
 	// joined again.
 	for i := 0; i+1 < len(out); i++ {
@@ -725,6 +733,18 @@ func cutAtWords(s string, words ...string) string {
 	return s
 }
 
+// clauseSubjects start a clause inside what looked like a list.
+var clauseSubjects = toSet("i i'm im i've ive i'd i'll it's that's we they he she")
+
+func slicesContainsAny(ws []string, set map[string]bool) bool {
+	for _, w := range ws {
+		if set[w] {
+			return true
+		}
+	}
+	return false
+}
+
 func slicesContains(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
@@ -733,6 +753,9 @@ func slicesContains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// genericWorkplaces name no workplace on their own.
+var genericWorkplaces = toSet("company job business firm office place boss startup corporation")
 
 // org reads a workplace or school typed in lower case: "a bakery", "the
 // local hospital". Capitalised ones are read by capWords.
@@ -751,6 +774,9 @@ func org(after string) (string, string) {
 	last := strings.ToLower(ws[len(ws)-1])
 	if workStops[first] || notItems[first] || unicode.IsDigit(rune(first[0])) {
 		return "", DropInvalidValue
+	}
+	if len(ws) == 1 && genericWorkplaces[first] {
+		return "", DropInvalidValue // "a company" says nothing
 	}
 	if first == "my" && (last == "company" || last == "job" || last == "office" || last == "work" || last == "workplace" || last == "place") {
 		return "", DropInvalidValue // "my current company" says nothing
@@ -857,6 +883,9 @@ func goalWords(what string) (string, string) {
 		if aboutMona[w] {
 			return "", DropNotAboutUser
 		}
+		if w == "him" || w == "her" || w == "them" {
+			return "", DropAboutPerson
+		}
 	}
 	return v, ""
 }
@@ -865,7 +894,12 @@ func goalWords(what string) (string, string) {
 // movie with some friends" is go_watch_movie.
 func goalKeyWords(v string) string {
 	ws := strings.Split(slug(v, articles), "_")
-	for i := 1; i < len(ws); i++ {
+	// "go on a trip to Mexico" is trip_to_mexico.
+	if len(ws) > 2 && (ws[0] == "go" || ws[0] == "going") && (ws[1] == "on" || ws[1] == "to" || ws[1] == "for") {
+		ws = ws[2:]
+	}
+	// A qualifier right after the first word ("stay in Spain") is kept.
+	for i := 2; i < len(ws); i++ {
 		if qualifiers[ws[i]] {
 			ws = ws[:i]
 			break
