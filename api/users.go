@@ -7,7 +7,6 @@ import (
 	"errors"
 	"maps"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/handoff"
@@ -98,43 +97,38 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		doc := map[string]any{}
-		version := 0
 		cur, err := tx.GetProfile(ctx, u.ID)
 		switch {
 		case err == nil:
-			version = cur.Version
 			if err := json.Unmarshal(cur.Doc, &doc); err != nil {
 				return err
 			}
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
-		merged, _ := MergePatch(doc, patch).(map[string]any)
-		raw, err := json.Marshal(merged)
+		// The edit states the merged value of every field it touches (null
+		// for one it removes), as the newest statement of that field: a
+		// session handed over late, from before the edit, changes none of them.
+		merged, _ := MergePatch(maps.Clone(doc), patch).(map[string]any)
+		updates := map[string]any{}
+		for k := range patch {
+			updates[k] = merged[k]
+		}
+		written, err := jobs.WriteProfile(ctx, tx, jobs.ProfileWrite{UserID: u.ID, App: u.App, Updates: updates, StatedAt: now,
+			By: actor, Actor: actor, Edit: true}, now)
 		if err != nil {
 			return err
 		}
-		changed, err := json.Marshal(patch)
-		if err != nil {
-			return err
-		}
-		// The edit is the newest statement of every field it sets or removes:
-		// a session handed over late, from before the edit, changes none of them.
-		stated, err := jobs.StampEdit(cur.Stated, slices.Collect(maps.Keys(patch)), now, actor)
-		if err != nil {
-			return err
-		}
-		saved = store.Profile{UserID: u.ID, App: u.App, Doc: raw, Version: version + 1, Stated: stated, UpdatedAt: now}
-		if err := tx.SaveProfile(ctx, saved, store.ProfileChange{Changed: changed, Actor: actor, At: now, StatedAt: now}); err != nil {
-			return err
-		}
-		// The profile as stored, read back as an extraction's would be.
-		after := map[string]any{}
-		if err := json.Unmarshal(raw, &after); err != nil {
+		if saved, err = tx.GetProfile(ctx, u.ID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				// An empty patch of a user with no profile: nothing to show.
+				saved = store.Profile{UserID: u.ID, App: u.App, Doc: json.RawMessage("{}"), UpdatedAt: now}
+				return nil
+			}
 			return err
 		}
 		_, err = jobs.RecordProfileCues(ctx, tx, h.Handoff.Apps[u.App],
-			jobs.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, doc, after, now)
+			jobs.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, written.Before, written.After, now)
 		return err
 	})
 	if err != nil {

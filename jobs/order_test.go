@@ -246,3 +246,29 @@ func elderTreeReply(r llmtest.Request) llmtest.Reply {
 		"key_insights": []string{}, "emotional_state_start": "calm", "emotional_state_end": "calm", "follow_up_needed": nil}})
 	return llmtest.Valid(string(answer))
 }
+
+// TestLateValueInsideARunOfAnother: the sponsor was Dave, then Linda, then
+// Dave again. Handed over newest first, then oldest, then the middle one,
+// the profile still says Dave since the third session, as in order: the
+// late Linda splits the run of Daves it fell into.
+func TestLateValueInsideARunOfAnother(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			bundle := setupExtract(t, b, true)
+			bundle.llm.SetDefault(elderTreeReply)
+			t0 := time.Now().UTC().Add(-10 * 24 * time.Hour).Truncate(time.Minute)
+			var sessions []handoff.Request
+			for i, sponsor := range []string{"Dave", "Linda", "Dave"} {
+				start := t0.Add(time.Duration(i) * 24 * time.Hour)
+				sessions = append(sessions, handoff.Request{App: "eldertree", StartedAt: start, EndedAt: start.Add(30 * time.Minute),
+					Messages: []extract.Message{{ID: "m1", Role: "user", Content: "My sponsor is " + sponsor + ".", At: start.Add(time.Minute)}}})
+			}
+			want := bundle.handOver(t, "in-order", sessions, []int{0, 1, 2}, false)
+			if !regexp.MustCompile(`"sponsor_name":\s*"Dave"`).MatchString(want.profile) ||
+				!regexp.MustCompile(`"sponsor_name":\s*\{"at":\s*"[^"]+",\s*"by":\s*"s2"\}`).MatchString(want.profile) {
+				t.Fatalf("in order: profile %s; want Dave, stated by the third session", want.profile)
+			}
+			want.equal(t, bundle.handOver(t, "late-middle", sessions, []int{2, 0, 1}, false), "newest, oldest, then the middle")
+		})
+	}
+}

@@ -31,10 +31,10 @@ type ProfileWrite struct {
 	Actor     string
 	SessionID string
 	// Derived marks values derived from all of the user's sessions up to
-	// StatedAt (coach's goals and themes) rather than said once: they
-	// replace the field's value and statement time whenever they are at
-	// least as new, even when the value is the same.
+	// StatedAt (coach's goals and themes) rather than said once.
 	Derived bool
+	// Edit marks a user's or operator's edit, whose null removes a field.
+	Edit bool
 }
 
 // ProfileWritten is what a ProfileWrite did.
@@ -49,13 +49,15 @@ type ProfileWritten struct {
 	Version int
 }
 
-// WriteProfile applies w to the user's profile, field by field by statement
-// time: a value stated after the field's current one replaces it; a value
-// stated before it is kept in the profile history as an older value and
-// changes nothing; the same value stated earlier moves the field's
-// statement time back, unless another value was stated in between. Every
-// write that brought a value is one history row. It must run in a
-// transaction that holds the user (LockUser).
+// WriteProfile applies w to the user's profile. Every field keeps a
+// timeline of the values stated for it (the profile history's said
+// values); the field's value is the newest statement's, and its statement
+// time is when the newest run of that value began. So a value stated after
+// the field's current one replaces it; a value stated before it is kept in
+// the history as an older value and changes nothing; and any order of
+// arrival gives the same profile. Every write that states a value is one
+// history row. It must run in a transaction that holds the user
+// (LockUser).
 func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Time) (ProfileWritten, error) {
 	out := ProfileWritten{Before: map[string]any{}, Changed: map[string]any{}, Older: map[string]any{}}
 	stated := map[string]store.FieldStatement{}
@@ -78,112 +80,140 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 		out.Before = map[string]any{}
 	}
 	out.After = maps.Clone(out.Before)
-	here := store.FieldStatement{At: w.StatedAt.UTC(), By: w.By}
-	var history []store.ProfileChange
-	movedBack := false
+	said := map[string]any{}
 	for field, v := range w.Updates {
-		if len(extract.ProfileDiff(nil, map[string]any{field: v})) == 0 {
-			continue // null or not JSON: says nothing
+		if v == nil && w.Edit {
+			said[field] = nil // an edit's removal is a statement too
+			continue
 		}
-		// A field removed by an edit keeps its statement time: what was
-		// said before the edit does not bring it back.
-		st, known := stated[field]
-		newer := !known || compareStatements(here, st) >= 0
-		same := len(extract.ProfileDiff(out.Before, map[string]any{field: v})) == 0
-		switch {
-		case same && newer && w.Derived:
-			if compareStatements(here, st) > 0 {
-				stated[field] = here
-				movedBack = true
-			}
-		case same && newer:
-			if !known {
-				stated[field] = here // a field from before statement times were kept
-			}
-		case same:
-			// The same value said earlier: the field has held it since then,
-			// unless something else was said in between.
-			if history == nil {
-				if history, err = tx.ListProfileHistory(ctx, w.UserID); err != nil {
-					return out, err
-				}
-			}
-			if !saidBetween(history, field, v, here.At, st.At) {
-				stated[field] = here
-				movedBack = true
-			}
-		case newer:
-			out.Changed[field] = v
-			out.After[field] = v
-			stated[field] = here
-		default:
-			out.Older[field] = v
+		if len(extract.ProfileDiff(nil, map[string]any{field: v})) > 0 {
+			said[field] = v // null or not JSON says nothing
 		}
 	}
-	if len(out.Changed) == 0 && len(out.Older) == 0 && !movedBack {
+	if len(said) == 0 {
 		return out, nil
 	}
-	doc, err := json.Marshal(out.After)
+	history, err := tx.ListProfileHistory(ctx, w.UserID)
 	if err != nil {
 		return out, err
 	}
-	statedJSON, err := json.Marshal(stated)
+	lines := fieldLines(history)
+	version := out.Version + 1
+	here := store.FieldStatement{At: w.StatedAt.UTC(), By: w.By}
+	for field, v := range said {
+		line := append(lines[field], fieldSaid{at: here.At, by: here.By, edit: w.Edit, version: version, rec: now, v: v})
+		sortLine(line)
+		last, start := lineState(line)
+		if last.version != version {
+			out.Older[field] = v
+		}
+		_, had := out.Before[field]
+		switch {
+		case last.v == nil && had:
+			delete(out.After, field)
+			out.Changed[field] = nil
+		case last.v != nil && (!had || len(extract.ProfileDiff(out.Before, map[string]any{field: last.v})) > 0):
+			out.After[field] = last.v
+			out.Changed[field] = last.v
+		}
+		switch {
+		case last.v == nil:
+			delete(stated, field)
+		case w.Derived:
+			// Derived from every session up to the newest: stated then.
+			stated[field] = store.FieldStatement{At: last.at, By: last.by}
+		default:
+			stated[field] = store.FieldStatement{At: start.at, By: start.by}
+		}
+	}
+	enc := func(v any) json.RawMessage {
+		if err == nil {
+			var b []byte
+			b, err = json.Marshal(v)
+			return b
+		}
+		return nil
+	}
+	doc, statedJSON, changed, older, saidJSON := enc(out.After), enc(stated), enc(out.Changed), enc(out.Older), enc(said)
 	if err != nil {
 		return out, err
 	}
-	changed, err := json.Marshal(out.Changed)
-	if err != nil {
-		return out, err
-	}
-	older, err := json.Marshal(out.Older)
-	if err != nil {
-		return out, err
-	}
-	out.Version++
-	err = tx.SaveProfile(ctx, store.Profile{UserID: w.UserID, App: w.App, Doc: doc, Version: out.Version, Stated: statedJSON, UpdatedAt: now},
-		store.ProfileChange{Changed: changed, Older: older, Actor: w.Actor, SessionID: w.SessionID, At: now, StatedAt: here.At})
+	out.Version = version
+	err = tx.SaveProfile(ctx, store.Profile{UserID: w.UserID, App: w.App, Doc: doc, Version: version, Stated: statedJSON, UpdatedAt: now},
+		store.ProfileChange{Changed: changed, Older: older, Said: saidJSON, Actor: w.Actor, SessionID: w.SessionID, At: now, StatedAt: here.At})
 	return out, err
 }
 
-// compareStatements orders two statements of one field: by time, then by
-// what made them.
-func compareStatements(a, b store.FieldStatement) int {
-	return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.By, b.By))
+// fieldSaid is one statement of one profile field.
+type fieldSaid struct {
+	at      time.Time
+	by      string // the session, or the actor of an edit
+	edit    bool   // made by an edit, not a session
+	version int    // the history row's
+	rec     time.Time
+	v       any // nil: an edit removed the field
 }
 
-// saidBetween reports whether the history holds a value of field other than
-// v stated strictly between from and to.
-func saidBetween(history []store.ProfileChange, field string, v any, from, to time.Time) bool {
+// fieldLines are the profile's fields' statements, from its history: the
+// values each row said (for rows written before statements were kept, the
+// values it changed).
+func fieldLines(history []store.ProfileChange) map[string][]fieldSaid {
+	lines := map[string][]fieldSaid{}
 	for _, h := range history {
-		if !h.StatedAt.After(from) || !h.StatedAt.Before(to) {
+		raw := h.Said
+		if len(raw) == 0 || string(raw) == "{}" {
+			raw = h.Changed
+		}
+		var vals map[string]any
+		if json.Unmarshal(raw, &vals) != nil {
 			continue
 		}
-		for _, raw := range []json.RawMessage{h.Changed, h.Older} {
-			var vals map[string]any
-			if json.Unmarshal(raw, &vals) != nil {
-				continue
-			}
-			if old, ok := vals[field]; ok && len(extract.ProfileDiff(map[string]any{field: old}, map[string]any{field: v})) > 0 {
-				return true
-			}
+		by := cmp.Or(h.SessionID, h.Actor)
+		for k, v := range vals {
+			lines[k] = append(lines[k], fieldSaid{at: h.StatedAt, by: by, edit: h.SessionID == "", version: h.Version, rec: h.At, v: v})
 		}
 	}
-	return false
+	for _, line := range lines {
+		sortLine(line)
+	}
+	return lines
 }
 
-// StampEdit is the statement times of a profile after an edit by actor at
-// at that set (or removed) fields: the edit is the newest statement of each.
-func StampEdit(stated json.RawMessage, fields []string, at time.Time, actor string) (json.RawMessage, error) {
-	m := map[string]store.FieldStatement{}
-	if len(stated) > 0 {
-		if err := json.Unmarshal(stated, &m); err != nil {
-			return nil, fmt.Errorf("decode profile statement times: %w", err)
+// sortLine orders a field's statements by statement time. At one instant an
+// edit comes after what sessions said, and edits come in the order they were
+// made; sessions' statements are ordered by session id, so that the order
+// sessions arrive in does not matter.
+func sortLine(line []fieldSaid) {
+	slices.SortFunc(line, func(a, b fieldSaid) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
 		}
+		if a.edit != b.edit {
+			return cmp.Compare(boolInt(a.edit), boolInt(b.edit))
+		}
+		if a.edit {
+			return cmp.Compare(a.version, b.version)
+		}
+		return cmp.Or(cmp.Compare(a.by, b.by), cmp.Compare(a.version, b.version))
+	})
+}
+
+// lineState is the newest statement of a sorted, non-empty line and the
+// first of the run of equal values it ends.
+func lineState(line []fieldSaid) (last, start fieldSaid) {
+	last = line[len(line)-1]
+	start = last
+	for i := len(line) - 2; i >= 0 && sameValue(line[i].v, last.v); i-- {
+		start = line[i]
 	}
-	for _, f := range fields {
-		m[f] = store.FieldStatement{At: at.UTC(), By: actor}
+	return last, start
+}
+
+func sameValue(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
 	}
-	return json.Marshal(m)
+	return len(extract.ProfileDiff(map[string]any{"v": a}, map[string]any{"v": b})) == 0
 }
 
 // FieldAsOf is one profile field as it was true at some time.
@@ -202,48 +232,27 @@ type FieldAsOf struct {
 
 // ProfileAsOf is the profile as it was true at t (valid time), rebuilt from
 // its history: for each field, the value of the latest statement made at or
-// before t, whether it was applied or arrived late and was kept as older,
-// and when (and by what) a later statement replaced it. A field removed by
-// an edit is absent. A user's fresh start (DELETE) removes the history with
-// the profile, so nothing before it is answered.
+// before t, whether it was applied then or arrived late; when that value's
+// run of statements began, and when (and by what) a later statement replaced
+// it. A field removed by an edit is absent. A user's fresh start (DELETE)
+// removes the history with the profile, so nothing before it is answered.
 func ProfileAsOf(history []store.ProfileChange, t time.Time) map[string]FieldAsOf {
-	type said struct {
-		at      time.Time
-		version int
-		by      string
-		rec     time.Time
-		v       any
-	}
-	byField := map[string][]said{}
-	for _, h := range history {
-		by := cmp.Or(h.SessionID, h.Actor)
-		for _, raw := range []json.RawMessage{h.Changed, h.Older} {
-			var vals map[string]any
-			if json.Unmarshal(raw, &vals) != nil {
-				continue
-			}
-			for k, v := range vals {
-				byField[k] = append(byField[k], said{h.StatedAt, h.Version, by, h.At, v})
-			}
-		}
-	}
 	out := map[string]FieldAsOf{}
-	for k, list := range byField {
-		slices.SortFunc(list, func(a, b said) int {
-			return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.by, b.by), cmp.Compare(a.version, b.version))
-		})
-		i := -1
-		for j, s := range list {
-			if !s.at.After(t) {
-				i = j
-			}
+	for k, line := range fieldLines(history) {
+		n := 0
+		for n < len(line) && !line[n].at.After(t) {
+			n++
 		}
-		if i < 0 || list[i].v == nil {
+		if n == 0 {
 			continue
 		}
-		f := FieldAsOf{Value: list[i].v, StatedAt: list[i].at, By: list[i].by, RecordedAt: list[i].rec}
-		for _, next := range list[i+1:] {
-			if len(extract.ProfileDiff(map[string]any{k: list[i].v}, map[string]any{k: next.v})) > 0 || next.v == nil {
+		last, start := lineState(line[:n])
+		if last.v == nil {
+			continue
+		}
+		f := FieldAsOf{Value: last.v, StatedAt: start.at, By: start.by, RecordedAt: start.rec}
+		for _, next := range line[n:] {
+			if !sameValue(next.v, last.v) {
 				at := next.at
 				f.InvalidatedAt, f.InvalidatedBy = &at, next.by
 				break

@@ -324,20 +324,20 @@ func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) er
 	if n == 0 {
 		return fmt.Errorf("save profile version %d: %w", p.Version, ErrConflict)
 	}
-	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_profile_history (user_id, version, doc, changed, actor, session_id, at, stated_at, older)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.UserID, p.Version, jsonArg(p.Doc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At,
-		statedOr(c.StatedAt, c.At), jsonArg(c.Older, "{}")); err != nil {
+	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_profile_history (user_id, version, doc, changed, actor, session_id, at, stated_at, older, said)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, p.UserID, p.Version, jsonArg(p.Doc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At,
+		statedOr(c.StatedAt, c.At), jsonArg(c.Older, "{}"), jsonArg(c.Said, "{}")); err != nil {
 		return fmt.Errorf("record profile history: %w", err)
 	}
 	return nil
 }
 
 func (q queries) ListProfileHistory(ctx context.Context, userID string) ([]ProfileChange, error) {
-	return queryAll(ctx, q, "SELECT user_id, version, doc, changed, actor, session_id, at, stated_at, older FROM mnemo_profile_history WHERE user_id = $1 ORDER BY version",
+	return queryAll(ctx, q, "SELECT user_id, version, doc, changed, actor, session_id, at, stated_at, older, said FROM mnemo_profile_history WHERE user_id = $1 ORDER BY version",
 		[]any{userID}, func(r rows) (ProfileChange, error) {
 			var c ProfileChange
 			err := r.Scan(&c.UserID, &c.Version, scanJSON{&c.Doc}, scanJSON{&c.Changed}, &c.Actor, &c.SessionID, scanTime{&c.At},
-				scanTime{&c.StatedAt}, scanJSON{&c.Older})
+				scanTime{&c.StatedAt}, scanJSON{&c.Older}, scanJSON{&c.Said})
 			return c, err
 		})
 }

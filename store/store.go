@@ -154,6 +154,10 @@ type ProfileChange struct {
 	// Older holds values this change brought that were older than the
 	// profile's own and so were kept here only, as history.
 	Older json.RawMessage
+	// Said holds every value the change stated, an unchanged one too (null
+	// for a field an edit removed): the statements each field's value and
+	// statement time are derived from.
+	Said json.RawMessage
 }
 
 // Memory is one remembered key/value fact about a user.

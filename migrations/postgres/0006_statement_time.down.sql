@@ -1,4 +1,5 @@
 ALTER TABLE mnemo_records DROP COLUMN stated_at;
+ALTER TABLE mnemo_profile_history DROP COLUMN said;
 ALTER TABLE mnemo_profile_history DROP COLUMN older;
 ALTER TABLE mnemo_profile_history DROP COLUMN stated_at;
 ALTER TABLE mnemo_profiles DROP COLUMN stated;

@@ -56,6 +56,9 @@ ALTER TABLE mnemo_profile_history ADD COLUMN stated_at timestamptz;
 UPDATE mnemo_profile_history SET stated_at = at;
 ALTER TABLE mnemo_profile_history ALTER COLUMN stated_at SET NOT NULL;
 ALTER TABLE mnemo_profile_history ADD COLUMN older jsonb NOT NULL DEFAULT '{}';
+-- Every value the change stated (an unchanged one too): each field's
+-- timeline of statements, which its value and statement time derive from.
+ALTER TABLE mnemo_profile_history ADD COLUMN said jsonb NOT NULL DEFAULT '{}';
 
 ALTER TABLE mnemo_records ADD COLUMN stated_at timestamptz;
 UPDATE mnemo_records SET stated_at = updated_at;

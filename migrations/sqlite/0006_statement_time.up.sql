@@ -54,6 +54,9 @@ ALTER TABLE mnemo_profiles ADD COLUMN stated text NOT NULL DEFAULT '{}';
 ALTER TABLE mnemo_profile_history ADD COLUMN stated_at text NOT NULL DEFAULT '';
 UPDATE mnemo_profile_history SET stated_at = at;
 ALTER TABLE mnemo_profile_history ADD COLUMN older text NOT NULL DEFAULT '{}';
+-- Every value the change stated (an unchanged one too): each field's
+-- timeline of statements, which its value and statement time derive from.
+ALTER TABLE mnemo_profile_history ADD COLUMN said text NOT NULL DEFAULT '{}';
 
 ALTER TABLE mnemo_records ADD COLUMN stated_at text NOT NULL DEFAULT '';
 UPDATE mnemo_records SET stated_at = updated_at;
