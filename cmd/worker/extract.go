@@ -47,7 +47,10 @@ type extractOutput struct {
 	SessionSummary map[string]any    `json:"session_summary"`
 	Records        []extract.Record  `json:"records"`
 	Cues           []extract.Cue     `json:"cues"`
-	Dropped        []extract.Dropped `json:"dropped"`
+	// Risks are the distress and crisis statements found (never their text);
+	// the job records each as a risk cue.
+	Risks   []extract.Risk    `json:"risks"`
+	Dropped []extract.Dropped `json:"dropped"`
 }
 
 // extractCmd runs the extraction pipeline offline on one session-close body
@@ -110,7 +113,7 @@ func extractCmd(ctx context.Context, e *env) error {
 	}
 	out := extractOutput{App: res.App, Source: res.Source, PromptVersion: app.PromptVersion, RulesVersion: extract.RulesVersion,
 		Memories: res.Memories, ProfileUpdates: res.ProfileUpdates, SessionSummary: res.SessionSummary,
-		Records: res.Records, Dropped: res.Dropped,
+		Records: res.Records, Dropped: res.Dropped, Risks: res.Risks,
 		Cues: []extract.Cue{}}
 	if len(app.Policy.SignificantFields) > 0 {
 		// The cues the job would record for a user with no profile yet.
@@ -119,6 +122,9 @@ func extractCmd(ctx context.Context, e *env) error {
 	}
 	if out.Records == nil {
 		out.Records = []extract.Record{}
+	}
+	if out.Risks == nil {
+		out.Risks = []extract.Risk{}
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,5 +59,22 @@ func TestOfflineExtractShowsEverything(t *testing.T) {
 	}
 	if _, ok := elder["dropped"].([]any); !ok {
 		t.Errorf("dropped is missing: %v", elder)
+	}
+
+	mona := offlineExtract(t, "mona", `{"user_id":"u-2","started_at":"2026-11-20T15:00:00Z","ended_at":"2026-11-20T15:20:00Z",
+	 "messages":[{"id":"m1","role":"user","content":"I hate my life.","at":"2026-11-20T15:01:00Z"},
+	             {"id":"m2","role":"user","content":"My password is hunter2.","at":"2026-11-20T15:02:00Z"}]}`)
+	if risks := mona["risks"].([]any); len(risks) == 0 || risks[0].(map[string]any)["message_id"] != "m1" {
+		t.Errorf("risks = %v; want the distress statement of m1", mona["risks"])
+	}
+	reasons := map[string]string{}
+	for _, d := range mona["dropped"].([]any) {
+		reasons[d.(map[string]any)["message_id"].(string)] = d.(map[string]any)["reason"].(string)
+	}
+	if !strings.HasPrefix(reasons["m2"], "sensitive:") || len(mona["memories"].([]any)) != 0 {
+		t.Errorf("dropped = %v, memories = %v; want m2 dropped as sensitive and nothing remembered", reasons, mona["memories"])
+	}
+	if out := fmt.Sprint(mona); strings.Contains(out, "hunter2") || strings.Contains(out, "hate my life") {
+		t.Errorf("worker extract printed the dropped text: %s", out)
 	}
 }
