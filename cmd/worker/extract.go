@@ -40,13 +40,13 @@ type extractOutput struct {
 	Source string `json:"source"`
 	// PromptVersion is the version the job records with the session (the
 	// app's); RulesVersion names the deterministic rule set.
-	PromptVersion  string            `json:"prompt_version"`
-	RulesVersion   string            `json:"rules_version"`
-	Memories       []extract.Memory  `json:"memories"`
-	ProfileUpdates map[string]any    `json:"profile_updates"`
-	SessionSummary map[string]any    `json:"session_summary"`
-	Records        []extract.Record  `json:"records"`
-	Cues           []extract.Cue     `json:"cues"`
+	PromptVersion  string           `json:"prompt_version"`
+	RulesVersion   string           `json:"rules_version"`
+	Memories       []extract.Memory `json:"memories"`
+	ProfileUpdates map[string]any   `json:"profile_updates"`
+	SessionSummary map[string]any   `json:"session_summary"`
+	Records        []extract.Record `json:"records"`
+	Cues           []extract.Cue    `json:"cues"`
 	// Risks are the distress and crisis statements found (never their text);
 	// the job records each as a risk cue.
 	Risks   []extract.Risk    `json:"risks"`
