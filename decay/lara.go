@@ -234,7 +234,13 @@ func Mastery(rec extract.Record, now time.Time, p Policy) (out extract.Record, c
 		}
 	}
 	lost := p.MasteryRate * float64(idle-p.MasteryIdle) / float64(MasteryRatePeriod)
-	precise := round(max(float64(base)-lost, min(p.MasteryFloor, float64(base))), 4)
+	floor := min(p.MasteryFloor, float64(base))
+	precise := round(max(float64(base)-lost, floor), 4)
+	if precise < floor {
+		// Rounded to 4 places below a floor that has more: the floor, rounded
+		// up, so that the next run reads it as a value Mastery wrote.
+		precise = math.Ceil(floor*1e4) / 1e4
+	}
 	precise = min(precise, current)
 	next := min(level, int(math.Ceil(precise)))
 	if next == level && precise == current {
