@@ -693,6 +693,18 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			return nil, DropTooLong
 		}
 		return plan(what)
+	case kindConsider:
+		// What the user is thinking of doing, when it is something to do:
+		// "changing jobs", "going hiking"; not "where to travel" or "whether to".
+		what, long := cutClause(after)
+		if long {
+			return nil, DropTooLong
+		}
+		first, _ := firstWord(what+" ", 0)
+		if !strings.HasSuffix(first, "ing") || len(first) < 5 || first == "nothing" || first == "something" || first == "everything" || first == "anything" {
+			return nil, DropInvalidValue
+		}
+		return plan(what)
 	case kindHobby:
 		return hobby(rest, loc, after)
 	case kindFamilyHave, kindPetHave:

@@ -725,6 +725,7 @@ const (
 	kindStudies    // I study at UCLA
 	kindGoal       // my goal is to run a marathon
 	kindPlan       // I'm planning a trip to New Zealand
+	kindConsider   // I'm thinking about changing jobs
 	kindHobby      // I've been learning guitar
 	kindFamilyHave // I have a younger sister named Maya
 	kindPetHave    // I have a dog called Biscuit
@@ -826,7 +827,17 @@ var patterns = []pattern{
 	{kindPlan, toSet("i i'm im i've ive"), prefix(
 		iAm+`\s+(?:(?:also|currently|now|really)\s+)?planning\s+(?:to\s+|on\s+)?`,
 		`i\s+(?:also\s+)?plan\s+(?:to|on)\s+`,
-		`(?:i've|ive|i\s+have)\s+been\s+planning\s+(?:to\s+|on\s+)?`)},
+		`(?:i've|ive|i\s+have)\s+been\s+planning\s+(?:to\s+|on\s+)?`,
+		// Wishes and decisions about what the user will do ("I'd like to …"
+		// stays a request, and "thinking about …" a hedge: the seed's
+		// negative patterns).
+		`(?:i've|ive|i\s+have)\s+(?:always|long)\s+wanted\s+to\s+`,
+		`(?:i've|ive|i\s+have)\s+(?:just\s+)?decided\s+to\s+`,
+		`i\s+(?:also\s+|really\s+)?want\s+to\s+`)},
+	{kindConsider, toSet("i i'm im i've ive"), prefix(
+		iAm+`\s+(?:(?:also|really|seriously|currently|now)\s+)?(?:thinking|considering)\s+(?:of\s+|about\s+)?`,
+		`(?:i've|ive|i\s+have)\s+(?:also\s+|really\s+|seriously\s+)?been\s+(?:thinking|considering)\s+(?:of\s+|about\s+)?`,
+		`i\s+(?:also\s+)?considered\s+`)},
 	{kindHobby, toSet("i i've ive i'm im"), prefix(
 		`(?:i've|ive|i\s+have)\s+(?:also\s+|recently\s+|really\s+|just\s+)?been\s+(?:really\s+|also\s+)?(`+hobbyVerbs+`)\b\s*`,
 		iAm+`\s+(?:currently\s+|also\s+|now\s+|still\s+)?(learning|taking|practicing|practising)\b\s*`,
@@ -1046,7 +1057,7 @@ const maxPlanWords = 8
 var (
 	// notPlans are the first words of what someone is "going to" do that
 	// make no event: "I'm going to talk to you tomorrow".
-	notPlans = toSet("be talk chat tell ask sleep bed think try say make do need keep stop")
+	notPlans = toSet("be talk chat tell ask sleep bed think try say make do need keep stop know hear share thank recommend discuss mention express hang")
 	// aboutMona are words that make the plan the assistant's, not the user's.
 	aboutMona = toSet("you your yours u ya")
 	// datePrepositions end what is planned before its date: "exam on", "flight for".

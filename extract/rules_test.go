@@ -806,6 +806,11 @@ func TestRulesBroaderFacts(t *testing.T) {
 		{"I want to learn Spanish", []m{{"goal:learn_spanish", "learn Spanish"}}},
 		{"I'm planning a trip to New Zealand", []m{{"plan:trip_to_new_zealand", "a trip to New Zealand"}}},
 		{"I plan to visit Japan", []m{{"plan:visit_japan", "visit Japan"}}},
+		// Wishes, decisions and what the user is thinking of doing.
+		{"I'm considering selling my car.", []m{{"plan:selling_car", "selling my car"}}},
+		{"Lately I've been considering moving to Denver.", []m{{"plan:moving_to_denver", "moving to Denver"}}},
+		{"I've always wanted to learn the cello", []m{{"plan:learn_cello", "learn the cello"}}},
+		{"I've decided to run a half marathon", []m{{"plan:run_half_marathon", "run a half marathon"}}},
 		{"I've been learning guitar", []m{{"hobby:guitar", "learning guitar"}}},
 		{"Recently, I've been learning to cook.", []m{{"hobby:cook", "learning to cook"}}}, // MemoryBank
 		{"I'm learning Spanish", []m{{"hobby:spanish", "learning Spanish"}}},
@@ -877,6 +882,13 @@ func TestRulesBroaderFactsNot(t *testing.T) {
 		{"I'm Back!", []string{}},
 		// Not places.
 		{"I live for the weekend", []string{}},
+		// Conversation, not plans; undecided questions are not plans either.
+		{"I'd like to know what you think", []string{"request"}},
+		{"I'd love to see the northern lights one day", []string{"request"}},
+		{"I want to tell you something", []string{"invalid_value"}},
+		{"I'm considering where to travel", []string{"invalid_value"}},
+		{"I'm thinking about changing jobs.", []string{"uncertain"}}, // the seed's negative patterns: a hedge
+		{"I've been considering it for a while", []string{"invalid_value"}},
 		{"I live in fear of Mondays", []string{"invalid_value"}},
 		{"I work from home", []string{}},
 		{"I work at night", []string{"invalid_value"}},

@@ -19,6 +19,8 @@ func TestSpecialCategory(t *testing.T) {
 			"She was admitted to the hospital on Monday",
 			"I take medication for my blood pressure",
 			"I had surgery on my knee",
+			"I'm considering seeing a doctor about it",
+			"I went to the doctor yesterday",
 		},
 		extract.SpecialSexLife: {
 			"I'm gay.", "I came out as bisexual to my parents", "Our sex life has been rough", "I'm trans and proud",
