@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -128,6 +129,52 @@ func userHash(id string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	return h.Sum64()
+}
+
+// maxWeekCount bounds any count a plausible week holds (sessions, minutes
+// are far below it): a stored row beyond it was not written by Weekly.
+const maxWeekCount = 1_000_000
+
+// Plausible reports whether a stored week could have been written by
+// Weekly: no negative or absurd count, every weekday's summed intensity
+// finite and within 0–10 per session. Insights read only plausible weeks,
+// so that one row written by hand, or before a bound existed, cannot
+// overflow an app's sums.
+func (w WeeklyAnalytics) Plausible() bool {
+	count := func(n int) bool { return n >= 0 && n <= maxWeekCount }
+	if !count(w.TotalSessionsCompleted) || !count(w.TotalMinutes) || !count(w.UrgeSessions) || !count(w.StreakLength) ||
+		!count(w.Relapses) || !count(w.Outcomes.UrgePassed) || !count(w.Outcomes.Relapsed) || !count(w.Outcomes.OngoingStruggle) {
+		return false
+	}
+	if v := w.AverageUrgeIntensity; v != nil && !(*v >= 0 && *v <= 10) {
+		return false
+	}
+	for _, d := range w.UrgeByWeekday {
+		if !count(d.Sessions) || !(d.Sum >= 0 && d.Sum <= 10*float64(d.Sessions)+0.001) {
+			return false
+		}
+	}
+	for _, t := range w.VulnerabilityTimes {
+		if !count(t.Frequency) {
+			return false
+		}
+	}
+	for _, d := range w.VulnerabilityDays {
+		if !count(d.Frequency) {
+			return false
+		}
+	}
+	for _, t := range w.CommonTriggers {
+		if !count(t.Count) {
+			return false
+		}
+	}
+	for _, st := range w.SuccessfulStrategies {
+		if !count(st.Uses) || !count(st.Successes) || math.IsNaN(st.SuccessRate) || math.IsInf(st.SuccessRate, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Add adds one active user's week. Analytics without a session, or of

@@ -15,30 +15,36 @@ import (
 const pageSize = 500
 
 // pageUsers turns a page of the store into the users the aggregate package
-// reads, one at a time.
-func pageUsers(p store.SessionPage, app string) ([]aggregate.User, error) {
+// reads, one at a time. A user whose profile, a session summary or an event
+// does not decode (a number beyond float64, a document that is not JSON) is
+// left out and reported to skip with the reason: the others are read.
+func pageUsers(p store.SessionPage, app string, skip func(userID, reason string)) []aggregate.User {
 	users := make([]aggregate.User, 0, len(p.Users))
+	bad := make([]string, 0, len(p.Users)) // by user index: why the user is left out
 	index := map[string]int{}
 	for _, u := range p.Users {
 		au := aggregate.User{UserID: u.ID, App: app, Timezone: u.Timezone}
+		why := ""
 		if len(u.Profile) > 0 {
-			if err := json.Unmarshal(u.Profile, &au.Profile); err != nil {
-				return nil, fmt.Errorf("profile of %s: %w", u.ID, err)
+			if json.Unmarshal(u.Profile, &au.Profile) != nil {
+				why = SkipProfile
 			}
 		}
 		index[u.ID] = len(users)
 		users = append(users, au)
+		bad = append(bad, why)
 	}
 	sessionAt := map[string][2]int{} // session → user index, session index
 	for _, s := range p.Sessions {
 		i, ok := index[s.UserID]
-		if !ok {
+		if !ok || bad[i] != "" {
 			continue
 		}
 		as := aggregate.Session{SessionID: s.ID, StartedAt: s.StartedAt, EndedAt: s.EndedAt}
 		if len(s.Summary) > 0 && string(s.Summary) != "null" {
-			if err := json.Unmarshal(s.Summary, &as.Summary); err != nil {
-				return nil, fmt.Errorf("summary of %s: %w", s.ID, err)
+			if json.Unmarshal(s.Summary, &as.Summary) != nil {
+				bad[i] = SkipSummary
+				continue
 			}
 		}
 		sessionAt[s.ID] = [2]int{i, len(users[i].Sessions)}
@@ -46,21 +52,31 @@ func pageUsers(p store.SessionPage, app string) ([]aggregate.User, error) {
 	}
 	for _, e := range p.Events {
 		at, ok := sessionAt[e.SessionID]
-		if !ok {
+		if !ok || bad[at[0]] != "" {
 			continue
 		}
 		var data map[string]any
-		if err := json.Unmarshal(e.Data, &data); err != nil {
-			return nil, fmt.Errorf("event %d of %s: %w", e.Seq, e.SessionID, err)
+		if json.Unmarshal(e.Data, &data) != nil {
+			bad[at[0]] = SkipEvent
+			continue
 		}
 		s := &users[at[0]].Sessions[at[1]]
 		s.Events = append(s.Events, aggregate.Event{Kind: e.Kind, At: e.At, Data: data})
 	}
-	return users, nil
+	out := users[:0]
+	for i, u := range users {
+		if bad[i] != "" {
+			skip(u.UserID, bad[i])
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // streamUsers pages through an app's users with sessions that ended in
 // [from, to) and hands each page to fn: memory holds one page, never the data.
+// Users whose data does not decode are skipped (see pageUsers).
 func streamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, fn func([]aggregate.User) error) error {
 	after := ""
 	for {
@@ -71,10 +87,7 @@ func streamUsers(ctx context.Context, st store.Store, app string, from, to time.
 		if len(page.Users) == 0 {
 			return nil
 		}
-		users, err := pageUsers(page, app)
-		if err != nil {
-			return err
-		}
+		users := pageUsers(page, app, func(userID, reason string) { skipped(ctx, userID, reason) })
 		if err := fn(users); err != nil {
 			return err
 		}
@@ -83,6 +96,25 @@ func streamUsers(ctx context.Context, st store.Store, app string, from, to time.
 			return err
 		}
 	}
+}
+
+// encodeUser computes one user's aggregate and encodes it; a panic or a
+// result JSON cannot hold (a non-finite number) skips the user.
+func encodeUser(ctx context.Context, userID string, compute func() (any, bool)) ([]byte, bool) {
+	var data []byte
+	ok, _ := guard(ctx, userID, func() error {
+		v, has := compute()
+		if !has {
+			return nil
+		}
+		var err error
+		if data, err = json.Marshal(v); err != nil {
+			skipped(ctx, userID, SkipResult)
+			data = nil
+		}
+		return nil
+	})
+	return data, ok && data != nil
 }
 
 // runWeeklyAnalytics computes Elder Tree's analytics per user for the week
@@ -101,13 +133,9 @@ func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now tim
 		err := streamUsers(ctx, d.Store, app, from, to, func(users []aggregate.User) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
-				w, ok := aggregate.Weekly(u, week)
+				data, ok := encodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Weekly(u, week) })
 				if !ok {
 					continue
-				}
-				data, err := json.Marshal(w)
-				if err != nil {
-					return err
 				}
 				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, WeekEnding: week, Data: data, UpdatedAt: now})
 			}
@@ -128,9 +156,9 @@ func runTrends(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (
 		err := streamUsers(ctx, d.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), func(users []aggregate.User) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
-				data, err := json.Marshal(aggregate.Trends(u, now))
-				if err != nil {
-					return err
+				data, ok := encodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Trends(u, now), true })
+				if !ok {
+					continue
 				}
 				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, Data: data, UpdatedAt: now})
 			}
@@ -161,12 +189,13 @@ func runInsights(ctx context.Context, d *Deps, p schedule.Period, now time.Time)
 				return rows, err
 			}
 			for _, r := range page {
-				var w aggregate.WeeklyAnalytics
-				if err := json.Unmarshal(r.Data, &w); err != nil {
-					return rows, fmt.Errorf("weekly analytics of %s: %w", r.UserID, err)
-				}
-				acc.Add(r.UserID, w)
 				after = r.UserID
+				var w aggregate.WeeklyAnalytics
+				if json.Unmarshal(r.Data, &w) != nil || !w.Plausible() {
+					skipped(ctx, r.UserID, SkipAnalytics)
+					continue
+				}
+				guard(ctx, r.UserID, func() error { acc.Add(r.UserID, w); return nil })
 			}
 			if len(page) < 1000 {
 				break

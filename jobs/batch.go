@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -174,15 +176,20 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 	if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, StartedAt: &started, Outcome: LedgerRunning}); err != nil {
 		return 0, err
 	}
-	rows, err := fn(ctx, d, p, now)
+	skips := &skipLog{d: d, batch: name, period: p.Name, by: map[string]int64{}}
+	rows, err := fn(context.WithValue(ctx, skipKey{}, skips), d, p, now)
 	finished := time.Now().UTC()
+	sk := skips.result()
 	outcome := LedgerOK
 	if err != nil {
 		outcome = LedgerError
 	}
 	if lerr := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, FinishedAt: &finished,
-			RowsTouched: rows, Outcome: outcome}); err != nil || outcome != LedgerOK {
+			RowsTouched: rows, Outcome: outcome}); err != nil {
+			return err
+		}
+		if err := tx.SetBatchSkips(ctx, name, p.Name, sk); err != nil || outcome != LedgerOK {
 			return err
 		}
 		if err := tx.ClearDirty(ctx, name, p.Name, seq); err != nil {
@@ -199,8 +206,13 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 		err = lerr
 	}
 	d.metrics().Batch(name, outcome, finished.Sub(started), rows)
+	if m, ok := d.metrics().(SkipMetrics); ok {
+		for reason, n := range sk.Reasons {
+			m.BatchSkipped(name, reason, n)
+		}
+	}
 	d.log().InfoContext(ctx, "batch run", slog.String("batch", name), slog.String("period", p.Name), slog.Int64("rows", rows),
-		slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()))
+		slog.Int64("skipped", sk.Skipped), slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()))
 	if err != nil {
 		return rows, fmt.Errorf("batch %s period %s: %w", name, p.Name, err)
 	}
@@ -219,6 +231,9 @@ type BatchState struct {
 	// which only `batch run NAME --period P` re-runs.
 	Dirty []store.DirtyPeriod
 	Stale []store.DirtyPeriod
+	// Skipped are the users the last run left out because it could not
+	// read their data, by reason.
+	Skipped store.BatchSkips
 }
 
 // lastAndOrigin reads a batch's newest real ledger row and its origin.
@@ -254,6 +269,11 @@ func States(ctx context.Context, d *Deps, now time.Time) ([]BatchState, error) {
 			return nil, err
 		}
 		st := BatchState{Name: name, Schedule: s, Last: last, Next: s.Next(now)}
+		if last != nil {
+			if st.Skipped, err = d.Store.GetBatchSkips(ctx, name, last.Period); err != nil {
+				return nil, err
+			}
+		}
 		first := now
 		if origin != nil {
 			first = origin.ScheduledFor
@@ -538,4 +558,71 @@ func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 		func() (river.JobArgs, *river.InsertOpts) { return TickArgs{}, nil },
 		&river.PeriodicJobOpts{RunOnStart: true})}
+}
+
+// Reasons a batch run skips a user: what of theirs it could not read or
+// write. They name a part of the data, never a user or a value.
+const (
+	SkipProfile   = "profile"   // the profile document does not decode
+	SkipSummary   = "summary"   // a session summary does not decode
+	SkipEvent     = "event"     // a session event's data does not decode
+	SkipRecord    = "record"    // a record (LaRa) does not decode
+	SkipAnalytics = "analytics" // a stored weekly analytics row does not decode
+	SkipResult    = "result"    // what was computed cannot be encoded (a non-finite number)
+	SkipPanic     = "panic"     // computing the user's aggregate panicked
+)
+
+// maxSkipLogs bounds the warnings one run logs per skipped user; the
+// ledger row and the metrics count them all.
+const maxSkipLogs = 20
+
+// skipLog collects the users one batch run skipped. Batch functions reach
+// it through their context (skipped), so that skipping needs no change to
+// their signature.
+type skipLog struct {
+	mu     sync.Mutex
+	d      *Deps
+	batch  string
+	period string
+	total  int64
+	by     map[string]int64
+}
+
+type skipKey struct{}
+
+// skipped records that a batch run left a user out for reason and logs it
+// with the user's id, never the data or the decoding error (which may quote
+// the value).
+func skipped(ctx context.Context, userID, reason string) {
+	s, _ := ctx.Value(skipKey{}).(*skipLog)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.total++
+	s.by[reason]++
+	n := s.total
+	s.mu.Unlock()
+	if n <= maxSkipLogs {
+		s.d.log().WarnContext(ctx, "batch skipped a user whose data it cannot read; the others are processed",
+			slog.String("batch", s.batch), slog.String("period", s.period), slog.String("user_id", userID), slog.String("reason", reason))
+	}
+}
+
+func (s *skipLog) result() store.BatchSkips {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return store.BatchSkips{Skipped: s.total, Reasons: maps.Clone(s.by)}
+}
+
+// guard runs fn for one user and turns a panic into a skip: one user's data
+// never stops a batch for the others.
+func guard(ctx context.Context, userID string, fn func() error) (ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			skipped(ctx, userID, SkipPanic)
+			ok, err = false, nil
+		}
+	}()
+	return true, fn()
 }

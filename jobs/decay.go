@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/decay"
@@ -33,18 +32,27 @@ func decayRecords(ctx context.Context, d *Deps, kind string, now time.Time,
 					afterUser, afterKey = r.UserID, r.Key
 					rec, err := decodeRecord(r)
 					if err != nil {
-						return fmt.Errorf("record %s/%s of %s: %w", r.Kind, r.Key, r.UserID, err)
+						// A number beyond float64 or a document that is not
+						// JSON: the record stays as it is, the others decay.
+						skipped(ctx, r.UserID, SkipRecord)
+						continue
 					}
-					next, remove, changed := fn(rec)
+					var next extract.Record
+					var remove, changed bool
+					if ok, _ := guard(ctx, r.UserID, func() error { next, remove, changed = fn(rec); return nil }); !ok {
+						continue
+					}
 					switch {
 					case remove:
 						err = tx.DeleteRecord(ctx, r.UserID, r.Kind, r.Key)
 					case changed:
-						var data []byte
-						if data, err = json.Marshal(next.Data); err == nil {
-							err = tx.UpsertRecord(ctx, store.Record{UserID: r.UserID, App: r.App, Kind: r.Kind, Key: r.Key,
-								Data: data, SessionID: r.SessionID, UpdatedAt: now})
+						data, merr := json.Marshal(next.Data)
+						if merr != nil {
+							skipped(ctx, r.UserID, SkipResult)
+							continue
 						}
+						err = tx.UpsertRecord(ctx, store.Record{UserID: r.UserID, App: r.App, Kind: r.Kind, Key: r.Key,
+							Data: data, SessionID: r.SessionID, UpdatedAt: now})
 					default:
 						continue
 					}

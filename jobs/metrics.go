@@ -28,6 +28,15 @@ type Metrics interface {
 	Batch(name, outcome string, took time.Duration, rows int64)
 }
 
+// SkipMetrics is implemented by a Metrics that counts the users batch runs
+// skipped because they could not read their data (see the Skip* reasons):
+// mnemo_batch_users_skipped_total{batch,reason}.
+type SkipMetrics interface {
+	// BatchSkipped is called once per run and reason with how many users
+	// the run skipped for it.
+	BatchSkipped(name, reason string, users int64)
+}
+
 // ExtractionStat is what metrics may know of an extraction run: no ids, no
 // error text.
 type ExtractionStat struct {

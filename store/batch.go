@@ -104,6 +104,21 @@ type Batcher interface {
 	// UnprocessedSessions reports whether a session of app that ended in
 	// [from, to) is closed or expired and not yet processed.
 	UnprocessedSessions(ctx context.Context, app string, from, to time.Time) (bool, error)
+
+	// SetBatchSkips records, on a period's ledger row, the users its run
+	// skipped because it could not read their data; a run records its own
+	// (zero when it skipped none), replacing an earlier run's.
+	SetBatchSkips(ctx context.Context, batch, period string, s BatchSkips) error
+	// GetBatchSkips reads what SetBatchSkips recorded (zero when nothing was
+	// or the period is not in the ledger).
+	GetBatchSkips(ctx context.Context, batch, period string) (BatchSkips, error)
+}
+
+// BatchSkips are the users one batch run skipped, by reason. A reason names
+// what could not be read ("event", "profile", …), never a user or a value.
+type BatchSkips struct {
+	Skipped int64
+	Reasons map[string]int64
 }
 
 // DirtyMark selects the ledger periods of one batch that a late change
@@ -430,4 +445,46 @@ func (q queries) DeleteOlder(ctx context.Context, what string, cutoff time.Time,
 		return 0, fmt.Errorf("retention %s: %w", what, err)
 	}
 	return n, nil
+}
+
+func (q queries) SetBatchSkips(ctx context.Context, batch, period string, s BatchSkips) error {
+	reasons, err := json.Marshal(nonNilMap(s.Reasons))
+	if err != nil {
+		return err
+	}
+	if _, err := q.e.exec(ctx, "UPDATE mnemo_batch_runs SET skipped = $3, skip_reasons = $4 WHERE batch = $1 AND period = $2",
+		batch, period, s.Skipped, string(reasons)); err != nil {
+		return fmt.Errorf("record skips of %s %s: %w", batch, period, err)
+	}
+	return nil
+}
+
+func (q queries) GetBatchSkips(ctx context.Context, batch, period string) (BatchSkips, error) {
+	all, err := queryAll(ctx, q, "SELECT skipped, skip_reasons FROM mnemo_batch_runs WHERE batch = $1 AND period = $2", []any{batch, period},
+		func(r rows) (BatchSkips, error) {
+			var s BatchSkips
+			var raw json.RawMessage
+			if err := r.Scan(&s.Skipped, scanJSON{&raw}); err != nil {
+				return s, err
+			}
+			// The column is Mnemo's own counts; one that does not decode
+			// leaves the reasons out rather than the ledger.
+			_ = json.Unmarshal(raw, &s.Reasons)
+			return s, nil
+		})
+	if err != nil {
+		return BatchSkips{}, fmt.Errorf("read skips of %s %s: %w", batch, period, err)
+	}
+	if len(all) == 0 {
+		return BatchSkips{Reasons: map[string]int64{}}, nil
+	}
+	all[0].Reasons = nonNilMap(all[0].Reasons)
+	return all[0], nil
+}
+
+func nonNilMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return m
 }

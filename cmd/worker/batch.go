@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
 )
 
 type batchFlags struct {
@@ -51,7 +54,7 @@ func batchCmd(ctx context.Context, e *env) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "BATCH\tSCHEDULE\tPOLICY\tLAST RUN\tOUTCOME\tNEXT RUN\tMISSED\tLATE DATA")
+		fmt.Fprintln(tw, "BATCH\tSCHEDULE\tPOLICY\tLAST RUN\tOUTCOME\tSKIPPED\tNEXT RUN\tMISSED\tLATE DATA")
 		for _, s := range states {
 			spec := s.Schedule.Spec()
 			policy := string(spec.Policy)
@@ -70,8 +73,8 @@ func batchCmd(ctx context.Context, e *env) error {
 				}
 				missed += ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Schedule.String(), policy, last, outcome,
-				s.Next.In(spec.Zone).Format(time.RFC3339), missed, lateData(s))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Schedule.String(), policy, last, outcome,
+				skippedUsers(s.Skipped), s.Next.In(spec.Zone).Format(time.RFC3339), missed, lateData(s))
 		}
 		return tw.Flush()
 	case "run":
@@ -86,6 +89,20 @@ func batchCmd(ctx context.Context, e *env) error {
 		return nil
 	}
 	return usageError{fmt.Errorf("unknown batch action %q: want list or run", e.args[0])}
+}
+
+// skippedUsers says how many users the last run left out because it could
+// not read their data, and why: "2 (event 1, profile 1)"; "-" for none.
+func skippedUsers(s store.BatchSkips) string {
+	if s.Skipped == 0 {
+		return "-"
+	}
+	reasons := slices.Sorted(maps.Keys(s.Reasons))
+	parts := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		parts = append(parts, fmt.Sprintf("%s %d", r, s.Reasons[r]))
+	}
+	return fmt.Sprintf("%d (%s)", s.Skipped, strings.Join(parts, ", "))
 }
 
 // lateData says which periods' input changed after they ran: those the
