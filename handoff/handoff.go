@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -85,44 +87,41 @@ var (
 func ValidID(s string) bool { return len(s) <= MaxIDLength && idRE.MatchString(s) }
 
 // Decode reads a session-close body strictly: valid UTF-8, one JSON object,
-// no unknown fields.
+// names in their exact case, none unknown and none twice, at every level
+// (event data included); no NUL character, no number beyond MaxNumber, every
+// timestamp RFC 3339. Errors name the JSON path; an error about the body as
+// a whole (not JSON, not an object) has Field "body".
 func Decode(body []byte) (Request, error) { return decodeStrict[Request](body) }
 
-// decodeStrict reads one JSON object of type T, refusing invalid UTF-8,
-// unknown fields and trailing values, with errors that never echo the body.
+// decodeStrict reads one JSON object of type T after CheckJSON passed it,
+// with errors that never echo the body.
 func decodeStrict[T any](body []byte) (T, error) {
 	var req T
-	if !utf8.Valid(body) {
-		return req, invalid("body", "is not valid UTF-8")
+	if err := CheckJSON(body, reflect.TypeFor[T]()); err != nil {
+		return req, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return req, invalid("body", "%s", jsonProblem(err))
-	}
-	if dec.More() {
-		return req, invalid("body", "holds more than one JSON value")
+		return req, jsonProblem(err)
 	}
 	return req, nil
 }
 
-// jsonProblem describes a decoding error without echoing the input.
-func jsonProblem(err error) string {
+// jsonProblem describes a decoding error CheckJSON did not foresee, without
+// echoing the input.
+func jsonProblem(err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Sprintf("is not valid JSON (offset %d)", se.Offset)
-	case errors.As(err, &te):
-		return fmt.Sprintf("field %q has the wrong type (want %s)", te.Field, te.Type)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
-	case strings.Contains(err.Error(), "parsing time"):
-		return "holds a timestamp that is not RFC 3339"
+		return invalid("body", "is not valid JSON (offset %d)", se.Offset)
+	case errors.As(err, &te) && te.Field != "":
+		return invalid(te.Field, "has the wrong type")
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "is empty or truncated"
+		return invalid("body", "is empty or truncated")
 	}
-	return "is not a valid session-close body"
+	return invalid("body", "could not be decoded")
 }
 
 // Validate checks a decoded body against the known apps and the clock.
@@ -136,14 +135,14 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	if _, ok := apps[req.App]; !ok {
 		return invalid("app", "unknown app %q (known: %s)", clipName(req.App), strings.Join(prompts.Names(apps), ", "))
 	}
-	if req.StartedAt.IsZero() || req.EndedAt.IsZero() {
-		return invalid("started_at", "started_at and ended_at are required")
+	if err := checkTime("started_at", req.StartedAt, now, true); err != nil {
+		return err
+	}
+	if err := checkTime("ended_at", req.EndedAt, now, true); err != nil {
+		return err
 	}
 	if req.EndedAt.Before(req.StartedAt) {
 		return invalid("ended_at", "is before started_at")
-	}
-	if req.EndedAt.After(now.Add(24 * time.Hour)) {
-		return invalid("ended_at", "is more than a day in the future")
 	}
 	if req.EndedAt.Sub(req.StartedAt) > 7*24*time.Hour {
 		return invalid("ended_at", "a session may last at most 7 days")
@@ -162,6 +161,9 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	if utf8.RuneCountInString(req.DisplayName) > 100 {
 		return invalid("display_name", "is longer than 100 characters")
 	}
+	if req.Messages == nil {
+		return invalid("messages", "is required (an empty list for a session without turns)")
+	}
 	if len(req.Messages) > MaxMessages {
 		return invalid("messages", "more than %d messages", MaxMessages)
 	}
@@ -171,6 +173,9 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 		if err := checkTurn(f, m, seen); err != nil {
 			return err
 		}
+		if err := checkTime(f+".at", m.At, now, false); err != nil {
+			return err
+		}
 		if !m.At.IsZero() && (m.At.Before(req.StartedAt.Add(-time.Hour)) || m.At.After(req.EndedAt.Add(time.Hour))) {
 			return invalid(f+".at", "lies outside the session")
 		}
@@ -178,13 +183,14 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	if len(req.Events) > MaxEvents {
 		return invalid("events", "more than %d events", MaxEvents)
 	}
+	events := apps[req.App].EventSchema()
 	for i, e := range req.Events {
 		f := fmt.Sprintf("events[%d]", i)
 		if !kindRE.MatchString(e.Kind) {
 			return invalid(f+".kind", "must be a lower-case name such as emotion or urge")
 		}
-		if e.At.IsZero() {
-			return invalid(f+".at", "is required")
+		if err := checkTime(f+".at", e.At, now, true); err != nil {
+			return err
 		}
 		if e.MessageID != "" && !seen[e.MessageID] {
 			return invalid(f+".message_id", "names no message of this session")
@@ -195,8 +201,65 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 		if len(e.Data) > 0 && !bytes.HasPrefix(bytes.TrimSpace(e.Data), []byte("{")) && string(bytes.TrimSpace(e.Data)) != "null" {
 			return invalid(f+".data", "must be a JSON object")
 		}
+		if err := checkEvent(f, events, e); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// The range a timestamp of a body may take: from MinTime to a day after
+// the server's clock (clocks of chat services drift; a session does not
+// happen in the future).
+var MinTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MaxAhead is how far after the server's clock a timestamp may lie.
+const MaxAhead = 24 * time.Hour
+
+// checkTime refuses a timestamp outside [MinTime, now+MaxAhead]; a zero one
+// is refused when required and otherwise means "not given".
+func checkTime(field string, t, now time.Time, required bool) error {
+	switch {
+	case t.IsZero() && required:
+		return invalid(field, "is required")
+	case t.IsZero():
+		return nil
+	case t.Before(MinTime):
+		return invalid(field, "is before %s", MinTime.Format("2006-01-02"))
+	case t.After(now.Add(MaxAhead)):
+		return invalid(field, "is more than a day in the future")
+	}
+	return nil
+}
+
+// checkEvent checks an event against the event kinds and fields its app
+// declares (events.schema.json).
+func checkEvent(f string, s *prompts.EventSchema, e extract.Event) error {
+	var data any
+	if len(e.Data) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(e.Data))
+		dec.UseNumber()
+		if err := dec.Decode(&data); err != nil {
+			return invalid(f+".data", "must be a JSON object")
+		}
+	}
+	err := s.Validate(e.Kind, data)
+	var ee *prompts.EventError
+	if err == nil || !errors.As(err, &ee) {
+		return err
+	}
+	if ee.UnknownKind {
+		return invalid(f+".kind", "%s", ee.Reason)
+	}
+	path := f + ".data"
+	for _, p := range ee.Path {
+		if _, err := strconv.Atoi(p); err == nil {
+			path += "[" + p + "]"
+		} else {
+			path = join(path, p)
+		}
+	}
+	return invalid(path, "%s", ee.Reason)
 }
 
 func clipName(s string) string {

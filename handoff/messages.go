@@ -67,10 +67,11 @@ func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*p
 		if err := checkTurn(f, m, seen); err != nil {
 			return err
 		}
+		if err := checkTime(f+".at", m.At, now, false); err != nil {
+			return err
+		}
 		if m.At.IsZero() {
 			req.Messages[i].At = now
-		} else if m.At.After(now.Add(24 * time.Hour)) {
-			return invalid(f+".at", "is more than a day in the future")
 		}
 	}
 	return nil

@@ -167,6 +167,9 @@ func loadApp(fsys fs.FS, name, dir string) (*App, error) {
 		files[file] = b
 	}
 	app.System, app.User = string(files[fileSystem]), string(files[fileUser])
+	if app.Events, err = loadEvents(fsys, name); err != nil {
+		return nil, fail(FileEvents, err)
+	}
 	if files[fileSchema] != nil {
 		app.Schema = json.RawMessage(files[fileSchema])
 	}

@@ -111,6 +111,10 @@ type App struct {
 	User   string
 	// Schema is the JSON Schema the LLM answer must satisfy.
 	Schema json.RawMessage
+	// Events declares the session events the app accepts (its folder's
+	// events.schema.json); nil means the built-in declaration of its app
+	// kind (see EventSchema).
+	Events *EventSchema
 
 	// The fields below are filled by Compile (Builtin, LoadDir and Load call
 	// it). They are shared, never mutated, by copies of the App.
