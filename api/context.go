@@ -1,11 +1,17 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -49,10 +55,13 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		// Cross-session data never enters Clara's context: read nothing.
 		return extract.Pack(rules, in, budget), nil
 	}
+	// A stored value the pack cannot read (a number beyond float64 kept as
+	// text, a document that is not JSON) is left out, and the pack built
+	// from the rest: one bad value never makes a user's pack fail for good.
+	var skip unreadable
+	defer skip.report(ctx, userID)
 	if p, err := st.GetProfile(ctx, userID); err == nil {
-		if err := json.Unmarshal(p.Doc, &in.Profile); err != nil {
-			return extract.ContextPack{}, fmt.Errorf("decode profile: %w", err)
-		}
+		in.Profile = skip.object("profile", p.Doc)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return extract.ContextPack{}, err
 	}
@@ -61,9 +70,9 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		return extract.ContextPack{}, err
 	}
 	for _, s := range sums {
-		var data map[string]any
-		if err := json.Unmarshal(s.Data, &data); err != nil {
-			return extract.ContextPack{}, fmt.Errorf("decode summary: %w", err)
+		data := skip.object("summary", s.Data)
+		if data == nil {
+			continue
 		}
 		at := s.CreatedAt
 		if sess, err := st.GetSession(ctx, s.SessionID); err == nil {
@@ -77,8 +86,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	}
 	for i := len(cues) - 1; i >= 0; i-- {
 		c := cues[i]
-		var detail map[string]any
-		_ = json.Unmarshal(c.Detail, &detail)
+		detail := skip.object("cue", c.Detail)
 		in.Cues = append(in.Cues, extract.PackCue{Kind: c.Kind, Field: c.Field, Detail: detail, At: c.CreatedAt})
 	}
 	mems, err := st.ListMemories(ctx, userID, store.MemoryFilter{})
@@ -99,9 +107,9 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		return extract.ContextPack{}, err
 	}
 	for _, r := range recs {
-		var data map[string]any
-		if err := json.Unmarshal(r.Data, &data); err != nil {
-			return extract.ContextPack{}, fmt.Errorf("decode record: %w", err)
+		data := skip.object("record", r.Data)
+		if data == nil {
+			continue
 		}
 		in.Records = append(in.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
 	}
@@ -174,10 +182,118 @@ func (h *handlers) getContext(w http.ResponseWriter, r *http.Request) {
 	if len(q) > 2000 {
 		q = q[:2000]
 	}
-	pack, err := BuildContext(r.Context(), h.Store, h.Handoff.Apps, userID, q, budget, h.now())
+	pack, err := BuildContext(withPackLog(r.Context(), h.log), h.Store, h.Handoff.Apps, userID, q, budget, h.now())
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, pack)
+}
+
+// unreadable counts, per part of the pack, the stored values BuildContext
+// left out because it could not read them.
+type unreadable map[string]int
+
+// object decodes a stored JSON object as json.Unmarshal would, except that
+// a number no float64 holds (1e400) is left out of its object or list
+// instead of failing the whole document; a document that is not a JSON
+// object is left out whole (nil). Each value left out is counted for part.
+func (u *unreadable) object(part string, raw json.RawMessage) map[string]any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	m, dropped, ok := decodeLenient(raw)
+	if !ok {
+		dropped++
+	}
+	if dropped > 0 {
+		if *u == nil {
+			*u = unreadable{}
+		}
+		(*u)[part] += dropped
+	}
+	return m
+}
+
+// report logs, once per pack, what was left out: the parts and counts,
+// never the values.
+func (u unreadable) report(ctx context.Context, userID string) {
+	if len(u) == 0 {
+		return
+	}
+	attrs := []any{slog.String("user_id", userID)}
+	for _, part := range slices.Sorted(maps.Keys(u)) {
+		attrs = append(attrs, slog.Int(part, u[part]))
+	}
+	packLogger(ctx).WarnContext(ctx, "context pack: stored values that cannot be read were left out", attrs...)
+}
+
+type packLogKey struct{}
+
+// withPackLog makes BuildContext log to l (default: nowhere).
+func withPackLog(ctx context.Context, l *slog.Logger) context.Context {
+	if l == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, packLogKey{}, l)
+}
+
+func packLogger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(packLogKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// decodeLenient decodes a JSON object, leaving out every number that is not
+// a finite float64 and counting them. ok is false when raw is not a JSON
+// object at all.
+func decodeLenient(raw []byte) (m map[string]any, dropped int, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, 0, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, 0, false // trailing data: not one document
+	}
+	m, isObject := v.(map[string]any)
+	if !isObject {
+		return nil, 0, false
+	}
+	out, _ := finite(m, &dropped)
+	return out.(map[string]any), dropped, true
+}
+
+// finite replaces each json.Number in v by its float64 and reports false
+// for a number that has none (out of range), which its container leaves out.
+func finite(v any, dropped *int) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			*dropped++
+			return nil, false
+		}
+		return f, true
+	case map[string]any:
+		for k, e := range x {
+			if e2, ok := finite(e, dropped); ok {
+				x[k] = e2
+			} else {
+				delete(x, k)
+			}
+		}
+		return x, true
+	case []any:
+		out := x[:0]
+		for _, e := range x {
+			if e2, ok := finite(e, dropped); ok {
+				out = append(out, e2)
+			}
+		}
+		return out, true
+	}
+	return v, true
 }

@@ -107,20 +107,30 @@ func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Mess
 	case sess.UserID != req.UserID || sess.App != req.App:
 		return res, invalid("user_id", "does not match the session's user and app")
 	}
-	existing, err := tx.ListBuffer(ctx, sessionID)
+	// The buffer's head, not the buffer: an append costs what it adds.
+	ids := make([]string, len(req.Messages))
+	for i, m := range req.Messages {
+		ids[i] = m.ID
+	}
+	head, err := tx.BufferHead(ctx, sessionID, ids)
 	if err != nil {
 		return res, err
 	}
-	known := make(map[string]bool, len(existing))
-	next := 0
-	for _, b := range existing {
-		known[b.MessageID] = true
-		next = max(next, b.Seq+1)
-	}
-	before := len(existing)
-	buf := make([]store.BufferMessage, 0, len(req.Messages))
+	next, before := head.Next, head.Next
+	fresh := 0
 	for _, m := range req.Messages {
-		if known[m.ID] {
+		if !head.Known[m.ID] {
+			fresh++
+		}
+	}
+	if before+fresh > MaxMessages {
+		// What a close may carry, the buffer may hold: nothing is added.
+		return res, invalid("messages", "the session's rolling buffer holds %d turns and may hold at most %d; these %d new turns do not fit: close the session and start a new one",
+			before, MaxMessages, fresh)
+	}
+	buf := make([]store.BufferMessage, 0, fresh)
+	for _, m := range req.Messages {
+		if head.Known[m.ID] {
 			continue // sent again: already buffered
 		}
 		c, err := transcript.SealMessage(d.Keys, sessionID, next, m)

@@ -613,6 +613,31 @@ func (q queries) CountBuffer(ctx context.Context, sessionID string) (int, error)
 	return n, err
 }
 
+func (q queries) BufferHead(ctx context.Context, sessionID string, messageIDs []string) (BufferHead, error) {
+	h := BufferHead{Known: map[string]bool{}}
+	// The primary key (session_id, seq) answers MAX from its last entry.
+	err := q.queryOne(ctx, "SELECT COALESCE(MAX(seq) + 1, 0) FROM mnemo_buffer WHERE session_id = $1", []any{sessionID},
+		func(r rows) error { return r.Scan(&h.Next) })
+	if err != nil || len(messageIDs) == 0 {
+		return h, err
+	}
+	// The unique (session_id, message_id) index answers each id.
+	args := make([]any, 0, len(messageIDs)+1)
+	args = append(args, sessionID)
+	for _, id := range messageIDs {
+		args = append(args, id)
+	}
+	known, err := queryAll(ctx, q, "SELECT message_id FROM mnemo_buffer WHERE session_id = $1 AND message_id IN ("+placeholders(2, len(messageIDs))+")",
+		args, func(r rows) (string, error) {
+			var id string
+			return id, r.Scan(&id)
+		})
+	for _, id := range known {
+		h.Known[id] = true
+	}
+	return h, err
+}
+
 const rollingCols = "session_id, user_id, app, summary, messages_covered, updated_at"
 
 func scanRolling(r rows) (RollingSummary, error) {

@@ -319,6 +319,17 @@ type BufferMessage struct {
 	CreatedAt  time.Time
 }
 
+// BufferHead is the head of a session's rolling buffer (see
+// Querier.BufferHead).
+type BufferHead struct {
+	// Next is one past the highest sequence number buffered (0 when none):
+	// how many turns the session has buffered, as turns are numbered from 0
+	// and only the age cleanup removes them.
+	Next int
+	// Known holds the asked message ids that are buffered already.
+	Known map[string]bool
+}
+
 // RollingSummary summarises the first MessagesCovered turns of a session.
 type RollingSummary struct {
 	SessionID       string
@@ -428,6 +439,11 @@ type Querier interface {
 	ListBuffer(ctx context.Context, sessionID string) ([]BufferMessage, error)
 	// CountBuffer is the number of turns buffered for a session.
 	CountBuffer(ctx context.Context, sessionID string) (int, error)
+	// BufferHead reads what appending turns to a session's buffer needs
+	// without reading the buffer: the next sequence number and which of
+	// messageIDs are buffered already. Its cost grows with len(messageIDs),
+	// not with the buffer.
+	BufferHead(ctx context.Context, sessionID string, messageIDs []string) (BufferHead, error)
 	// UpsertRollingSummary stores s unless a summary covering at least as
 	// many messages is already stored; it reports whether s was stored.
 	UpsertRollingSummary(ctx context.Context, s RollingSummary) (bool, error)

@@ -1,0 +1,102 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/store/storetest"
+)
+
+// TestPackSurvivesPoisonedProfile is issue 13 item 4: a profile number no
+// float64 holds (stored before the API refused it, or by a Go service
+// through handoff.CloseTx) no longer makes the user's context pack 500 for
+// good. The value is left out; the rest of the profile, the summaries and
+// the records still make the pack.
+func TestPackSurvivesPoisonedProfile(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			srv, st := setupWithSchedules(t, b)
+			ctx := context.Background()
+			at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+			if err := st.UpsertUser(ctx, store.User{ID: "u-sam", App: "eldertree", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			doc := json.RawMessage(`{"preferred_name":"Sam","age":1e400,"sponsor_name":"Dave","has_sponsor":true,"steps":[1,-1e999,3]}`)
+			if err := st.SaveProfile(ctx, store.Profile{UserID: "u-sam", App: "eldertree", Doc: doc, Version: 1, UpdatedAt: at},
+				store.ProfileChange{UserID: "u-sam", Version: 1, Doc: doc, Changed: json.RawMessage(`{}`), Actor: "operator", At: at, StatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			code, res := getJSON(t, srv, token, "GET", "/v1/users/u-sam/context?budget_tokens=800", "")
+			if code != 200 {
+				t.Fatalf("context of a user with a poisoned profile = %d %v; want 200", code, res)
+			}
+			text, _ := res["text"].(string)
+			if !strings.Contains(text, "Sam") {
+				t.Errorf("the pack lost the readable profile: %q", text)
+			}
+			if strings.Contains(text, "1e400") || strings.Contains(text, "Inf") {
+				t.Errorf("the pack shows the unreadable value: %q", text)
+			}
+		})
+	}
+}
+
+// TestStreamingStopsAtTheCap is issue 13 item 8: 40 requests of 200
+// streamed turns used to buffer 8,000; the buffer now stops at
+// handoff.MaxMessages (what a close may carry) with a clear 422, keeps
+// what it took, and a turn sent again is still answered without being
+// counted twice.
+func TestStreamingStopsAtTheCap(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			srv, st, _ := setupAPI(t, b)
+			start := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+			batch := func(i int) string {
+				var msgs []string
+				for j := 0; j < handoff.MaxAppend; j++ {
+					n := i*handoff.MaxAppend + j
+					msgs = append(msgs, fmt.Sprintf(`{"id":"m%d","role":"user","content":"turn %d","at":%q}`, n, n,
+						start.Add(time.Duration(n)*time.Millisecond).Format(time.RFC3339Nano)))
+				}
+				return `{"user_id":"u-stream","app":"mona","messages":[` + strings.Join(msgs, ",") + `]}`
+			}
+			fit := handoff.MaxMessages / handoff.MaxAppend
+			refused := 0
+			for i := 0; i < 40; i++ {
+				rec := call(srv, "POST", "/v1/sessions/s-stream/messages", batch(i), "application/json")
+				switch {
+				case i < fit && rec.Code != 202:
+					t.Fatalf("request %d = %d %s; want 202", i, rec.Code, rec.Body)
+				case i >= fit:
+					if rec.Code != 422 || !strings.Contains(rec.Body.String(), fmt.Sprint(handoff.MaxMessages)) {
+						t.Fatalf("request %d past the cap = %d %s; want 422 naming the limit", i, rec.Code, rec.Body)
+					}
+					refused++
+				}
+			}
+			if refused != 40-fit {
+				t.Errorf("%d requests refused; want %d", refused, 40-fit)
+			}
+			n, err := st.CountBuffer(context.Background(), "s-stream")
+			if err != nil || n != handoff.MaxMessages {
+				t.Fatalf("buffered %d, %v; want exactly %d", n, err, handoff.MaxMessages)
+			}
+			// The last accepted request sent again: nothing new, 202.
+			rec := call(srv, "POST", "/v1/sessions/s-stream/messages", batch(fit-1), "application/json")
+			var res handoff.AppendResult
+			if rec.Code != 202 || json.Unmarshal(rec.Body.Bytes(), &res) != nil || res.Added != 0 || res.Buffered != handoff.MaxMessages {
+				t.Fatalf("a full session's last request again = %d %s; want 202 with nothing added", rec.Code, rec.Body)
+			}
+		})
+	}
+}
