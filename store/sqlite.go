@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -23,16 +21,19 @@ type SQLite struct {
 }
 
 // OpenSQLite opens (creating when missing) the database file at path with WAL,
-// a busy timeout and foreign keys on. The pool holds one connection: River's
+// a busy timeout and foreign keys on. A missing file is created readable by
+// its owner only (0600), and so are its -wal and -shm, which SQLite creates
+// with the mode of the database file; a missing directory is created 0700.
+// Existing files and directories keep their modes.
+//
+// The pool holds one connection: River's
 // SQLite driver asks for it, and SQLite writes one at a time anyway. A file
 // this process cannot write is opened read-only: writes fail with an error
 // IsReadOnly recognises until the file is writable again, when the
 // connection is replaced.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
-		}
+	if err := createSQLiteFile(path); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")

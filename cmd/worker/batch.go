@@ -41,7 +41,13 @@ func batchCmd(ctx context.Context, e *env) error {
 		}
 		now = t.UTC()
 	}
-	sys, err := build(ctx, e.cfg, e.log, false)
+	var sys *system
+	var err error
+	if e.args[0] == "list" {
+		sys, err = buildReading(ctx, e.cfg, e.log)
+	} else {
+		sys, err = build(ctx, e.cfg, e.log, false)
+	}
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,24 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return store.OpenSQLite(ctx, cfg.SQLitePath)
 }
 
+// openExisting connects to the configured database for a command that only
+// reads or changes what is there: a SQLite file that does not exist is an
+// error, not a new database.
+func openExisting(ctx context.Context, cfg Config) (store.Store, error) {
+	if err := requireDatabase(cfg); err != nil {
+		return nil, err
+	}
+	return openStore(ctx, cfg)
+}
+
+// requireDatabase says that no SQLite database exists at the configured path.
+func requireDatabase(cfg Config) error {
+	if cfg.Dialect == store.DialectSQLite && !store.SQLiteExists(cfg.SQLitePath) {
+		return fmt.Errorf("no database at %s: run `worker migrate up` (or start the worker) to create one", cfg.SQLitePath)
+	}
+	return nil
+}
+
 // migrateAll applies River's migrations, then Mnemo's. A current schema needs
 // no write; an old one on a database that takes none is an error saying so.
 func migrateAll(ctx context.Context, st store.Store) (river, mnemo []int, err error) {
@@ -51,12 +69,39 @@ func migrateAll(ctx context.Context, st store.Store) (river, mnemo []int, err er
 	return river, mnemo, nil
 }
 
+// schemaCurrent checks, without writing, that River's and Mnemo's
+// migrations are all applied.
+func schemaCurrent(ctx context.Context, st store.Store) error {
+	river, err := jobs.RiverMigrationStatus(ctx, st)
+	if err != nil {
+		return err
+	}
+	pending := 0
+	for _, m := range river {
+		if !m.Applied {
+			pending++
+		}
+	}
+	n, err := st.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	if pending += n; pending > 0 {
+		return fmt.Errorf("the database lacks %d migrations: run `worker migrate up` (or start the worker) first", pending)
+	}
+	return nil
+}
+
 // migrate runs `migrate up | down N | status`.
 func migrate(ctx context.Context, e *env) error {
 	if len(e.args) == 0 {
 		return usageError{errors.New("want up, down N or status")}
 	}
-	st, err := openStore(ctx, e.cfg)
+	open := openStore
+	if e.args[0] != "up" {
+		open = openExisting // status and down read or undo what is there
+	}
+	st, err := open(ctx, e.cfg)
 	if err != nil {
 		return err
 	}

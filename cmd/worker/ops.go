@@ -75,9 +75,10 @@ func onlyFlags(set map[string]bool, action string, allowed ...string) error {
 
 // openQueue connects to the database for an operator command: an
 // insert-only River client that works nothing. It needs neither the
-// encryption key nor the apps, and it does not migrate.
+// encryption key nor the apps, it does not migrate, and it creates no
+// database: a missing SQLite file is an error.
 func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (store.Store, jobs.Queue, error) {
-	st, err := openStore(ctx, cfg)
+	st, err := openExisting(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -37,7 +39,8 @@ type system struct {
 	idle atomic.Pointer[error]
 }
 
-// keyring loads MNEMO_ENCRYPTION_KEY, or a key file beside the database.
+// keyring loads MNEMO_ENCRYPTION_KEY, or a key file beside the database,
+// generating it (0600, in a directory created 0700) when missing.
 func keyring(cfg Config, log *slog.Logger) (*seal.Keyring, error) {
 	if cfg.EncryptionKey != "" {
 		k, err := seal.ParseKeys(cfg.EncryptionKey)
@@ -46,11 +49,7 @@ func keyring(cfg Config, log *slog.Logger) (*seal.Keyring, error) {
 		}
 		return k, nil
 	}
-	dir := "data"
-	if cfg.Dialect == store.DialectSQLite {
-		dir = filepath.Dir(cfg.SQLitePath)
-	}
-	path := filepath.Join(dir, "mnemo.key")
+	path := keyFilePath(cfg)
 	spec, created, err := seal.LoadOrCreateKeyFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("encryption key file: %w", err)
@@ -60,6 +59,34 @@ func keyring(cfg Config, log *slog.Logger) (*seal.Keyring, error) {
 	}
 	if cfg.Dialect == store.DialectPostgres {
 		log.Warn("no MNEMO_ENCRYPTION_KEY on Postgres: every worker sharing this database needs the same key", slog.String("path", path))
+	}
+	return seal.ParseKeys(spec)
+}
+
+// keyFilePath is where the generated key file lives: beside the SQLite
+// database, or in ./data.
+func keyFilePath(cfg Config) string {
+	dir := "data"
+	if cfg.Dialect == store.DialectSQLite {
+		dir = filepath.Dir(cfg.SQLitePath)
+	}
+	return filepath.Join(dir, "mnemo.key")
+}
+
+// existingKeyring is keyring for a command that only reads: it never
+// generates a key file, and without one it returns nil (no transcript can
+// then be opened, which such a command does not do).
+func existingKeyring(cfg Config) (*seal.Keyring, error) {
+	if cfg.EncryptionKey != "" {
+		return keyring(cfg, nil)
+	}
+	path := keyFilePath(cfg)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	spec, _, err := seal.LoadOrCreateKeyFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("encryption key file: %w", err)
 	}
 	return seal.ParseKeys(spec)
 }
@@ -81,11 +108,32 @@ func newLLM(cfg Config, log *slog.Logger) (*extract.LLM, error) {
 // build opens, migrates and wires the system; withWorkers false gives an
 // insert-only queue for operator commands.
 func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) (*system, error) {
+	return buildWith(ctx, cfg, log, withWorkers, false)
+}
+
+// buildReading wires the system for a command that only reads (batch list):
+// it opens an existing database without migrating it and never generates a
+// key file.
+func buildReading(ctx context.Context, cfg Config, log *slog.Logger) (*system, error) {
+	return buildWith(ctx, cfg, log, false, true)
+}
+
+func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, reading bool) (*system, error) {
+	if reading {
+		if err := requireDatabase(cfg); err != nil {
+			return nil, err
+		}
+	}
 	apps, err := prompts.Load(cfg.AppsDir)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("MNEMO_APPS_DIR: %w", err)}
 	}
-	keys, err := keyring(cfg, log)
+	var keys *seal.Keyring
+	if reading {
+		keys, err = existingKeyring(cfg)
+	} else {
+		keys, err = keyring(cfg, log)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -99,7 +147,12 @@ func build(ctx context.Context, cfg Config, log *slog.Logger, withWorkers bool) 
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := migrateAll(ctx, st); err != nil {
+	if reading {
+		err = schemaCurrent(ctx, st)
+	} else {
+		_, _, err = migrateAll(ctx, st)
+	}
+	if err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -219,6 +272,18 @@ func (sys *system) startWorkers(ctx, workCtx context.Context, log *slog.Logger) 
 // the grace period to finish, and whatever still runs is cancelled.
 func serve(ctx context.Context, e *env) error {
 	log := e.log
+	if e.cfg.Dialect == store.DialectSQLite {
+		// SQLite is one process per file: a second worker on it would run
+		// every periodic job twice and fight over the write lock.
+		lock, err := store.LockSQLite(e.cfg.SQLitePath)
+		if errors.Is(err, store.ErrInUse) {
+			return err
+		}
+		if err != nil {
+			log.Warn("not guarding the database against a second worker", slog.String("error", err.Error()))
+		}
+		defer lock.Release()
+	}
 	sys, err := build(ctx, e.cfg, log, true)
 	if err != nil {
 		return err
