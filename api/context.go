@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
@@ -163,11 +164,11 @@ func rollingText(raw json.RawMessage) string {
 }
 
 func (h *handlers) getContext(w http.ResponseWriter, r *http.Request) {
-	u, ok := h.userOf(w, r)
-	if !ok {
+	userID := r.PathValue("user_id")
+	if !handoff.ValidID(userID) {
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
 		return
 	}
-	userID := u.ID
 	budget := 0
 	if v := r.URL.Query().Get("budget_tokens"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -3,30 +3,36 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"reflect"
 	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/handoff"
 )
 
 // MaxPatchDepth bounds the nesting of a JSON body: deeper documents are refused.
 const MaxPatchDepth = 32
 
 // DecodeObject reads a body holding exactly one JSON object, valid UTF-8,
-// nested at most MaxPatchDepth deep.
+// nested at most MaxPatchDepth deep, checked as handoff.CheckJSON checks a
+// session body: no name twice in an object, no NUL character, no number
+// beyond handoff.MaxNumber (1e400 would overflow float64 and break the
+// user's pack later). An error is a *handoff.ValidationError naming the
+// field, or "body" when the body as a whole is not one JSON object.
 func DecodeObject(body []byte) (map[string]any, error) {
 	if !utf8.Valid(body) {
-		return nil, errors.New("the body is not valid UTF-8")
+		return nil, &handoff.ValidationError{Field: "body", Reason: "is not valid UTF-8"}
 	}
 	if depth(body) > MaxPatchDepth {
-		return nil, errors.New("the body is nested too deeply")
+		return nil, &handoff.ValidationError{Field: "body", Reason: "is nested too deeply"}
+	}
+	if err := handoff.CheckJSON(body, reflect.TypeFor[map[string]any]()); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, errors.New("the body must be one JSON object")
-	}
-	if dec.More() {
-		return nil, errors.New("the body holds more than one JSON value")
+		return nil, &handoff.ValidationError{Field: "body", Reason: "must be one JSON object"}
 	}
 	return obj, nil
 }

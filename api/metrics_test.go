@@ -54,7 +54,6 @@ func TestObservedCountsHandoffsByStatus(t *testing.T) {
 		{"GET", "/healthz", ""},
 	} {
 		req := httptest.NewRequest(c.method, c.path, strings.NewReader("{}"))
-		req.Header.Set("Content-Type", "application/json")
 		if c.token != "" {
 			req.Header.Set("Authorization", "Bearer "+c.token)
 		}

@@ -86,7 +86,7 @@ func TestCloseRejectsBadInputAndWritesNothing(t *testing.T) {
 				{"too large", "/v1/sessions/s-1/close", `{"x":"` + strings.Repeat("a", 70<<10) + `"}`, "application/json", 413},
 				{"not json", "/v1/sessions/s-1/close", "{", "application/json", 400},
 				{"invalid utf-8", "/v1/sessions/s-1/close", strings.Replace(body, "John", "J\xffohn", 1), "application/json", 400},
-				{"unknown field", "/v1/sessions/s-1/close", strings.Replace(body, `"app"`, `"color":"red","app"`, 1), "application/json", 400},
+				{"unknown field", "/v1/sessions/s-1/close", strings.Replace(body, `"app"`, `"color":"red","app"`, 1), "application/json", 422},
 				{"wrong media type", "/v1/sessions/s-1/close", body, "text/plain", 415},
 				{"unknown app", "/v1/sessions/s-1/close", strings.Replace(body, `"mona"`, `"nope"`, 1), "application/json", 422},
 				{"bad session id", "/v1/sessions/a%27%3B--/close", body, "application/json", 422},
@@ -113,7 +113,7 @@ func TestCloseRejectsBadInputAndWritesNothing(t *testing.T) {
 			}
 
 			first := call(srv, "POST", "/v1/sessions/s-1/close", body, "application/json")
-			again := call(srv, "POST", "/v1/sessions/s-1/close", body, "application/json; charset=utf-8")
+			again := call(srv, "POST", "/v1/sessions/s-1/close", body, "")
 			if first.Code != 202 || again.Code != 202 || first.Body.String() != again.Body.String() {
 				t.Fatalf("close twice: %d %s / %d %s; want the same 202", first.Code, first.Body, again.Code, again.Body)
 			}

@@ -257,7 +257,7 @@ func (w *walker) name(path string, seen map[string]bool) (string, error) {
 	}
 	name, _ := tok.(string)
 	if strings.ContainsRune(name, 0) {
-		return "", invalid(orBody(path), "has a field name containing a NUL character")
+		return "", invalid(join(path, name), "is a field name containing a NUL character")
 	}
 	if seen[name] {
 		return "", invalid(join(path, name), "is given more than once")
@@ -300,11 +300,4 @@ func join(path, name string) string {
 		return name
 	}
 	return path + "." + name
-}
-
-func orBody(path string) string {
-	if path == "" {
-		return "body"
-	}
-	return path
 }
