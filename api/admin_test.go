@@ -191,6 +191,9 @@ func TestAdminRoutesNeedAdminScope(t *testing.T) {
 			want  int
 		}{{"", http.StatusUnauthorized}, {"not-a-token-at-all-0000", http.StatusUnauthorized}, {token, http.StatusForbidden}} {
 			req := httptest.NewRequest(r.method, r.path, strings.NewReader(r.body))
+			if r.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
 			if c.token != "" {
 				req.Header.Set("Authorization", "Bearer "+c.token)
 			}

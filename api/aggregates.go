@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -34,13 +33,13 @@ const (
 // getAnalytics answers one week's analytics with ?week_ending=, or without
 // it the weeks that exist, newest first, in pages.
 func (h *handlers) getAnalytics(w http.ResponseWriter, r *http.Request) {
-	userID := r.PathValue("user_id")
-	if !handoff.ValidID(userID) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+	u, ok := h.userOf(w, r)
+	if !ok {
 		return
 	}
+	userID := u.ID
 	if !r.URL.Query().Has("week_ending") {
-		h.listWeeks(w, r)
+		h.listWeeks(w, r, u)
 		return
 	}
 	week, ok := weekParam(w, r)
@@ -67,11 +66,7 @@ type weekView struct {
 // up to ?limit= weeks (default 10, at most 100) ending before ?before=
 // (a date; the newest when absent), newest first. next_before is the
 // before of the next page, null on the last one.
-func (h *handlers) listWeeks(w http.ResponseWriter, r *http.Request) {
-	u, ok := h.userOf(w, r)
-	if !ok {
-		return
-	}
+func (h *handlers) listWeeks(w http.ResponseWriter, r *http.Request, u store.User) {
 	q := r.URL.Query()
 	limit := DefaultWeeksLimit
 	if v := q.Get("limit"); v != "" {

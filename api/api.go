@@ -11,7 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -24,14 +27,22 @@ const (
 	ScopeAdmin   = "admin"
 )
 
-// Token is one accepted bearer token and its scope.
+// Token is one accepted bearer token, its scope and, for a service token
+// bound to an app, that app: such a token reads, edits, erases and hands
+// over only that app's users and sessions.
 type Token struct {
 	Scope string
 	Value string
+	// App binds a service token to one app; empty reaches every app.
+	App string
 }
 
-// ParseTokens reads MNEMO_API_TOKENS: comma-separated scope:token pairs.
-// Errors never echo a token.
+// appNameRE is what an app name in a token spec may look like.
+var appNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
+
+// ParseTokens reads MNEMO_API_TOKENS: comma-separated scope:token pairs,
+// where a service scope may name an app (service@coach:token). Whether the
+// app exists is for the caller to check. Errors never echo a token.
 func ParseTokens(s string) ([]Token, error) {
 	var out []Token
 	for i, part := range strings.Split(s, ",") {
@@ -39,17 +50,24 @@ func ParseTokens(s string) ([]Token, error) {
 		if part == "" {
 			continue
 		}
-		scope, value, ok := strings.Cut(part, ":")
+		spec, value, ok := strings.Cut(part, ":")
 		if !ok {
-			return nil, fmt.Errorf("entry %d is not scope:token", i+1)
+			return nil, fmt.Errorf("entry %d is not scope:token or service@app:token", i+1)
 		}
+		scope, app, bound := strings.Cut(spec, "@")
 		if scope != ScopeService && scope != ScopeAdmin {
-			return nil, fmt.Errorf("entry %d has scope %q; want service or admin", i+1, scope)
+			return nil, fmt.Errorf("entry %d has scope %q; want service, service@APP or admin", i+1, scope)
+		}
+		if bound && scope != ScopeService {
+			return nil, fmt.Errorf("entry %d: only a service token may be bound to an app (admin reaches every app)", i+1)
+		}
+		if bound && !appNameRE.MatchString(app) {
+			return nil, fmt.Errorf("entry %d: %q is not an app name", i+1, app)
 		}
 		if len(value) < 16 {
 			return nil, fmt.Errorf("entry %d: token is shorter than 16 characters", i+1)
 		}
-		out = append(out, Token{Scope: scope, Value: value})
+		out = append(out, Token{Scope: scope, Value: value, App: app})
 	}
 	return out, nil
 }
@@ -94,6 +112,9 @@ func (s *Server) Handle(pattern, scope string, h http.Handler) {
 // ServeHTTP serves every route; unknown routes answer a JSON 404, a wrong
 // method a JSON 405 with Allow.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.guard(w, r) {
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		s.mux.ServeHTTP(&routeMiss{ResponseWriter: w, method: r.Method}, r)
 		return
@@ -116,8 +137,78 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
+// guard refuses what a web page the developer visits could make a browser
+// send, before auth: in open mode a Host that is not a loopback name (DNS
+// rebinding), then on every state-changing request a cross-site one, then a
+// body that is not JSON. false means the refusal was answered.
+func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
+	probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+	if s.open && !probe && !loopbackHost(r.Host) {
+		WriteError(w, http.StatusMisdirectedRequest, "misdirected_request",
+			"without MNEMO_API_TOKENS only localhost, 127.0.0.1 and [::1] are served")
+		return false
+	}
+	if err := crossOrigin.Check(r); err != nil {
+		WriteError(w, http.StatusForbidden, "cross_site", "cross-site requests that change state are refused")
+		return false
+	}
+	// River UI's own requests post text bodies; its routes have their own
+	// cross-origin protection and the admin login.
+	ui := r.URL.Path == UIPrefix || strings.HasPrefix(r.URL.Path, UIPrefix+"/")
+	safe := r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions
+	if !safe && r.ContentLength != 0 && !ui && !JSONMediaType(r.Header.Get("Content-Type")) {
+		WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
+			"send the body as application/json (a merge patch may be application/merge-patch+json)")
+		return false
+	}
+	return true
+}
+
+// crossOrigin refuses a state-changing request a browser marks as sent by
+// another site (Sec-Fetch-Site other than same-origin or none) or whose
+// Origin names another host than the request's; clients that send neither
+// header (servers, curl) pass.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// loopbackHost reports whether a Host header names this machine: localhost
+// or a loopback address, with any port. A DNS name that resolves to
+// 127.0.0.1 (rebinding) is not one.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// JSONMediaType reports whether a Content-Type is JSON: application/json or
+// a structured +json type such as application/merge-patch+json.
+func JSONMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	sub, ok := strings.CutPrefix(mt, "application/")
+	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
+}
+
 // scopeKey carries the caller's scope in the request context.
 type scopeKey struct{}
+
+// appKey carries the app a caller's token is bound to ("" for none).
+type appKey struct{}
+
+// boundApp is the app the request's token is bound to; "" when it reaches
+// every app (an unbound service token, an admin token, open mode).
+func boundApp(r *http.Request) string {
+	app, _ := r.Context().Value(appKey{}).(string)
+	return app
+}
 
 // auth lets a request through when it carries a bearer token of the wanted
 // scope; admin tokens reach every scope.
@@ -133,10 +224,10 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 			WriteError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
 			return
 		}
-		have := ""
+		have, app := "", ""
 		for _, t := range s.tokens {
 			if subtle.ConstantTimeCompare([]byte(got), []byte(t.Value)) == 1 {
-				have = t.Scope
+				have, app = t.Scope, t.App
 			}
 		}
 		switch {
@@ -146,7 +237,11 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 		case have != scope && have != ScopeAdmin:
 			WriteError(w, http.StatusForbidden, "forbidden", "the token's scope does not allow this route")
 		default:
-			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), scopeKey{}, have)))
+			ctx := context.WithValue(r.Context(), scopeKey{}, have)
+			if app != "" {
+				ctx = context.WithValue(ctx, appKey{}, app)
+			}
+			h.ServeHTTP(w, r.WithContext(ctx))
 		}
 	})
 }

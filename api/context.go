@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
@@ -164,11 +163,11 @@ func rollingText(raw json.RawMessage) string {
 }
 
 func (h *handlers) getContext(w http.ResponseWriter, r *http.Request) {
-	userID := r.PathValue("user_id")
-	if !handoff.ValidID(userID) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+	u, ok := h.userOf(w, r)
+	if !ok {
 		return
 	}
+	userID := u.ID
 	budget := 0
 	if v := r.URL.Query().Get("budget_tokens"); v != "" {
 		n, err := strconv.Atoi(v)

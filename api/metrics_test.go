@@ -54,6 +54,7 @@ func TestObservedCountsHandoffsByStatus(t *testing.T) {
 		{"GET", "/healthz", ""},
 	} {
 		req := httptest.NewRequest(c.method, c.path, strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
 		if c.token != "" {
 			req.Header.Set("Authorization", "Bearer "+c.token)
 		}

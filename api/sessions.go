@@ -98,7 +98,7 @@ func (h *handlers) readBody(w http.ResponseWriter, r *http.Request) ([]byte, boo
 }
 
 func isJSON(ct string) bool {
-	return len(ct) >= 16 && ct[:16] == "application/json"
+	return JSONMediaType(ct)
 }
 
 // decodeRequest reads, decodes and validates a handoff body; false means an
@@ -142,11 +142,20 @@ func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !h.handsOver(w, r, req.App) {
+		return
+	}
 	var res handoff.Result
 	err := h.handoffTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if err := tenantCheck(ctx, tx, r, id, req.UserID); err != nil {
+			return err
+		}
 		res, err = handoff.Close(ctx, tx, h.Handoff, id, req, now)
 		return err
 	})
+	if h.otherTenant(w, r, err) {
+		return
+	}
 	if errors.Is(err, handoff.ErrDifferentBody) {
 		WriteError(w, http.StatusConflict, "conflict", "this session was already closed with a different body")
 		return
@@ -166,11 +175,20 @@ func (h *handlers) appendMessages(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !h.handsOver(w, r, req.App) {
+		return
+	}
 	var res handoff.AppendResult
 	err := h.handoffTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if err := tenantCheck(ctx, tx, r, id, req.UserID); err != nil {
+			return err
+		}
 		res, err = handoff.Append(ctx, tx, h.Handoff, id, req, now)
 		return err
 	})
+	if h.otherTenant(w, r, err) {
+		return
+	}
 	if errors.Is(err, handoff.ErrSessionClosed) {
 		WriteError(w, http.StatusConflict, "conflict", "this session was already closed")
 		return
@@ -180,6 +198,54 @@ func (h *handlers) appendMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, http.StatusAccepted, res)
+}
+
+// handsOver refuses a handoff for another app than the token is bound to;
+// false means the refusal was answered.
+func (h *handlers) handsOver(w http.ResponseWriter, r *http.Request, app string) bool {
+	if mayReach(r, app) {
+		return true
+	}
+	WriteError(w, http.StatusForbidden, "forbidden", "this token hands over sessions of its own app only")
+	return false
+}
+
+// errOtherTenant is a handoff by a token bound to an app naming a session or
+// user of another app.
+var errOtherTenant = errors.New("session or user of another app")
+
+// tenantCheck, inside the handoff's transaction, refuses to a token bound to
+// an app a session id or user id that another app's session or user holds.
+func tenantCheck(ctx context.Context, tx store.Tx, r *http.Request, sessionID, userID string) error {
+	if boundApp(r) == "" {
+		return nil
+	}
+	sess, err := tx.GetSession(ctx, sessionID)
+	switch {
+	case err == nil && !mayReach(r, sess.App):
+		return errOtherTenant
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	u, err := tx.GetUser(ctx, userID)
+	switch {
+	case err == nil && !mayReach(r, u.App):
+		return errOtherTenant
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	return nil
+}
+
+// otherTenant answers a bound token's handoff that named another app's
+// session or user as an unknown user, never "belongs to another app"; false
+// means err is for the caller to answer.
+func (h *handlers) otherTenant(w http.ResponseWriter, r *http.Request, err error) bool {
+	if boundApp(r) == "" || !(errors.Is(err, errOtherTenant) || errors.Is(err, handoff.ErrUserOfAnotherApp)) {
+		return false
+	}
+	writeUnknownUser(w)
+	return true
 }
 
 // sessionView is the public shape of a session.
@@ -243,6 +309,11 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	sess, err := h.Store.GetSession(ctx, id)
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	if !mayReach(r, sess.App) {
+		// Another app's session is not there for a bound token.
+		WriteError(w, http.StatusNotFound, "not_found", "not found")
 		return
 	}
 	v := sessionView{SessionID: sess.ID, UserID: sess.UserID, App: sess.App, Status: sess.Status, StartedAt: sess.StartedAt,
@@ -356,11 +427,11 @@ func asOfParam(w http.ResponseWriter, r *http.Request) (*time.Time, bool) {
 }
 
 func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
-	userID := r.PathValue("user_id")
-	if !handoff.ValidID(userID) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+	u, ok := h.userOf(w, r)
+	if !ok {
 		return
 	}
+	userID := u.ID
 	f := store.MemoryFilter{Status: r.URL.Query().Get("status"), Category: r.URL.Query().Get("category")}
 	asOf, ok := asOfParam(w, r)
 	if !ok {
@@ -398,11 +469,11 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handlers) getProfile(w http.ResponseWriter, r *http.Request) {
-	userID := r.PathValue("user_id")
-	if !handoff.ValidID(userID) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+	u, ok := h.userOf(w, r)
+	if !ok {
 		return
 	}
+	userID := u.ID
 	asOf, ok := asOfParam(w, r)
 	if !ok {
 		return

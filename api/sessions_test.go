@@ -113,7 +113,7 @@ func TestCloseRejectsBadInputAndWritesNothing(t *testing.T) {
 			}
 
 			first := call(srv, "POST", "/v1/sessions/s-1/close", body, "application/json")
-			again := call(srv, "POST", "/v1/sessions/s-1/close", body, "")
+			again := call(srv, "POST", "/v1/sessions/s-1/close", body, "application/json; charset=utf-8")
 			if first.Code != 202 || again.Code != 202 || first.Body.String() != again.Body.String() {
 				t.Fatalf("close twice: %d %s / %d %s; want the same 202", first.Code, first.Body, again.Code, again.Body)
 			}

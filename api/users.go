@@ -27,19 +27,43 @@ func (h *handlers) mountUsers(s *Server) {
 	s.Handle("DELETE /v1/users/{user_id}", ScopeService, http.HandlerFunc(h.eraseUser))
 }
 
+// writeUnknownUser is the one answer to a user that does not exist, and to
+// a user of another app than the caller's token is bound to: the two cannot
+// be told apart.
+func writeUnknownUser(w http.ResponseWriter) {
+	WriteError(w, http.StatusNotFound, "not_found", "not found")
+}
+
 // userOf reads the user of the path; false means an error was answered.
+// Every route that reads or changes a user goes through it: a user of
+// another app than the token's answers as an unknown user.
 func (h *handlers) userOf(w http.ResponseWriter, r *http.Request) (store.User, bool) {
 	id := r.PathValue("user_id")
 	if !handoff.ValidID(id) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		writeUnknownUser(w)
 		return store.User{}, false
 	}
 	u, err := h.Store.GetUser(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeUnknownUser(w)
+		return store.User{}, false
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return u, false
 	}
+	if !mayReach(r, u.App) {
+		writeUnknownUser(w)
+		return store.User{}, false
+	}
 	return u, true
+}
+
+// mayReach reports whether the request's token may see data of app: an
+// unbound token sees every app, a bound one its own.
+func mayReach(r *http.Request, app string) bool {
+	bound := boundApp(r)
+	return bound == "" || bound == app
 }
 
 // decodeObject reads a body holding one JSON object.
@@ -280,6 +304,18 @@ func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if boundApp(r) != "" {
+		// An export of another app's user is not there for a bound token.
+		u, err := h.Store.GetUser(r.Context(), e.UserID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			h.fail(w, r, err)
+			return
+		}
+		if err != nil || !mayReach(r, u.App) {
+			WriteError(w, http.StatusNotFound, "not_found", "not found")
+			return
+		}
 	}
 	switch e.Status {
 	case "pending":

@@ -70,9 +70,20 @@ type Result struct {
 type ValidationError struct {
 	Field  string
 	Reason string
+	// err is what the refusal is, for errors.Is (ErrUserOfAnotherApp).
+	err error
 }
 
 func (e *ValidationError) Error() string { return e.Field + ": " + e.Reason }
+
+func (e *ValidationError) Unwrap() error { return e.err }
+
+// ErrUserOfAnotherApp is the refusal of a session for a user id that a user
+// of another app holds. The HTTP layer tells an unbound token so, and answers
+// a token bound to an app as it answers an unknown user, so that it learns
+// nothing of other apps' users.
+var ErrUserOfAnotherApp = errors.New("belongs to another app")
+
 
 func invalid(field, format string, a ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, a...)}
@@ -315,7 +326,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	zone := req.Timezone
 	if u, err := tx.GetUser(ctx, req.UserID); err == nil {
 		if u.App != req.App {
-			return Result{}, invalid("user_id", "belongs to another app")
+			return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
 		}
 		// A session that names no zone is in the user's zone (UTC for a new
 		// user) and leaves it as it was, rather than resetting it.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 )
 
@@ -83,7 +84,7 @@ type setting struct {
 var settings = []setting{
 	{"database-url", "DATABASE_URL", "", "postgres://…, sqlite://PATH, or empty for the embedded SQLite file ./data/mnemo.db"},
 	{"listen", "MNEMO_LISTEN", "127.0.0.1:8080", "HTTP listen address; a non-loopback address requires MNEMO_API_TOKENS"},
-	{"api-tokens", "MNEMO_API_TOKENS", "", "comma-separated scope:token pairs, scope service or admin (tokens ≥ 16 characters)"},
+	{"api-tokens", "MNEMO_API_TOKENS", "", "comma-separated scope:token pairs, scope service, service@APP (bound to one app) or admin (tokens ≥ 16 characters)"},
 	{"openai-api-key", "OPENAI_API_KEY", "", "API key of the OpenAI-compatible endpoint"},
 	{"openai-base-url", "OPENAI_BASE_URL", "", "base URL of the OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)"},
 	{"llm-model", "MNEMO_LLM_MODEL", "", "model name; empty keeps the deterministic extractor for every app"},
@@ -164,6 +165,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.Tokens, err = api.ParseTokens(get("api-tokens")); err != nil {
 		return c, settingError("api-tokens", "%v", err)
+	}
+	if err := checkTokenApps(c.Tokens, get("apps-dir")); err != nil {
+		return c, err
 	}
 	if len(c.Tokens) == 0 && !isLoopback(host) {
 		return c, settingError("listen", "%q is not a loopback address: refusing to serve without MNEMO_API_TOKENS", c.Listen)
@@ -313,6 +317,28 @@ func parseConcurrency(s string) (map[string]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkTokenApps refuses a token bound to an app that is not configured
+// (built in or in the apps dir), naming the app, never the token.
+func checkTokenApps(tokens []api.Token, appsDir string) error {
+	var apps map[string]*prompts.App
+	for i, t := range tokens {
+		if t.App == "" {
+			continue
+		}
+		if apps == nil {
+			var err error
+			if apps, err = prompts.Load(appsDir); err != nil {
+				return settingError("apps-dir", "%v", err)
+			}
+		}
+		if apps[t.App] == nil {
+			return settingError("api-tokens", "token %d is bound to app %q, which is not configured (apps: %s)",
+				i+1, t.App, strings.Join(prompts.Names(apps), ", "))
+		}
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {
