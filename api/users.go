@@ -23,7 +23,8 @@ func (h *handlers) mountUsers(s *Server) {
 	s.Handle("DELETE /v1/users/{user_id}/memories", ScopeService, http.HandlerFunc(h.forgetCategory))
 	s.Handle("PUT /v1/users/{user_id}/settings", ScopeService, http.HandlerFunc(h.putSettings))
 	s.Handle("POST /v1/users/{user_id}/export", ScopeService, http.HandlerFunc(h.startExport))
-	s.Handle("GET /v1/exports/{export_id}", ScopeService, http.HandlerFunc(h.getExport))
+	s.Handle("GET /v1/users/{user_id}/exports/{export_id}", ScopeService, http.HandlerFunc(h.getExport))
+	s.Handle("GET /v1/exports/{export_id}", ScopeService, http.HandlerFunc(h.exportMoved))
 	s.Handle("DELETE /v1/users/{user_id}", ScopeService, http.HandlerFunc(h.eraseUser))
 }
 
@@ -185,8 +186,10 @@ func (h *handlers) deleteProfile(w http.ResponseWriter, r *http.Request) {
 			Actor: "user", At: h.now()}); err != nil {
 			return err
 		}
-		_, err := tx.DeleteCues(ctx, u.ID)
-		return err
+		if _, err := tx.DeleteCues(ctx, u.ID); err != nil {
+			return err
+		}
+		return forgetExports(ctx, tx, u.ID)
 	})
 	if err != nil {
 		h.fail(w, r, err)
@@ -212,7 +215,10 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		}
 		// The key is kept with the forget, so that a session from before it,
 		// handed over late, does not bring the memory back.
-		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now, Key: m.Key})
+		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now, Key: m.Key}); err != nil {
+			return err
+		}
+		return forgetExports(ctx, tx, u.ID)
 	})
 	if err != nil {
 		h.fail(w, r, err)
@@ -236,6 +242,9 @@ func (h *handlers) forgetCategory(w http.ResponseWriter, r *http.Request) {
 	now := h.now()
 	var n int64
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if err := forgetExports(ctx, tx, u.ID); err != nil {
+			return err
+		}
 		if n, err = tx.DeleteMemories(ctx, u.ID, cat); err != nil || n == 0 {
 			return err
 		}
@@ -266,7 +275,17 @@ func (h *handlers) putSettings(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, "bad_request", `send {"memory_enabled": true|false}`)
 		return
 	}
-	if err := h.Store.SetMemoryDisabled(r.Context(), u.ID, !*s.MemoryEnabled, h.now()); err != nil {
+	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		if err := tx.SetMemoryDisabled(ctx, u.ID, !*s.MemoryEnabled, h.now()); err != nil {
+			return err
+		}
+		if *s.MemoryEnabled {
+			return nil
+		}
+		// Memory off: nothing of the user is kept any more, copies included.
+		return forgetExports(ctx, tx, u.ID)
+	})
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -291,31 +310,44 @@ func (h *handlers) startExport(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusAccepted, map[string]any{"export_id": id, "jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}})
+	WriteJSON(w, http.StatusAccepted, map[string]any{"export_id": id, "url": "/v1/users/" + u.ID + "/exports/" + id,
+		"jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}})
 }
 
+// forgetExports deletes every export of a user: an archive is a copy of
+// what the user just asked to forget (or to stop keeping), and must not
+// outlive it.
+func forgetExports(ctx context.Context, tx store.Tx, userID string) error {
+	_, err := tx.DeleteUserExports(ctx, userID, time.Time{})
+	return err
+}
+
+// exportMoved answers the old, unbound export path: an export is fetched
+// under its user's path, so that an export id alone names nothing.
+func (h *handlers) exportMoved(w http.ResponseWriter, r *http.Request) {
+	WriteError(w, http.StatusGone, "moved", "exports are fetched at GET /v1/users/{user_id}/exports/{export_id}")
+}
+
+// getExport answers a user's export: 202 while it is built, the archive
+// once done; 404 for an id that is not this user's, an export deleted (the
+// user forgot something or turned memory off) or one past its expiry.
 func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
+	u, ok := h.userOf(w, r)
+	if !ok {
+		return
+	}
 	id := r.PathValue("export_id")
 	if !handoff.ValidID(id) {
 		WriteError(w, http.StatusNotFound, "not_found", "not found")
 		return
 	}
 	e, err := h.Store.GetExport(r.Context(), id)
+	if err == nil && (e.UserID != u.ID || (e.ExpiresAt != nil && !h.now().Before(*e.ExpiresAt))) {
+		err = store.ErrNotFound
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
-	}
-	if boundApp(r) != "" {
-		// An export of another app's user is not there for a bound token.
-		u, err := h.Store.GetUser(r.Context(), e.UserID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			h.fail(w, r, err)
-			return
-		}
-		if err != nil || !mayReach(r, u.App) {
-			WriteError(w, http.StatusNotFound, "not_found", "not found")
-			return
-		}
 	}
 	switch e.Status {
 	case "pending":

@@ -324,7 +324,9 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 		return Result{}, err
 	}
 	zone := req.Timezone
+	memoryOff := false // the user turned memory off: no transcript is kept (issue 13)
 	if u, err := tx.GetUser(ctx, req.UserID); err == nil {
+		memoryOff = u.MemoryDisabled
 		if u.App != req.App {
 			return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
 		}
@@ -341,7 +343,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	closedAt := now
 	closed := store.Session{ID: sessionID, UserID: req.UserID, App: req.App, Status: store.StatusClosed,
 		StartedAt: req.StartedAt, EndedAt: req.EndedAt, Timezone: req.Timezone, MessageCount: len(req.Messages),
-		BodySHA256: fp, TranscriptRetained: true, ClosedAt: &closedAt, UpdatedAt: now}
+		BodySHA256: fp, TranscriptRetained: !memoryOff, ClosedAt: &closedAt, UpdatedAt: now}
 	if active {
 		err = tx.CloseActiveSession(ctx, closed)
 	} else {
@@ -361,8 +363,10 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	if err := tx.InsertEvents(ctx, events); err != nil {
 		return Result{}, err
 	}
-	if err := transcript.Store(ctx, tx, d.Keys, sessionID, req.UserID, req.Messages, now); err != nil {
-		return Result{}, err
+	if !memoryOff { // memory off: its extraction sees no transcript, and nothing of it is kept
+		if err := transcript.Store(ctx, tx, d.Keys, sessionID, req.UserID, req.Messages, now); err != nil {
+			return Result{}, err
+		}
 	}
 	// A session of a period a batch already covered (handed over late)
 	// marks that period dirty, so that the scheduler re-runs it.

@@ -25,6 +25,9 @@ type BatchConfig struct {
 	// memories are kept (default 400 days); the audit log of memory writes is
 	// kept as long.
 	KeepBookkeeping time.Duration
+	// ExportTTL is how long a user's export is served after it was
+	// requested (default 7 days); retention deletes it then.
+	ExportTTL time.Duration
 	// InsightsK suppresses insight groups of fewer users (default 5).
 	InsightsK int
 	// Decay is LaRa's decay policy; zero fields take decay's defaults.
@@ -38,6 +41,10 @@ func (c BatchConfig) bufferMaxAge() time.Duration {
 func (c BatchConfig) sessionIdle() time.Duration { return cmp.Or(c.SessionIdle, 2*time.Hour) }
 func (c BatchConfig) keep() time.Duration        { return cmp.Or(c.KeepBookkeeping, 400*24*time.Hour) }
 func (c BatchConfig) k() int                     { return cmp.Or(c.InsightsK, 5) }
+func (c BatchConfig) exportTTL() time.Duration   { return cmp.Or(c.ExportTTL, DefaultExportTTL) }
+
+// DefaultExportTTL is how long an export is served when no setting says.
+const DefaultExportTTL = 7 * 24 * time.Hour
 
 // drain repeats one bounded step until it touches fewer rows than its bound:
 // no transaction or lock outlives one step.
@@ -134,11 +141,17 @@ func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.
 	})
 }
 
-// runRetention deletes Mnemo's own bookkeeping past its retention.
+// runRetention deletes Mnemo's own bookkeeping past its retention, and
+// users' exports past their expiry.
 func runRetention(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	limit := d.Batch.rows()
 	cutoff := now.Add(-d.Batch.keep())
-	var total int64
+	total, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
+		return d.Store.DeleteExpiredExports(ctx, now, now.Add(-d.Batch.exportTTL()), limit)
+	})
+	if err != nil {
+		return total, err
+	}
 	for _, what := range []string{"extraction_runs", "batch_runs", "memory_history", "inactive_memories"} {
 		n, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
 			return d.Store.DeleteOlder(ctx, what, cutoff, limit)

@@ -392,7 +392,12 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		if err := tx.InsertExtractionRun(ctx, run); err != nil {
 			return err
 		}
-		if err := settleTranscript(ctx, tx, sess.ID, app.Policy, res.Source, now); err != nil {
+		policy := app.Policy
+		if user.MemoryDisabled {
+			// Memory off keeps no transcript either (issue 13).
+			policy.TranscriptRetention, policy.FallbackRetention = 0, 0
+		}
+		if err := settleTranscript(ctx, tx, sess, policy, res.Source, now); err != nil {
 			return err
 		}
 		return tx.SetSessionStatus(ctx, sess.ID, store.StatusProcessed, now)
@@ -402,19 +407,29 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 // settleTranscript applies the retention policy once a session is processed:
 // a fallback keeps the transcript for a later re-run; otherwise it is kept
 // for the app's retention, or deleted at once when that is zero.
-func settleTranscript(ctx context.Context, tx store.Tx, sessionID string, p prompts.Policy, source string, now time.Time) error {
+//
+// An export requested since the session was handed over may hold the
+// transcript: it is deleted with it, as an export must not outlive what it
+// exports (issue 13).
+func settleTranscript(ctx context.Context, tx store.Tx, sess store.Session, p prompts.Policy, source string, now time.Time) error {
 	keep := time.Duration(p.TranscriptRetention)
 	if source == extract.SourceFallback {
 		keep = max(keep, time.Duration(p.FallbackRetention))
 	}
 	if keep <= 0 {
-		if _, err := tx.DeleteChunks(ctx, sessionID); err != nil {
+		n, err := tx.DeleteChunks(ctx, sess.ID)
+		if err != nil {
 			return err
 		}
-		return tx.SetTranscriptRetention(ctx, sessionID, false, nil, now)
+		if n > 0 {
+			if _, err := tx.DeleteUserExports(ctx, sess.UserID, exportsHolding(sess)); err != nil {
+				return err
+			}
+		}
+		return tx.SetTranscriptRetention(ctx, sess.ID, false, nil, now)
 	}
 	until := now.Add(keep)
-	return tx.SetTranscriptRetention(ctx, sessionID, true, &until, now)
+	return tx.SetTranscriptRetention(ctx, sess.ID, true, &until, now)
 }
 
 // applyMemories passes candidates through the merge policy (extract.Plan:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -313,9 +314,53 @@ func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 	for i, c := range sealed {
 		chunks[i] = store.Chunk{Seq: c.Seq, KeyID: c.KeyID, Nonce: c.Nonce, Ciphertext: c.Ciphertext, SHA256: c.SHA256}
 	}
+	expires, err := archiveExpiry(ctx, d, e)
+	if err != nil {
+		return err
+	}
 	return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-		return tx.FinishExport(ctx, e.ID, "done", "", chunks, now)
+		if _, err := tx.GetExport(ctx, e.ID); err != nil {
+			// Deleted while it was built (the user forgot something or
+			// turned memory off): store nothing.
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+		return tx.FinishExport(ctx, e.ID, "done", "", chunks, now, &expires)
 	})
+}
+
+// archiveExpiry is when an export stops being served: the export TTL after
+// it was requested, or sooner, when a transcript or buffered turn it holds is
+// due to be deleted (a transcript's retention, the rolling buffer's age). A
+// transcript that processing will delete (a session not yet processed)
+// deletes the exports requested since it was handed over then (see
+// settleTranscript).
+func archiveExpiry(ctx context.Context, d *Deps, e store.Export) (time.Time, error) {
+	expires := e.CreatedAt.Add(d.Batch.exportTTL())
+	sessions, err := d.Store.ListUserSessions(ctx, e.UserID)
+	if err != nil {
+		return expires, err
+	}
+	for _, s := range sessions {
+		if s.TranscriptRetained && s.RetainUntil != nil && s.RetainUntil.Before(expires) {
+			expires = *s.RetainUntil
+		}
+		if s.Status != store.StatusActive {
+			continue
+		}
+		buf, err := d.Store.ListBuffer(ctx, s.ID)
+		if err != nil {
+			return expires, err
+		}
+		for _, b := range buf {
+			if until := b.CreatedAt.Add(d.Batch.bufferMaxAge()); until.Before(expires) {
+				expires = until
+			}
+		}
+	}
+	return expires, nil
 }
 
 // OpenExport returns a finished export's archive JSON.
@@ -331,13 +376,24 @@ func OpenExport(ctx context.Context, p store.Privacy, keys *seal.Keyring, id str
 	return keys.Open("export/"+id, sealed)
 }
 
-// EraseWorker erases a user: every row of theirs, in one transaction.
+// EraseWorker erases a user: every row of theirs, and River's jobs that name
+// them, in one transaction.
 type EraseWorker struct {
 	river.WorkerDefaults[EraseArgs]
 	deps *Deps
 }
 
-// Work erases.
+// eraseRecheck is how long an erasure waits for River jobs of the user that
+// were running when it erased (they finish, or cancel themselves as their
+// session is gone) before it deletes them too.
+const eraseRecheck = 5 * time.Second
+
+// Work erases. River's jobs that name the user (their args: a session,
+// export or user id; a finished job's log lines and errors) are deleted in
+// the same transaction. A job still running cannot be deleted under its
+// worker: the erasure then keeps the ids those jobs name (and nothing else of
+// the user) and snoozes until they have finished, then deletes them and
+// itself.
 func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
 	d := w.deps
 	e, err := d.Store.GetErasure(ctx, job.Args.ErasureID)
@@ -347,25 +403,86 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error
 	if err != nil {
 		return err
 	}
+	var running int64
 	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-		// Insights that counted the user's weeks are re-run without them:
-		// their weeks are marked dirty in the erasure's transaction.
-		weeks, err := tx.ListUserWeekly(ctx, e.UserID)
-		if err != nil {
-			return err
-		}
-		for _, w := range weeks {
-			if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: BatchInsights, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
+		refs := e.Refs
+		if refs == nil {
+			r, err := userJobRefs(ctx, tx, e.UserID)
+			if err != nil {
+				return err
+			}
+			refs = &r
+			// Insights that counted the user's weeks are re-run without them:
+			// their weeks are marked dirty in the erasure's transaction.
+			weeks, err := tx.ListUserWeekly(ctx, e.UserID)
+			if err != nil {
+				return err
+			}
+			for _, w := range weeks {
+				if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: BatchInsights, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
+					return err
+				}
+			}
+			if err := tx.EraseUser(ctx, e.ID, e.UserID); err != nil {
 				return err
 			}
 		}
-		return tx.EraseUser(ctx, e.ID, e.UserID)
+		if _, running, err = tx.ScrubJobs(ctx, *refs); err != nil {
+			return err
+		}
+		switch {
+		case running > 0 && e.Refs == nil:
+			return tx.CreateErasure(ctx, store.Erasure{ID: e.ID, UserID: e.UserID, RequestedAt: e.RequestedAt, Refs: refs})
+		case running == 0 && e.Refs != nil:
+			return tx.DeleteErasure(ctx, e.ID)
+		}
+		return nil
 	}); err != nil {
 		return err
+	}
+	if running > 0 {
+		return river.JobSnooze(eraseRecheck)
 	}
 	// An embedded database keeps old page images in its log until a checkpoint.
 	if c, ok := d.Store.(interface{ Checkpoint(context.Context) error }); ok {
 		return c.Checkpoint(ctx)
 	}
+	// Postgres: the deleted rows leave the heap and indexes now, rather than
+	// at autovacuum's next pass. Best effort: the erasure is done either way.
+	if v, ok := d.Store.(interface{ Vacuum(context.Context) error }); ok {
+		if err := v.Vacuum(ctx); err != nil {
+			d.log().WarnContext(ctx, "vacuum after erase", slog.String("error", err.Error()))
+		}
+	}
 	return nil
+}
+
+// userJobRefs lists the ids by which River's jobs name a user.
+func userJobRefs(ctx context.Context, q store.Privacy, userID string) (store.JobRefs, error) {
+	refs := store.JobRefs{UserID: userID, SessionIDs: []string{}, ExportIDs: []string{}}
+	sessions, err := q.ListUserSessions(ctx, userID)
+	if err != nil {
+		return refs, err
+	}
+	for _, s := range sessions {
+		refs.SessionIDs = append(refs.SessionIDs, s.ID)
+	}
+	exports, err := q.ListUserExports(ctx, userID)
+	if err != nil {
+		return refs, err
+	}
+	for _, x := range exports {
+		refs.ExportIDs = append(refs.ExportIDs, x.ID)
+	}
+	return refs, nil
+}
+
+// exportsHolding is the earliest request time of an export that may hold a
+// session's transcript: its transcript is stored when it is closed (or
+// expired); without that time, every export of the user may.
+func exportsHolding(sess store.Session) time.Time {
+	if sess.ClosedAt != nil {
+		return *sess.ClosedAt
+	}
+	return time.Time{}
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -14,6 +16,9 @@ type Export struct {
 	Error      string
 	CreatedAt  time.Time
 	FinishedAt *time.Time
+	// ExpiresAt is when the archive stops being served and is deleted; nil
+	// while it is being built.
+	ExpiresAt *time.Time
 }
 
 // Erasure is a pending request to erase a user.
@@ -21,6 +26,58 @@ type Erasure struct {
 	ID          string
 	UserID      string
 	RequestedAt time.Time
+	// Refs, once the user's rows are gone, are the ids River jobs still
+	// running at the erase named; a later pass scrubs those jobs.
+	Refs *JobRefs
+}
+
+// JobRefs are the ids by which River's jobs (their args, logs and errors)
+// name a user: the user, their sessions and their exports.
+type JobRefs struct {
+	UserID     string   `json:"user_id"`
+	SessionIDs []string `json:"session_ids"`
+	ExportIDs  []string `json:"export_ids"`
+}
+
+// All lists every id of refs.
+func (r JobRefs) All() []string {
+	out := make([]string, 0, 1+len(r.SessionIDs)+len(r.ExportIDs))
+	if r.UserID != "" {
+		out = append(out, r.UserID)
+	}
+	out = append(out, r.SessionIDs...)
+	return append(out, r.ExportIDs...)
+}
+
+// EncodeJobRefs is the form refs are kept in an erasure row.
+func EncodeJobRefs(r JobRefs) string {
+	if r.SessionIDs == nil {
+		r.SessionIDs = []string{}
+	}
+	if r.ExportIDs == nil {
+		r.ExportIDs = []string{}
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// DecodeJobRefs reads what EncodeJobRefs wrote; the empty string is nil (no
+// refs kept). Anything else that is not such an object is an error.
+func DecodeJobRefs(s string) (*JobRefs, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var r JobRefs
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return nil, fmt.Errorf("erasure job refs: %w", err)
+	}
+	if r.SessionIDs == nil {
+		r.SessionIDs = []string{}
+	}
+	if r.ExportIDs == nil {
+		r.ExportIDs = []string{}
+	}
+	return &r, nil
 }
 
 // Privacy is what user data controls read and write.
@@ -35,8 +92,17 @@ type Privacy interface {
 
 	CreateExport(ctx context.Context, e Export) error
 	GetExport(ctx context.Context, id string) (Export, error)
-	FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time) error
+	// FinishExport stores an export's archive and when it expires.
+	FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time, expiresAt *time.Time) error
 	ListExportChunks(ctx context.Context, id string) ([]Chunk, error)
+	// ListUserExports lists a user's exports, oldest first.
+	ListUserExports(ctx context.Context, userID string) ([]Export, error)
+	// DeleteUserExports deletes a user's exports (with their archives)
+	// requested at or after since; the zero time deletes them all.
+	DeleteUserExports(ctx context.Context, userID string, since time.Time) (int64, error)
+	// DeleteExpiredExports deletes up to limit exports that expired by now or
+	// were requested before createdBefore (one never finished).
+	DeleteExpiredExports(ctx context.Context, now, createdBefore time.Time, limit int) (int64, error)
 
 	// ListUserSessions lists a user's sessions, oldest first.
 	ListUserSessions(ctx context.Context, userID string) ([]Session, error)
@@ -53,6 +119,13 @@ type Privacy interface {
 
 	CreateErasure(ctx context.Context, e Erasure) error
 	GetErasure(ctx context.Context, id string) (Erasure, error)
+	// DeleteErasure deletes an erasure request (its user's rows are gone).
+	DeleteErasure(ctx context.Context, id string) error
+	// ScrubJobs deletes River's jobs that name refs: by their args (a
+	// session, export or user id) in any state but running, and finished
+	// jobs whose log lines or errors mention one of the ids. It returns how
+	// many it deleted and how many running jobs still name refs.
+	ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error)
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
 	// the erasure request itself.
 	EraseUser(ctx context.Context, erasureID, userID string) error
@@ -94,14 +167,42 @@ func (q queries) CreateExport(ctx context.Context, e Export) error {
 
 func (q queries) GetExport(ctx context.Context, id string) (Export, error) {
 	var e Export
-	err := q.queryOne(ctx, "SELECT id, user_id, status, error, created_at, finished_at FROM mnemo_exports WHERE id = $1", []any{id},
-		func(r rows) error {
-			return r.Scan(&e.ID, &e.UserID, &e.Status, &e.Error, scanTime{&e.CreatedAt}, scanNullTime{&e.FinishedAt})
-		})
+	err := q.queryOne(ctx, "SELECT "+exportCols+" FROM mnemo_exports WHERE id = $1", []any{id},
+		func(r rows) (err error) { e, err = scanExport(r); return err })
 	return e, err
 }
 
-func (q queries) FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time) error {
+const exportCols = "id, user_id, status, error, created_at, finished_at, expires_at"
+
+func scanExport(r rows) (Export, error) {
+	var e Export
+	err := r.Scan(&e.ID, &e.UserID, &e.Status, &e.Error, scanTime{&e.CreatedAt}, scanNullTime{&e.FinishedAt}, scanNullTime{&e.ExpiresAt})
+	return e, err
+}
+
+func (q queries) ListUserExports(ctx context.Context, userID string) ([]Export, error) {
+	return queryAll(ctx, q, "SELECT "+exportCols+" FROM mnemo_exports WHERE user_id = $1 ORDER BY created_at, id", []any{userID}, scanExport)
+}
+
+func (q queries) DeleteUserExports(ctx context.Context, userID string, since time.Time) (int64, error) {
+	// Chunks go by cascade.
+	n, err := q.e.exec(ctx, "DELETE FROM mnemo_exports WHERE user_id = $1 AND created_at >= $2", userID, since)
+	if err != nil {
+		return 0, fmt.Errorf("delete exports: %w", err)
+	}
+	return n, nil
+}
+
+func (q queries) DeleteExpiredExports(ctx context.Context, now, createdBefore time.Time, limit int) (int64, error) {
+	n, err := q.e.exec(ctx, `DELETE FROM mnemo_exports WHERE id IN (SELECT id FROM mnemo_exports
+		WHERE expires_at <= $1 OR created_at < $2 ORDER BY id LIMIT $3)`, now, createdBefore, limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete expired exports: %w", err)
+	}
+	return n, nil
+}
+
+func (q queries) FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time, expiresAt *time.Time) error {
 	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_export_chunks WHERE export_id = $1", id); err != nil {
 		return err
 	}
@@ -111,7 +212,7 @@ func (q queries) FinishExport(ctx context.Context, id, status, errText string, c
 			return fmt.Errorf("store export chunk: %w", err)
 		}
 	}
-	n, err := q.e.exec(ctx, "UPDATE mnemo_exports SET status = $2, error = $3, finished_at = $4 WHERE id = $1", id, status, errText, at)
+	n, err := q.e.exec(ctx, "UPDATE mnemo_exports SET status = $2, error = $3, finished_at = $4, expires_at = $5 WHERE id = $1", id, status, errText, at, expiresAt)
 	return mustAffect(n, err, "finish export")
 }
 
@@ -124,7 +225,11 @@ func (q queries) ListExportChunks(ctx context.Context, id string) ([]Chunk, erro
 }
 
 func (q queries) CreateErasure(ctx context.Context, e Erasure) error {
-	if _, err := q.e.exec(ctx, "INSERT INTO mnemo_erasures (id, user_id, requested_at) VALUES ($1, $2, $3)", e.ID, e.UserID, e.RequestedAt); err != nil {
+	refs := ""
+	if e.Refs != nil {
+		refs = EncodeJobRefs(*e.Refs)
+	}
+	if _, err := q.e.exec(ctx, "INSERT INTO mnemo_erasures (id, user_id, requested_at, job_refs) VALUES ($1, $2, $3, $4)", e.ID, e.UserID, e.RequestedAt, refs); err != nil {
 		return fmt.Errorf("request erasure: %w", err)
 	}
 	return nil
@@ -132,9 +237,100 @@ func (q queries) CreateErasure(ctx context.Context, e Erasure) error {
 
 func (q queries) GetErasure(ctx context.Context, id string) (Erasure, error) {
 	var e Erasure
-	err := q.queryOne(ctx, "SELECT id, user_id, requested_at FROM mnemo_erasures WHERE id = $1", []any{id},
-		func(r rows) error { return r.Scan(&e.ID, &e.UserID, scanTime{&e.RequestedAt}) })
+	err := q.queryOne(ctx, "SELECT id, user_id, requested_at, job_refs FROM mnemo_erasures WHERE id = $1", []any{id},
+		func(r rows) error {
+			var refs string
+			if err := r.Scan(&e.ID, &e.UserID, scanTime{&e.RequestedAt}, &refs); err != nil {
+				return err
+			}
+			var err error
+			e.Refs, err = DecodeJobRefs(refs)
+			return err
+		})
 	return e, err
+}
+
+func (q queries) DeleteErasure(ctx context.Context, id string) error {
+	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_erasures WHERE id = $1", id); err != nil {
+		return fmt.Errorf("delete erasure: %w", err)
+	}
+	return nil
+}
+
+// scrubJobsSQL finds River's jobs naming refs, per dialect: $1 session ids,
+// $2 export ids (JSON arrays), $3 the user id, $4 every id (JSON array).
+var scrubJobsSQL = map[string]struct{ byArgs, byText string }{
+	DialectPostgres: {
+		byArgs: `(args->>'session_id' IN (SELECT jsonb_array_elements_text($1::jsonb))
+			OR args->>'export_id' IN (SELECT jsonb_array_elements_text($2::jsonb))
+			OR ($3 <> '' AND args->>'user_id' = $3))`,
+		byText: `(state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM jsonb_array_elements_text($4::jsonb) AS n(id)
+			WHERE strpos(metadata::text, n.id) > 0 OR strpos(coalesce(errors::text, ''), n.id) > 0))`,
+	},
+	DialectSQLite: {
+		byArgs: `(json_extract(args, '$.session_id') IN (SELECT value FROM json_each($1))
+			OR json_extract(args, '$.export_id') IN (SELECT value FROM json_each($2))
+			OR ($3 <> '' AND json_extract(args, '$.user_id') = $3))`,
+		byText: `(state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM json_each($4) AS n
+			WHERE instr(json(metadata), n.value) > 0 OR instr(coalesce(json(errors), ''), n.value) > 0))`,
+	},
+}
+
+func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error) {
+	all := refs.All()
+	if len(all) == 0 {
+		return 0, 0, nil
+	}
+	sq, ok := scrubJobsSQL[q.e.dialect()]
+	if !ok {
+		return 0, 0, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
+	}
+	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
+	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
+	ids, _ := json.Marshal(all)
+	args := []any{string(sessions), string(exports), refs.UserID, string(ids)}
+	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND ("+sq.byArgs+" OR "+sq.byText+")", args...); err != nil {
+		return 0, 0, fmt.Errorf("scrub jobs: %w", err)
+	}
+	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, args[:3],
+		func(r rows) error { return r.Scan(&running) })
+	if err != nil {
+		return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
+	}
+	return deleted, running, nil
+}
+
+// Vacuum vacuums Mnemo's tables and River's job table, so that the rows an
+// erase deleted are removed from the heap and indexes now rather than at
+// autovacuum's next pass. VACUUM cannot run in a transaction; a table it may
+// not vacuum (another role owns it) is skipped and named in the error.
+func (s *Postgres) Vacuum(ctx context.Context) error {
+	var tables []string
+	r, err := s.pool.Query(ctx, `SELECT quote_ident(table_name) FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND (table_name LIKE 'mnemo\_%' OR table_name = 'river_job')
+		ORDER BY table_name`)
+	if err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	for r.Next() {
+		var t string
+		if err := r.Scan(&t); err != nil {
+			r.Close()
+			return err
+		}
+		tables = append(tables, t)
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	var errs []error
+	for _, t := range tables {
+		if _, err := s.pool.Exec(ctx, "VACUUM "+t); err != nil {
+			errs = append(errs, fmt.Errorf("vacuum %s: %w", t, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (q queries) EraseUser(ctx context.Context, erasureID, userID string) error {

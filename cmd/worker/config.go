@@ -105,6 +105,7 @@ var settings = []setting{
 	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
 	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
 	{"keep-bookkeeping", "MNEMO_KEEP_BOOKKEEPING", "9600h", "how long extraction runs, batch runs, the memory audit log and inactive memories are kept"},
+	{"export-ttl", "MNEMO_EXPORT_TTL", "168h", "how long a user's export is served after it was requested (1m to 720h); retention deletes it then"},
 	{"log-level", "MNEMO_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"log-format", "MNEMO_LOG_FORMAT", "auto", "json, text, or auto (JSON unless stderr is a terminal)"},
 }
@@ -244,6 +245,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.Batch.KeepBookkeeping, err = time.ParseDuration(get("keep-bookkeeping")); err != nil || c.Batch.KeepBookkeeping < 24*time.Hour {
 		return c, settingError("keep-bookkeeping", "%q is not a duration of at least 24h", get("keep-bookkeeping"))
+	}
+	if c.Batch.ExportTTL, err = parseExportTTL(get("export-ttl")); err != nil {
+		return c, settingError("export-ttl", "%v", err)
 	}
 	if c.Batch.InsightsK, err = strconv.Atoi(get("insights-k")); err != nil || c.Batch.InsightsK < 2 {
 		return c, settingError("insights-k", "%q is not a number of at least 2", get("insights-k"))
@@ -390,4 +394,14 @@ Settings (flag, environment variable, default):
 		}
 		fmt.Fprintf(out, "  --%s / %s (default %s)\n      %s\n", s.flag, s.env, def, s.help)
 	}
+}
+
+// parseExportTTL reads the export TTL: a Go duration from one minute to 30
+// days (an export is a copy of the user's data; it is not kept for long).
+func parseExportTTL(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Minute || d > 30*24*time.Hour {
+		return 0, fmt.Errorf("%q is not a duration from 1m to 720h", s)
+	}
+	return d, nil
 }

@@ -127,7 +127,7 @@ func TestUserDataControls(t *testing.T) {
 			var archive []byte
 			deadline := time.Now().Add(30 * time.Second)
 			for {
-				code, body := c.rawGet("/v1/exports/" + id)
+				code, body := c.rawGet("/v1/users/ada/exports/" + id)
 				if code == 200 {
 					archive = body
 					break

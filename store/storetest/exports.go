@@ -1,0 +1,206 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Issue 13: exports expire and go with what they export; an erasure scrubs
+// River's jobs that name the user.
+
+func init() {
+	cases = append(cases, exportCases...)
+}
+
+var exportCases = []testCase{
+	{"ExportsExpireAndGoWithTheUser", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-2", "s-2")
+		mk := func(id, user string, created time.Time, expires *time.Time) {
+			t.Helper()
+			must(t, s.CreateExport(ctx, store.Export{ID: id, UserID: user, Status: "pending", CreatedAt: created}))
+			if expires != nil {
+				must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+					return tx.FinishExport(ctx, id, "done", "", []store.Chunk{{Seq: 0, KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{2}, SHA256: []byte{3}}}, created, expires)
+				}))
+			}
+		}
+		week := 7 * 24 * time.Hour
+		mk("e-old", "u-1", T0, ptr(T0.Add(week)))
+		mk("e-new", "u-1", T0.Add(time.Hour), ptr(T0.Add(time.Hour+week)))
+		mk("e-pending", "u-1", T0, nil)
+		mk("e-other", "u-2", T0, ptr(T0.Add(week)))
+
+		e, err := s.GetExport(ctx, "e-old")
+		must(t, err)
+		if e.ExpiresAt == nil || !e.ExpiresAt.Equal(T0.Add(week)) || e.UserID != "u-1" {
+			t.Fatalf("export = %+v; want expiring at %v", e, T0.Add(week))
+		}
+		if p, _ := s.GetExport(ctx, "e-pending"); p.ExpiresAt != nil {
+			t.Fatalf("a pending export expires at %v", p.ExpiresAt)
+		}
+		list, err := s.ListUserExports(ctx, "u-1")
+		must(t, err)
+		if ids := exportIDs(list); !slices.Equal(ids, []string{"e-old", "e-pending", "e-new"}) {
+			t.Fatalf("u-1's exports = %v", ids)
+		}
+
+		// Expiry: only what expired by now, and a never finished export
+		// requested before the cutoff.
+		n, err := s.DeleteExpiredExports(ctx, T0.Add(week), T0.Add(-time.Hour), 10)
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("deleted %d expired exports; want 2 (e-old, e-other)", n)
+		}
+		if chunks, _ := s.ListExportChunks(ctx, "e-old"); len(chunks) != 0 {
+			t.Fatal("an expired export's archive was kept")
+		}
+		n, err = s.DeleteExpiredExports(ctx, T0.Add(week), T0.Add(time.Minute), 10)
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("deleted %d; want the pending export requested before the cutoff", n)
+		}
+
+		// A user's exports since a time, then all of them.
+		mk("e-a", "u-1", T0.Add(2*time.Hour), ptr(T0.Add(week)))
+		n, err = s.DeleteUserExports(ctx, "u-1", T0.Add(90*time.Minute))
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("deleted %d exports since 90m; want 1", n)
+		}
+		if _, err := s.GetExport(ctx, "e-new"); err != nil {
+			t.Fatalf("an export requested before 'since' was deleted: %v", err)
+		}
+		n, err = s.DeleteUserExports(ctx, "u-1", time.Time{})
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("deleted %d of the rest; want 1", n)
+		}
+		if _, err := s.GetExport(ctx, "e-new"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("get a deleted export: %v", err)
+		}
+	}},
+	{"ErasureKeepsJobRefs", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		refs := store.JobRefs{UserID: "u-1", SessionIDs: []string{"s-1", "s-2"}, ExportIDs: []string{"e-1"}}
+		must(t, s.CreateErasure(ctx, store.Erasure{ID: "er-1", UserID: "u-1", RequestedAt: T0}))
+		must(t, s.CreateErasure(ctx, store.Erasure{ID: "er-2", UserID: "u-1", RequestedAt: T0, Refs: &refs}))
+		e, err := s.GetErasure(ctx, "er-1")
+		must(t, err)
+		if e.Refs != nil {
+			t.Fatalf("an erasure without refs reads %+v", e.Refs)
+		}
+		e, err = s.GetErasure(ctx, "er-2")
+		must(t, err)
+		if e.Refs == nil || !slices.Equal(e.Refs.All(), refs.All()) {
+			t.Fatalf("refs = %+v; want %+v", e.Refs, refs)
+		}
+		must(t, s.DeleteErasure(ctx, "er-2"))
+		if _, err := s.GetErasure(ctx, "er-2"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("get a deleted erasure: %v", err)
+		}
+	}},
+	{"ScrubJobsOfAUser", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		jobs := riverJobs(t, s)
+		jobs.add(t, "completed", `{"session_id":"s-1"}`, `{"river:log":[{"log":"attempt started job_id=1 kind=extract"}]}`)
+		jobs.add(t, "available", `{"session_id":"s-2"}`, `{}`)
+		jobs.add(t, "retryable", `{"export_id":"e-1"}`, `{}`)
+		jobs.add(t, "discarded", `{"user_id":"u-1","session_id":"s-9"}`, `{}`)
+		jobs.add(t, "running", `{"session_id":"s-1"}`, `{}`)
+		// A finished batch whose log names a session of the user.
+		jobs.add(t, "completed", `{"batch":"session-expiry"}`, `{"river:log":[{"log":"expired session_id=s-2"}]}`)
+		// Another user's jobs stay, but for a finished one whose log holds
+		// one of the ids as a substring (s-10 holds s-1): the match on text
+		// errs on the side of deleting, which loses only a finished job's
+		// history.
+		jobs.add(t, "completed", `{"session_id":"s-10"}`, `{"river:log":[{"log":"session_id=s-10"}]}`)
+		jobs.add(t, "completed", `{"session_id":"x-1"}`, `{"river:log":[{"log":"session_id=x-1"}]}`)
+		jobs.add(t, "available", `{"session_id":"s-10"}`, `{}`)
+		// A batch not yet run whose log mentions the id stays (it is not finished).
+		jobs.add(t, "available", `{"batch":"trends"}`, `{"note":"s-1"}`)
+
+		deleted, running, err := s.ScrubJobs(ctx, store.JobRefs{UserID: "u-1", SessionIDs: []string{"s-1", "s-2"}, ExportIDs: []string{"e-1"}})
+		must(t, err)
+		if deleted != 6 || running != 1 {
+			t.Fatalf("scrub deleted %d, left %d running; want 6 and 1", deleted, running)
+		}
+		if left := jobs.count(t); left != 4 {
+			t.Fatalf("%d jobs left; want 4 (the running one, another user's two, the pending batch)", left)
+		}
+		if d, r, err := s.ScrubJobs(ctx, store.JobRefs{}); err != nil || d != 0 || r != 0 {
+			t.Fatalf("scrub of no refs = %d, %d, %v", d, r, err)
+		}
+	}},
+}
+
+func exportIDs(es []store.Export) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+// riverJobTable is River's job table as far as ScrubJobs reads it, created
+// when River's migrations have not run on the test database.
+type riverJobTable struct {
+	exec func(ctx context.Context, q string, args ...any) error
+	one  func(ctx context.Context, q string) (int, error)
+	dia  string
+}
+
+func riverJobs(t *testing.T, s store.Store) riverJobTable {
+	t.Helper()
+	ctx := context.Background()
+	var j riverJobTable
+	switch db := s.Raw().(type) {
+	case *pgxpool.Pool:
+		j = riverJobTable{dia: store.DialectPostgres,
+			exec: func(ctx context.Context, q string, args ...any) error { _, err := db.Exec(ctx, q, args...); return err },
+			one: func(ctx context.Context, q string) (n int, err error) {
+				err = db.QueryRow(ctx, q).Scan(&n)
+				return n, err
+			}}
+		must(t, j.exec(ctx, `CREATE TABLE IF NOT EXISTS river_job (id bigserial PRIMARY KEY, state text NOT NULL,
+			args jsonb NOT NULL, metadata jsonb NOT NULL, errors jsonb[], finalized_at timestamptz)`))
+	case *sql.DB:
+		j = riverJobTable{dia: store.DialectSQLite,
+			exec: func(ctx context.Context, q string, args ...any) error { _, err := db.ExecContext(ctx, q, args...); return err },
+			one: func(ctx context.Context, q string) (n int, err error) {
+				err = db.QueryRowContext(ctx, q).Scan(&n)
+				return n, err
+			}}
+		// River's SQLite driver keeps args and metadata as JSONB blobs.
+		must(t, j.exec(ctx, `CREATE TABLE IF NOT EXISTS river_job (id integer PRIMARY KEY, state text NOT NULL,
+			args blob NOT NULL, metadata blob NOT NULL, errors blob, finalized_at text)`))
+	default:
+		t.Fatalf("unknown store %T", s.Raw())
+	}
+	return j
+}
+
+func (j riverJobTable) add(t *testing.T, state, args, metadata string) {
+	t.Helper()
+	q := "INSERT INTO river_job (state, args, metadata) VALUES ($1, $2::jsonb, $3::jsonb)"
+	if j.dia == store.DialectSQLite {
+		q = "INSERT INTO river_job (state, args, metadata) VALUES (?1, jsonb(?2), jsonb(?3))"
+	}
+	must(t, j.exec(context.Background(), q, state, args, metadata))
+}
+
+func (j riverJobTable) count(t *testing.T) int {
+	t.Helper()
+	n, err := j.one(context.Background(), "SELECT count(*) FROM river_job")
+	must(t, err)
+	return n
+}
