@@ -1,7 +1,6 @@
 package prompts
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,38 +72,84 @@ func TranscriptLine(t Turn) string {
 	return string(b)
 }
 
-var funcs = template.FuncMap{
-	"transcript": renderTranscript,
-	"events":     renderEvents,
-	"json":       renderJSON,
-}
+// funcs are the template functions as parsing knows them; a rendering
+// replaces them by those of funcsFor its session.
+var funcs = funcsFor(&UserData{})
 
-func renderTranscript(turns []Turn) string {
-	lines := make([]string, len(turns))
-	for i, t := range turns {
-		lines[i] = TranscriptLine(t)
-	}
-	return strings.Join(lines, "\n")
-}
-
-func renderEvents(events []EventNote) (string, error) {
-	lines := make([]string, len(events))
-	for i, e := range events {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return "", fmt.Errorf("event %d (%s): %w", i, e.Kind, err)
+// funcsFor are the template functions transcript, events and json over the
+// session d, whose view (newUserView) the template receives: they print
+// d's values as JSON with <, > and & escaped.
+func funcsFor(d *UserData) template.FuncMap {
+	turn := func(t turnView) Turn {
+		if t.i < len(d.Messages) {
+			return d.Messages[t.i]
 		}
-		lines[i] = string(b)
+		return Turn{}
 	}
-	return strings.Join(lines, "\n"), nil
-}
-
-func renderJSON(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
+	event := func(e eventView) EventNote {
+		if e.i < len(d.Events) {
+			return d.Events[e.i]
+		}
+		return EventNote{}
 	}
-	return string(b), nil
+	return template.FuncMap{
+		"transcript": func(turns []turnView) string {
+			lines := make([]string, len(turns))
+			for i, t := range turns {
+				lines[i] = TranscriptLine(turn(t))
+			}
+			return strings.Join(lines, "\n")
+		},
+		"events": func(events []eventView) (string, error) {
+			lines := make([]string, len(events))
+			for i, ev := range events {
+				e := event(ev)
+				b, err := json.Marshal(e)
+				if err != nil {
+					return "", fmt.Errorf("event %d (%s): %w", i, e.Kind, err)
+				}
+				lines[i] = string(b)
+			}
+			return strings.Join(lines, "\n"), nil
+		},
+		// json prints a value of the data as JSON. A Text is JSON already
+		// (an empty one is null); the views of the session give the JSON of
+		// what they show.
+		"json": func(v any) (string, error) {
+			switch x := v.(type) {
+			case Text:
+				if x == "" {
+					return "null", nil
+				}
+				return string(x), nil
+			case sessionView:
+				v = d.Session
+			case turnView:
+				v = turn(x)
+			case eventView:
+				v = event(x)
+			case []turnView:
+				turns := make([]Turn, len(x))
+				for i, t := range x {
+					turns[i] = turn(t)
+				}
+				v = turns
+			case []eventView:
+				events := make([]EventNote, len(x))
+				for i, e := range x {
+					events[i] = event(e)
+				}
+				v = events
+			case *userView:
+				v = d
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return "", err
+			}
+			return string(b), nil
+		},
+	}
 }
 
 // errNotCompiled is returned by the methods that need Compile to have run.
@@ -144,14 +189,14 @@ func (a *App) Compile() error {
 	if err != nil {
 		return fail(fileSchema, err)
 	}
-	system, err := template.New(fileSystem).Funcs(funcs).Option("missingkey=error").Parse(a.System)
+	system, err := parseTemplate(fileSystem, a.System)
 	if err != nil {
 		return fail(fileSystem, err)
 	}
-	if err := system.Execute(new(bytes.Buffer), a); err != nil {
+	if _, err := execute(system, newSystemView(a), maxSystemBytes, loadTimeLimit); err != nil {
 		return fail(fileSystem, err)
 	}
-	user, err := template.New(fileUser).Funcs(funcs).Option("missingkey=error").Parse(a.User)
+	user, err := parseTemplate(fileUser, a.User)
 	if err != nil {
 		return fail(fileUser, err)
 	}
@@ -163,6 +208,19 @@ func (a *App) Compile() error {
 	a.system, a.user = system, user
 	a.compiled = true
 	return nil
+}
+
+// parseTemplate parses a prompt template and refuses what could make its
+// rendering run away (see checkTemplate).
+func parseTemplate(name, text string) (*template.Template, error) {
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTemplate(t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // probe marks every string of the sample session probeUser renders; the
@@ -190,14 +248,14 @@ func probeUser(t *template.Template, app string) error {
 		Part: 2, Parts: 2,
 		Earlier: map[string]any{"summary": probeClose},
 	}
-	var out bytes.Buffer
-	if err := t.Execute(&out, data); err != nil {
+	out, err := renderUser(t, data, loadTimeLimit)
+	if err != nil {
 		return err
 	}
-	if !strings.Contains(out.String(), TranscriptLine(turn)) {
+	if !strings.Contains(out, TranscriptLine(turn)) {
 		return errors.New("the template does not render the transcript: use {{transcript .Messages}}")
 	}
-	if strings.Contains(out.String(), probeClose) {
+	if strings.Contains(out, probeClose) {
 		return errors.New("the template prints session text unescaped: render it with transcript, events or json")
 	}
 	return nil
@@ -265,28 +323,41 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// RenderSystem renders the system prompt. The template receives the App.
+// RenderSystem renders the system prompt. The template receives the app's
+// name, prompt version, schema and policy (see systemView); the rendering is
+// bounded in size and time.
 func (a *App) RenderSystem() (string, error) {
 	if !a.compiled || a.system == nil {
 		return "", a.notReady()
 	}
-	var b strings.Builder
-	if err := a.system.Execute(&b, a); err != nil {
+	out, err := execute(a.system, newSystemView(a), maxSystemBytes, renderTimeLimit)
+	if err != nil {
 		return "", fmt.Errorf("render %s %s: %w", a.Name, fileSystem, err)
 	}
-	return b.String(), nil
+	return out, nil
 }
 
-// RenderUser renders the user prompt for data, normally a UserData.
+// RenderUser renders the user prompt for data, a UserData or *UserData. The
+// template receives it with every string of the session escaped (see Text);
+// the rendering is bounded in size and time.
 func (a *App) RenderUser(data any) (string, error) {
 	if !a.compiled || a.user == nil {
 		return "", a.notReady()
 	}
-	var b strings.Builder
-	if err := a.user.Execute(&b, data); err != nil {
+	var d UserData
+	switch x := data.(type) {
+	case UserData:
+		d = x
+	case *UserData:
+		d = *x
+	default:
+		return "", fmt.Errorf("render %s %s: want a prompts.UserData, not %T", a.Name, fileUser, data)
+	}
+	out, err := renderUser(a.user, d, renderTimeLimit)
+	if err != nil {
 		return "", fmt.Errorf("render %s %s: %w", a.Name, fileUser, err)
 	}
-	return b.String(), nil
+	return out, nil
 }
 
 // Validate checks a decoded JSON value (maps, slices, strings, float64 or

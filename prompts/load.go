@@ -63,7 +63,84 @@ func LoadDir(dir string) (map[string]*App, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("apps dir %s is not a directory", dir)
 	}
-	return loadFS(os.DirFS(dir), dir)
+	// Read through an os.Root: no link leads out of dir. confined refuses,
+	// naming the file, a link that leaves its app folder.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("apps dir: %w", err)
+	}
+	defer root.Close()
+	return loadFS(root.FS(), dir)
+}
+
+// confined says why the file of an app folder under the apps dir root (file
+// empty: the folder itself) may not be read: it is a link whose target lies
+// outside the app folder (for a folder, outside the apps dir). Files are the
+// operator's, but a link out of the folder reads whatever it points to,
+// which the folder's owner may not see, into prompts.
+func confined(root, app, file string) error {
+	base, p := root, filepath.Join(root, app)
+	if file != "" {
+		base, p = p, filepath.Join(p, file)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil // a missing file is reported where it is read
+	}
+	target, err := realPath(p)
+	if err != nil {
+		return fmt.Errorf("is a link that cannot be followed: %w", err)
+	}
+	if t, err := os.Stat(target); file == "" && (err != nil || !t.IsDir()) {
+		return nil // a link beside the app folders to something not a folder: not an app
+	}
+	realBase, err := realPath(base)
+	if err != nil {
+		return err
+	}
+	if !within(realBase, target) {
+		where := "app folder"
+		if file == "" {
+			where = "apps dir"
+		}
+		return fmt.Errorf("is a link to %s, outside the %s: copy the file into the folder instead", target, where)
+	}
+	return nil
+}
+
+// confinedApp checks the app folder name under the apps dir root and every
+// file in it with confined.
+func confinedApp(root, name string) error {
+	dir := filepath.Join(root, name)
+	if err := confined(root, name, ""); err != nil {
+		return &LoadError{App: name, Dir: dir, File: "folder", Err: err}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // not a folder: a file beside the app folders
+	}
+	for _, e := range entries {
+		if err := confined(root, name, e.Name()); err != nil {
+			return &LoadError{App: name, Dir: dir, File: e.Name(), Err: err}
+		}
+	}
+	return nil
+}
+
+// realPath is path absolute with every link resolved.
+func realPath(path string) (string, error) {
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(p)
+}
+
+// within reports whether path is dir or lies under it; both are clean and
+// absolute.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Load returns the built-in presets overlaid by the apps of appsDir (when not
@@ -95,6 +172,12 @@ func loadFS(fsys fs.FS, root string) (map[string]*App, error) {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
 			continue
+		}
+		if !strings.HasSuffix(root, ":") {
+			if err := confinedApp(root, name); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 		}
 		if info, err := fs.Stat(fsys, name); err != nil || !info.IsDir() {
 			continue // a file beside the app folders, e.g. a README

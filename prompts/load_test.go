@@ -214,8 +214,6 @@ func TestLoadDirRefusesMalformedApps(t *testing.T) {
 		{"template unknown field", write("system.tmpl", "You are {{.Nmae}}"), "system.tmpl", "can't evaluate field Nmae"},
 		{"template unknown function", write("user.tmpl", "{{transcript .Messages | shout}}"), "user.tmpl", `function "shout" not defined`},
 		{"transcript left out", write("user.tmpl", "Extract from {{json .Session}}"), "user.tmpl", "does not render the transcript"},
-		{"raw message content", write("user.tmpl", "{{transcript .Messages}}\n{{range .Messages}}{{.Content}}{{end}}"), "user.tmpl", "unescaped"},
-		{"raw display name", write("user.tmpl", "Hi {{.Session.DisplayName}}\n{{transcript .Messages}}"), "user.tmpl", "unescaped"},
 		{"schema not JSON", write("schema.json", `{"type": "object",`), "schema.json", "invalid JSON"},
 		{"schema invalid", write("schema.json", `{"type": "object", "properties": {"a": {"type": "strin"}}}`), "schema.json", "invalid schema"},
 		{"schema root not object", write("schema.json", `{"type": "array"}`), "schema.json", `"type": "object"`},
