@@ -100,3 +100,47 @@ func TestStreamingStopsAtTheCap(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkAppendMessages times one streamed request of handoff.MaxAppend
+// new turns to a session that already buffers 0, 1,000 or 4,800 turns:
+// with the buffer's head read instead of the buffer, the time does not grow
+// with what is buffered (issue 13 item 8).
+func BenchmarkAppendMessages(b *testing.B) {
+	for _, buffered := range []int{0, 1000, 4800} {
+		b.Run(fmt.Sprintf("buffered=%d", buffered), func(b *testing.B) {
+			srv, st, _ := setupAPI(&testing.T{}, storetest.Backend{Name: store.DialectSQLite, Open: func(t testing.TB) store.Store { return storetest.SQLite(b) }})
+			ctx := context.Background()
+			at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+			body := func(session string, from int) string {
+				var msgs []string
+				for j := from; j < from+handoff.MaxAppend; j++ {
+					msgs = append(msgs, fmt.Sprintf(`{"id":"m%d","role":"user","content":"turn %d","at":%q}`, j, j, at.Format(time.RFC3339)))
+				}
+				return `{"user_id":"u-bench","app":"mona","messages":[` + strings.Join(msgs, ",") + `]}`
+			}
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				session := fmt.Sprintf("s-%d", i)
+				if buffered > 0 {
+					// The session exists with its first turns; the rest is
+					// filled in straight through the store.
+					if rec := call(srv, "POST", "/v1/sessions/"+session+"/messages", body(session, 0), "application/json"); rec.Code != 202 {
+						b.Fatalf("fill = %d %s", rec.Code, rec.Body)
+					}
+					var fill []store.BufferMessage
+					for seq := handoff.MaxAppend; seq < buffered; seq++ {
+						fill = append(fill, store.BufferMessage{SessionID: session, Seq: seq, UserID: "u-bench", MessageID: fmt.Sprintf("m%d", seq),
+							KeyID: "k", Nonce: []byte{1}, Ciphertext: make([]byte, 64), SHA256: make([]byte, 32), CreatedAt: at})
+					}
+					if err := st.InTx(ctx, func(ctx context.Context, tx store.Tx) error { _, err := tx.AppendBuffer(ctx, fill); return err }); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				if rec := call(srv, "POST", "/v1/sessions/"+session+"/messages", body(session, buffered), "application/json"); rec.Code != 202 {
+					b.Fatalf("append = %d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
