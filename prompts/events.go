@@ -232,3 +232,21 @@ func loadEvents(fsys fs.FS, name string) (*EventSchema, error) {
 	}
 	return CompileEventSchema(name, raw)
 }
+
+// EventsTable is the README's table of the presets' session events: one row
+// per app and kind, with the kind's fields, their types and ranges.
+func EventsTable(apps map[string]*App) string {
+	var b strings.Builder
+	b.WriteString("| app | kind | data fields |\n| --- | --- | --- |\n")
+	for _, name := range Names(apps) {
+		s := apps[name].EventSchema()
+		for _, k := range s.Kinds() {
+			var fs []string
+			for _, f := range s.Fields(k) {
+				fs = append(fs, fmt.Sprintf("`%s` (%s)", f, s.FieldNote(k, f)))
+			}
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", name, k, strings.Join(fs, ", "))
+		}
+	}
+	return b.String()
+}
