@@ -38,7 +38,17 @@ type RewrapWorker struct {
 func (w *RewrapWorker) Work(ctx context.Context, job *river.Job[RewrapArgs]) error {
 	n, err := Rewrap(ctx, w.deps)
 	w.deps.log().InfoContext(ctx, "rewrapped transcripts", slog.Int64("sessions", n), slog.String("key_id", w.deps.Keys.PrimaryID()))
-	return err
+	if err != nil {
+		return err
+	}
+	// Derived data sealed under seal_derived (summaries, profiles, their
+	// history, display names) moves to the new key too.
+	if r, ok := w.deps.Store.(store.Resealer); ok {
+		m, err := r.ResealDerived(ctx)
+		w.deps.log().InfoContext(ctx, "resealed derived data", slog.Int64("values", m), slog.String("key_id", w.deps.Keys.PrimaryID()))
+		return err
+	}
+	return nil
 }
 
 // Rewrap re-encrypts every stored transcript that is not under the

@@ -92,6 +92,12 @@ type Policy struct {
 	// cue of the app's users (no text, only class, severity and IDs); empty
 	// posts nothing.
 	RiskWebhook string `json:"risk_webhook,omitempty"`
+	// SealDerived seals what the app's sessions leave beside the transcript
+	// (session summaries, the profile and its history, the display name)
+	// with the transcripts' keyring; they are opened only in the worker and
+	// on reads. Memories' keys and values, event kinds, records and the
+	// numbers batches aggregate stay plaintext (see the README).
+	SealDerived bool `json:"seal_derived,omitempty"`
 }
 
 // Special-category policies.

@@ -72,18 +72,21 @@ func OpenPostgres(ctx context.Context, cfg *pgxpool.Config) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
-	return &Postgres{queries: queries{pgExecer{pool}}, pool: pool}, nil
+	return &Postgres{queries: queries{e: pgExecer{pool}}, pool: pool}, nil
 }
 
 // PostgresFromPool wraps a pool someone else opened (a Go chat service
 // sharing Mnemo's database). Closing the store closes the pool.
 func PostgresFromPool(pool *pgxpool.Pool) *Postgres {
-	return &Postgres{queries: queries{pgExecer{pool}}, pool: pool}
+	return &Postgres{queries: queries{e: pgExecer{pool}}, pool: pool}
 }
 
 // PgxTx binds the store's queries to a transaction the caller began, so that
 // Mnemo's writes commit or roll back with the caller's own.
-func PgxTx(tx pgx.Tx) Tx { return pgTx{queries{pgExecer{tx}}, tx} }
+func PgxTx(tx pgx.Tx) Tx { return pgTx{queries{e: pgExecer{tx}}, tx} }
+
+// SetSealer makes the store seal the derived data of the apps s seals.
+func (p *Postgres) SetSealer(s Sealer) { p.sealer = s }
 
 // Dialect returns "postgres".
 func (p *Postgres) Dialect() string { return DialectPostgres }
@@ -103,7 +106,7 @@ func (p *Postgres) Close() error { p.pool.Close(); return nil }
 // InTx runs fn in a transaction.
 func (p *Postgres) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
 	return pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		return fn(ctx, pgTx{queries{pgExecer{tx}}, tx})
+		return fn(ctx, pgTx{queries{e: pgExecer{tx}, sealer: p.sealer}, tx})
 	})
 }
 

@@ -13,7 +13,11 @@ import (
 
 // queries implements Querier over an execer; Postgres, SQLite and their
 // transactions embed it.
-type queries struct{ e execer }
+type queries struct {
+	e execer
+	// sealer seals derived data of the apps that ask for it (nil: none).
+	sealer Sealer
+}
 
 // NewID returns a new time-ordered identifier.
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
@@ -66,7 +70,12 @@ func scanUser(r rows) (User, error) {
 }
 
 func (q queries) UpsertUser(ctx context.Context, u User) error {
-	_, err := q.e.exec(ctx, `INSERT INTO mnemo_users (`+userCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+	name, err := q.sealText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
+	if err != nil {
+		return err
+	}
+	u.DisplayName = name
+	_, err = q.e.exec(ctx, `INSERT INTO mnemo_users (`+userCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET
 			display_name = CASE WHEN excluded.display_name <> '' THEN excluded.display_name ELSE mnemo_users.display_name END,
 			timezone = CASE WHEN excluded.timezone <> '' THEN excluded.timezone ELSE mnemo_users.timezone END,
@@ -88,7 +97,10 @@ func (q queries) LockUser(ctx context.Context, id string) error {
 func (q queries) GetUser(ctx context.Context, id string) (User, error) {
 	var u User
 	err := q.queryOne(ctx, "SELECT "+userCols+" FROM mnemo_users WHERE id = $1", []any{id}, func(r rows) (err error) {
-		u, err = scanUser(r)
+		if u, err = scanUser(r); err != nil {
+			return err
+		}
+		u.DisplayName, err = q.openText("user:"+u.ID+":display_name", u.DisplayName)
 		return err
 	})
 	return u, err
@@ -259,6 +271,9 @@ func (q queries) DeleteChunks(ctx context.Context, sessionID string) (int64, err
 
 const summaryCols = "session_id, prompt_version, user_id, app, source, data, created_at"
 
+// summaryRow names a summary's row, to which its sealed data is bound.
+func summaryRow(s Summary) string { return "summary:" + s.SessionID + ":" + s.PromptVersion }
+
 func scanSummary(r rows) (Summary, error) {
 	var s Summary
 	err := r.Scan(&s.SessionID, &s.PromptVersion, &s.UserID, &s.App, &s.Source, scanJSON{&s.Data}, scanTime{&s.CreatedAt})
@@ -266,7 +281,12 @@ func scanSummary(r rows) (Summary, error) {
 }
 
 func (q queries) UpsertSummary(ctx context.Context, s Summary) error {
-	_, err := q.e.exec(ctx, "INSERT INTO mnemo_session_summaries ("+summaryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+	data, err := q.sealJSON(s.App, summaryRow(s), json.RawMessage(jsonArg(s.Data, "{}")))
+	if err != nil {
+		return err
+	}
+	s.Data = data
+	_, err = q.e.exec(ctx, "INSERT INTO mnemo_session_summaries ("+summaryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (session_id, prompt_version) DO UPDATE SET source = excluded.source, data = excluded.data, created_at = excluded.created_at`,
 		s.SessionID, s.PromptVersion, s.UserID, s.App, s.Source, jsonArg(s.Data, "{}"), s.CreatedAt)
 	if err != nil {
@@ -279,7 +299,10 @@ func (q queries) GetSummary(ctx context.Context, sessionID string) (Summary, err
 	var s Summary
 	err := q.queryOne(ctx, "SELECT "+summaryCols+" FROM mnemo_session_summaries WHERE session_id = $1 ORDER BY created_at DESC, prompt_version DESC LIMIT 1",
 		[]any{sessionID}, func(r rows) (err error) {
-			s, err = scanSummary(r)
+			if s, err = scanSummary(r); err != nil {
+				return err
+			}
+			s.Data, err = q.openJSON(summaryRow(s), s.Data)
 			return err
 		})
 	return s, err
@@ -291,8 +314,12 @@ func (q queries) ListSummaries(ctx context.Context, userID string, limit int) ([
 		WHERE s.user_id = $1 ORDER BY x.ended_at DESC, s.session_id DESC, s.created_at DESC LIMIT $2`,
 		[]any{userID, limit}, func(r rows) (Summary, error) {
 			var s Summary
-			err := r.Scan(&s.SessionID, &s.PromptVersion, &s.UserID, &s.App, &s.Source, scanJSON{&s.Data}, scanTime{&s.CreatedAt},
-				scanTime{&s.SessionAt})
+			if err := r.Scan(&s.SessionID, &s.PromptVersion, &s.UserID, &s.App, &s.Source, scanJSON{&s.Data}, scanTime{&s.CreatedAt},
+				scanTime{&s.SessionAt}); err != nil {
+				return s, err
+			}
+			var err error
+			s.Data, err = q.openJSON(summaryRow(s), s.Data)
 			return s, err
 		})
 }
@@ -302,15 +329,39 @@ func (q queries) ListSummaries(ctx context.Context, userID string, limit int) ([
 func (q queries) GetProfile(ctx context.Context, userID string) (Profile, error) {
 	var p Profile
 	err := q.queryOne(ctx, "SELECT user_id, app, doc, version, stated, updated_at FROM mnemo_profiles WHERE user_id = $1",
-		[]any{userID}, func(r rows) error {
-			return r.Scan(&p.UserID, &p.App, scanJSON{&p.Doc}, &p.Version, scanJSON{&p.Stated}, scanTime{&p.UpdatedAt})
+		[]any{userID}, func(r rows) (err error) {
+			if err = r.Scan(&p.UserID, &p.App, scanJSON{&p.Doc}, &p.Version, scanJSON{&p.Stated}, scanTime{&p.UpdatedAt}); err != nil {
+				return err
+			}
+			p.Doc, err = q.openJSON("profile:"+p.UserID, p.Doc)
+			return err
 		})
 	return p, err
 }
 
 func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) error {
+	// The history row's columns are sealed as the profile is, each bound to
+	// its row and column.
+	hist := fmt.Sprintf("profile_history:%s:%d:", p.UserID, p.Version)
+	doc, err := q.sealJSON(p.App, "profile:"+p.UserID, json.RawMessage(jsonArg(p.Doc, "{}")))
+	if err != nil {
+		return err
+	}
+	hdoc, err := q.sealJSON(p.App, hist+"doc", json.RawMessage(jsonArg(p.Doc, "{}")))
+	if err != nil {
+		return err
+	}
+	if c.Changed, err = q.sealJSON(p.App, hist+"changed", json.RawMessage(jsonArg(c.Changed, "{}"))); err != nil {
+		return err
+	}
+	if c.Older, err = q.sealJSON(p.App, hist+"older", json.RawMessage(jsonArg(c.Older, "{}"))); err != nil {
+		return err
+	}
+	if c.Said, err = q.sealJSON(p.App, hist+"said", json.RawMessage(jsonArg(c.Said, "{}"))); err != nil {
+		return err
+	}
+	p.Doc = doc // p is a copy: the caller's document stays plaintext
 	var n int64
-	var err error
 	if p.Version == 1 {
 		n, err = q.e.exec(ctx, `INSERT INTO mnemo_profiles (user_id, app, doc, version, stated, updated_at) VALUES ($1, $2, $3, 1, $4, $5)
 			ON CONFLICT (user_id) DO NOTHING`, p.UserID, p.App, jsonArg(p.Doc, "{}"), jsonArg(p.Stated, "{}"), p.UpdatedAt)
@@ -325,7 +376,7 @@ func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) er
 		return fmt.Errorf("save profile version %d: %w", p.Version, ErrConflict)
 	}
 	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_profile_history (user_id, version, doc, changed, actor, session_id, at, stated_at, older, said)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, p.UserID, p.Version, jsonArg(p.Doc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, p.UserID, p.Version, jsonArg(hdoc, "{}"), jsonArg(c.Changed, "{}"), c.Actor, c.SessionID, c.At,
 		statedOr(c.StatedAt, c.At), jsonArg(c.Older, "{}"), jsonArg(c.Said, "{}")); err != nil {
 		return fmt.Errorf("record profile history: %w", err)
 	}
@@ -338,6 +389,15 @@ func (q queries) ListProfileHistory(ctx context.Context, userID string) ([]Profi
 			var c ProfileChange
 			err := r.Scan(&c.UserID, &c.Version, scanJSON{&c.Doc}, scanJSON{&c.Changed}, &c.Actor, &c.SessionID, scanTime{&c.At},
 				scanTime{&c.StatedAt}, scanJSON{&c.Older}, scanJSON{&c.Said})
+			hist := fmt.Sprintf("profile_history:%s:%d:", c.UserID, c.Version)
+			for _, col := range []struct {
+				name string
+				v    *json.RawMessage
+			}{{"doc", &c.Doc}, {"changed", &c.Changed}, {"older", &c.Older}, {"said", &c.Said}} {
+				if err == nil {
+					*col.v, err = q.openJSON(hist+col.name, *col.v)
+				}
+			}
 			return c, err
 		})
 }

@@ -464,6 +464,11 @@ type Querier interface {
 	ListWeeks(ctx context.Context, userID, before string, limit int) ([]AggregateRow, error)
 }
 
+// Resealer seals derived data again under the newest key (store/seal.go).
+type Resealer interface {
+	ResealDerived(ctx context.Context) (int64, error)
+}
+
 // Tx is a Querier bound to one database transaction.
 type Tx interface {
 	Querier

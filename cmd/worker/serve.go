@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -155,6 +156,10 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 	if err != nil {
 		_ = st.Close()
 		return nil, err
+	}
+	if err := sealDerived(st, keys, apps); err != nil {
+		_ = st.Close()
+		return nil, usageError{err}
 	}
 	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: jobs.WithJobLog(log),
 		Schedules: cfg.Schedules, Batch: cfg.Batch}
@@ -347,5 +352,22 @@ func serve(ctx context.Context, e *env) error {
 		return serveErr
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// sealDerived makes st seal the derived data (summaries, profile and its
+// history, display name) of the apps whose policy sets seal_derived. An app
+// whose batches read that data in SQL (eldertree's analytics, clara's
+// trends) cannot seal it.
+func sealDerived(st store.Store, keys *seal.Keyring, apps map[string]*prompts.App) error {
+	for name, app := range apps {
+		if kind := extract.KindOfApp(app); app.Policy.SealDerived && len(kind.Batches()) > 0 {
+			return fmt.Errorf("app %s: seal_derived cannot be set for a %s app: its batches (%s) read its summaries and profiles",
+				name, kind.Name(), strings.Join(kind.Batches(), ", "))
+		}
+	}
+	if s, ok := st.(interface{ SetSealer(store.Sealer) }); ok {
+		s.SetSealer(jobs.DerivedSealer{Keys: keys, Apps: apps})
+	}
 	return nil
 }
