@@ -386,14 +386,15 @@ type EraseWorker struct {
 // eraseRecheck is how long an erasure waits for River jobs of the user that
 // were running when it erased (they finish, or cancel themselves as their
 // session is gone) before it deletes them too.
-const eraseRecheck = 5 * time.Second
+const eraseRecheck = time.Second
 
 // Work erases. River's jobs that name the user (their args: a session,
 // export or user id; a finished job's log lines and errors) are deleted in
 // the same transaction. A job still running cannot be deleted under its
-// worker: the erasure then keeps the ids those jobs name (and nothing else of
-// the user) and snoozes until they have finished, then deletes them and
-// itself.
+// worker (a job that just finished stays "running" until River's completer
+// records it): the erasure then keeps the session and export ids those jobs
+// name (not the user's id) and snoozes until they have finished, then
+// deletes them and itself.
 func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
 	d := w.deps
 	e, err := d.Store.GetErasure(ctx, job.Args.ErasureID)
@@ -432,7 +433,11 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error
 		}
 		switch {
 		case running > 0 && e.Refs == nil:
-			return tx.CreateErasure(ctx, store.Erasure{ID: e.ID, UserID: e.UserID, RequestedAt: e.RequestedAt, Refs: refs})
+			// Kept until the running jobs are gone: the session and export
+			// ids only (every job naming the user names one of them), not
+			// the user's id.
+			left := store.JobRefs{SessionIDs: refs.SessionIDs, ExportIDs: refs.ExportIDs}
+			return tx.CreateErasure(ctx, store.Erasure{ID: e.ID, RequestedAt: e.RequestedAt, Refs: &left})
 		case running == 0 && e.Refs != nil:
 			return tx.DeleteErasure(ctx, e.ID)
 		}
@@ -440,9 +445,19 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error
 	}); err != nil {
 		return err
 	}
+	if e.Refs == nil || running == 0 {
+		if err := eraseTraces(ctx, d); err != nil {
+			return err
+		}
+	}
 	if running > 0 {
 		return river.JobSnooze(eraseRecheck)
 	}
+	return nil
+}
+
+// eraseTraces removes the old copies of erased rows the database keeps.
+func eraseTraces(ctx context.Context, d *Deps) error {
 	// An embedded database keeps old page images in its log until a checkpoint.
 	if c, ok := d.Store.(interface{ Checkpoint(context.Context) error }); ok {
 		return c.Checkpoint(ctx)
