@@ -175,7 +175,10 @@ func riverJobs(t *testing.T, s store.Store) riverJobTable {
 			args jsonb NOT NULL, metadata jsonb NOT NULL, errors jsonb[], finalized_at timestamptz)`))
 	case *sql.DB:
 		j = riverJobTable{dia: store.DialectSQLite,
-			exec: func(ctx context.Context, q string, args ...any) error { _, err := db.ExecContext(ctx, q, args...); return err },
+			exec: func(ctx context.Context, q string, args ...any) error {
+				_, err := db.ExecContext(ctx, q, args...)
+				return err
+			},
 			one: func(ctx context.Context, q string) (n int, err error) {
 				err = db.QueryRowContext(ctx, q).Scan(&n)
 				return n, err
