@@ -60,6 +60,9 @@ func memoryBankSessions(t *testing.T) map[string][]handoff.Request {
 		}
 		slices.Sort(days)
 		for _, day := range days {
+			if len(c.History[day]) == 0 {
+				continue // a day without a conversation is no session
+			}
 			start, err := time.Parse(time.DateOnly, day)
 			if err != nil {
 				t.Fatal(err)
