@@ -84,7 +84,6 @@ func (e *ValidationError) Unwrap() error { return e.err }
 // nothing of other apps' users.
 var ErrUserOfAnotherApp = errors.New("belongs to another app")
 
-
 func invalid(field, format string, a ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, a...)}
 }

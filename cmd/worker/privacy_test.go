@@ -157,6 +157,13 @@ func TestUserDataControls(t *testing.T) {
 				}
 				<-time.After(25 * time.Millisecond)
 			}
+			// The user's rows go before the erase job ends (its own record,
+			// River's jobs, the WAL): wait for the job.
+			if js, _ := er["jobs"].([]any); len(js) == 1 {
+				if id, ok := js[0].(map[string]any)["id"].(float64); ok {
+					waitJobs(t, url, "completed", int64(id))
+				}
+			}
 			for _, hit := range scanDatabase(t, url, "ada", secret) {
 				t.Errorf("after erase: %s", hit)
 			}
