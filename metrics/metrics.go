@@ -53,6 +53,7 @@ type Registry struct {
 	batches            *prometheus.CounterVec
 	batchDuration      *prometheus.HistogramVec
 	batchRows          *prometheus.CounterVec
+	batchSkipped       *prometheus.CounterVec
 	handoffs           *prometheus.CounterVec
 	risks              *prometheus.CounterVec
 }
@@ -91,6 +92,7 @@ func New(cfg Config) *Registry {
 	r.batchDuration = histogram("batch_duration_seconds", "How long batch runs took, by batch.",
 		[]float64{0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 1800, 3600}, "batch")
 	r.batchRows = counter("batch_rows_total", "Rows touched by batch runs, by batch.", "batch")
+	r.batchSkipped = counter("batch_users_skipped_total", "Users a batch run skipped because their data could not be read, by batch and reason.", "batch", "reason")
 	r.handoffs = counter("handoff_requests_total",
 		"Handoff requests (close, messages) by the HTTP status they were answered with.", "endpoint", "code")
 
@@ -98,7 +100,7 @@ func New(cfg Config) *Registry {
 		"Risk cues recorded (distress and crisis statements, never their text), by app, class and severity.", "app", "class", "severity")
 
 	r.reg.MustRegister(r.jobs, r.jobDuration, r.extractions, r.extractionDuration, r.llmTokens, r.llmCost,
-		r.batches, r.batchDuration, r.batchRows, r.handoffs, r.risks,
+		r.batches, r.batchDuration, r.batchRows, r.batchSkipped, r.handoffs, r.risks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&scraped{queue: cfg.Queue, deps: cfg.Deps, log: r.log, timeout: cfg.ScrapeTimeout})
 	return r
@@ -140,6 +142,11 @@ func (r *Registry) Batch(name, outcome string, took time.Duration, rows int64) {
 	r.batches.WithLabelValues(name, outcome).Inc()
 	r.batchDuration.WithLabelValues(name).Observe(took.Seconds())
 	r.batchRows.WithLabelValues(name).Add(float64(rows))
+}
+
+// BatchSkipped implements jobs.SkipMetrics.
+func (r *Registry) BatchSkipped(name, reason string, users int64) {
+	r.batchSkipped.WithLabelValues(name, reason).Add(float64(users))
 }
 
 // Risk implements jobs.RiskMetrics.

@@ -28,6 +28,8 @@ func TestExposition(t *testing.T) {
 		InputTokens: 1200, OutputTokens: 300, CostUSD: 0.0025, Took: 2 * time.Second})
 	reg.Extraction(jobs.ExtractionStat{App: "mona", Source: "rules", Outcome: "ok"})
 	reg.Batch("memory-ttl", "ok", 3*time.Second, 42)
+	var skips jobs.SkipMetrics = reg // a batch's skipped users reach the registry
+	skips.BatchSkipped("weekly-analytics", "summary", 2)
 	reg.Handoff("close", 202)
 	reg.Handoff("close", 202)
 	reg.Handoff("close", 409)
@@ -51,6 +53,7 @@ func TestExposition(t *testing.T) {
 		`mnemo_batch_runs_total{batch="memory-ttl",outcome="ok"} 1`,
 		`mnemo_batch_duration_seconds_sum{batch="memory-ttl"} 3`,
 		`mnemo_batch_rows_total{batch="memory-ttl"} 42`,
+		`mnemo_batch_users_skipped_total{batch="weekly-analytics",reason="summary"} 2`,
 		`mnemo_handoff_requests_total{code="202",endpoint="close"} 2`,
 		`mnemo_handoff_requests_total{code="409",endpoint="close"} 1`,
 		"go_goroutines ",
