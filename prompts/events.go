@@ -160,6 +160,17 @@ func (s *EventSchema) FieldNote(k, field string) string {
 		return "one of " + strings.Join(vals, ", ")
 	}
 	t, _ := f["type"].(string)
+	if ts, ok := f["type"].([]any); ok {
+		parts := make([]string, len(ts))
+		for i, x := range ts {
+			parts[i] = fmt.Sprint(x)
+		}
+		t = strings.Join(parts, " or ")
+		if n, ok := f["maxItems"]; ok {
+			t += fmt.Sprintf(", ≤ %v items", n)
+		}
+		return t
+	}
 	lo, hasLo := f["minimum"]
 	hi, hasHi := f["maximum"]
 	switch {
