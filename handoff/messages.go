@@ -89,7 +89,7 @@ func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Mess
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if u, err := tx.GetUser(ctx, req.UserID); err == nil && u.App != req.App {
-			return res, invalid("user_id", "belongs to another app")
+			return res, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
 		}
 		if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}); err != nil {
 			return res, err
