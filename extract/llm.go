@@ -54,8 +54,21 @@ type LLMConfig struct {
 	// Logger receives a warning when the endpoint refuses a response format;
 	// nil logs nothing. It never receives session text, answers or the key.
 	Logger *slog.Logger
-	// Now reads the clock to interpret a Retry-After date; nil is time.Now.
+	// Now reads the clock to interpret a Retry-After date and for the rate
+	// limiter; nil is time.Now.
 	Now func() time.Time
+	// Concurrency is the most calls made at once (the workers that may call
+	// the LLM); the connection pool of the default client keeps that many
+	// idle connections to the endpoint. 0 is 64.
+	Concurrency int
+	// RequestsPerMinute and TokensPerMinute are the provider's rate limits
+	// for the model, shared by every call of this LLM (see Limiter); 0 is
+	// unlimited.
+	RequestsPerMinute int
+	TokensPerMinute   int
+	// LimitMaxWait is the longest a call waits for its turn under those
+	// limits before failing with a *LimitWaitError; 0 is DefaultLimitMaxWait.
+	LimitMaxWait time.Duration
 }
 
 // LLM extracts memories, profile updates and summaries with a chat model. It
@@ -69,6 +82,7 @@ type LLM struct {
 	prices  PriceTable
 	log     *slog.Logger
 	now     func() time.Time
+	limit   *Limiter // nil: no limits
 
 	mu      sync.Mutex
 	formats map[string]respFormat // by app: the best response format the endpoint accepted
@@ -109,9 +123,17 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 		}
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
+	if cfg.Concurrency < 0 {
+		return nil, fmt.Errorf("llm config: concurrency %d is negative", cfg.Concurrency)
+	}
+	limit, err := NewLimiter(LimitConfig{RequestsPerMinute: cfg.RequestsPerMinute, TokensPerMinute: cfg.TokensPerMinute,
+		MaxWait: cfg.LimitMaxWait, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: NewTransport()}
+		hc = &http.Client{Transport: NewPooledTransport(cmp.Or(cfg.Concurrency, defaultIdleConns))}
 	}
 	oc.HTTPClient = recordingDoer{hc}
 	l := &LLM{
@@ -123,6 +145,7 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 		prices:  cfg.Prices,
 		log:     cfg.Logger,
 		now:     cfg.Now,
+		limit:   limit,
 		formats: map[string]respFormat{},
 	}
 	if l.prices == nil {
@@ -137,18 +160,34 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 	return l, nil
 }
 
-// NewTransport is the LLM client's transport when LLMConfig.HTTPClient is
-// nil: http.DefaultTransport keeps two idle connections per host, but the
-// extract queue calls one endpoint from many jobs at once, and every
-// connection beyond two would be a new TCP (and TLS) handshake per call.
-func NewTransport() *http.Transport {
+// defaultIdleConns is the idle connections kept when LLMConfig.Concurrency is 0.
+const defaultIdleConns = 64
+
+// NewTransport is NewPooledTransport(64).
+func NewTransport() *http.Transport { return NewPooledTransport(defaultIdleConns) }
+
+// NewPooledTransport is the LLM client's transport when LLMConfig.HTTPClient
+// is nil, keeping up to conns idle connections to the endpoint:
+// http.DefaultTransport keeps two per host (and 100 in all), but the extract
+// queue calls one endpoint from as many jobs at once as it has workers, and
+// every connection beyond the pool would be a new TCP (and TLS) handshake
+// per call. The connections in use are not capped (MaxConnsPerHost): each
+// worker has at most one call in flight, so the pool's size is the cap in
+// practice, and a cap would make a call wait for a connection inside its
+// own timeout.
+func NewPooledTransport(conns int) *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
+	conns = max(conns, 2)
+	tr.MaxIdleConnsPerHost = conns
+	tr.MaxIdleConns = max(tr.MaxIdleConns, conns)
 	return tr
 }
 
 // Model is the configured model.
 func (l *LLM) Model() string { return l.model }
+
+// Limiter is the rate limiter of the model's calls; nil without limits.
+func (l *LLM) Limiter() *Limiter { return l.limit }
 
 // Cost prices u with the configured price table, in US dollars.
 func (l *LLM) Cost(u Usage) float64 { return l.prices.Cost(u) }
@@ -456,7 +495,23 @@ func (l *LLM) call(ctx context.Context, app *prompts.App, msgs []openai.ChatComp
 			req.Messages[0].Content += "\n\nThe JSON object must be valid against this JSON Schema:\n" + string(app.Schema)
 		}
 
+		permit, err := l.limit.Wait(ctx, l.estimate(req))
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", &TransientError{Err: fmt.Errorf("llm call stopped waiting for its turn: %w", ctx.Err())}
+			}
+			return "", err
+		}
 		resp, err := l.send(ctx, req)
+		if err == nil {
+			permit.Settle(resp.Usage.PromptTokens + resp.Usage.CompletionTokens)
+		} else {
+			permit.Settle(0)
+			var rl *RateLimitError
+			if errors.As(err, &rl) {
+				l.limit.RateLimited(rl.RetryAfter)
+			}
+		}
 		if err == nil {
 			u.InputTokens += resp.Usage.PromptTokens
 			u.OutputTokens += resp.Usage.CompletionTokens
@@ -476,6 +531,25 @@ func (l *LLM) call(ctx context.Context, app *prompts.App, msgs []openai.ChatComp
 		}
 		return "", err
 	}
+}
+
+// estimate is the input tokens of req for the tokens-per-minute limit:
+// the messages' tokens and a few for each message's framing. Nothing is
+// counted without such a limit.
+func (l *LLM) estimate(req openai.ChatCompletionRequest) int {
+	if !l.limit.countsTokens() {
+		return 0
+	}
+	n := 3
+	for _, m := range req.Messages {
+		n += 4 + CountTokens(m.Content)
+	}
+	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
+		if b, err := json.Marshal(req.ResponseFormat.JSONSchema.Schema); err == nil {
+			n += CountTokens(string(b))
+		}
+	}
+	return n
 }
 
 func (l *LLM) format(app string) respFormat {
@@ -852,19 +926,24 @@ func (e *InvalidAnswerError) Error() string {
 
 func (e *InvalidAnswerError) Unwrap() error { return e.Err }
 
-// IsTransient reports whether err may go away on retry: a *RateLimitError or
-// a *TransientError.
+// IsTransient reports whether err may go away on retry: a *RateLimitError,
+// a *TransientError or a *LimitWaitError.
 func IsTransient(err error) bool {
 	var rl *RateLimitError
 	var te *TransientError
-	return errors.As(err, &rl) || errors.As(err, &te)
+	var lw *LimitWaitError
+	return errors.As(err, &rl) || errors.As(err, &te) || errors.As(err, &lw)
 }
 
-// RetryAfter returns how long the endpoint asked to wait before a retry.
+// RetryAfter returns how long the endpoint (or the rate limiter) asked to
+// wait before a retry.
 func RetryAfter(err error) (time.Duration, bool) {
 	var rl *RateLimitError
 	if errors.As(err, &rl) {
 		return rl.RetryAfter, true
+	}
+	if wait, ok := IsLimitWait(err); ok {
+		return wait, true
 	}
 	var te *TransientError
 	if errors.As(err, &te) && te.RetryAfter > 0 {

@@ -581,6 +581,9 @@ func TestNewLLMRefusesBadConfig(t *testing.T) {
 		"bad url":          {BaseURL: "localhost:8080", Model: "m"},
 		"negative timeout": {Model: "m", Timeout: -time.Second},
 		"temperature":      {Model: "m", Temperature: 3},
+		"negative rpm":     {Model: "m", RequestsPerMinute: -1},
+		"negative tpm":     {Model: "m", TokensPerMinute: -1},
+		"negative conc":    {Model: "m", Concurrency: -1},
 	} {
 		if _, err := extract.NewLLM(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -798,5 +801,61 @@ func TestLLMEventDateLeftOut(t *testing.T) {
 	}
 	if !strings.Contains(string(res.Raw), `"event_date":null`) {
 		t.Errorf("the stored answer lacks the default: %s", res.Raw)
+	}
+}
+
+func TestLLMRateLimitWaitBeyondBoundMakesNoCall(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t, func(c *extract.LLMConfig) { c.RequestsPerMinute, c.LimitMaxWait = 1, 10*time.Second })
+	b.server.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Valid(llmMonaAnswer) })
+	if _, err := b.extract(t, "mona", llmSession("mona")); err != nil {
+		t.Fatal(err)
+	}
+	// One request a minute: the next turn is a minute away, beyond 10 s.
+	_, err := b.extract(t, "mona", llmSession("mona"))
+	wait, ok := extract.IsLimitWait(err)
+	if !ok || wait <= 10*time.Second || wait > time.Minute {
+		t.Fatalf("second extraction = %v, want a *LimitWaitError of up to 1m", err)
+	}
+	if !extract.IsTransient(err) {
+		t.Error("a limit wait is not transient")
+	}
+	if n := b.server.Calls(); n != 1 {
+		t.Fatalf("%d calls reached the endpoint, want 1", n)
+	}
+}
+
+func TestLLMRateLimitSlowsDownOn429(t *testing.T) {
+	t.Parallel()
+	b := setupLLM(t, func(c *extract.LLMConfig) { c.RequestsPerMinute, c.TokensPerMinute = 6000, 1_000_000 })
+	if f := b.llm.Limiter().Factor(); f != 1 {
+		t.Fatalf("factor %v before a 429", f)
+	}
+	b.server.Push(llmtest.Status(http.StatusTooManyRequests, "0"))
+	_, err := b.extract(t, "mona", llmSession("mona"))
+	var rl *extract.RateLimitError
+	if !errors.As(err, &rl) {
+		t.Fatalf("err = %v, want a *RateLimitError", err)
+	}
+	if f := b.llm.Limiter().Factor(); f > 0.51 {
+		t.Fatalf("factor %v after a 429, want about 0.5", f)
+	}
+}
+
+func TestLLMWithoutLimitsHasNoLimiter(t *testing.T) {
+	t.Parallel()
+	if b := setupLLM(t); b.llm.Limiter() != nil {
+		t.Fatal("an LLM without limits has a limiter")
+	}
+}
+
+func TestPooledTransportSizedToConcurrency(t *testing.T) {
+	t.Parallel()
+	tr := extract.NewPooledTransport(200)
+	if tr.MaxIdleConnsPerHost != 200 || tr.MaxIdleConns < 200 || tr.MaxConnsPerHost != 0 {
+		t.Fatalf("idle per host %d, idle %d, conns per host %d", tr.MaxIdleConnsPerHost, tr.MaxIdleConns, tr.MaxConnsPerHost)
+	}
+	if tr := extract.NewTransport(); tr.MaxIdleConnsPerHost != 64 {
+		t.Fatalf("default transport keeps %d idle connections per host", tr.MaxIdleConnsPerHost)
 	}
 }
