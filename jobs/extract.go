@@ -178,6 +178,11 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		case err == nil:
 			result = extract.KindOfApp(app).CompleteLLM(res, result)
 			run.Source = extract.SourceLLM
+		case errors.As(err, new(*extract.LimitWaitError)):
+			// MNEMO_LLM_RPM/TPM: no turn within the wait a call may take.
+			wait, _ := extract.IsLimitWait(err)
+			d.log().InfoContext(ctx, "llm rate limit: snoozing until the next turn", slog.String("session_id", id), slog.Duration("wait", wait))
+			return river.JobSnooze(wait)
 		case isRateLimit(err):
 			wait, _ := extract.RetryAfter(err)
 			run.Source, run.Outcome, run.Error = extract.SourceLLM, OutcomeRateLimited, err.Error()
