@@ -92,6 +92,10 @@ type Config struct {
 	// FetchPollInterval is how often queues are polled; SQLite has no
 	// LISTEN/NOTIFY, so this bounds its pick-up latency.
 	FetchPollInterval time.Duration
+	// FetchCooldown is the least time between two fetches of one queue,
+	// which caps a queue at MaxWorkers ÷ FetchCooldown short jobs a second;
+	// zero keeps River's 100 ms (or the poll interval, when shorter).
+	FetchCooldown time.Duration
 	// CompletedRetention keeps completed jobs this long.
 	CompletedRetention time.Duration
 	// RetryPolicy schedules retries of failed jobs; nil is River's
@@ -121,7 +125,9 @@ func (c Config) riverConfig() *river.Config {
 		Middleware:                  c.Middleware,
 		Schema:                      c.Schema,
 	}
-	if rc.FetchPollInterval > 0 && rc.FetchPollInterval < 100*time.Millisecond {
+	if c.FetchCooldown > 0 {
+		rc.FetchCooldown = c.FetchCooldown
+	} else if rc.FetchPollInterval > 0 && rc.FetchPollInterval < 100*time.Millisecond {
 		// River's default cooldown (100 ms) may not exceed the poll interval.
 		rc.FetchCooldown = rc.FetchPollInterval
 	}

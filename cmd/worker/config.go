@@ -47,6 +47,9 @@ type Config struct {
 	LLMMaxInputTokens int
 	// LLMMonthlyBudget is the spend in USD above which the LLM path is skipped.
 	LLMMonthlyBudget float64
+	// LLMRPM and LLMTPM are the provider's requests and tokens per minute
+	// for the model, which this process keeps under (0: unlimited).
+	LLMRPM, LLMTPM int
 	// EncryptionKey seals transcripts at rest (a 32-byte base64 key or a passphrase).
 	EncryptionKey string
 	// AppsDir holds operator-defined app presets.
@@ -58,12 +61,20 @@ type Config struct {
 	// RetryBackoff is the delay before a failed job's first retry, doubling
 	// after each attempt; zero keeps River's policy (attempt⁴ seconds).
 	RetryBackoff time.Duration
-	// Concurrency is the most jobs worked at once per queue.
+	// Concurrency is the most jobs worked at once per queue: the settings
+	// laid over the machine's defaults (Tuning).
 	Concurrency map[string]int
 	// ShutdownGrace is how long running jobs may finish after SIGTERM before they are cancelled.
 	ShutdownGrace time.Duration
-	// PollInterval is how often queues are polled for new jobs.
-	PollInterval time.Duration
+	// PollInterval is how often queues are polled for new jobs, and
+	// FetchCooldown the least time between two fetches of a queue.
+	PollInterval  time.Duration
+	FetchCooldown time.Duration
+	// PoolSize is the Postgres pool's most connections (0 on SQLite).
+	PoolSize int
+	// Tuning is the effective concurrency, fetch cooldown, poll interval and
+	// pool size, with where each came from (the machine or a setting).
+	Tuning Tuning
 	// MaxBodyBytes limits request bodies.
 	MaxBodyBytes int64
 	// Schedules are the batches' cron schedules with their catch-up policies.
@@ -93,14 +104,18 @@ var settings = []setting{
 	{"llm-max-input-tokens", "MNEMO_LLM_MAX_INPUT_TOKENS", "0", "transcript tokens per LLM call; longer transcripts are extracted in chunks (0: the app's budget)"},
 	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
+	{"llm-rpm", "MNEMO_LLM_RPM", "0", "LLM requests per minute this process keeps under, the provider's limit for the model; calls wait their turn (0: unlimited)"},
+	{"llm-tpm", "MNEMO_LLM_TPM", "0", "LLM tokens per minute (input and output) this process keeps under, the provider's limit for the model (0: unlimited)"},
 	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "transcript keys: id:base64-of-32-bytes or id:passphrase (PBKDF2), comma-separated for rotation, the last one writes"},
 	{"apps-dir", "MNEMO_APPS_DIR", "", "directory of operator-defined app presets (one folder per app)"},
 	{"job-timeout", "MNEMO_JOB_TIMEOUT", "5m", "how long one job may run"},
 	{"rescue-after", "MNEMO_RESCUE_AFTER", "15m", "after how long a job left running by a dead worker is rescued and run again"},
 	{"retry-backoff", "MNEMO_RETRY_BACKOFF", "", "delay before a failed job's first retry, doubling after each attempt (empty: River's attempt⁴ seconds)"},
-	{"concurrency", "MNEMO_CONCURRENCY", "default=4,extract=16,batch=1", "most jobs worked at once per queue, queue=N comma-separated"},
+	{"concurrency", "MNEMO_CONCURRENCY", "", "most jobs worked at once per queue, queue=N comma-separated; a queue not named keeps its derived default (see Derived defaults)"},
+	{"fetch-cooldown", "MNEMO_FETCH_COOLDOWN", "", "least time between two job fetches of a queue, which caps a queue at concurrency ÷ cooldown jobs/s (empty: derived)"},
+	{"db-pool-size", "MNEMO_DB_POOL_SIZE", "", "most connections of the Postgres pool, over pool_max_conns in DATABASE_URL (empty: derived)"},
 	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
-	{"poll-interval", "MNEMO_POLL_INTERVAL", "250ms", "how often queues are polled for new jobs"},
+	{"poll-interval", "MNEMO_POLL_INTERVAL", "", "how often an idle queue is polled for jobs no notification announced (empty: derived)"},
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
 	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
 	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
@@ -192,6 +207,12 @@ func buildConfig(get func(string) string) (Config, error) {
 	if c.LLMMonthlyBudget, err = strconv.ParseFloat(get("llm-monthly-budget"), 64); err != nil || c.LLMMonthlyBudget < 0 {
 		return c, settingError("llm-monthly-budget", "%q is not a non-negative number", get("llm-monthly-budget"))
 	}
+	if c.LLMRPM, err = strconv.Atoi(get("llm-rpm")); err != nil || c.LLMRPM < 0 {
+		return c, settingError("llm-rpm", "%q is not a non-negative number of requests per minute", get("llm-rpm"))
+	}
+	if c.LLMTPM, err = strconv.Atoi(get("llm-tpm")); err != nil || c.LLMTPM < 0 {
+		return c, settingError("llm-tpm", "%q is not a non-negative number of tokens per minute", get("llm-tpm"))
+	}
 	c.EncryptionKey = get("encryption-key")
 	c.AppsDir = get("apps-dir")
 	for _, d := range []struct {
@@ -204,7 +225,11 @@ func buildConfig(get func(string) string) (Config, error) {
 		{"rescue-after", &c.RescueAfter, time.Second},
 		{"shutdown-grace", &c.ShutdownGrace, 0},
 		{"poll-interval", &c.PollInterval, 10 * time.Millisecond},
+		{"fetch-cooldown", &c.FetchCooldown, time.Millisecond},
 	} {
+		if get(d.name) == "" && (d.name == "poll-interval" || d.name == "fetch-cooldown") {
+			continue // derived from the machine (resolveTuning)
+		}
 		v, err := time.ParseDuration(get(d.name))
 		if err != nil {
 			return c, settingError(d.name, "%q is not a duration such as 30s or 5m", get(d.name))
@@ -225,6 +250,20 @@ func buildConfig(get func(string) string) (Config, error) {
 	if c.Concurrency, err = parseConcurrency(get("concurrency")); err != nil {
 		return c, settingError("concurrency", "%v", err)
 	}
+	if v := get("db-pool-size"); v != "" {
+		if c.PoolSize, err = strconv.Atoi(v); err != nil || c.PoolSize < 1 || c.PoolSize > 10000 {
+			return c, settingError("db-pool-size", "%q is not a number from 1 to 10000", v)
+		}
+	} else if c.Dialect == "postgres" {
+		if c.PoolSize, err = urlPoolSize(c.DatabaseURL); err != nil {
+			return c, settingError("database-url", "%v", err)
+		}
+	}
+	if c.Tuning, err = resolveTuning(machineCores(), c.Dialect, c.LLMModel != "", explicitTuning{
+		concurrency: c.Concurrency, fetchCooldown: c.FetchCooldown, pollInterval: c.PollInterval, poolSize: c.PoolSize}); err != nil {
+		return c, err
+	}
+	c.Concurrency, c.FetchCooldown, c.PollInterval, c.PoolSize = c.Tuning.Concurrency, c.Tuning.FetchCooldown, c.Tuning.PollInterval, c.Tuning.PoolSize
 	if c.MaxBodyBytes, err = strconv.ParseInt(get("max-body-bytes"), 10, 64); err != nil || c.MaxBodyBytes < 1024 {
 		return c, settingError("max-body-bytes", "%q is not a byte count of at least 1024", get("max-body-bytes"))
 	}
@@ -315,11 +354,6 @@ func parseConcurrency(s string) (map[string]int, error) {
 		}
 		out[name] = v
 	}
-	for _, q := range []string{jobs.QueueDefault, jobs.QueueExtract, jobs.QueueBatch} {
-		if _, ok := out[q]; !ok {
-			out[q] = 1
-		}
-	}
 	return out, nil
 }
 
@@ -376,6 +410,18 @@ Commands:
   demo [--dir DIR]       hand sample sessions of every preset to an embedded worker, print what was remembered
   extract --app APP [--in FILE] [--llm=off]
                         run extraction offline on a session-close body, print JSON
+
+Derived defaults: unless set, the queues' concurrency, the fetch cooldown, the
+poll interval and the Postgres pool follow from the cores (GOMAXPROCS) and the
+mode; 'worker serve' logs the values it runs with, and where each came from.
+  Postgres: extract 8 per core (at least 16), or 256 with an LLM (calls wait,
+            they do not compute); default 2 per core (at least 4); batch 1;
+            fetch cooldown 20ms; poll 1s (LISTEN/NOTIFY wakes fetches);
+            pool 4 connections per core, from 8 to 64
+  SQLite:   extract 2 per core (at least 4), or 128 with an LLM (one writer:
+            more jobs only queue); default 2 per core (at least 4); batch 1;
+            fetch cooldown 10ms; poll 100ms; one connection
+A queue works at most concurrency ÷ fetch cooldown short jobs a second.
 
 Settings (flag, environment variable, default):
 `)

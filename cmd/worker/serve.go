@@ -99,7 +99,11 @@ func newLLM(cfg Config, log *slog.Logger) (*extract.LLM, error) {
 		return nil, fmt.Errorf("MNEMO_LLM_PRICES: %w", err)
 	}
 	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
-		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, Prices: extract.DefaultPrices().With(prices), Logger: log})
+		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, Prices: extract.DefaultPrices().With(prices), Logger: log,
+		// Extraction and re-summaries call the LLM, at most one call per job.
+		Concurrency:       cfg.Concurrency[jobs.QueueExtract] + cfg.Concurrency[jobs.QueueDefault],
+		RequestsPerMinute: cfg.LLMRPM, TokensPerMinute: cfg.LLMTPM,
+		LimitMaxWait: min(extract.DefaultLimitMaxWait, cfg.JobTimeout/2)})
 	if err != nil {
 		return nil, fmt.Errorf("MNEMO_LLM_MODEL: %w", err)
 	}
@@ -144,6 +148,10 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 			return nil, usageError{err}
 		}
 	}
+	if cfg.Dialect == store.DialectPostgres && cfg.PoolSize > 0 {
+		// pgx reads the pool's size from the URL (openStore passes no size).
+		cfg.DatabaseURL = withPoolSize(cfg.DatabaseURL, cfg.PoolSize)
+	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -167,6 +175,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		JobTimeout:        cfg.JobTimeout,
 		RescueAfter:       cfg.RescueAfter,
 		FetchPollInterval: cfg.PollInterval,
+		FetchCooldown:     cfg.FetchCooldown,
 		// A weekly batch's job outlives its period, for the operator's eyes.
 		CompletedRetention: 30 * 24 * time.Hour,
 		Logger:             log,
@@ -294,6 +303,10 @@ func serve(ctx context.Context, e *env) error {
 		return err
 	}
 	defer sys.store.Close()
+	conc, cooldown, poll, pool := e.cfg.Tuning.logValues()
+	log.Info("queue tuning", slog.String("concurrency", conc), slog.String("fetch_cooldown", cooldown),
+		slog.String("poll_interval", poll), slog.String("db_pool", pool), slog.Int("cores", e.cfg.Tuning.Cores),
+		slog.Bool("llm", e.cfg.Tuning.LLM))
 	if len(e.cfg.Tokens) == 0 {
 		log.Warn("no MNEMO_API_TOKENS: every route is open to callers on this loopback address")
 	}
