@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,6 +62,52 @@ func queryAll[T any](ctx context.Context, q queries, sql string, args []any, sca
 	return out, r.Err()
 }
 
+// maxParams bounds the parameters of one statement: SQLite allows 32 766,
+// Postgres 65 535.
+const maxParams = 32000
+
+// insertRows inserts n rows of width columns each with as few statements as
+// the parameter limit allows: one multi-row VALUES list per batch. head is
+// "INSERT INTO t (cols)", tail what follows the VALUES list (an ON CONFLICT
+// clause, say), row(i) the arguments of row i. It returns the rows affected.
+func (q queries) insertRows(ctx context.Context, head string, width, n int, row func(i int) []any, tail string) (int64, error) {
+	per := max(1, maxParams/width)
+	var total int64
+	for start := 0; start < n; start += per {
+		end := min(n, start+per)
+		var b strings.Builder
+		b.WriteString(head)
+		b.WriteString(" VALUES ")
+		args := make([]any, 0, (end-start)*width)
+		for i := start; i < end; i++ {
+			if i > start {
+				b.WriteString(", ")
+			}
+			b.WriteByte('(')
+			for j := range width {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(len(args) + j + 1))
+			}
+			b.WriteByte(')')
+			vals := row(i)
+			if len(vals) != width {
+				return total, fmt.Errorf("insert row of %d values into %d columns", len(vals), width)
+			}
+			args = append(args, vals...)
+		}
+		b.WriteString(tail)
+		k, err := q.e.exec(ctx, b.String(), args...)
+		if err != nil {
+			return total, err
+		}
+		total += k
+	}
+	return total, nil
+}
+
 // --- users
 
 const userCols = "id, app, display_name, timezone, memory_disabled, created_at, updated_at"
@@ -104,6 +153,47 @@ func (q queries) GetUser(ctx context.Context, id string) (User, error) {
 		return err
 	})
 	return u, err
+}
+
+func (q queries) GetUserForUpdate(ctx context.Context, id string) (User, error) {
+	var u User
+	err := q.queryOne(ctx, "SELECT "+userCols+" FROM mnemo_users WHERE id = $1 FOR UPDATE", []any{id}, func(r rows) (err error) {
+		if u, err = scanUser(r); err != nil {
+			return err
+		}
+		u.DisplayName, err = q.openText("user:"+u.ID+":display_name", u.DisplayName)
+		return err
+	})
+	return u, err
+}
+
+func (q queries) EnsureUser(ctx context.Context, u User, zoneNamed bool) (User, error) {
+	name, err := q.sealText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
+	if err != nil {
+		return User{}, err
+	}
+	var got User
+	err = q.queryOne(ctx, `INSERT INTO mnemo_users (`+userCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (id) DO UPDATE SET
+			display_name = CASE WHEN excluded.display_name <> '' THEN excluded.display_name ELSE mnemo_users.display_name END,
+			timezone = CASE WHEN excluded.timezone <> '' AND ($8 OR mnemo_users.timezone = '') THEN excluded.timezone ELSE mnemo_users.timezone END,
+			updated_at = excluded.updated_at
+		WHERE mnemo_users.app = excluded.app
+		RETURNING `+userCols,
+		[]any{u.ID, u.App, name, u.Timezone, u.MemoryDisabled, u.CreatedAt, u.UpdatedAt, zoneNamed}, func(r rows) (err error) {
+			if got, err = scanUser(r); err != nil {
+				return err
+			}
+			got.DisplayName, err = q.openText("user:"+got.ID+":display_name", got.DisplayName)
+			return err
+		})
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return User{}, fmt.Errorf("user %s belongs to another app: %w", u.ID, ErrConflict)
+	case err != nil:
+		return User{}, fmt.Errorf("ensure user: %w", err)
+	}
+	return got, nil
 }
 
 // --- sessions
@@ -186,6 +276,12 @@ func (q queries) SetSessionStatus(ctx context.Context, id, status string, at tim
 	return mustAffect(n, err, "set session status")
 }
 
+func (q queries) SetSessionProcessed(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
+	n, err := q.e.exec(ctx, `UPDATE mnemo_sessions SET status = 'processed', processed_at = $4, updated_at = $4,
+		transcript_retained = $2, retain_until = $3 WHERE id = $1`, id, retained, until, at)
+	return mustAffect(n, err, "set session processed")
+}
+
 func (q queries) SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
 	n, err := q.e.exec(ctx, "UPDATE mnemo_sessions SET transcript_retained = $2, retain_until = $3, updated_at = $4 WHERE id = $1",
 		id, retained, until, at)
@@ -203,11 +299,12 @@ func scanEvent(r rows) (Event, error) {
 }
 
 func (q queries) InsertEvents(ctx context.Context, events []Event) error {
-	for _, e := range events {
-		if _, err := q.e.exec(ctx, "INSERT INTO mnemo_session_events ("+eventCols+") VALUES ($1, $2, $3, $4, $5, $6, $7)",
-			e.SessionID, e.Seq, e.UserID, e.Kind, e.At, e.MessageID, jsonArg(e.Data, "{}")); err != nil {
-			return fmt.Errorf("insert event %d: %w", e.Seq, err)
-		}
+	_, err := q.insertRows(ctx, "INSERT INTO mnemo_session_events ("+eventCols+")", 7, len(events), func(i int) []any {
+		e := events[i]
+		return []any{e.SessionID, e.Seq, e.UserID, e.Kind, e.At, e.MessageID, jsonArg(e.Data, "{}")}
+	}, "")
+	if err != nil {
+		return fmt.Errorf("insert events: %w", err)
 	}
 	return nil
 }
@@ -241,11 +338,12 @@ func (q queries) ListUserEvents(ctx context.Context, userID string, kinds []stri
 const chunkCols = "session_id, seq, user_id, key_id, nonce, ciphertext, sha256, created_at"
 
 func (q queries) InsertChunks(ctx context.Context, chunks []Chunk) error {
-	for _, c := range chunks {
-		if _, err := q.e.exec(ctx, "INSERT INTO mnemo_transcript_chunks ("+chunkCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-			c.SessionID, c.Seq, c.UserID, c.KeyID, c.Nonce, c.Ciphertext, c.SHA256, c.CreatedAt); err != nil {
-			return fmt.Errorf("insert transcript chunk %d: %w", c.Seq, err)
-		}
+	_, err := q.insertRows(ctx, "INSERT INTO mnemo_transcript_chunks ("+chunkCols+")", 8, len(chunks), func(i int) []any {
+		c := chunks[i]
+		return []any{c.SessionID, c.Seq, c.UserID, c.KeyID, c.Nonce, c.Ciphertext, c.SHA256, c.CreatedAt}
+	}, "")
+	if err != nil {
+		return fmt.Errorf("insert transcript chunks: %w", err)
 	}
 	return nil
 }
@@ -477,6 +575,19 @@ func (q queries) InsertMemory(ctx context.Context, m Memory) error {
 	return nil
 }
 
+func (q queries) InsertMemories(ctx context.Context, ms []Memory) error {
+	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memories ("+memoryCols+")", 22, len(ms), func(i int) []any {
+		m := ms[i]
+		return []any{m.ID, m.UserID, m.App, m.Key, m.Value, m.Category, m.Importance, m.Confidence, m.Status, m.SupersedesID,
+			m.SourceSessionID, m.SourceMessageID, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.CreatedAt, m.UpdatedAt,
+			statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.EventDate, m.Wording}
+	}, "")
+	if err != nil {
+		return fmt.Errorf("insert memories: %w", err)
+	}
+	return nil
+}
+
 func (q queries) UpdateMemory(ctx context.Context, m Memory) error {
 	n, err := q.e.exec(ctx, `UPDATE mnemo_memories SET value = $3, importance = $4, confidence = $5, status = $6,
 		confirmations = $7, expires_at = $8, last_used_at = $9, updated_at = $10, stated_at = $11, invalidated_at = $12,
@@ -523,6 +634,18 @@ func (q queries) InsertStatement(ctx context.Context, s Statement) error {
 	return nil
 }
 
+func (q queries) InsertStatements(ctx context.Context, ss []Statement) error {
+	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(ss), func(i int) []any {
+		s := ss[i]
+		return []any{cmp.Or(s.ID, NewID()), s.MemoryID, s.UserID, s.Key, s.Value, s.Category, s.Importance, s.Confidence, s.ExpiresAt,
+			s.StatedAt, s.SessionID, s.MessageID, max(s.Weight, 1), s.EventDate, s.Wording, s.CreatedAt}
+	}, "")
+	if err != nil {
+		return fmt.Errorf("insert memory statements: %w", err)
+	}
+	return nil
+}
+
 func (q queries) MoveStatement(ctx context.Context, userID, id, memoryID string) error {
 	n, err := q.e.exec(ctx, "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2", userID, id, memoryID)
 	return mustAffect(n, err, "move memory statement")
@@ -537,13 +660,32 @@ func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
 	return nil
 }
 
+func (q queries) InsertMemoryChanges(ctx context.Context, cs []MemoryChange) error {
+	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at, key)", 8, len(cs),
+		func(i int) []any {
+			c := cs[i]
+			return []any{cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At, c.Key}
+		}, "")
+	if err != nil {
+		return fmt.Errorf("record memory changes: %w", err)
+	}
+	return nil
+}
+
+func scanMemoryChange(r rows) (MemoryChange, error) {
+	var c MemoryChange
+	err := r.Scan(&c.ID, &c.MemoryID, &c.UserID, &c.Action, &c.Actor, &c.SessionID, scanTime{&c.At}, &c.Key)
+	return c, err
+}
+
 func (q queries) ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error) {
 	return queryAll(ctx, q, "SELECT id, memory_id, user_id, action, actor, session_id, at, key FROM mnemo_memory_history WHERE user_id = $1 ORDER BY at, id",
-		[]any{userID}, func(r rows) (MemoryChange, error) {
-			var c MemoryChange
-			err := r.Scan(&c.ID, &c.MemoryID, &c.UserID, &c.Action, &c.Actor, &c.SessionID, scanTime{&c.At}, &c.Key)
-			return c, err
-		})
+		[]any{userID}, scanMemoryChange)
+}
+
+func (q queries) ListMemoryChangesOf(ctx context.Context, userID, action string) ([]MemoryChange, error) {
+	return queryAll(ctx, q, "SELECT id, memory_id, user_id, action, actor, session_id, at, key FROM mnemo_memory_history WHERE user_id = $1 AND action = $2 ORDER BY at, id",
+		[]any{userID, action}, scanMemoryChange)
 }
 
 // --- cues

@@ -360,6 +360,14 @@ type Querier interface {
 	// ends (a row lock on Postgres; SQLite's write lock already does).
 	LockUser(ctx context.Context, id string) error
 	GetUser(ctx context.Context, id string) (User, error)
+	// GetUserForUpdate reads a user and, on Postgres, locks its row for the
+	// rest of the transaction (LockUser and GetUser in one statement).
+	GetUserForUpdate(ctx context.Context, id string) (User, error)
+	// EnsureUser upserts u as UpsertUser does and returns the row as
+	// stored, in one statement. The stored time zone is kept unless
+	// zoneNamed or it is empty. A user of the same id and another app is
+	// left alone: ErrConflict.
+	EnsureUser(ctx context.Context, u User, zoneNamed bool) (User, error)
 
 	// CreateSession inserts a new session; ErrConflict if the id exists.
 	CreateSession(ctx context.Context, s Session) error
@@ -371,6 +379,9 @@ type Querier interface {
 	// SetSessionStatus moves a session to status; processed sets processed_at.
 	SetSessionStatus(ctx context.Context, id, status string, at time.Time) error
 	SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error
+	// SetSessionProcessed is SetTranscriptRetention and SetSessionStatus
+	// (processed) in one statement.
+	SetSessionProcessed(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error
 
 	InsertEvents(ctx context.Context, events []Event) error
 	ListEvents(ctx context.Context, sessionID string) ([]Event, error)
@@ -401,6 +412,9 @@ type Querier interface {
 	GetMemory(ctx context.Context, userID, id string) (Memory, error)
 	// InsertMemory adds m; ErrConflict if an active memory of the same key exists.
 	InsertMemory(ctx context.Context, m Memory) error
+	// InsertMemories adds every memory of ms in one statement (per 1 400
+	// memories): a batch of InsertMemory.
+	InsertMemories(ctx context.Context, ms []Memory) error
 	// UpdateMemory rewrites the mutable fields of m (value, importance,
 	// confidence, status, confirmations, expiry, last use, updated_at).
 	UpdateMemory(ctx context.Context, m Memory) error
@@ -408,10 +422,17 @@ type Querier interface {
 	// keys (all keys when empty).
 	ListStatements(ctx context.Context, userID string, keys []string) ([]Statement, error)
 	InsertStatement(ctx context.Context, s Statement) error
+	// InsertStatements is a batch of InsertStatement, in one statement.
+	InsertStatements(ctx context.Context, ss []Statement) error
 	// MoveStatement makes statement id part of another memory of its user.
 	MoveStatement(ctx context.Context, userID, id, memoryID string) error
 	InsertMemoryChange(ctx context.Context, c MemoryChange) error
+	// InsertMemoryChanges is a batch of InsertMemoryChange, in one statement.
+	InsertMemoryChanges(ctx context.Context, cs []MemoryChange) error
 	ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error)
+	// ListMemoryChangesOf lists the changes of one action ("forget", say)
+	// of a user's memories, oldest first, as ListMemoryChanges orders them.
+	ListMemoryChangesOf(ctx context.Context, userID, action string) ([]MemoryChange, error)
 
 	// InsertCue records a cue; a cue of the same session, kind and field already
 	// recorded is left as it is.
