@@ -322,27 +322,31 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	case !errors.Is(err, store.ErrNotFound):
 		return Result{}, err
 	}
-	zone := req.Timezone
-	memoryOff := false // the user turned memory off: no transcript is kept (issue 13)
-	if u, err := tx.GetUser(ctx, req.UserID); err == nil {
-		memoryOff = u.MemoryDisabled
-		if u.App != req.App {
-			return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
-		}
-		// A session that names no zone is in the user's zone (UTC for a new
-		// user) and leaves it as it was, rather than resetting it.
-		if !req.zoneNamed && u.Timezone != "" {
-			req.Timezone, zone = u.Timezone, ""
-		}
-	}
-	if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, DisplayName: req.DisplayName,
-		Timezone: zone, CreatedAt: now, UpdatedAt: now}); err != nil {
+	// One statement upserts the user and says what Close needs of it: a
+	// session that names no zone is in the user's zone (UTC for a new user)
+	// and leaves it as it was, rather than resetting it; memory off keeps no
+	// transcript (issue 13).
+	u, err := tx.EnsureUser(ctx, store.User{ID: req.UserID, App: req.App, DisplayName: req.DisplayName,
+		Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}, req.zoneNamed)
+	if errors.Is(err, store.ErrConflict) {
+		return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
+	} else if err != nil {
 		return Result{}, err
 	}
+	memoryOff := u.MemoryDisabled
+	req.Timezone = u.Timezone
+	// The job goes in first, so that the session row is written once, with it.
+	ins, err := d.Queue.InsertTx(ctx, tx, jobs.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
+		UniqueOpts: river.UniqueOpts{ByArgs: true},
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	refs := []store.JobRef{{ID: ins.ID, Kind: ins.Kind}}
 	closedAt := now
 	closed := store.Session{ID: sessionID, UserID: req.UserID, App: req.App, Status: store.StatusClosed,
 		StartedAt: req.StartedAt, EndedAt: req.EndedAt, Timezone: req.Timezone, MessageCount: len(req.Messages),
-		BodySHA256: fp, TranscriptRetained: !memoryOff, ClosedAt: &closedAt, UpdatedAt: now}
+		BodySHA256: fp, Jobs: refs, TranscriptRetained: !memoryOff, ClosedAt: &closedAt, UpdatedAt: now}
 	if active {
 		err = tx.CloseActiveSession(ctx, closed)
 	} else {
@@ -359,8 +363,10 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 		}
 		events[i] = store.Event{SessionID: sessionID, Seq: i, UserID: req.UserID, Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: data}
 	}
-	if err := tx.InsertEvents(ctx, events); err != nil {
-		return Result{}, err
+	if len(events) > 0 {
+		if err := tx.InsertEvents(ctx, events); err != nil {
+			return Result{}, err
+		}
 	}
 	if !memoryOff { // memory off: its extraction sees no transcript, and nothing of it is kept
 		if err := transcript.Store(ctx, tx, d.Keys, sessionID, req.UserID, req.Messages, now); err != nil {
@@ -370,16 +376,6 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	// A session of a period a batch already covered (handed over late)
 	// marks that period dirty, so that the scheduler re-runs it.
 	if err := jobs.MarkLateSession(ctx, tx, jobs.RulesOf(d.Apps[req.App]), req.EndedAt, now); err != nil {
-		return Result{}, err
-	}
-	ins, err := d.Queue.InsertTx(ctx, tx, jobs.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
-		UniqueOpts: river.UniqueOpts{ByArgs: true},
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	refs := []store.JobRef{{ID: ins.ID, Kind: ins.Kind}}
-	if err := tx.SetSessionJobs(ctx, sessionID, refs, now); err != nil {
 		return Result{}, err
 	}
 	return Result{SessionID: sessionID, Jobs: refs}, nil

@@ -154,8 +154,10 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	for i, e := range events {
 		in.Events[i] = extract.Event{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data}
 	}
-	if in.History, err = loadHistory(ctx, d.Store, sess.UserID, id); err != nil {
-		return err
+	if needsHistory(app) {
+		if in.History, err = loadHistory(ctx, d.Store, sess.UserID, id); err != nil {
+			return err
+		}
 	}
 
 	now := d.now()
@@ -260,6 +262,12 @@ func (w *ExtractWorker) llmAllowed(ctx context.Context, app *prompts.App, now ti
 	return true, nil
 }
 
+// needsHistory reports whether app's rules read what earlier sessions left
+// (extract.History): LaRa's fold reads the records, coach's derived profile
+// the summaries and the profile. The other kinds' rules, and the LLM, read
+// none of it, so their extraction does not load it.
+func needsHistory(app *prompts.App) bool { return foldsRecords(app) || derivesProfile(app) }
+
 // loadHistory reads what extraction may build on: the user's records, newest
 // summaries (other sessions') and profile.
 func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string) (extract.History, error) {
@@ -337,14 +345,13 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		// One user's sessions apply one at a time, and records that accumulate
 		// (LaRa's counts) are folded into the state as it is now, not as it was
 		// when extraction started.
-		if err := tx.LockUser(ctx, sess.UserID); err != nil {
-			return err
-		}
-		user, err := tx.GetUser(ctx, sess.UserID)
+		user, err := tx.GetUserForUpdate(ctx, sess.UserID)
 		if err != nil {
 			return err
 		}
-		if len(res.Records) > 0 || derivesProfile(app) {
+		// Rules that read no history give what they gave outside the
+		// transaction: only those that do run again.
+		if needsHistory(app) && (len(res.Records) > 0 || derivesProfile(app)) {
 			if in.History, err = loadHistory(ctx, tx, sess.UserID, sess.ID); err != nil {
 				return err
 			}
@@ -360,10 +367,11 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			}
 		}
 		if !user.MemoryDisabled {
-			if err := applyMemories(ctx, tx, sess, app, in, res.Memories, now); err != nil {
+			var forgot *forgets // read once, when memories or the profile need them
+			if err := applyMemories(ctx, tx, sess, app, in, res.Memories, &forgot, now); err != nil {
 				return err
 			}
-			if err := applyProfile(ctx, tx, sess, app, in, res, now); err != nil {
+			if err := applyProfile(ctx, tx, sess, app, in, res, &forgot, now); err != nil {
 				return err
 			}
 			if err := recordRisks(ctx, tx, d, sess, in, res.Risks, now); err != nil {
@@ -402,14 +410,12 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			// Memory off keeps no transcript either (issue 13).
 			policy.TranscriptRetention, policy.FallbackRetention = 0, 0
 		}
-		if err := settleTranscript(ctx, tx, sess, policy, res.Source, now); err != nil {
-			return err
-		}
-		return tx.SetSessionStatus(ctx, sess.ID, store.StatusProcessed, now)
+		return settleTranscript(ctx, tx, sess, policy, res.Source, now)
 	})
 }
 
-// settleTranscript applies the retention policy once a session is processed:
+// settleTranscript marks the session processed and applies the retention
+// policy, in one statement:
 // a fallback keeps the transcript for a later re-run; otherwise it is kept
 // for the app's retention, or deleted at once when that is zero.
 //
@@ -431,10 +437,10 @@ func settleTranscript(ctx context.Context, tx store.Tx, sess store.Session, p pr
 				return err
 			}
 		}
-		return tx.SetTranscriptRetention(ctx, sess.ID, false, nil, now)
+		return tx.SetSessionProcessed(ctx, sess.ID, false, nil, now)
 	}
 	until := now.Add(keep)
-	return tx.SetTranscriptRetention(ctx, sess.ID, true, &until, now)
+	return tx.SetSessionProcessed(ctx, sess.ID, true, &until, now)
 }
 
 // applyMemories passes candidates through the merge policy (extract.Plan:
@@ -444,7 +450,7 @@ func settleTranscript(ctx context.Context, tx store.Tx, sess store.Session, p pr
 // session's end. The memories of each key touched are then derived again
 // from the whole timeline (extract.Timeline), so that the statements, not
 // the order they arrived in, decide what is true.
-func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory, now time.Time) error {
+func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory, forgot **forgets, now time.Time) error {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -454,11 +460,11 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 			cands[i].StatedAt = statedAt(in, cands[i].SourceMessageID)
 		}
 	}
-	forgot, err := loadForgets(ctx, tx, sess.UserID)
+	f, err := loadForgetsOnce(ctx, tx, sess.UserID, forgot)
 	if err != nil {
 		return err
 	}
-	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool { return forgot.memory(c) })
+	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool { return f.memory(c) })
 	all, err := tx.ListMemories(ctx, sess.UserID, store.MemoryFilter{All: true})
 	if err != nil {
 		return err
@@ -509,28 +515,42 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 			StatedAt: c.StatedAt, SessionID: sess.ID, MessageID: c.SourceMessageID, Weight: 1,
 			EventDate: c.EventDate, Wording: c.Wording})
 	}
+	var w timelineWrites
 	for _, k := range subjects {
-		if err := writeTimeline(ctx, tx, sess, bySubject[k], byID, now); err != nil {
-			return err
-		}
+		w.plan(sess, bySubject[k], byID, now)
 	}
-	return nil
+	return w.flush(ctx, tx, sess.UserID)
 }
 
-// writeTimeline stores the memories a subject's statements make: each run
-// one memory, the last one active (or expired, when even its latest
+// timelineWrites are the writes the timelines of the subjects a session
+// touched make, collected so that they take few statements: memory updates
+// one by one, new memories, their audit rows and new statements each in
+// one multi-row insert.
+type timelineWrites struct {
+	// leaving are the writes of memories that end up not active, entering
+	// those that end up active: one active memory per key means memories
+	// leave the active set before another enters it.
+	leaving, entering []memoryWrite
+	audit             []store.MemoryChange
+	moves             []store.Statement // ID and MemoryID set
+	statements        []store.Statement
+}
+
+type memoryWrite struct {
+	m     store.Memory
+	isNew bool
+}
+
+// plan adds the writes of the memories a subject's statements make: each
+// run one memory, the last one active (or expired, when even its latest
 // statement's TTL has passed), every earlier one deprecated, invalidated at
 // the next run's StatedAt by that run's memory. New statements (those
 // without a memory) are stored with theirs.
-func writeTimeline(ctx context.Context, tx store.Tx, sess store.Session, stmts []extract.Statement, byID map[string]store.Memory, now time.Time) error {
+func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, byID map[string]store.Memory, now time.Time) {
 	runs := extract.Timeline(stmts)
 	ids := make([]string, len(runs))
 	for i, r := range runs {
 		ids[i] = cmp.Or(r.MemoryID, store.NewID())
-	}
-	audit := func(memoryID, action string) error {
-		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: memoryID, UserID: sess.UserID, Action: action,
-			Actor: "extraction", SessionID: sess.ID, At: now})
 	}
 	type write struct {
 		m      store.Memory
@@ -576,42 +596,69 @@ func writeTimeline(ctx context.Context, tx store.Tx, sess store.Session, stmts [
 			writes = append(writes, write{m, !exists, action})
 		}
 	}
-	// One active memory per key: memories leave the active set before
-	// another enters it.
 	slices.SortStableFunc(writes, func(a, b write) int {
 		return cmp.Compare(boolInt(a.m.Status == store.MemoryActive), boolInt(b.m.Status == store.MemoryActive))
 	})
 	for _, w := range writes {
-		var err error
-		if w.isNew {
-			err = tx.InsertMemory(ctx, w.m)
-		} else {
-			err = tx.UpdateMemory(ctx, w.m)
-		}
-		if err != nil {
-			return err
-		}
 		byID[w.m.ID] = w.m
-		if err := audit(w.m.ID, w.action); err != nil {
-			return err
+		if w.m.Status == store.MemoryActive {
+			tw.entering = append(tw.entering, memoryWrite{w.m, w.isNew})
+		} else {
+			tw.leaving = append(tw.leaving, memoryWrite{w.m, w.isNew})
 		}
+		// Ids are made here, in the order the rows were once written one
+		// by one: the audit lists by time, then id.
+		tw.audit = append(tw.audit, store.MemoryChange{ID: store.NewID(), MemoryID: w.m.ID, UserID: sess.UserID, Action: w.action,
+			Actor: "extraction", SessionID: sess.ID, At: now})
 	}
 	for i, r := range runs {
 		for _, s := range r.Statements {
 			switch {
 			case s.MemoryID == "":
-				if err := tx.InsertStatement(ctx, store.Statement{ID: s.ID, MemoryID: ids[i], UserID: sess.UserID, Key: s.Key,
+				tw.statements = append(tw.statements, store.Statement{ID: s.ID, MemoryID: ids[i], UserID: sess.UserID, Key: s.Key,
 					Value: s.Value, Category: s.Category, Importance: s.Importance, Confidence: s.Confidence,
 					ExpiresAt: s.ExpiresAt, StatedAt: s.StatedAt, SessionID: s.SessionID, MessageID: s.MessageID,
-					Weight: s.Weight, EventDate: s.EventDate, Wording: s.Wording, CreatedAt: now}); err != nil {
-					return err
-				}
+					Weight: s.Weight, EventDate: s.EventDate, Wording: s.Wording, CreatedAt: now})
 			case s.MemoryID != ids[i]:
-				if err := tx.MoveStatement(ctx, sess.UserID, s.ID, ids[i]); err != nil {
-					return err
-				}
+				tw.moves = append(tw.moves, store.Statement{ID: s.ID, MemoryID: ids[i]})
 			}
 		}
+	}
+}
+
+// flush writes what plan collected: the memories leaving the active set,
+// then those entering it, then the audit, the statements moved and the new
+// statements.
+func (tw *timelineWrites) flush(ctx context.Context, tx store.Tx, userID string) error {
+	for _, group := range [][]memoryWrite{tw.leaving, tw.entering} {
+		var inserts []store.Memory
+		for _, w := range group {
+			if w.isNew {
+				inserts = append(inserts, w.m)
+				continue
+			}
+			if err := tx.UpdateMemory(ctx, w.m); err != nil {
+				return err
+			}
+		}
+		if len(inserts) > 0 {
+			if err := tx.InsertMemories(ctx, inserts); err != nil {
+				return err
+			}
+		}
+	}
+	if len(tw.audit) > 0 {
+		if err := tx.InsertMemoryChanges(ctx, tw.audit); err != nil {
+			return err
+		}
+	}
+	for _, m := range tw.moves {
+		if err := tx.MoveStatement(ctx, userID, m.ID, m.MemoryID); err != nil {
+			return err
+		}
+	}
+	if len(tw.statements) > 0 {
+		return tx.InsertStatements(ctx, tw.statements)
 	}
 	return nil
 }
@@ -661,13 +708,16 @@ func sessionTime(in extract.Session) time.Time {
 // significant changes as cues for the next session. Fields derived from all
 // of a user's sessions (coach's goals and themes) are stated at the newest
 // session they were derived from, as they already hold everything older.
-func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, now time.Time) error {
+func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, forgot **forgets, now time.Time) error {
+	if len(saidFields(res.ProfileUpdates, false)) == 0 && len(app.Policy.SignificantFields) == 0 {
+		return nil // nothing to write, and no cue to raise: WriteProfile and RecordProfileCues would do nothing
+	}
 	at, by := sessionTime(in), sess.ID
-	forgot, err := loadForgets(ctx, tx, sess.UserID)
+	f, err := loadForgetsOnce(ctx, tx, sess.UserID, forgot)
 	if err != nil {
 		return err
 	}
-	if !forgot.profile.IsZero() && at.Before(forgot.profile) {
+	if !f.profile.IsZero() && at.Before(f.profile) {
 		return nil // said before the user's fresh start: not remembered
 	}
 	derived := derivesProfile(app)
@@ -704,9 +754,23 @@ type forgets struct {
 	profile          time.Time
 }
 
+// loadForgetsOnce is loadForgets the first time a transaction asks, and
+// what it read after that (*cache holds it).
+func loadForgetsOnce(ctx context.Context, tx store.Tx, userID string, cache **forgets) (forgets, error) {
+	if *cache != nil {
+		return **cache, nil
+	}
+	f, err := loadForgets(ctx, tx, userID)
+	if err != nil {
+		return f, err
+	}
+	*cache = &f
+	return f, nil
+}
+
 func loadForgets(ctx context.Context, tx store.Tx, userID string) (forgets, error) {
 	f := forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
-	changes, err := tx.ListMemoryChanges(ctx, userID)
+	changes, err := tx.ListMemoryChangesOf(ctx, userID, "forget")
 	if err != nil {
 		return f, err
 	}

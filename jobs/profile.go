@@ -80,16 +80,7 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 		out.Before = map[string]any{}
 	}
 	out.After = maps.Clone(out.Before)
-	said := map[string]any{}
-	for field, v := range w.Updates {
-		if v == nil && w.Edit {
-			said[field] = nil // an edit's removal is a statement too
-			continue
-		}
-		if len(extract.ProfileDiff(nil, map[string]any{field: v})) > 0 {
-			said[field] = v // null or not JSON says nothing
-		}
-	}
+	said := saidFields(w.Updates, w.Edit)
 	if len(said) == 0 {
 		return out, nil
 	}
@@ -142,6 +133,23 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 	err = tx.SaveProfile(ctx, store.Profile{UserID: w.UserID, App: w.App, Doc: doc, Version: version, Stated: statedJSON, UpdatedAt: now},
 		store.ProfileChange{Changed: changed, Older: older, Said: saidJSON, Actor: w.Actor, SessionID: w.SessionID, At: now, StatedAt: here.At})
 	return out, err
+}
+
+// saidFields are the fields of updates that state something: a null or a
+// value that is not JSON says nothing, except an edit's null, which removes
+// the field and is a statement too.
+func saidFields(updates map[string]any, edit bool) map[string]any {
+	said := map[string]any{}
+	for field, v := range updates {
+		if v == nil && edit {
+			said[field] = nil
+			continue
+		}
+		if len(extract.ProfileDiff(nil, map[string]any{field: v})) > 0 {
+			said[field] = v
+		}
+	}
+	return said
 }
 
 // fieldSaid is one statement of one profile field.
