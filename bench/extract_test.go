@@ -87,6 +87,11 @@ func BenchmarkExtractionRules(b *testing.B) {
 // jobs/s, and reports the jobs' work time (LLM call included) and this
 // process's CPU time per job.
 func benchExtraction(b *testing.B, bk backend, llm *extract.LLM) float64 {
+	return benchExtractionAt(b, bk, llm, extractConcurrency, batch)
+}
+
+// benchExtractionAt is benchExtraction with conc workers and batches of n sessions.
+func benchExtractionAt(b *testing.B, bk backend, llm *extract.LLM, conc, batch int) float64 {
 	b.StopTimer()
 	ctx := context.Background()
 	e := newEnv(b, bk)
@@ -114,7 +119,7 @@ func benchExtraction(b *testing.B, bk backend, llm *extract.LLM) float64 {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, river.Worker[jobs.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
 		w, err := jobs.New(e.st, jobs.Config{
-			Concurrency:       map[string]int{jobs.QueueExtract: extractConcurrency},
+			Concurrency:       map[string]int{jobs.QueueExtract: conc},
 			Workers:           workers,
 			FetchPollInterval: pollInterval,
 			JobTimeout:        time.Minute,
