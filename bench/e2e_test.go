@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -62,7 +61,6 @@ func BenchmarkE2E(b *testing.B) {
 	configs := strings.Split(envStr("MNEMO_BENCH_CONFIGS", "default; extract=128 poll=20ms pool=64"), ";")
 	bin := buildWorker(b)
 	fmt.Printf("e2e: N=%d sessions, C=%d callers, nproc=%d, GOMAXPROCS=%d\n", n, c, runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	fmt.Printf("e2e: worker defaults: %s\n", workerDefaults(bin))
 
 	var rows []e2eRow
 	var base baseline
@@ -118,25 +116,6 @@ func buildWorker(b *testing.B) string {
 		b.Fatalf("build worker: %v", err)
 	}
 	return bin
-}
-
-// workerDefaults is the worker's help text for the settings varied here.
-func workerDefaults(bin string) string {
-	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
-	var parts []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		for _, k := range []string{"MNEMO_CONCURRENCY", "MNEMO_POLL_INTERVAL"} {
-			if strings.Contains(l, k) {
-				parts = append(parts, l)
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return "(not found in serve -h)"
-	}
-	return strings.Join(parts, " | ")
 }
 
 // e2eRow is one end-to-end run.
