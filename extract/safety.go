@@ -254,6 +254,9 @@ func RiskOf(text string) (RiskFinding, bool) {
 
 // sentenceRisks lists what the patterns find in one normalised sentence.
 func sentenceRisks(sent string) []RiskFinding {
+	if !anyRisk.MatchString(sent) {
+		return nil // most sentences: one pass instead of one per pattern
+	}
 	var out []RiskFinding
 	for _, p := range riskPatterns {
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
@@ -682,4 +685,17 @@ func keyWords(key string) string {
 		key = key[i+1:]
 	}
 	return strings.ReplaceAll(key, "_", " ")
+}
+
+// anyRisk matches where any of riskPatterns does: a sentence it does not
+// match has no finding, and the patterns need not run one by one.
+var anyRisk = unionOf(len(riskPatterns), func(i int) *regexp.Regexp { return riskPatterns[i].re })
+
+// unionOf is one regular expression matching where any of n does.
+func unionOf(n int, re func(int) *regexp.Regexp) *regexp.Regexp {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = "(?:" + re(i).String() + ")"
+	}
+	return regexp.MustCompile(strings.Join(parts, "|"))
 }

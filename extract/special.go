@@ -48,6 +48,9 @@ var specialPatterns = []specialPattern{
 // holds, in the order of SpecialCategories.
 func SpecialCategory(text string) (category string, ok bool) {
 	norm := riskNorm(text)
+	if !anySpecial.MatchString(norm) {
+		return "", false
+	}
 	for _, p := range specialPatterns {
 		if p.re.MatchString(norm) {
 			return p.category, true
@@ -55,3 +58,6 @@ func SpecialCategory(text string) (category string, ok bool) {
 	}
 	return "", false
 }
+
+// anySpecial matches where any of specialPatterns does.
+var anySpecial = unionOf(len(specialPatterns), func(i int) *regexp.Regexp { return specialPatterns[i].re })
