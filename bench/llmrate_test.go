@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -48,7 +49,15 @@ func BenchmarkExtractionAt2s(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			n := 3 * slowConcurrency
+			// Three waves of 200 by default; MNEMO_BENCH_WAVES sets how many
+			// (more waves let the jobs fall out of step, as in a steady stream).
+			waves := 3
+			if v := os.Getenv("MNEMO_BENCH_WAVES"); v != "" {
+				if w, err := strconv.Atoi(v); err == nil && w > 0 {
+					waves = w
+				}
+			}
+			n := waves * slowConcurrency
 			rate := benchExtractionAt(b, bk, llm, slowConcurrency, n)
 			ideal := float64(slowConcurrency) / slowLatency.Seconds()
 			b.ReportMetric(ideal, "ideal-jobs/s")

@@ -53,7 +53,17 @@ func openPostgres(b *testing.B) store.Store {
 		b.Skip("TEST_DATABASE_URL not set: Postgres skipped")
 	}
 	schema := storetest.PostgresSchema(b)
-	cfg, err := store.PostgresConfig(url, schema, 0)
+	// MNEMO_BENCH_POOL sets the pool's size, as MNEMO_DB_POOL_SIZE does the
+	// worker's; unset, pgx's default.
+	var pool int32
+	if v := os.Getenv("MNEMO_BENCH_POOL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("MNEMO_BENCH_POOL=%q: want a positive number", v)
+		}
+		pool = int32(n)
+	}
+	cfg, err := store.PostgresConfig(url, schema, pool)
 	if err != nil {
 		b.Fatal(err)
 	}
