@@ -82,14 +82,15 @@ func RecordProfileCues(ctx context.Context, tx store.Tx, app *prompts.App, src C
 			return nil, err
 		}
 		for _, s := range recent {
-			if s.SessionID == src.SessionID || s.CreatedAt.Before(now.Add(-extract.RecurringTriggerWindow)) {
+			// Sessions count by when they happened, not when they were handed over.
+			if s.SessionID == src.SessionID || s.SessionAt.Before(now.Add(-extract.RecurringTriggerWindow)) {
 				continue
 			}
 			var sum struct {
 				PrimaryTrigger string `json:"primary_trigger"`
 			}
 			if json.Unmarshal(s.Data, &sum) == nil && sum.PrimaryTrigger != "" {
-				seen = append(seen, extract.TriggerSeen{Trigger: sum.PrimaryTrigger, At: s.CreatedAt})
+				seen = append(seen, extract.TriggerSeen{Trigger: sum.PrimaryTrigger, At: s.SessionAt})
 			}
 		}
 	}

@@ -272,3 +272,42 @@ func TestLateValueInsideARunOfAnother(t *testing.T) {
 		})
 	}
 }
+
+// TestRecurringTriggerCountsSessionsByWhenTheyHappened: five sessions with
+// one trigger make a recurring_trigger cue when they fall within 30 days.
+// Sessions from two months ago, handed over late today, are not recent:
+// they raise no cue, however recently they arrived.
+func TestRecurringTriggerCountsSessionsByWhenTheyHappened(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			bundle := setupExtract(t, b, false)
+			ctx := context.Background()
+			hasCue := func(user string) bool {
+				t.Helper()
+				cues, err := bundle.st.ListCues(ctx, user, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range cues {
+					if c.Kind == extract.CueRecurringTrigger {
+						return true
+					}
+				}
+				return false
+			}
+			now := time.Now().UTC().Truncate(time.Minute)
+			for user, age := range map[string]time.Duration{"recent": 0, "old": 60 * 24 * time.Hour} {
+				for i := range 5 {
+					end := now.Add(-age - time.Duration(5-i)*24*time.Hour)
+					bundle.waitJob(t, bundle.closeSession(t, fmt.Sprintf("%s-%d", user, i), elderSession(user, end, "urge_passed")))
+				}
+			}
+			if !hasCue("recent") {
+				t.Error("five sessions of this week with one trigger raised no recurring_trigger cue")
+			}
+			if hasCue("old") {
+				t.Error("five sessions of two months ago, handed over today, raised a recurring_trigger cue")
+			}
+		})
+	}
+}
