@@ -186,21 +186,7 @@ func runE2E(b *testing.B, bin, bk, cfg string, n, c int) e2eRow {
 			err := admin.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'processed'), count(*) FILTER (WHERE status = 'failed') FROM mnemo_sessions`).Scan(&p, &f)
 			return p, f, err
 		}
-		pgPids = func() []int {
-			rows, err := admin.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-			if err != nil {
-				b.Fatal(err)
-			}
-			out := make([]int, len(pids))
-			for i, p := range pids {
-				out[i] = int(p)
-			}
-			return out
-		}
+		pgPids = func() []int { return backendPids(ctx, b, admin) }
 	default:
 		path := filepath.Join(b.TempDir(), "mnemo.db")
 		dbURL = "sqlite://" + path
@@ -558,21 +544,7 @@ func riverBaseline(b *testing.B, n, c int) baseline {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ownPids := func() []int {
-		rows, err := admin.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
-		if err != nil {
-			b.Fatal(err)
-		}
-		pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-		if err != nil {
-			b.Fatal(err)
-		}
-		out := make([]int, len(pids))
-		for i, p := range pids {
-			out[i] = int(p)
-		}
-		return out
-	}
+	ownPids := func() []int { return backendPids(ctx, b, admin) }
 	pgSample := func() map[int]time.Duration {
 		m := map[int]time.Duration{}
 		for _, p := range ownPids() {
@@ -912,4 +884,22 @@ func printE2E(w io.Writer, n, c int, base baseline, rows []e2eRow) {
 			s.extractConcurrency, s.extractPoll, s.extractStmts, s.extractRTs, kindsString(s.extractByKind))
 		fmt.Fprintf(w, "| River idle, per second | %.0f | | |\n", s.idleStmtsPerSec)
 	}
+}
+
+// backendPids are the PostgreSQL backends connected to admin's database,
+// admin's own aside: whose CPU a run costs the server.
+func backendPids(ctx context.Context, b *testing.B, admin *pgxpool.Pool) []int {
+	rows, err := admin.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]int, len(pids))
+	for i, p := range pids {
+		out[i] = int(p)
+	}
+	return out
 }
