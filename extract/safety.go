@@ -254,8 +254,8 @@ func RiskOf(text string) (RiskFinding, bool) {
 
 // sentenceRisks lists what the patterns find in one normalised sentence.
 func sentenceRisks(sent string) []RiskFinding {
-	if !anyRisk.MatchString(sent) {
-		return nil // most sentences: one pass instead of one per pattern
+	if !riskPrefilter.mayMatch(sent) {
+		return nil // most sentences hold none of the patterns' words
 	}
 	var out []RiskFinding
 	for _, p := range riskPatterns {
@@ -687,15 +687,14 @@ func keyWords(key string) string {
 	return strings.ReplaceAll(key, "_", " ")
 }
 
-// anyRisk matches where any of riskPatterns does: a sentence it does not
-// match has no finding, and the patterns need not run one by one.
-var anyRisk = unionOf(len(riskPatterns), func(i int) *regexp.Regexp { return riskPatterns[i].re })
+// riskPrefilter holds words one of which every match of riskPatterns
+// contains: a sentence with none of them has no finding.
+var riskPrefilter = newPrefilter(patternsOf(len(riskPatterns), func(i int) *regexp.Regexp { return riskPatterns[i].re })...)
 
-// unionOf is one regular expression matching where any of n does.
-func unionOf(n int, re func(int) *regexp.Regexp) *regexp.Regexp {
-	parts := make([]string, n)
-	for i := range parts {
-		parts[i] = "(?:" + re(i).String() + ")"
+func patternsOf(n int, re func(int) *regexp.Regexp) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, n)
+	for i := range out {
+		out[i] = re(i)
 	}
-	return regexp.MustCompile(strings.Join(parts, "|"))
+	return out
 }

@@ -48,7 +48,7 @@ var specialPatterns = []specialPattern{
 // holds, in the order of SpecialCategories.
 func SpecialCategory(text string) (category string, ok bool) {
 	norm := riskNorm(text)
-	if !anySpecial.MatchString(norm) {
+	if !specialPrefilter.mayMatch(norm) {
 		return "", false
 	}
 	for _, p := range specialPatterns {
@@ -59,5 +59,6 @@ func SpecialCategory(text string) (category string, ok bool) {
 	return "", false
 }
 
-// anySpecial matches where any of specialPatterns does.
-var anySpecial = unionOf(len(specialPatterns), func(i int) *regexp.Regexp { return specialPatterns[i].re })
+// specialPrefilter holds words one of which every match of specialPatterns
+// contains.
+var specialPrefilter = newPrefilter(patternsOf(len(specialPatterns), func(i int) *regexp.Regexp { return specialPatterns[i].re })...)

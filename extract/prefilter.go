@@ -1,0 +1,210 @@
+package extract
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+)
+
+// A prefilter is a cheap necessary condition for a set of regular
+// expressions: a list of literals such that every match of any of them
+// contains at least one. Text that contains none cannot match, and the
+// expressions need not run. It is derived from the expressions' syntax, so
+// it cannot fall out of step with them; when some expression has no such
+// literals (it could match without any fixed text), there is no prefilter
+// and everything runs.
+type prefilter struct {
+	literals []string // lower case; nil: no prefilter, run everything
+}
+
+// newPrefilter derives the prefilter of res, which are matched against
+// lower-cased text.
+func newPrefilter(res ...*regexp.Regexp) prefilter {
+	var all []string
+	for _, re := range res {
+		tree, err := syntax.Parse(re.String(), syntax.Perl)
+		if err != nil {
+			return prefilter{}
+		}
+		lits, ok := required(tree.Simplify())
+		if !ok || len(lits) == 0 {
+			return prefilter{}
+		}
+		all = append(all, lits...)
+	}
+	slices.Sort(all)
+	return prefilter{literals: slices.Compact(all)}
+}
+
+// mayMatch reports whether text (lower case) may match.
+func (p prefilter) mayMatch(text string) bool {
+	if p.literals == nil {
+		return true
+	}
+	for _, l := range p.literals {
+		if strings.Contains(text, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// minLiteral is the shortest literal worth requiring: shorter ones are in
+// almost every text and filter nothing.
+const minLiteral = 2
+
+// required returns literals one of which every match of re contains, or
+// false when there are none.
+func required(re *syntax.Regexp) ([]string, bool) {
+	if set, ok := exact(re); ok {
+		return usable(set)
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+		return nil, false
+	case syntax.OpConcat:
+		// Any one part's literals will do, a part being a run of children
+		// that match a small set of exact strings (the parser splits
+		// "std|sti" into s, t, d|i) or one other child; the longest
+		// literals filter best.
+		var best []string
+		found := false
+		consider := func(lits []string, ok bool) {
+			if ok && (!found || shortest(lits) > shortest(best)) {
+				best, found = lits, true
+			}
+		}
+		var run []string
+		inRun := false
+		for _, sub := range re.Sub {
+			if set, ok := exact(sub); ok {
+				if !inRun {
+					run, inRun = []string{""}, true
+				}
+				if run, ok = product(run, set); !ok {
+					inRun = false
+				}
+				continue
+			}
+			if inRun {
+				consider(usable(run))
+				inRun = false
+			}
+			consider(required(sub))
+		}
+		if inRun {
+			consider(usable(run))
+		}
+		return best, found
+	case syntax.OpAlternate:
+		// A match matches one of the alternatives: it holds one of the
+		// literals of whichever it matched.
+		var all []string
+		for _, sub := range re.Sub {
+			lits, ok := required(sub)
+			if !ok {
+				return nil, false
+			}
+			all = append(all, lits...)
+		}
+		return all, true
+	}
+	return nil, false
+}
+
+// maxExact bounds the exact strings a node may stand for.
+const maxExact = 64
+
+// exact is the finite set of strings re matches (zero-width assertions
+// match ""), when it is small.
+func exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpBeginLine, syntax.OpEndLine,
+		syntax.OpBeginText, syntax.OpEndText:
+		return []string{""}, true
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(out) == 8 {
+					return nil, false
+				}
+				out = append(out, strings.ToLower(string(r)))
+			}
+		}
+		return out, true
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := exact(re.Sub[0])
+		return append(set, ""), ok
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			set, ok := exact(sub)
+			if !ok || len(all)+len(set) > maxExact {
+				return nil, false
+			}
+			all = append(all, set...)
+		}
+		return all, true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			set, ok := exact(sub)
+			if !ok {
+				return nil, false
+			}
+			if out, ok = product(out, set); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// product is every a+b, when there are at most maxExact.
+func product(as, bs []string) ([]string, bool) {
+	if len(as)*len(bs) > maxExact {
+		return nil, false
+	}
+	out := make([]string, 0, len(as)*len(bs))
+	for _, a := range as {
+		for _, b := range bs {
+			out = append(out, a+b)
+		}
+	}
+	return out, true
+}
+
+// usable is set as required literals, when each is long enough to filter.
+func usable(set []string) ([]string, bool) {
+	if len(set) == 0 {
+		return nil, false
+	}
+	for _, s := range set {
+		if len([]rune(s)) < minLiteral {
+			return nil, false
+		}
+	}
+	return set, true
+}
+
+func shortest(lits []string) int {
+	n := -1
+	for _, l := range lits {
+		if n < 0 || len(l) < n {
+			n = len(l)
+		}
+	}
+	return n
+}
