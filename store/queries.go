@@ -149,7 +149,7 @@ func (q queries) GetUser(ctx context.Context, id string) (User, error) {
 		if u, err = scanUser(r); err != nil {
 			return err
 		}
-		u.DisplayName, err = q.openText("user:"+u.ID+":display_name", u.DisplayName)
+		u.DisplayName, err = q.openText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
 		return err
 	})
 	return u, err
@@ -161,7 +161,7 @@ func (q queries) GetUserForUpdate(ctx context.Context, id string) (User, error) 
 		if u, err = scanUser(r); err != nil {
 			return err
 		}
-		u.DisplayName, err = q.openText("user:"+u.ID+":display_name", u.DisplayName)
+		u.DisplayName, err = q.openText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
 		return err
 	})
 	return u, err
@@ -184,7 +184,7 @@ func (q queries) EnsureUser(ctx context.Context, u User, zoneNamed bool) (User, 
 			if got, err = scanUser(r); err != nil {
 				return err
 			}
-			got.DisplayName, err = q.openText("user:"+got.ID+":display_name", got.DisplayName)
+			got.DisplayName, err = q.openText(got.App, "user:"+got.ID+":display_name", got.DisplayName)
 			return err
 		})
 	switch {
@@ -400,7 +400,7 @@ func (q queries) GetSummary(ctx context.Context, sessionID string) (Summary, err
 			if s, err = scanSummary(r); err != nil {
 				return err
 			}
-			s.Data, err = q.openJSON(summaryRow(s), s.Data)
+			s.Data, err = q.openJSON(s.App, summaryRow(s), s.Data)
 			return err
 		})
 	return s, err
@@ -417,7 +417,7 @@ func (q queries) ListSummaries(ctx context.Context, userID string, limit int) ([
 				return s, err
 			}
 			var err error
-			s.Data, err = q.openJSON(summaryRow(s), s.Data)
+			s.Data, err = q.openJSON(s.App, summaryRow(s), s.Data)
 			return s, err
 		})
 }
@@ -431,7 +431,7 @@ func (q queries) GetProfile(ctx context.Context, userID string) (Profile, error)
 			if err = r.Scan(&p.UserID, &p.App, scanJSON{&p.Doc}, &p.Version, scanJSON{&p.Stated}, scanTime{&p.UpdatedAt}); err != nil {
 				return err
 			}
-			p.Doc, err = q.openJSON("profile:"+p.UserID, p.Doc)
+			p.Doc, err = q.openJSON(p.App, "profile:"+p.UserID, p.Doc)
 			return err
 		})
 	return p, err
@@ -482,18 +482,20 @@ func (q queries) SaveProfile(ctx context.Context, p Profile, c ProfileChange) er
 }
 
 func (q queries) ListProfileHistory(ctx context.Context, userID string) ([]ProfileChange, error) {
-	return queryAll(ctx, q, "SELECT user_id, version, doc, changed, actor, session_id, at, stated_at, older, said FROM mnemo_profile_history WHERE user_id = $1 ORDER BY version",
+	return queryAll(ctx, q, `SELECT h.user_id, h.version, h.doc, h.changed, h.actor, h.session_id, h.at, h.stated_at, h.older, h.said, u.app
+		FROM mnemo_profile_history h JOIN mnemo_users u ON u.id = h.user_id WHERE h.user_id = $1 ORDER BY h.version`,
 		[]any{userID}, func(r rows) (ProfileChange, error) {
 			var c ProfileChange
+			var app string
 			err := r.Scan(&c.UserID, &c.Version, scanJSON{&c.Doc}, scanJSON{&c.Changed}, &c.Actor, &c.SessionID, scanTime{&c.At},
-				scanTime{&c.StatedAt}, scanJSON{&c.Older}, scanJSON{&c.Said})
+				scanTime{&c.StatedAt}, scanJSON{&c.Older}, scanJSON{&c.Said}, &app)
 			hist := fmt.Sprintf("profile_history:%s:%d:", c.UserID, c.Version)
 			for _, col := range []struct {
 				name string
 				v    *json.RawMessage
 			}{{"doc", &c.Doc}, {"changed", &c.Changed}, {"older", &c.Older}, {"said", &c.Said}} {
 				if err == nil {
-					*col.v, err = q.openJSON(hist+col.name, *col.v)
+					*col.v, err = q.openJSON(app, hist+col.name, *col.v)
 				}
 			}
 			return c, err

@@ -44,10 +44,12 @@ func (q queries) sealJSON(app, id string, raw json.RawMessage) (json.RawMessage,
 	return json.Marshal(map[string]string{"sealed": sealedPrefix + s})
 }
 
-// openJSON is the plaintext of a JSON column of row id, sealed or not.
-func (q queries) openJSON(id string, raw json.RawMessage) (json.RawMessage, error) {
+// openJSON is the plaintext of a JSON column of row id of app, sealed or
+// not. The value of an app whose data is not sealed is plaintext whatever it
+// looks like: a user's profile field named "sealed" is theirs to keep.
+func (q queries) openJSON(app, id string, raw json.RawMessage) (json.RawMessage, error) {
 	s, ok := sealedJSON(raw)
-	if !ok {
+	if !ok || (q.sealer != nil && !q.sealer.Sealed(app)) {
 		return raw, nil
 	}
 	return q.open(id, s)
@@ -78,10 +80,10 @@ func (q queries) sealText(app, id, text string) (string, error) {
 	return sealedPrefix + s, nil
 }
 
-// openText is the plaintext of a text column of row id.
-func (q queries) openText(id, text string) (string, error) {
+// openText is the plaintext of a text column of row id of app.
+func (q queries) openText(app, id, text string) (string, error) {
 	s, ok := strings.CutPrefix(text, sealedPrefix)
-	if !ok {
+	if !ok || (q.sealer != nil && !q.sealer.Sealed(app)) {
 		return text, nil
 	}
 	b, err := q.open(id, s)

@@ -96,6 +96,17 @@ var sealCases = []testCase{
 			t.Fatalf("history = %v, %v", hist, err)
 		}
 
+		// A plaintext app's value that merely looks sealed is the user's own.
+		lookalike := json.RawMessage(`{"sealed":"sealed:v1:not-a-sealed-value"}`)
+		must(t, s.SaveProfile(ctx, store.Profile{UserID: "u-m", App: "mona", Doc: lookalike, Version: 1, UpdatedAt: T0},
+			store.ProfileChange{Changed: lookalike, Actor: "user", At: T0}))
+		if p, err := s.GetProfile(ctx, "u-m"); err != nil || !strings.Contains(string(p.Doc), "not-a-sealed-value") {
+			t.Fatalf("a mona profile that looks sealed = %s, %v; want it as stored", p.Doc, err)
+		}
+		if h, err := s.ListProfileHistory(ctx, "u-m"); err != nil || len(h) != 1 || !strings.Contains(string(h[0].Changed), "not-a-sealed-value") {
+			t.Fatalf("its history = %v, %v", h, err)
+		}
+
 		// Without the sealer, nothing of the coach user opens; mona's does.
 		setter.SetSealer(nil)
 		if _, err := s.GetSummary(ctx, "s-c"); err == nil {
