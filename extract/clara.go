@@ -27,6 +27,7 @@ func (kindClara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) 
 }
 func (kindClara) pack(PackInput) *packPlan { return nil }
 func (kindClara) Batches() []string        { return []string{"trends"} }
+func (kindClara) SpecialDefault() string   { return prompts.SpecialKeep } // a dementia companion's purpose
 func (kindClara) CrossSession() bool       { return false }
 func (kindClara) CompleteLLM(llm, rules Result) Result {
 	text, ok := llm.SessionSummary["summary"]

@@ -23,6 +23,7 @@ func (kindCoach) Rules(res *Result, p prompts.Policy, s Session, now time.Time) 
 	coachRules(res, p, s, now)
 }
 func (kindCoach) pack(in PackInput) *packPlan { p := packCoach(in); return &p }
+func (kindCoach) SpecialDefault() string      { return prompts.SpecialKeepSealed } // in the sealed transcript only
 func (kindCoach) DerivesProfile() bool        { return true }
 func (k kindCoach) CompleteLLM(llm, rules Result) Result {
 	llm = k.baseKind.CompleteLLM(llm, rules)

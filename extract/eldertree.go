@@ -27,6 +27,7 @@ func (kindElderTree) Rules(res *Result, _ prompts.Policy, s Session, _ time.Time
 	maps.Copy(res.ProfileUpdates, said.profile)
 }
 func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); return &p }
+func (kindElderTree) SpecialDefault() string      { return prompts.SpecialKeep } // a recovery mentor's purpose
 func (kindElderTree) Batches() []string           { return []string{"weekly-analytics"} }
 
 // Urge outcomes (seed 002).

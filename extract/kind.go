@@ -45,6 +45,10 @@ type Kind interface {
 	// CrossSession reports whether what other sessions left may enter the
 	// kind's context pack at all (never for Clara).
 	CrossSession() bool
+	// SpecialDefault is what becomes of special categories of personal data
+	// for an app of the kind whose policy does not say (SpecialPolicy): kept
+	// by the kinds whose purpose the data is, dropped by the others.
+	SpecialDefault() string
 }
 
 // kinds is the registry: adding a kind adds its files and one line here.
@@ -101,3 +105,6 @@ func (baseKind) FoldsRecords() bool   { return false }
 func (baseKind) DerivesProfile() bool { return false }
 func (baseKind) Batches() []string    { return nil }
 func (baseKind) CrossSession() bool   { return true }
+func (baseKind) SpecialDefault() string {
+	return prompts.SpecialDrop
+}

@@ -656,16 +656,6 @@ func screenValue(v any, verdict func(string, bool) string) (out any, why string)
 	return v, ""
 }
 
-// specialDefaults are the special-category policies of the kinds whose
-// purpose the data is, for an app that does not say: a recovery mentor and
-// a dementia companion keep health data, a coach keeps it sealed in the
-// transcript; every other kind drops it.
-var specialDefaults = map[string]string{
-	"eldertree": prompts.SpecialKeep,
-	"clara":     prompts.SpecialKeep,
-	"coach":     prompts.SpecialKeepSealed,
-}
-
 // SpecialPolicy is what becomes of special-category data under p for an
 // app of kind: the policy's special_categories, or the kind's default
 // (drop for most).
@@ -673,10 +663,7 @@ func SpecialPolicy(p prompts.Policy, kind string) string {
 	if p.SpecialCategories != "" {
 		return p.SpecialCategories
 	}
-	if d, ok := specialDefaults[kind]; ok {
-		return d
-	}
-	return prompts.SpecialDrop
+	return KindOf(kind).SpecialDefault()
 }
 
 // keyWords is a memory key read as words: "event:went_to_chemo" is "went to chemo".

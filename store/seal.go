@@ -57,7 +57,8 @@ func (q queries) openJSON(app, id string, raw json.RawMessage) (json.RawMessage,
 
 // sealedJSON returns the sealed text of a column {"sealed": …}.
 func sealedJSON(raw json.RawMessage) (string, bool) {
-	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`{"sealed"`)) && !bytes.Contains(raw, []byte(`"sealed"`)) {
+	// The store writes {"sealed": …} alone; Postgres keeps the key first.
+	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`{"sealed"`)) {
 		return "", false
 	}
 	var env map[string]string
@@ -99,15 +100,6 @@ func (q queries) open(id, s string) ([]byte, error) {
 		return nil, fmt.Errorf("open %s: %w", id, err)
 	}
 	return b, nil
-}
-
-// IsSealed reports whether a stored column value (JSON or text) is sealed.
-func IsSealed(v string) bool {
-	if strings.HasPrefix(v, sealedPrefix) {
-		return true
-	}
-	_, ok := sealedJSON(json.RawMessage(v))
-	return ok
 }
 
 // EncodeSealed is the text of sealed bytes; DecodeSealed reads it back.

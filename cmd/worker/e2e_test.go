@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,8 @@ const serviceToken = "service-token-for-tests-0001"
 type client struct {
 	t    *testing.T
 	base string
+	// token is the bearer token sent; empty sends serviceToken.
+	token string
 }
 
 func (c client) do(method, path string, body any) (int, map[string]any) {
@@ -40,7 +43,7 @@ func (c client) do(method, path string, body any) (int, map[string]any) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+serviceToken)
+	req.Header.Set("Authorization", "Bearer "+cmp.Or(c.token, serviceToken))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Tokens of the tenancy tests: bound to Mona, bound to Coach.
@@ -89,17 +88,7 @@ func TestTenancyEndToEnd(t *testing.T) {
 			if code, res := tenantCall(t, base, monaServiceToken, "POST", "/v1/sessions/s-1/close", session("u-1", "mona")); code != 202 {
 				t.Fatalf("Mona's token hands over a Mona session: %d %s", code, res)
 			}
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				_, res := tenantCall(t, base, monaServiceToken, "GET", "/v1/sessions/s-1", nil)
-				if strings.Contains(res, `"status":"processed"`) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("session not processed in time: %s", res)
-				}
-				time.Sleep(25 * time.Millisecond)
-			}
+			client{t: t, base: base, token: monaServiceToken}.waitProcessed("s-1")
 			if code, res := tenantCall(t, base, monaServiceToken, "GET", "/v1/users/u-1/memories", nil); code != 200 || !strings.Contains(res, "Peggy") {
 				t.Fatalf("Mona's token reads Mona's memories: %d %s", code, res)
 			}
