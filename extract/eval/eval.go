@@ -454,16 +454,28 @@ func (o Outcome) Measure() Score {
 			}
 		}
 	}
+	sc.Rows, sc.Total = ordered(rows)
+	return sc
+}
+
+// add counts o into r.
+func (r *Row) add(o Row) {
+	r.Gold += o.Gold
+	r.Recalled += o.Recalled
+	r.Stored += o.Stored
+	r.Correct += o.Correct
+	r.Forbidden += o.Forbidden
+}
+
+// ordered is rows in Categories order (then other) and their total.
+func ordered(rows map[string]*Row) ([]Row, Row) {
+	var out []Row
+	total := Row{Category: "all"}
 	for _, c := range append(slices.Clone(Categories), CatOther) {
 		if r := rows[c]; r != nil {
-			sc.Rows = append(sc.Rows, *r)
-			sc.Total.Gold += r.Gold
-			sc.Total.Recalled += r.Recalled
-			sc.Total.Stored += r.Stored
-			sc.Total.Correct += r.Correct
-			sc.Total.Forbidden += r.Forbidden
+			out = append(out, *r)
+			total.add(*r)
 		}
 	}
-	sc.Total.Category = "all"
-	return sc
+	return out, total
 }

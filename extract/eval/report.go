@@ -23,25 +23,10 @@ func Combine(name string, scores ...Score) Score {
 			if rows[r.Category] == nil {
 				rows[r.Category] = &Row{Category: r.Category}
 			}
-			t := rows[r.Category]
-			t.Gold += r.Gold
-			t.Recalled += r.Recalled
-			t.Stored += r.Stored
-			t.Correct += r.Correct
-			t.Forbidden += r.Forbidden
+			rows[r.Category].add(r)
 		}
 	}
-	for _, c := range append(slices.Clone(Categories), CatOther) {
-		if r := rows[c]; r != nil {
-			out.Rows = append(out.Rows, *r)
-			out.Total.Gold += r.Gold
-			out.Total.Recalled += r.Recalled
-			out.Total.Stored += r.Stored
-			out.Total.Correct += r.Correct
-			out.Total.Forbidden += r.Forbidden
-		}
-	}
-	out.Total.Category = "all"
+	out.Rows, out.Total = ordered(rows)
 	return out
 }
 
