@@ -10,7 +10,8 @@ import (
 	"strings"
 )
 
-// DefaultK is the smallest group insights describe (DESIGN §4: k = 5).
+// DefaultK is the smallest group insights describe (the default of
+// MNEMO_INSIGHTS_K, cmd/worker/config.go).
 const DefaultK = 5
 
 // Insight list sizes and thresholds.

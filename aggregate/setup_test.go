@@ -32,8 +32,9 @@ func ev(kind string, at time.Time, data map[string]any) aggregate.Event {
 	return aggregate.Event{Kind: kind, At: at, Data: data}
 }
 
-// urge is an urge event as a chat service sends it (DESIGN §4); numbers are
-// float64, as they come out of the store's JSON.
+// urge is an urge event as a chat service sends it (declared in
+// prompts/eldertree/events.schema.json); numbers are float64, as they come
+// out of the store's JSON.
 func urge(at time.Time, intensity float64, trigger, strategy, outcome string) aggregate.Event {
 	d := map[string]any{"intensity": intensity}
 	if trigger != "" {

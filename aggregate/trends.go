@@ -9,7 +9,7 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Clara trend parameters (seed 000 §7.3, DESIGN §2).
+// Clara trend parameters (seed 000 §7.3; README.md, "Scheduled batches").
 const (
 	// TrendSessions is how many of the latest sessions trends read.
 	TrendSessions = 30
@@ -40,8 +40,9 @@ const (
 // category is missing or is not a short label.
 const UncategorizedNarrative = "uncategorized"
 
-// claraQuestionTypes are the question types of seed 000 §4.2 and DESIGN §4;
-// any other is general, as the Clara rules extractor reads them.
+// claraQuestionTypes are the question types of seed 000 §4.2 and
+// prompts/clara/events.schema.json; any other is general, as the Clara rules
+// extractor reads them.
 var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
 // ClaraTrends is one Clara user's emotional trends for caregivers (seed 000

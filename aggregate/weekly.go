@@ -11,7 +11,8 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Urge outcomes (seed 002 §3, DESIGN §4 urge events).
+// Urge outcomes (seed 002 §3): the urge event's outcome in
+// prompts/eldertree/events.schema.json.
 const (
 	OutcomeUrgePassed = "urge_passed"
 	OutcomeRelapsed   = "relapsed"

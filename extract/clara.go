@@ -54,7 +54,8 @@ const (
 // questions of one type in a session.
 const ClaraChronicRepetition = 5
 
-// Question types of seed 000 §4.2 (and DESIGN §4); anything else is general.
+// Question types of seed 000 §4.2 (and prompts/clara/events.schema.json);
+// anything else is general.
 var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
 // claraQuestionTopics names question types as key_topics. The names describe

@@ -92,7 +92,8 @@ const (
 	DropBadEvent    = "invalid_event"         // an attempt, mood or reinforcement event without its fields
 )
 
-// Mood states (DESIGN §4). anxious and frustrated are the distress states.
+// Mood states (prompts/lara/events.schema.json). anxious and frustrated are
+// the distress states.
 const (
 	MoodFrustrated = "frustrated"
 	MoodRecovered  = "recovered"

@@ -42,7 +42,7 @@ const (
 	MaxIDLength       = 128
 )
 
-// Request is the session-close body (DESIGN.md §4).
+// Request is the session-close body (README.md, "Handing a session over").
 type Request struct {
 	UserID      string            `json:"user_id"`
 	App         string            `json:"app"`

@@ -18,7 +18,7 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// Batch names (DESIGN.md §4).
+// Batch names (README.md, "Scheduled batches").
 const (
 	BatchWeeklyAnalytics = "weekly-analytics"
 	BatchTrends          = "trends"

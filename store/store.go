@@ -27,7 +27,7 @@ const (
 	DialectSQLite   = "sqlite"
 )
 
-// Session statuses (DESIGN.md §4).
+// Session statuses (README.md, "What lags, and how to wait for it").
 const (
 	StatusActive    = "active"
 	StatusClosed    = "closed"
