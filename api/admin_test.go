@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -117,7 +118,7 @@ func (tb *adminBundle) admin(t *testing.T, method, path, body string) (int, map[
 		req.Header.Set("Content-Type", "application/json")
 	}
 	rec := httptest.NewRecorder()
-	tb.srv.ServeHTTP(rec, req)
+	served(t, tb.srv, rec, req)
 	var out map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		t.Fatalf("%s %s: answer is not JSON: %q", method, path, rec.Body.String())
@@ -138,7 +139,7 @@ func (tb *adminBundle) insert(t *testing.T, args river.JobArgs, opts *river.Inse
 // waitState polls until the job is in state.
 func (tb *adminBundle) waitState(t *testing.T, id int64, state rivertype.JobState) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := testwait.GiveUpAt(t)
 	for {
 		row, err := tb.queue.Get(context.Background(), id)
 		if err != nil {
@@ -147,7 +148,7 @@ func (tb *adminBundle) waitState(t *testing.T, id int64, state rivertype.JobStat
 		if row.State == state {
 			return
 		}
-		if time.Now().After(deadline) {
+		if testwait.Past(deadline) {
 			t.Fatalf("job %d is %s; want %s", id, row.State, state)
 		}
 		<-time.After(20 * time.Millisecond)
@@ -198,7 +199,7 @@ func TestAdminRoutesNeedAdminScope(t *testing.T) {
 				req.Header.Set("Authorization", "Bearer "+c.token)
 			}
 			rec := httptest.NewRecorder()
-			tb.srv.ServeHTTP(rec, req)
+			served(t, tb.srv, rec, req)
 			if rec.Code != c.want {
 				t.Errorf("%s %s with token %q = %d; want %d", r.method, r.path, c.token, rec.Code, c.want)
 			}
@@ -317,7 +318,7 @@ func TestAdminJobs(t *testing.T) {
 			running := tb.insert(t, blockArgs{}, &river.InsertOpts{MaxAttempts: 1})
 			select {
 			case <-tb.started:
-			case <-time.After(20 * time.Second):
+			case <-testwait.Deadline(t):
 				t.Fatal("the blocking job never started")
 			}
 			if code, res := tb.admin(t, "POST", fmt.Sprintf("/v1/admin/jobs/%d/retry", running), ""); code != 409 {
@@ -341,7 +342,7 @@ func TestAdminQueues(t *testing.T) {
 			tb := setupAdmin(t, b)
 			// River registers a queue when its producer starts.
 			var ops map[string]any
-			deadline := time.Now().Add(20 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			for ops == nil {
 				code, res := tb.admin(t, "GET", "/v1/admin/queues", "")
 				list, _ := res["queues"].([]any)
@@ -353,7 +354,7 @@ func TestAdminQueues(t *testing.T) {
 						ops = q.(map[string]any)
 					}
 				}
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("queue ops never listed: %v", res)
 				}
 				<-time.After(20 * time.Millisecond)

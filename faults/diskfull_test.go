@@ -89,7 +89,7 @@ func TestDiskFull(t *testing.T) {
 	if code, _, err := call("POST", w.addr, "/v1/sessions/disk-1/close", handoffBody(now)); err != nil || code != 202 {
 		t.Fatalf("first handoff: %d %v", code, err)
 	}
-	waitProcessed(t, w.addr, "disk-1", 20*time.Second)
+	waitProcessed(t, w.addr, "disk-1")
 
 	// The disk fills up. A 9 MB session cannot fit in what the database's
 	// write-ahead log already holds: it must grow, and cannot.
@@ -121,7 +121,7 @@ func TestDiskFull(t *testing.T) {
 	if code, ans, err := call("POST", w.addr, "/v1/sessions/disk-2/close", big); err != nil || code != 202 {
 		t.Fatalf("handoff after space was freed: %d %v %v; want 202", code, ans, err)
 	}
-	waitProcessed(t, w.addr, "disk-2", 20*time.Second)
+	waitProcessed(t, w.addr, "disk-2")
 	if w.cmd.ProcessState != nil {
 		t.Fatal("the worker exited")
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/figures"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -139,7 +140,7 @@ func launch(t *testing.T, cmd *exec.Cmd) *worker {
 	case <-w.eof:
 		_ = w.cmd.Wait()
 		t.Fatalf("worker exited before listening: %s\n%s", w.cmd.ProcessState, strings.Join(w.log(), "\n"))
-	case <-time.After(20 * time.Second):
+	case <-testwait.Deadline(t):
 		t.Fatalf("worker never listened:\n%s", strings.Join(w.log(), "\n"))
 	}
 	return w
@@ -201,21 +202,15 @@ func errorCode(body map[string]any) (code, message string) {
 }
 
 // pollUntil polls cond until it holds, failing the test after within.
-func pollUntil(t *testing.T, what string, within time.Duration, cond func() bool) {
+func pollUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		<-time.After(50 * time.Millisecond)
-	}
+	testwait.Until(t, what, func() (bool, string) { return cond(), "not yet" })
 }
 
 // waitProcessed polls the API until the session is processed.
-func waitProcessed(t *testing.T, addr, id string, within time.Duration) {
+func waitProcessed(t *testing.T, addr, id string) {
 	t.Helper()
-	pollUntil(t, "session "+id+" processed", within, func() bool {
+	pollUntil(t, "session "+id+" processed", func() bool {
 		code, body, err := call("GET", addr, "/v1/sessions/"+id, nil)
 		return err == nil && code == 200 && body["status"] == "processed"
 	})
@@ -325,7 +320,7 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := testwait.GiveUpAt(t)
 	for {
 		var processed int
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM mnemo_sessions WHERE status = 'processed'").Scan(&processed); err != nil {
@@ -334,14 +329,14 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 		if processed == sessions {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d sessions processed after the drain", processed, sessions)
+		if testwait.Past(deadline) {
+			t.Fatalf("only %d of %d sessions processed after the drain (gave up near the test binary's -timeout)", processed, sessions)
 		}
 		<-time.After(500 * time.Millisecond)
 	}
 	// Jobs a killed worker left running are rescued (River checks every 30 s)
 	// and, run again, find their session processed and complete.
-	rescueDeadline := time.Now().Add(2 * time.Minute)
+	rescueDeadline := testwait.GiveUpAt(t)
 	for {
 		var n int
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE state = 'running'").Scan(&n); err != nil {
@@ -350,7 +345,7 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 		if n == 0 {
 			break
 		}
-		if time.Now().After(rescueDeadline) {
+		if testwait.Past(rescueDeadline) {
 			t.Fatalf("%d jobs still running two minutes after the drain", n)
 		}
 		<-time.After(time.Second)
@@ -383,17 +378,22 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 }
 
 // TestLoadWithoutLoss hands over sessions as fast as 16 clients can, then
-// lets the worker drain: every session handed over is processed, once:
-// 20 000 sessions, or MNEMO_LOAD_SESSIONS.
+// lets the worker drain: every session handed over is processed, once.
+// The test command hands over 2 000 (MNEMO_LOAD_SESSIONS sets another
+// count); .ci/run's load step hands over 20 000.
 func TestLoadWithoutLoss(t *testing.T) {
 	t.Parallel()
 	dbURL := schemaURL(t)
 	w := startWorker(t, []string{"DATABASE_URL=" + dbURL, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:load test passphrase here",
 		"MNEMO_LOG_FORMAT=json", "MNEMO_LOG_LEVEL=info", "MNEMO_POLL_INTERVAL=100ms", "MNEMO_CONCURRENCY=default=2,extract=32,batch=1",
 		"OPENAI_BASE_URL=", "MNEMO_LLM_MODEL="})
-	sessions := 20000
-	if v, err := strconv.Atoi(os.Getenv("MNEMO_LOAD_SESSIONS")); err == nil && v > 0 {
-		sessions = v
+	sessions := 2000
+	if v := os.Getenv("MNEMO_LOAD_SESSIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("MNEMO_LOAD_SESSIONS: %q is not a positive count", v)
+		}
+		sessions = n
 	}
 	now := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
 	next := make(chan int)
@@ -435,13 +435,13 @@ func TestLoadWithoutLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	deadline := time.Now().Add(8 * time.Minute)
+	deadline := testwait.GiveUpAt(t)
 	var processed, finals int
 	for {
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM mnemo_sessions WHERE status = 'processed'").Scan(&processed); err != nil {
 			t.Fatal(err)
 		}
-		if processed == sessions || time.Now().After(deadline) {
+		if processed == sessions || testwait.Past(deadline) {
 			break
 		}
 		<-time.After(time.Second)

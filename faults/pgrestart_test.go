@@ -22,6 +22,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/figures"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // pgServer is a PostgreSQL cluster of a test's own, which it may crash and
@@ -220,7 +221,7 @@ func TestPostgresRestartMidProcessing(t *testing.T) {
 		unexpected []string
 		wg         sync.WaitGroup
 		next       = make(chan int)
-		giveUp     = time.Now().Add(70 * time.Second)
+		giveUp     = testwait.GiveUpAt(t)
 		stop       = make(chan struct{}) // closed when the test ends, early or not
 	)
 	t.Cleanup(func() { close(stop) })
@@ -234,7 +235,7 @@ func TestPostgresRestartMidProcessing(t *testing.T) {
 					"messages": []map[string]any{{"id": "m1", "role": "user", "content": "My name is Peggy.", "at": now.Add(time.Minute).Format(time.RFC3339)}}}
 				// A chat service sends a handoff again until it is accepted;
 				// the same body is idempotent.
-				for time.Now().Before(giveUp) {
+				for !testwait.Past(giveUp) {
 					a, err := closeSession(w.addr, fmt.Sprintf("r-%d", i), body)
 					mu.Lock()
 					switch {
@@ -281,7 +282,7 @@ func TestPostgresRestartMidProcessing(t *testing.T) {
 	for n := 1; n <= restarts; n++ {
 		// Crash the database while extractions are under way.
 		calls := llm.Calls()
-		pollUntil(t, "extractions under way", 30*time.Second, func() bool { return llm.Calls() >= calls+30 })
+		pollUntil(t, "extractions under way", func() bool { return llm.Calls() >= calls+30 })
 		outage.Store(int32(n))
 		pg.crash(t)
 		downAt := time.Now()
@@ -297,7 +298,7 @@ func TestPostgresRestartMidProcessing(t *testing.T) {
 			t.Fatalf("outage %d: the worker died with its database", n)
 		}
 		pg.start(t)
-		pollUntil(t, "readyz 200 after the restart", 30*time.Second, func() bool { return statusOf(w.addr, "/readyz") == http.StatusOK })
+		pollUntil(t, "readyz 200 after the restart", func() bool { return statusOf(w.addr, "/readyz") == http.StatusOK })
 		outage.Store(0)
 		t.Logf("outage %d: database down %s, worker ready again %s after the crash", n, downFor, time.Since(downAt).Round(time.Millisecond))
 	}
@@ -330,7 +331,7 @@ func TestPostgresRestartMidProcessing(t *testing.T) {
 		return n
 	}
 	var processed, pending, running int
-	pollUntil(t, "every session processed and no job left", 60*time.Second, func() bool {
+	pollUntil(t, "every session processed and no job left", func() bool {
 		processed = count("SELECT count(*) FROM mnemo_sessions WHERE status = 'processed'")
 		pending = count("SELECT count(*) FROM river_job WHERE kind = 'extract' AND state NOT IN ('completed', 'discarded', 'cancelled')")
 		running = count("SELECT count(*) FROM river_job WHERE state = 'running'")

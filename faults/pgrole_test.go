@@ -104,7 +104,7 @@ func TestReadOnlyPostgresRoleAtStart(t *testing.T) {
 		t.Fatalf("handoff after the grant: %d %v %v; want 202", code, ans, err)
 	}
 	// The workers start on their next try (the wait doubles up to 30 s).
-	waitProcessed(t, w.addr, "role-1", 90*time.Second)
+	waitProcessed(t, w.addr, "role-1")
 	if code, _, err := call("GET", w.addr, "/readyz", nil); err != nil || code != 200 {
 		t.Fatalf("/readyz after the grant: %d %v; want 200", code, err)
 	}

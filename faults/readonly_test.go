@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/figures"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // nobody is the unprivileged user the worker runs as when the tests run as
@@ -82,7 +83,7 @@ func TestReadOnlySQLiteFile(t *testing.T) {
 	if code, _, err := call("POST", w.addr, "/v1/sessions/ro-1/close", body); err != nil || code != 202 {
 		t.Fatalf("first handoff: %d %v", code, err)
 	}
-	waitProcessed(t, w.addr, "ro-1", 20*time.Second)
+	waitProcessed(t, w.addr, "ro-1")
 	w.stop(t)
 	for _, side := range []string{"-wal", "-shm"} {
 		if _, err := os.Stat(db + side); !errors.Is(err, os.ErrNotExist) {
@@ -158,14 +159,14 @@ func TestReadOnlySQLiteFile(t *testing.T) {
 	if !accepted {
 		t.Fatalf("handoff still refused %d tries after the database became writable", retries)
 	}
-	waitProcessed(t, w.addr, "ro-2", 20*time.Second)
+	waitProcessed(t, w.addr, "ro-2")
 	processedIn := time.Since(fixed)
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := testwait.GiveUpAt(t); ; {
 		code, _, err := call("GET", w.addr, "/readyz", nil)
 		if err == nil && code == 200 {
 			break
 		}
-		if time.Now().After(deadline) {
+		if testwait.Past(deadline) {
 			t.Fatalf("/readyz = %d %v once writable; want 200", code, err)
 		}
 		<-time.After(50 * time.Millisecond)
@@ -201,7 +202,7 @@ func TestReadOnlySQLiteOldSchema(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-testwait.Deadline(t):
 		_ = cmd.Process.Kill()
 		<-done
 		t.Fatalf("worker on a read-only file with an old schema still runs:\n%s", out)

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -125,7 +126,7 @@ func (b *extractBundle) waitJob(t *testing.T, id int64) []river.EventKind {
 	if b.seen == nil {
 		b.seen = map[int64][]river.EventKind{}
 	}
-	deadline := time.After(60 * time.Second)
+	deadline := testwait.Deadline(t)
 	for {
 		evs := b.seen[id]
 		if n := len(evs); n > 0 && (evs[n-1] == river.EventKindJobCompleted || evs[n-1] == river.EventKindJobCancelled) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -65,7 +66,7 @@ func (r *recorder) Batch(name, outcome string, took time.Duration, rows int64) {
 // waitJobs waits until the recorder has seen the job attempt "kind outcome".
 func (r *recorder) waitJob(t *testing.T, key string) {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
+	deadline := testwait.Deadline(t)
 	for {
 		r.mu.Lock()
 		n := r.jobs[key]

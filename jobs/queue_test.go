@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -61,7 +62,7 @@ func waitFor[T any](t *testing.T, ch <-chan T) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(15 * time.Second):
+	case <-testwait.Deadline(t):
 		t.Fatal("timed out waiting for the worker")
 	}
 	var zero T
@@ -173,13 +174,13 @@ func TestQueue(t *testing.T) {
 // appears when the client's producer for it starts).
 func pauseWhenKnown(t *testing.T, q jobs.Queue, name string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testwait.GiveUpAt(t)
 	for {
 		err := q.Pause(context.Background(), name)
 		if err == nil {
 			return
 		}
-		if !errors.Is(err, store.ErrNotFound) || time.Now().After(deadline) {
+		if !errors.Is(err, store.ErrNotFound) || testwait.Past(deadline) {
 			t.Fatalf("pause %s: %v", name, err)
 		}
 		<-time.After(20 * time.Millisecond)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -43,7 +44,7 @@ func TestExtractionLimitWaitSnoozes(t *testing.T) {
 			t.Cleanup(func() { _ = x.q.Stop(context.Background()) })
 
 			id := x.closeSession(t, "s-wait", monaSession("u-wait"))
-			deadline := time.After(60 * time.Second)
+			deadline := testwait.Deadline(t)
 			for snoozed := false; !snoozed; {
 				select {
 				case ev := <-x.events:

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -63,13 +64,13 @@ func (c client) do(method, path string, body any) (int, map[string]any) {
 // waitProcessed polls the session until the worker has processed it.
 func (c client) waitProcessed(id string) map[string]any {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := testwait.GiveUpAt(c.t)
 	for {
 		code, s := c.do("GET", "/v1/sessions/"+id, nil)
 		if code == 200 && (s["status"] == store.StatusProcessed || s["status"] == store.StatusFailed) {
 			return s
 		}
-		if time.Now().After(deadline) {
+		if testwait.Past(deadline) {
 			c.t.Fatalf("session %s not processed in time: %d %v", id, code, s)
 		}
 		<-time.After(25 * time.Millisecond)
@@ -374,9 +375,9 @@ func TestKilledWorkerMidExtraction(t *testing.T) {
 			if code != 202 {
 				t.Fatalf("close = %d", code)
 			}
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			for llm.Calls() == 0 {
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("the extraction never reached the LLM:\n%s", first.log.String())
 				}
 				<-time.After(10 * time.Millisecond)
@@ -388,13 +389,13 @@ func TestKilledWorkerMidExtraction(t *testing.T) {
 
 			second := startProcess(t, dir, env...)
 			c.base = "http://" + second.addr
-			deadline = time.Now().Add(120 * time.Second)
+			deadline = testwait.GiveUpAt(t)
 			for {
 				_, s := c.do("GET", "/v1/sessions/k-1", nil)
 				if s["status"] == "processed" {
 					break
 				}
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("session not processed after the restart: %v\n%s", s, second.log.String())
 				}
 				<-time.After(100 * time.Millisecond)
@@ -460,7 +461,7 @@ func TestMonaRollingSummary(t *testing.T) {
 			if code, res := c.do("POST", "/v1/sessions/r-1/messages", map[string]any{"user_id": "u-r", "app": "mona", "messages": all[:5]}); code != 202 || res["added"] != float64(0) || res["buffered"] != float64(27) {
 				t.Fatalf("re-sent turns = %d %v; want nothing added, 27 buffered", code, res)
 			}
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			var rolling map[string]any
 			for rolling == nil {
 				_, s := c.do("GET", "/v1/sessions/r-1", nil)
@@ -468,7 +469,7 @@ func TestMonaRollingSummary(t *testing.T) {
 					t.Fatalf("session in progress has status %v", s["status"])
 				}
 				rolling, _ = s["rolling_summary"].(map[string]any)
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatal("no rolling summary after 27 turns")
 				}
 				<-time.After(25 * time.Millisecond)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -44,13 +45,13 @@ func TestExportsAndErasureLeaveNoCopies(t *testing.T) {
 				if code != 202 || id == "" || ex["url"] != "/v1/users/"+user+"/exports/"+id {
 					t.Fatalf("export = %d %v", code, ex)
 				}
-				deadline := time.Now().Add(30 * time.Second)
+				deadline := testwait.GiveUpAt(t)
 				for {
 					code, body := c.rawGet("/v1/users/" + user + "/exports/" + id)
 					if code == 200 {
 						return id, body
 					}
-					if code != 202 || time.Now().After(deadline) {
+					if code != 202 || testwait.Past(deadline) {
 						t.Fatalf("export status %d: %s", code, body)
 					}
 					<-time.After(25 * time.Millisecond)
@@ -147,9 +148,9 @@ func TestExportsAndErasureLeaveNoCopies(t *testing.T) {
 			if code, _ := c.do("DELETE", "/v1/users/cleo", nil); code != 202 {
 				t.Fatalf("erase = %d", code)
 			}
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			for jobsNaming(t, st, names...) > 0 || !c.gone("cleo") {
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("after erase, %d River jobs still name cleo's sessions or export", jobsNaming(t, st, names...))
 				}
 				<-time.After(25 * time.Millisecond)

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -73,14 +73,14 @@ func startWorker(t *testing.T, env map[string]string, args ...string) *started {
 	case s.addr = <-ready:
 	case code := <-s.done:
 		t.Fatalf("worker exited with %d before listening:\n%s", code, s.stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("worker did not listen within a minute:\n%s", s.stderr.String())
+	case <-testwait.Deadline(t):
+		t.Fatalf("worker did not listen:\n%s", s.stderr.String())
 	}
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case <-s.done:
-		case <-time.After(30 * time.Second):
+		case <-testwait.Deadline(t):
 			t.Error("worker did not stop")
 		}
 	})
@@ -95,8 +95,8 @@ func (s *started) stop(t *testing.T) int {
 	case code := <-s.done:
 		s.done <- code
 		return code
-	case <-time.After(30 * time.Second):
-		t.Fatal("worker did not stop within 30s of its shutdown signal")
+	case <-testwait.Deadline(t):
+		t.Fatal("worker did not stop after its shutdown signal")
 	}
 	return -1
 }

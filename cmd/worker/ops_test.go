@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
 )
 
@@ -59,14 +60,14 @@ func jobsJSON(t *testing.T, url string, args ...string) map[int64]api.Job {
 // waitJobs polls `jobs list` until every id is in state.
 func waitJobs(t *testing.T, url, state string, ids ...int64) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := testwait.GiveUpAt(t)
 	for {
 		got := jobsJSON(t, url, "--state", state)
 		missing := slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { _, ok := got[id]; return ok })
 		if len(missing) == 0 {
 			return
 		}
-		if time.Now().After(deadline) {
+		if testwait.Past(deadline) {
 			t.Fatalf("jobs %v never became %s; the jobs now: %s", missing, state, runOK(t, url, "jobs", "list"))
 		}
 		<-time.After(50 * time.Millisecond)

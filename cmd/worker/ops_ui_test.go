@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // uiRequest sends method path with auth ("" for none, "Bearer …" or a
@@ -203,12 +205,12 @@ func TestOperatorSeesRiverUIAndMetrics(t *testing.T) {
 					} `json:"river:log"`
 				} `json:"metadata"`
 			}
-			for deadline := time.Now().Add(30 * time.Second); job.State != "completed"; <-time.After(25 * time.Millisecond) {
+			for deadline := testwait.GiveUpAt(t); job.State != "completed"; <-time.After(25 * time.Millisecond) {
 				code, _, raw := uiRequest(t, c.base, "GET", fmt.Sprintf("/ui/api/jobs/%d", jobID), admin)
 				if err := json.Unmarshal(raw, &job); err != nil || code != 200 {
 					t.Fatalf("UI job = %d %v: %s", code, err, raw)
 				}
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("job %d is %s in the UI; want completed", jobID, job.State)
 				}
 			}
@@ -262,7 +264,7 @@ func TestOperatorSeesRiverUIAndMetrics(t *testing.T) {
 			}
 			var all []series
 			var exposition []byte
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			for {
 				code, hdr, exposition = uiRequest(t, c.base, "GET", "/metrics", admin)
 				if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/plain") {
@@ -279,7 +281,7 @@ func TestOperatorSeesRiverUIAndMetrics(t *testing.T) {
 				if missing == "" {
 					break
 				}
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("/metrics never showed %s:\n%s", missing, exposition)
 				}
 				<-time.After(25 * time.Millisecond)

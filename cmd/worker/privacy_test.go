@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -125,14 +126,14 @@ func TestUserDataControls(t *testing.T) {
 				t.Fatalf("export = %d %v", code, ex)
 			}
 			var archive []byte
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			for {
 				code, body := c.rawGet("/v1/users/ada/exports/" + id)
 				if code == 200 {
 					archive = body
 					break
 				}
-				if code != 202 || time.Now().After(deadline) {
+				if code != 202 || testwait.Past(deadline) {
 					t.Fatalf("export status %d: %s", code, body)
 				}
 				<-time.After(25 * time.Millisecond)
@@ -146,13 +147,13 @@ func TestUserDataControls(t *testing.T) {
 			if code != 202 || er["erasure_id"] == nil {
 				t.Fatalf("erase = %d %v", code, er)
 			}
-			deadline = time.Now().Add(30 * time.Second)
+			deadline = testwait.GiveUpAt(t)
 			for {
 				code, _ := c.do("GET", "/v1/users/ada/memories", nil)
 				if code == 404 || c.gone("ada") {
 					break
 				}
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatal("the user was not erased")
 				}
 				<-time.After(25 * time.Millisecond)

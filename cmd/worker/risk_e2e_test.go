@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // TestRiskBeforeMemoryEndToEnd hands a Mona session with a distress
@@ -122,13 +124,13 @@ func TestRiskBeforeMemoryEndToEnd(t *testing.T) {
 				if strings.Contains(body, "hate") || len(p) != 7 {
 					t.Errorf("webhook body %s", body)
 				}
-			case <-time.After(30 * time.Second):
+			case <-testwait.Deadline(t):
 				t.Fatal("the risk webhook was never called")
 			}
 
 			// Counted in /metrics, by app, class and severity.
 			var exposition []byte
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := testwait.GiveUpAt(t)
 			for {
 				var code int
 				code, _, exposition = uiRequest(t, c.base, "GET", "/metrics", "Bearer "+adminToken)
@@ -138,7 +140,7 @@ func TestRiskBeforeMemoryEndToEnd(t *testing.T) {
 				if code == 200 && medium == 1 && low == 1 {
 					break
 				}
-				if time.Now().After(deadline) {
+				if testwait.Past(deadline) {
 					t.Fatalf("/metrics never counted the risk cues:\n%s", exposition)
 				}
 				<-time.After(25 * time.Millisecond)
