@@ -101,6 +101,7 @@ func New(cfg Config) *Server {
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
 	return s
 }
 
