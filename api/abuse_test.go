@@ -116,7 +116,7 @@ func TestAPIAbuse(t *testing.T) {
 							t.Errorf("panic on %s %s: %v", route.method, path, p)
 						}
 					}()
-					srv.ServeHTTP(rec, req)
+					served(t, srv, rec, req)
 				}()
 				status[rec.Code]++
 				if rec.Code >= 500 {

@@ -42,7 +42,7 @@ func getJSON(t *testing.T, srv http.Handler, bearer, method, path, body string) 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	served(t, srv, rec, req)
 	var out map[string]any
 	if rec.Body.Len() > 0 {
 		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {

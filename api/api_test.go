@@ -83,7 +83,7 @@ func TestReadyzReportsDatabaseTrouble(t *testing.T) {
 	t.Parallel()
 	srv := api.New(api.Config{Ready: func(context.Context) error { return errors.New("2 migrations pending") }})
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	served(t, srv, rec, httptest.NewRequest("GET", "/readyz", nil))
 	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "migrations pending") {
 		t.Fatalf("readyz = %d %s; want 503 without internal detail", rec.Code, rec.Body.String())
 	}

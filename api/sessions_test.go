@@ -63,7 +63,7 @@ func call(srv http.Handler, method, path, body, contentType string) *httptest.Re
 		req.Header.Set("Content-Type", contentType)
 	}
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	served(nil, srv, rec, req)
 	return rec
 }
 

@@ -39,7 +39,7 @@ func request(srv http.Handler, method, path, bearer, body, ct string, headers ..
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	served(nil, srv, rec, req)
 	return rec
 }
 

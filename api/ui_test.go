@@ -66,7 +66,7 @@ func TestUIIsForAdminsOnly(t *testing.T) {
 			req.Header.Set(c.header[0], c.header[1])
 		}
 		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
+		served(t, srv, rec, req)
 		if rec.Code != c.want {
 			t.Errorf("%s %s with %q %v = %d; want %d", c.method, c.path, c.auth, c.header, rec.Code, c.want)
 			continue
