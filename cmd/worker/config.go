@@ -407,7 +407,9 @@ Commands:
   resummarize --app APP --prompt-version V
                         re-summarise stored transcripts (back-fill), with progress
   keys rewrap           seal stored transcripts again under the newest key
-  demo [--dir DIR]       hand sample sessions of every preset to an embedded worker, print what was remembered
+  demo [--dir DIR]      hand sample sessions of every preset to an embedded worker;
+                        print each conversation, what was remembered, what was
+                        dropped and why, and the context pack
   extract --app APP [--in FILE] [--llm=off]
                         run extraction offline on a session-close body, print JSON
 

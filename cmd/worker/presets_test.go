@@ -269,8 +269,9 @@ func TestOperatorAppsDir(t *testing.T) {
 	}
 }
 
-// TestDemo runs the newcomer's first command and checks it shows what every
-// preset remembered.
+// TestDemo runs the newcomer's first command and checks it explains itself:
+// each sample conversation beside what was remembered, what was dropped and
+// why, and its summary as text; then what every preset holds and packs.
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
@@ -279,13 +280,35 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo exit %d: %s", code, errOut.String())
 	}
 	text := out.String()
-	for _, want := range []string{"== clara", "chronic_repetition_pattern\":true", "== coach", "Goal:", "== eldertree", "RECENT MOMENTUM",
-		"== lara", "mastery", "== mona", "\"sushi\"", "[deprecated]"} {
+	for _, want := range []string{
+		"== clara", "chronic repetition pattern yes", "== coach", "Goal:", "== eldertree", "RECENT MOMENTUM",
+		"== lara", "mastery", "== mona", "[deprecated]",
+		// The conversation, and what it left.
+		"m1  user      Hi Mona! My name is Peggy.",
+		`name = "Peggy" (fact, from m1)`,
+		`favorite_food = "sushi" (preference, from m1; replaces "ramen")`,
+		// What was dropped, and why.
+		"m5       uncertain: hedged",
+		"m6       about_person: about another person",
+		"m7       sensitive:password: holds a password: nothing of the message is kept",
+		"m4       guard:emotional_label:",
+		// A summary as text, not JSON.
+		"  A 25-minute session of 8 messages, 5 from the user. The user seemed anxious at first\n",
+		"  dominant emotion: calm\n",
+	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	if strings.Contains(text, "hunter2") {
-		t.Error("the demo printed a password from a sample transcript")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, `{"`) {
+			t.Errorf("demo prints JSON rather than text: %q", line)
+		}
+		if strings.Contains(line, "hunter2") && !demoTurn.MatchString(line) {
+			t.Errorf("the password of a sample conversation is printed outside the conversation: %q", line)
+		}
 	}
 }
+
+// demoTurn is a line of a conversation the demo prints.
+var demoTurn = regexp.MustCompile(`^  m[0-9]+ +user `)
