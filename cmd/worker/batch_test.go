@@ -80,7 +80,7 @@ func TestAnalyticsTrendsInsightsByHand(t *testing.T) {
 			batch("run", "insights", "--period", "2026-11-15", "--now", "2026-11-16T14:00:00Z")
 			req, _ := http.NewRequest("GET", c.base+"/v1/admin/insights?app=eldertree&week_ending=2026-11-15", nil)
 			req.Header.Set("Authorization", "Bearer "+adminToken)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := specClient(t).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

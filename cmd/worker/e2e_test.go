@@ -46,7 +46,7 @@ func (c client) do(method, path string, body any) (int, map[string]any) {
 	}
 	req.Header.Set("Authorization", "Bearer "+cmp.Or(c.token, serviceToken))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := specClient(c.t).Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -531,7 +531,7 @@ func TestElderTreeZoneCuesAndAggregatesOverHTTP(t *testing.T) {
 				req, _ := http.NewRequest("PATCH", c.base+"/v1/users/u-chi/profile"+query, bytes.NewReader(b))
 				req.Header.Set("Authorization", "Bearer "+bearer)
 				req.Header.Set("Content-Type", "application/json")
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := specClient(t).Do(req)
 				if err != nil {
 					t.Fatal(err)
 				}

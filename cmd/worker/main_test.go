@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if code == 0 {
+		code = checkSpecCoverage()
+	}
+	os.Exit(code)
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.

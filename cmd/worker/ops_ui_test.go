@@ -30,7 +30,7 @@ func uiRequest(t *testing.T, base, method, path, auth string, header ...string) 
 		req.Header.Set(header[i], header[i+1])
 	}
 	// Redirects are part of what is asserted.
-	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	hc := &http.Client{Transport: spec().Transport(t, nil), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)

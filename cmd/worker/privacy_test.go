@@ -48,7 +48,7 @@ func (c client) rawGet(path string) (int, []byte) {
 	c.t.Helper()
 	req, _ := http.NewRequest("GET", c.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+serviceToken)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := specClient(c.t).Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}

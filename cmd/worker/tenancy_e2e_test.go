@@ -46,7 +46,7 @@ func tenantCall(t *testing.T, base, token, method, path string, body any, header
 		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := specClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestTenancyEndToEnd(t *testing.T) {
 			req, _ := http.NewRequest("POST", base+"/v1/sessions/s-4/close", strings.NewReader(`{"user_id":"u-1"}`))
 			req.Header.Set("Authorization", "Bearer "+monaServiceToken)
 			req.Header.Set("Content-Type", "text/plain")
-			if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 415 {
+			if resp, err := specClient(t).Do(req); err != nil || resp.StatusCode != 415 {
 				t.Errorf("a text/plain handoff = %v, %v; want 415", resp, err)
 			} else {
 				resp.Body.Close()

@@ -92,6 +92,13 @@ func clip(b []byte) string {
 	return string(b[:cut]) + fmt.Sprintf("… (%d bytes)", len(b))
 }
 
+// Used reports whether any exchange was recorded.
+func (r *Recorder) Used() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.statuses) > 0 || r.unrouted > 0 || r.subtree > 0
+}
+
 // Failures are the failures of exchanges recorded without a testing.TB.
 func (r *Recorder) Failures() []string {
 	r.mu.Lock()
