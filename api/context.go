@@ -99,7 +99,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		}
 		byID[m.ID] = m
 		in.Memories = append(in.Memories, extract.PackMemory{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category,
-			Importance: m.Importance, LastUsedAt: m.LastUsedAt, UpdatedAt: m.UpdatedAt})
+			Importance: m.Importance, LastUsedAt: m.LastUsedAt, UpdatedAt: m.UpdatedAt, EventDate: m.EventDate})
 	}
 	recs, err := st.ListRecords(ctx, userID, nil)
 	if err != nil {
@@ -119,7 +119,10 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	}
 	pack := extract.Pack(rules, in, budget)
 	// Memories handed to a model count as used: the recency boost of the
-	// relevance score and the preference decay read last_used_at.
+	// relevance score and the preference decay read last_used_at. That mark
+	// is the only write here, and it is best effort: on a database that
+	// takes no writes now (read-only, unreachable for writes) the chat
+	// service still gets its pack, and the marks are simply not made.
 	for _, id := range extract.UsedMemories(pack) {
 		m, ok := byID[id]
 		if !ok {
@@ -127,6 +130,9 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		}
 		m.LastUsedAt = &now
 		if err := st.UpdateMemory(ctx, m); err != nil {
+			if store.IsReadOnly(err) {
+				break
+			}
 			return extract.ContextPack{}, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -88,6 +89,19 @@ func TestUnwritableDatabaseAnswers503(t *testing.T) {
 	}
 	if _, err := admin.GetSession(ctx, "s-1"); err == nil {
 		t.Fatal("a refused handoff left a session")
+	}
+	// Reads still answer: the context pack marks the memories it hands out
+	// as used, and that mark is skipped rather than failing the pack.
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	if err := admin.UpsertUser(ctx, store.User{ID: "u-ro", App: "mona", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.InsertMemory(ctx, store.Memory{ID: "m-ro", UserID: "u-ro", Key: "likes:tea", Value: "green tea", Category: "preference",
+		Importance: 5, Confidence: 0.9, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := call(srv, "GET", "/v1/users/u-ro/context", "", ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), "green tea") {
+		t.Fatalf("context pack on an unwritable database = %d %s; want 200 with the memory", rec.Code, rec.Body.String())
 	}
 	if _, err := conn.Exec(ctx, fmt.Sprintf("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %s TO %s; GRANT USAGE ON ALL SEQUENCES IN SCHEMA %s TO %s",
 		schema, role, schema, role)); err != nil {

@@ -73,6 +73,9 @@ type PackMemory struct {
 	Importance int
 	LastUsedAt *time.Time
 	UpdatedAt  time.Time
+	// EventDate is an event's own day (YYYY-MM-DD in the user's zone), when
+	// the user named one: the pack counts days from it, not from the mention.
+	EventDate string
 }
 
 // ContextPack is the text a chat service puts into its LLM prompt at the

@@ -764,3 +764,41 @@ func TestPackCoachActionSteps(t *testing.T) {
 		t.Errorf("a tight budget should drop the oldest action step before the open thread:\n%s", tight.Text)
 	}
 }
+
+// An event the user dated is counted from its own day in the user's zone,
+// not from when it was mentioned: a wedding next week is coming up, not
+// "recent".
+func TestPackMonaEventsByTheirOwnDay(t *testing.T) {
+	t.Parallel()
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	// 20:00 UTC on 7 Dec is 05:00 on 8 Dec in Tokyo.
+	now := time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC)
+	mentioned := now.Add(-48 * time.Hour)
+	ev := func(id, value, day string) extract.PackMemory {
+		m := ctxMemory(id, "event:"+id, value, extract.CategoryEvent, 60)
+		m.UpdatedAt, m.EventDate = mentioned, day
+		return m
+	}
+	in := extract.PackInput{Now: now, Location: tokyo, Memories: []extract.PackMemory{
+		ev("wedding", "sister's wedding", "2026-12-14"),
+		ev("exam", "driving exam", "2026-12-08"),
+		ev("concert", "concert", "2026-12-09"),
+		ev("move", "moved flats", "2026-12-05"),
+		ev("undated", "started a new job", ""),
+	}}
+	text := extract.Pack("mona", in, 0).Text
+	for _, want := range []string{
+		"Coming up (in 6 days, Mon 14 Dec): sister's wedding",
+		"Today: driving exam",
+		"Tomorrow (Wed 9 Dec): concert",
+		"Recently (3 days ago, Sat 5 Dec): moved flats",
+		"Recently (2 days ago): started a new job", // no day of its own: from the mention
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("pack lacks %q:\n%s", want, text)
+		}
+	}
+}

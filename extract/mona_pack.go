@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"math"
 	"cmp"
 	"slices"
 	"strings"
@@ -94,7 +95,7 @@ func packMona(in PackInput) packPlan {
 		core = core[:packCorePrefs]
 	}
 	for _, m := range core {
-		p.add(packItem{section: prefs, prio: 10, text: packMonaLine(m, in.Now), ids: []string{m.ID}})
+		p.add(packItem{section: prefs, prio: 10, text: packMonaLine(m, in.Now, in.Location), ids: []string{m.ID}})
 	}
 
 	// Tier 2: the others by relevance to the query.
@@ -125,15 +126,49 @@ func packMona(in PackInput) packPlan {
 			p.capped[relevant]++
 			continue
 		}
-		p.add(packItem{section: relevant, prio: 100, text: packMonaLine(s.m, in.Now), ids: []string{s.m.ID}})
+		p.add(packItem{section: relevant, prio: 100, text: packMonaLine(s.m, in.Now, in.Location), ids: []string{s.m.ID}})
 	}
 
 	p.add(packItem{section: summary, prio: 1000, text: packClean(in.RollingSummary, packTextRunes), cut: true})
 	return p
 }
 
+// packEventDay renders an event by its own day, counted in calendar days
+// in the user's zone: "Coming up (in 3 days, Mon 14 Dec): sister's wedding",
+// "Today: …", "3 days ago (Fri 11 Dec): …". ok is false when the event has
+// no day of its own.
+func packEventDay(day, v string, now time.Time, loc *time.Location) (string, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	d, err := time.ParseInLocation(time.DateOnly, day, loc)
+	if err != nil {
+		return "", false
+	}
+	n := now.In(loc)
+	today := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
+	// Whole calendar days, robust to a DST change in between.
+	diff := int(math.Round(d.Sub(today).Hours() / 24))
+	label := d.Format("Mon 2 Jan")
+	if d.Year() != today.Year() {
+		label = d.Format("Mon 2 Jan 2006")
+	}
+	switch {
+	case diff == 0:
+		return "Today: " + v, true
+	case diff == 1:
+		return "Tomorrow (" + label + "): " + v, true
+	case diff > 1:
+		return "Coming up (in " + packPlural(diff, "day", "days") + ", " + label + "): " + v, true
+	case diff == -1:
+		return "Yesterday (" + label + "): " + v, true
+	default:
+		return "Recently (" + packPlural(-diff, "day", "days") + " ago, " + label + "): " + v, true
+	}
+}
+
 // packMonaLine renders a memory by the shape of its key.
-func packMonaLine(m PackMemory, now time.Time) string {
+func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
 	v := packClean(m.Value, packValueRunes)
 	key := strings.TrimSpace(m.Key)
 	category := strings.ToLower(strings.TrimSpace(m.Category))
@@ -141,6 +176,9 @@ func packMonaLine(m PackMemory, now time.Time) string {
 	case key == "feeling" || (category == CategoryFeeling && !strings.HasPrefix(key, "event:")):
 		return "Recently feeling: " + v
 	case strings.HasPrefix(key, "event:") || (category == CategoryEvent && !strings.HasPrefix(key, "plan:")):
+		if line, ok := packEventDay(m.EventDate, v, now, loc); ok {
+			return line
+		}
 		if !m.UpdatedAt.IsZero() && now.Sub(m.UpdatedAt) >= 24*time.Hour {
 			return "Recently (" + packPlural(int(now.Sub(m.UpdatedAt)/(24*time.Hour)), "day", "days") + " ago): " + v
 		}
