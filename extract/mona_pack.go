@@ -1,8 +1,8 @@
 package extract
 
 import (
-	"math"
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
