@@ -86,6 +86,8 @@ type LLM struct {
 
 	mu      sync.Mutex
 	formats map[string]respFormat // by app: the best response format the endpoint accepted
+
+	counts tokenCounts // for estimate, with a tokens-per-minute limit
 }
 
 // respFormat is how the answer's shape is asked for, best first.
@@ -274,12 +276,20 @@ func (l *LLM) chunk(app *prompts.App, msgs []Message) ([][]Message, error) {
 	if l.maxIn > 0 && (budget <= 0 || l.maxIn < budget) {
 		budget = l.maxIn
 	}
-	// A token is at least one byte, so a transcript of no more bytes than
-	// the budget fits without being tokenized: most sessions are short.
-	if budget <= 0 || transcriptBytes(msgs) <= budget || transcriptTokens(msgs) <= budget {
+	if budget <= 0 || len(msgs) == 0 {
 		return [][]Message{msgs}, nil
 	}
-	return ChunkMessages(msgs, budget)
+	fits, lines, counts := fitsBudget(msgs, budget)
+	if fits {
+		return [][]Message{msgs}, nil
+	}
+	// The lines counted already are not counted again.
+	return chunkMessages(msgs, budget, func(i int) int {
+		if counts[i] == 0 {
+			counts[i] = CountTokens(lines[i] + "\n")
+		}
+		return counts[i]
+	})
 }
 
 // eventsByChunk gives each event to the chunk holding its message, or else
@@ -406,11 +416,60 @@ func checkAnswer(app *prompts.App, content string) (map[string]any, error) {
 // default of null, so that an answer written without the schema enforced
 // (json_object, or an older prompt) still reads.
 func fillDefaults(schema json.RawMessage, v any) {
-	var doc any
-	if json.Unmarshal(schema, &doc) != nil {
+	doc, ok := schemaDocs.get(schema)
+	if !ok {
 		return
 	}
 	applyDefaults(doc, v, 0)
+}
+
+// schemaDocs are the schemas fillDefaults has decoded, by their text: an
+// app's schema is decoded once, not once per answer. The documents are
+// only read; a default copied into an answer is a copy of its own.
+var schemaDocs = docCache{m: map[string]any{}}
+
+// maxCachedDocs bounds docCache: a worker has a few apps, each one schema.
+const maxCachedDocs = 64
+
+type docCache struct {
+	mu sync.Mutex
+	m  map[string]any // nil: the text is no JSON
+}
+
+func (c *docCache) get(schema json.RawMessage) (any, bool) {
+	c.mu.Lock()
+	doc, ok := c.m[string(schema)]
+	c.mu.Unlock()
+	if !ok {
+		if json.Unmarshal(schema, &doc) != nil {
+			doc = nil
+		}
+		c.mu.Lock()
+		if len(c.m) < maxCachedDocs {
+			c.m[string(schema)] = doc
+		}
+		c.mu.Unlock()
+	}
+	return doc, doc != nil
+}
+
+// copyJSON is a deep copy of a decoded JSON value.
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = copyJSON(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = copyJSON(x)
+		}
+		return out
+	}
+	return v
 }
 
 // maxDefaultDepth bounds the walk; the schemas are a few levels deep.
@@ -431,7 +490,7 @@ func applyDefaults(node, v any, depth int) {
 			}
 			if _, present := val[name]; !present {
 				if d, ok := p["default"]; ok {
-					val[name] = d
+					val[name] = copyJSON(d)
 				}
 				continue
 			}
@@ -541,14 +600,62 @@ func (l *LLM) estimate(req openai.ChatCompletionRequest) int {
 		return 0
 	}
 	n := 3
-	for _, m := range req.Messages {
+	for i, m := range req.Messages {
+		if i == 0 {
+			// The system prompt is the same in every call of an app.
+			n += 4 + l.counts.count(m.Content, func() int { return CountTokens(m.Content) })
+			continue
+		}
 		n += 4 + CountTokens(m.Content)
 	}
 	if req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil {
-		if b, err := json.Marshal(req.ResponseFormat.JSONSchema.Schema); err == nil {
-			n += CountTokens(string(b))
+		schema := req.ResponseFormat.JSONSchema.Schema
+		if raw, ok := schema.(json.RawMessage); ok {
+			n += l.counts.count(string(raw), func() int { return schemaTokens(schema) })
+		} else {
+			n += schemaTokens(schema)
 		}
 	}
+	return n
+}
+
+// schemaTokens is what a response format's schema takes, as sent.
+func schemaTokens(schema json.Marshaler) int {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return 0
+	}
+	return CountTokens(string(b))
+}
+
+// tokenCounts keeps the token counts of the texts every call of an app
+// sends alike (its system prompt and its schema), by their text; a
+// worker has a few apps, so a few are kept.
+type tokenCounts struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// maxCountedTexts bounds tokenCounts.
+const maxCountedTexts = 64
+
+// count is the kept count of text, or count() kept.
+func (c *tokenCounts) count(text string, count func() int) int {
+	c.mu.Lock()
+	n, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = count()
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]int{}
+	}
+	if len(c.m) < maxCountedTexts {
+		c.m[text] = n
+	}
+	c.mu.Unlock()
 	return n
 }
 

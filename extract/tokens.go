@@ -41,24 +41,39 @@ func messageTokens(m Message) int {
 	return CountTokens(prompts.TranscriptLine(promptTurn(m)) + "\n")
 }
 
-// transcriptBytes is the length of msgs' rendered transcript, an upper
-// bound of its tokens: every o200k_base token is at least one byte, and the
-// fallback estimate is a quarter of that.
-func transcriptBytes(msgs []Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(prompts.TranscriptLine(promptTurn(m))) + 1
+// fitsBudget reports whether msgs' rendered transcript takes at most budget
+// tokens, counting as few of them as it can: every o200k_base token is at
+// least one byte (and the fallback estimate a quarter of that), so a line
+// takes at most its bytes in tokens. The lines are counted in order until
+// the tokens counted and the bytes of the lines left fit the budget (the
+// rest need not be counted) or the tokens counted alone exceed it. Most
+// sessions are decided by their bytes alone, or after a few of their lines.
+// The counts made are returned by index (0: not counted; a line takes at
+// least one token), for ChunkMessages not to count them again.
+func fitsBudget(msgs []Message, budget int) (bool, []string, []int) {
+	lines := make([]string, len(msgs))
+	left := 0 // bytes of the lines not counted, newlines included
+	for i, m := range msgs {
+		lines[i] = prompts.TranscriptLine(promptTurn(m))
+		left += len(lines[i]) + 1
 	}
-	return n
-}
-
-// transcriptTokens is what msgs take as a rendered transcript.
-func transcriptTokens(msgs []Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += messageTokens(m)
+	if left <= budget {
+		return true, lines, nil
 	}
-	return n
+	counts := make([]int, len(msgs))
+	used := 0
+	for i, line := range lines {
+		counts[i] = CountTokens(line + "\n")
+		used += counts[i]
+		left -= len(line) + 1
+		if used > budget {
+			return false, lines, counts
+		}
+		if used+left <= budget {
+			return true, lines, counts
+		}
+	}
+	return true, lines, counts // not reached: the last line leaves no bytes
 }
 
 func promptTurn(m Message) prompts.Turn {
@@ -74,6 +89,12 @@ func promptTurn(m Message) prompts.Turn {
 // give no chunks. It fails only when budget cannot hold even a message's
 // framing, or a single character of it.
 func ChunkMessages(msgs []Message, budget int) ([][]Message, error) {
+	return chunkMessages(msgs, budget, func(i int) int { return messageTokens(msgs[i]) })
+}
+
+// chunkMessages is ChunkMessages with the tokens of message i given by
+// tokensOf(i), called once per message.
+func chunkMessages(msgs []Message, budget int, tokensOf func(i int) int) ([][]Message, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -93,8 +114,8 @@ func ChunkMessages(msgs []Message, budget int) ([][]Message, error) {
 		cur = append(cur, m)
 		used += n
 	}
-	for _, m := range msgs {
-		n := messageTokens(m)
+	for i, m := range msgs {
+		n := tokensOf(i)
 		if n <= budget {
 			add(m, n)
 			continue
