@@ -30,11 +30,15 @@ type execer interface {
 // sqliteTimeLayout is fixed-width UTC so that SQLite compares timestamps as text correctly.
 const sqliteTimeLayout = "2006-01-02T15:04:05.000000Z"
 
-var placeholderRE = regexp.MustCompile(`\$(\d+)`)
+// placeholderRE matches a numbered placeholder and the cast to a column type
+// that may follow it (valuesSteps writes them).
+var placeholderRE = regexp.MustCompile(`\$(\d+)(?:::(?:text|integer|bigint|float8|boolean|timestamptz)\b)?`)
 
 // sqliteSQL rewrites a Postgres-style statement for SQLite: numbered
-// placeholders become ?N and row locks are dropped (SQLite locks the whole
-// database for a write transaction).
+// placeholders become ?N, the casts of placeholders to column types
+// ("$4::integer") are dropped, as SQLite's columns convert what they are
+// given, and so are row locks (SQLite locks the whole database for a write
+// transaction).
 func sqliteSQL(q string) string {
 	q = placeholderRE.ReplaceAllString(q, "?$1")
 	return forUpdateRE.ReplaceAllString(q, "")

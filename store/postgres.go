@@ -18,6 +18,7 @@ type pgExecer struct {
 	db interface {
 		Exec(ctx context.Context, q string, args ...any) (pgconn.CommandTag, error)
 		Query(ctx context.Context, q string, args ...any) (pgx.Rows, error)
+		SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 	}
 }
 

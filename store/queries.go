@@ -71,13 +71,39 @@ const maxParams = 32000
 // "INSERT INTO t (cols)", tail what follows the VALUES list (an ON CONFLICT
 // clause, say), row(i) the arguments of row i. It returns the rows affected.
 func (q queries) insertRows(ctx context.Context, head string, width, n int, row func(i int) []any, tail string) (int64, error) {
-	per := max(1, maxParams/width)
+	steps, err := insertSteps("", head, width, n, row, tail)
+	if err != nil {
+		return 0, err
+	}
 	var total int64
+	for _, s := range steps {
+		k, err := q.e.exec(ctx, s.sql, s.args...)
+		if err != nil {
+			return total, err
+		}
+		total += k
+	}
+	return total, nil
+}
+
+// insertSteps are the statements of insertRows, for a pipeline; what names
+// them in errors.
+func insertSteps(what, head string, width, n int, row func(i int) []any, tail string) ([]step, error) {
+	return valuesSteps(what, width, n, row, nil, func(values string) string { return head + " VALUES " + values + tail })
+}
+
+// valuesSteps builds the statements of n rows of width values each, as few
+// as the parameter limit allows: wrap(list) is one statement around a
+// VALUES list of its rows ("($1, $2), ($3, $4)"). casts, when set, are the
+// columns' Postgres types, written on the first row of each list
+// ("$1::integer") so that a VALUES list that is not an INSERT's types its
+// columns; SQLite drops them (sqliteSQL).
+func valuesSteps(what string, width, n int, row func(i int) []any, casts []string, wrap func(values string) string) ([]step, error) {
+	per := max(1, maxParams/width)
+	var steps []step
 	for start := 0; start < n; start += per {
 		end := min(n, start+per)
 		var b strings.Builder
-		b.WriteString(head)
-		b.WriteString(" VALUES ")
 		args := make([]any, 0, (end-start)*width)
 		for i := start; i < end; i++ {
 			if i > start {
@@ -90,22 +116,21 @@ func (q queries) insertRows(ctx context.Context, head string, width, n int, row 
 				}
 				b.WriteByte('$')
 				b.WriteString(strconv.Itoa(len(args) + j + 1))
+				if i == start && casts != nil {
+					b.WriteString("::")
+					b.WriteString(casts[j])
+				}
 			}
 			b.WriteByte(')')
 			vals := row(i)
 			if len(vals) != width {
-				return total, fmt.Errorf("insert row of %d values into %d columns", len(vals), width)
+				return nil, fmt.Errorf("%d values for a row of %d columns", len(vals), width)
 			}
 			args = append(args, vals...)
 		}
-		b.WriteString(tail)
-		k, err := q.e.exec(ctx, b.String(), args...)
-		if err != nil {
-			return total, err
-		}
-		total += k
+		steps = append(steps, step{what: what, sql: wrap(b.String()), args: args})
 	}
-	return total, nil
+	return steps, nil
 }
 
 // --- users
@@ -114,7 +139,19 @@ const userCols = "id, app, display_name, timezone, memory_disabled, created_at, 
 
 func scanUser(r rows) (User, error) {
 	var u User
-	err := r.Scan(&u.ID, &u.App, &u.DisplayName, &u.Timezone, &u.MemoryDisabled, scanTime{&u.CreatedAt}, scanTime{&u.UpdatedAt})
+	err := r.Scan(userDest(&u)...)
+	return u, err
+}
+
+// userDest are the scan destinations of userCols.
+func userDest(u *User) []any {
+	return []any{&u.ID, &u.App, &u.DisplayName, &u.Timezone, &u.MemoryDisabled, scanTime{&u.CreatedAt}, scanTime{&u.UpdatedAt}}
+}
+
+// openUser opens a user's display name, sealed when the app's data is.
+func (q queries) openUser(u User) (User, error) {
+	var err error
+	u.DisplayName, err = q.openText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
 	return u, err
 }
 
@@ -149,7 +186,7 @@ func (q queries) GetUser(ctx context.Context, id string) (User, error) {
 		if u, err = scanUser(r); err != nil {
 			return err
 		}
-		u.DisplayName, err = q.openText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
+		u, err = q.openUser(u)
 		return err
 	})
 	return u, err
@@ -161,7 +198,7 @@ func (q queries) GetUserForUpdate(ctx context.Context, id string) (User, error) 
 		if u, err = scanUser(r); err != nil {
 			return err
 		}
-		u.DisplayName, err = q.openText(u.App, "user:"+u.ID+":display_name", u.DisplayName)
+		u, err = q.openUser(u)
 		return err
 	})
 	return u, err
@@ -184,7 +221,7 @@ func (q queries) EnsureUser(ctx context.Context, u User, zoneNamed bool) (User, 
 			if got, err = scanUser(r); err != nil {
 				return err
 			}
-			got.DisplayName, err = q.openText(got.App, "user:"+got.ID+":display_name", got.DisplayName)
+			got, err = q.openUser(got)
 			return err
 		})
 	switch {
@@ -204,18 +241,28 @@ const sessionCols = `id, user_id, app, status, started_at, ended_at, timezone, m
 func scanSession(r rows) (Session, error) {
 	var s Session
 	var jobs json.RawMessage
-	err := r.Scan(&s.ID, &s.UserID, &s.App, &s.Status, scanTime{&s.StartedAt}, scanTime{&s.EndedAt}, &s.Timezone,
-		&s.MessageCount, &s.BodySHA256, scanJSON{&jobs}, &s.TranscriptRetained, scanNullTime{&s.RetainUntil},
-		scanNullTime{&s.ClosedAt}, scanNullTime{&s.ProcessedAt}, scanTime{&s.UpdatedAt})
-	if err != nil {
+	if err := r.Scan(sessionDest(&s, &jobs)...); err != nil {
 		return s, err
 	}
+	return s, s.decodeJobs(jobs)
+}
+
+// sessionDest are the scan destinations of sessionCols; the jobs column
+// goes to jobs, for decodeJobs.
+func sessionDest(s *Session, jobs *json.RawMessage) []any {
+	return []any{&s.ID, &s.UserID, &s.App, &s.Status, scanTime{&s.StartedAt}, scanTime{&s.EndedAt}, &s.Timezone,
+		&s.MessageCount, &s.BodySHA256, scanJSON{jobs}, &s.TranscriptRetained, scanNullTime{&s.RetainUntil},
+		scanNullTime{&s.ClosedAt}, scanNullTime{&s.ProcessedAt}, scanTime{&s.UpdatedAt}}
+}
+
+// decodeJobs sets s.Jobs from the jobs column.
+func (s *Session) decodeJobs(jobs json.RawMessage) error {
 	if len(jobs) > 0 {
 		if err := json.Unmarshal(jobs, &s.Jobs); err != nil {
-			return s, fmt.Errorf("decode session jobs: %w", err)
+			return fmt.Errorf("decode session jobs: %w", err)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 func (q queries) CreateSession(ctx context.Context, s Session) error {
@@ -277,9 +324,16 @@ func (q queries) SetSessionStatus(ctx context.Context, id, status string, at tim
 }
 
 func (q queries) SetSessionProcessed(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
-	n, err := q.e.exec(ctx, `UPDATE mnemo_sessions SET status = 'processed', processed_at = $4, updated_at = $4,
-		transcript_retained = $2, retain_until = $3 WHERE id = $1`, id, retained, until, at)
+	var n int64
+	err := q.runStep(ctx, sessionProcessedStep(id, retained, until, at, &n))
 	return mustAffect(n, err, "set session processed")
+}
+
+// sessionProcessedStep is SetSessionProcessed's statement; the rows it
+// changed go to n.
+func sessionProcessedStep(id string, retained bool, until *time.Time, at time.Time, n *int64) step {
+	return step{sql: `UPDATE mnemo_sessions SET status = 'processed', processed_at = $4, updated_at = $4,
+		transcript_retained = $2, retain_until = $3 WHERE id = $1`, args: []any{id, retained, until, at}, affected: n}
 }
 
 func (q queries) SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
@@ -309,9 +363,11 @@ func (q queries) InsertEvents(ctx context.Context, events []Event) error {
 	return nil
 }
 
+// listEventsSQL lists a session's events ($1) in order.
+const listEventsSQL = "SELECT " + eventCols + " FROM mnemo_session_events WHERE session_id = $1 ORDER BY seq"
+
 func (q queries) ListEvents(ctx context.Context, sessionID string) ([]Event, error) {
-	return queryAll(ctx, q, "SELECT "+eventCols+" FROM mnemo_session_events WHERE session_id = $1 ORDER BY seq",
-		[]any{sessionID}, scanEvent)
+	return queryAll(ctx, q, listEventsSQL, []any{sessionID}, scanEvent)
 }
 
 func (q queries) ListUserEvents(ctx context.Context, userID string, kinds []string, since time.Time) ([]Event, error) {
@@ -348,17 +404,24 @@ func (q queries) InsertChunks(ctx context.Context, chunks []Chunk) error {
 	return nil
 }
 
-func (q queries) ListChunks(ctx context.Context, sessionID string) ([]Chunk, error) {
-	return queryAll(ctx, q, "SELECT "+chunkCols+" FROM mnemo_transcript_chunks WHERE session_id = $1 ORDER BY seq",
-		[]any{sessionID}, func(r rows) (Chunk, error) {
-			var c Chunk
-			err := r.Scan(&c.SessionID, &c.Seq, &c.UserID, &c.KeyID, &c.Nonce, &c.Ciphertext, &c.SHA256, scanTime{&c.CreatedAt})
-			return c, err
-		})
+func scanChunk(r rows) (Chunk, error) {
+	var c Chunk
+	err := r.Scan(&c.SessionID, &c.Seq, &c.UserID, &c.KeyID, &c.Nonce, &c.Ciphertext, &c.SHA256, scanTime{&c.CreatedAt})
+	return c, err
 }
 
+// listChunksSQL lists a session's transcript chunks ($1) in order.
+const listChunksSQL = "SELECT " + chunkCols + " FROM mnemo_transcript_chunks WHERE session_id = $1 ORDER BY seq"
+
+func (q queries) ListChunks(ctx context.Context, sessionID string) ([]Chunk, error) {
+	return queryAll(ctx, q, listChunksSQL, []any{sessionID}, scanChunk)
+}
+
+// deleteChunksSQL deletes a session's transcript ($1).
+const deleteChunksSQL = "DELETE FROM mnemo_transcript_chunks WHERE session_id = $1"
+
 func (q queries) DeleteChunks(ctx context.Context, sessionID string) (int64, error) {
-	n, err := q.e.exec(ctx, "DELETE FROM mnemo_transcript_chunks WHERE session_id = $1", sessionID)
+	n, err := q.e.exec(ctx, deleteChunksSQL, sessionID)
 	if err != nil {
 		return 0, fmt.Errorf("delete transcript: %w", err)
 	}
@@ -379,18 +442,22 @@ func scanSummary(r rows) (Summary, error) {
 }
 
 func (q queries) UpsertSummary(ctx context.Context, s Summary) error {
-	data, err := q.sealJSON(s.App, summaryRow(s), json.RawMessage(jsonArg(s.Data, "{}")))
+	st, err := q.upsertSummaryStep(s)
 	if err != nil {
 		return err
 	}
-	s.Data = data
-	_, err = q.e.exec(ctx, "INSERT INTO mnemo_session_summaries ("+summaryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (session_id, prompt_version) DO UPDATE SET source = excluded.source, data = excluded.data, created_at = excluded.created_at`,
-		s.SessionID, s.PromptVersion, s.UserID, s.App, s.Source, jsonArg(s.Data, "{}"), s.CreatedAt)
+	return q.runStep(ctx, st)
+}
+
+// upsertSummaryStep is UpsertSummary's statement, its data sealed.
+func (q queries) upsertSummaryStep(s Summary) (step, error) {
+	data, err := q.sealJSON(s.App, summaryRow(s), json.RawMessage(jsonArg(s.Data, "{}")))
 	if err != nil {
-		return fmt.Errorf("upsert summary: %w", err)
+		return step{}, err
 	}
-	return nil
+	return step{what: "upsert summary", sql: "INSERT INTO mnemo_session_summaries (" + summaryCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (session_id, prompt_version) DO UPDATE SET source = excluded.source, data = excluded.data, created_at = excluded.created_at`,
+		args: []any{s.SessionID, s.PromptVersion, s.UserID, s.App, s.Source, jsonArg(data, "{}"), s.CreatedAt}}, nil
 }
 
 func (q queries) GetSummary(ctx context.Context, sessionID string) (Summary, error) {
@@ -525,6 +592,9 @@ func statedOr(t, fallback time.Time) time.Time {
 	return t
 }
 
+// memoryOrder is the order ListMemories lists in.
+const memoryOrder = " ORDER BY importance DESC, created_at, id"
+
 func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error) {
 	sql := "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = $1"
 	args := []any{userID}
@@ -541,7 +611,7 @@ func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter
 		args = append(args, f.Category)
 		sql += fmt.Sprintf(" AND category = $%d", len(args))
 	}
-	sql += " ORDER BY importance DESC, created_at, id"
+	sql += memoryOrder
 	all, err := queryAll(ctx, q, sql, args, scanMemory)
 	if err != nil || f.AsOf == nil {
 		return all, err
@@ -577,12 +647,16 @@ func (q queries) InsertMemory(ctx context.Context, m Memory) error {
 	return nil
 }
 
+// memoryInsertRow is a memory's row, in memoryCols' order.
+func memoryInsertRow(m Memory) []any {
+	return []any{m.ID, m.UserID, m.App, m.Key, m.Value, m.Category, m.Importance, m.Confidence, m.Status, m.SupersedesID,
+		m.SourceSessionID, m.SourceMessageID, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.CreatedAt, m.UpdatedAt,
+		statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.EventDate, m.Wording}
+}
+
 func (q queries) InsertMemories(ctx context.Context, ms []Memory) error {
 	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memories ("+memoryCols+")", 22, len(ms), func(i int) []any {
-		m := ms[i]
-		return []any{m.ID, m.UserID, m.App, m.Key, m.Value, m.Category, m.Importance, m.Confidence, m.Status, m.SupersedesID,
-			m.SourceSessionID, m.SourceMessageID, m.Confirmations, m.ExpiresAt, m.LastUsedAt, m.CreatedAt, m.UpdatedAt,
-			statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.EventDate, m.Wording}
+		return memoryInsertRow(ms[i])
 	}, "")
 	if err != nil {
 		return fmt.Errorf("insert memories: %w", err)
@@ -604,15 +678,20 @@ func (q queries) UpdateMemory(ctx context.Context, m Memory) error {
 const statementCols = `id, memory_id, user_id, key, value, category, importance, confidence, expires_at, stated_at,
 	session_id, message_id, weight, event_date, wording, created_at`
 
+func scanStatement(r rows) (Statement, error) {
+	var s Statement
+	err := r.Scan(&s.ID, &s.MemoryID, &s.UserID, &s.Key, &s.Value, &s.Category, &s.Importance, &s.Confidence,
+		scanNullTime{&s.ExpiresAt}, scanTime{&s.StatedAt}, &s.SessionID, &s.MessageID, &s.Weight, &s.EventDate,
+		&s.Wording, scanTime{&s.CreatedAt})
+	return s, err
+}
+
+// statementOrder is the order ListStatements lists in.
+const statementOrder = " ORDER BY stated_at, id"
+
 func (q queries) ListStatements(ctx context.Context, userID string, keys []string) ([]Statement, error) {
-	all, err := queryAll(ctx, q, "SELECT "+statementCols+" FROM mnemo_memory_statements WHERE user_id = $1 ORDER BY stated_at, id",
-		[]any{userID}, func(r rows) (Statement, error) {
-			var s Statement
-			err := r.Scan(&s.ID, &s.MemoryID, &s.UserID, &s.Key, &s.Value, &s.Category, &s.Importance, &s.Confidence,
-				scanNullTime{&s.ExpiresAt}, scanTime{&s.StatedAt}, &s.SessionID, &s.MessageID, &s.Weight, &s.EventDate,
-				&s.Wording, scanTime{&s.CreatedAt})
-			return s, err
-		})
+	all, err := queryAll(ctx, q, "SELECT "+statementCols+" FROM mnemo_memory_statements WHERE user_id = $1"+statementOrder,
+		[]any{userID}, scanStatement)
 	return only(all, err, keys, func(s Statement) string { return s.Key })
 }
 
@@ -636,11 +715,15 @@ func (q queries) InsertStatement(ctx context.Context, s Statement) error {
 	return nil
 }
 
+// statementRow is a statement's row, in statementCols' order.
+func statementRow(s Statement) []any {
+	return []any{cmp.Or(s.ID, NewID()), s.MemoryID, s.UserID, s.Key, s.Value, s.Category, s.Importance, s.Confidence, s.ExpiresAt,
+		s.StatedAt, s.SessionID, s.MessageID, max(s.Weight, 1), s.EventDate, s.Wording, s.CreatedAt}
+}
+
 func (q queries) InsertStatements(ctx context.Context, ss []Statement) error {
 	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(ss), func(i int) []any {
-		s := ss[i]
-		return []any{cmp.Or(s.ID, NewID()), s.MemoryID, s.UserID, s.Key, s.Value, s.Category, s.Importance, s.Confidence, s.ExpiresAt,
-			s.StatedAt, s.SessionID, s.MessageID, max(s.Weight, 1), s.EventDate, s.Wording, s.CreatedAt}
+		return statementRow(ss[i])
 	}, "")
 	if err != nil {
 		return fmt.Errorf("insert memory statements: %w", err)
@@ -649,8 +732,15 @@ func (q queries) InsertStatements(ctx context.Context, ss []Statement) error {
 }
 
 func (q queries) MoveStatement(ctx context.Context, userID, id, memoryID string) error {
-	n, err := q.e.exec(ctx, "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2", userID, id, memoryID)
+	var n int64
+	err := q.runStep(ctx, moveStatementStep(userID, id, memoryID, &n))
 	return mustAffect(n, err, "move memory statement")
+}
+
+// moveStatementStep is MoveStatement's statement; the rows it changed go to n.
+func moveStatementStep(userID, id, memoryID string, n *int64) step {
+	return step{sql: "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2",
+		args: []any{userID, id, memoryID}, affected: n}
 }
 
 func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
@@ -662,12 +752,14 @@ func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
 	return nil
 }
 
+// memoryChangeRow is an audit row, in memoryChangeCols' order.
+func memoryChangeRow(c MemoryChange) []any {
+	return []any{cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At, c.Key}
+}
+
 func (q queries) InsertMemoryChanges(ctx context.Context, cs []MemoryChange) error {
-	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at, key)", 8, len(cs),
-		func(i int) []any {
-			c := cs[i]
-			return []any{cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At, c.Key}
-		}, "")
+	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memory_history ("+memoryChangeCols+")", 8, len(cs),
+		func(i int) []any { return memoryChangeRow(cs[i]) }, "")
 	if err != nil {
 		return fmt.Errorf("record memory changes: %w", err)
 	}
@@ -685,8 +777,14 @@ func (q queries) ListMemoryChanges(ctx context.Context, userID string) ([]Memory
 		[]any{userID}, scanMemoryChange)
 }
 
+// memoryChangeCols and memoryChangeOrder are what ListMemoryChanges lists, in its order.
+const (
+	memoryChangeCols  = "id, memory_id, user_id, action, actor, session_id, at, key"
+	memoryChangeOrder = " ORDER BY at, id"
+)
+
 func (q queries) ListMemoryChangesOf(ctx context.Context, userID, action string) ([]MemoryChange, error) {
-	return queryAll(ctx, q, "SELECT id, memory_id, user_id, action, actor, session_id, at, key FROM mnemo_memory_history WHERE user_id = $1 AND action = $2 ORDER BY at, id",
+	return queryAll(ctx, q, "SELECT "+memoryChangeCols+" FROM mnemo_memory_history WHERE user_id = $1 AND action = $2"+memoryChangeOrder,
 		[]any{userID, action}, scanMemoryChange)
 }
 
@@ -728,14 +826,15 @@ const runCols = `id, session_id, user_id, app, model, prompt_version, source, ou
 	cost_usd, duration_ms, attempt, final, error, created_at`
 
 func (q queries) InsertExtractionRun(ctx context.Context, r ExtractionRun) error {
-	_, err := q.e.exec(ctx, "INSERT INTO mnemo_extraction_runs ("+runCols+`)
+	return q.runStep(ctx, insertRunStep(r))
+}
+
+// insertRunStep is InsertExtractionRun's statement.
+func insertRunStep(r ExtractionRun) step {
+	return step{what: "record extraction run", sql: "INSERT INTO mnemo_extraction_runs (" + runCols + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-		cmp.Or(r.ID, NewID()), r.SessionID, r.UserID, r.App, r.Model, r.PromptVersion, r.Source, r.Outcome, r.InputTokens,
-		r.OutputTokens, r.CostUSD, r.DurationMS, r.Attempt, r.Final, r.Error, r.CreatedAt)
-	if err != nil {
-		return fmt.Errorf("record extraction run: %w", err)
-	}
-	return nil
+		args: []any{cmp.Or(r.ID, NewID()), r.SessionID, r.UserID, r.App, r.Model, r.PromptVersion, r.Source, r.Outcome, r.InputTokens,
+			r.OutputTokens, r.CostUSD, r.DurationMS, r.Attempt, r.Final, r.Error, r.CreatedAt}}
 }
 
 func (q queries) ListExtractionRuns(ctx context.Context, sessionID string) ([]ExtractionRun, error) {

@@ -372,6 +372,11 @@ type Querier interface {
 	// CreateSession inserts a new session; ErrConflict if the id exists.
 	CreateSession(ctx context.Context, s Session) error
 	GetSession(ctx context.Context, id string) (Session, error)
+	// GetSessionInput reads a session (GetSession: ErrNotFound when there
+	// is none), its transcript chunks (ListChunks) and its events
+	// (ListEvents): what its extraction reads, in one round trip on
+	// Postgres.
+	GetSessionInput(ctx context.Context, id string) (SessionInput, error)
 	// GetSessionForUpdate reads a session and, on Postgres, locks its row for the
 	// rest of the transaction so that concurrent workers serialise on it.
 	GetSessionForUpdate(ctx context.Context, id string) (Session, error)
@@ -382,6 +387,22 @@ type Querier interface {
 	// SetSessionProcessed is SetTranscriptRetention and SetSessionStatus
 	// (processed) in one statement.
 	SetSessionProcessed(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error
+	// LockExtraction is the start of an extraction's transaction:
+	// GetSessionForUpdate and GetUserForUpdate of its user in one statement
+	// (ErrNotFound when the session is gone), then, after the locks, what
+	// reads asks of the user's: forget markers (ListMemoryChangesOf
+	// "forget"), memories (ListMemories, All) and statements
+	// (ListStatements) — in one round trip on Postgres.
+	LockExtraction(ctx context.Context, sessionID string, reads ExtractionReads) (ExtractionLock, error)
+	// FinishExtraction is the end of an extraction's transaction: the
+	// memory writes m (see MemoryWrites: UpdateMemories, InsertMemories,
+	// InsertMemoryChanges, MoveStatement, InsertStatements), then
+	// UpsertSummary, InsertExtractionRun, the transcript deleted with the
+	// exports that may hold it or kept (DeleteChunks, DeleteUserExports) and
+	// the session processed (SetSessionProcessed) — in one round trip on
+	// Postgres. A memory or statement to update that does not exist, or the
+	// session, is ErrNotFound.
+	FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error
 
 	InsertEvents(ctx context.Context, events []Event) error
 	ListEvents(ctx context.Context, sessionID string) ([]Event, error)
@@ -418,6 +439,10 @@ type Querier interface {
 	// UpdateMemory rewrites the mutable fields of m (value, importance,
 	// confidence, status, confirmations, expiry, last use, updated_at).
 	UpdateMemory(ctx context.Context, m Memory) error
+	// UpdateMemories is a batch of UpdateMemory, in one statement (per
+	// 1 600 memories); ErrNotFound when one does not exist. Two writes of
+	// one memory leave the later.
+	UpdateMemories(ctx context.Context, ms []Memory) error
 	// ListStatements lists the statements of a user's memories of the given
 	// keys (all keys when empty).
 	ListStatements(ctx context.Context, userID string, keys []string) ([]Statement, error)

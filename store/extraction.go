@@ -1,0 +1,340 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// What an extraction reads and writes, in as few round trips as the
+// database allows (issue 14): each method is the statements of the methods
+// it names, in their order, with their results; on Postgres they go in one
+// round trip (a pipeline), on SQLite, in process, one after another.
+
+// SessionInput is a session with what its extraction reads of it.
+type SessionInput struct {
+	Session Session
+	Chunks  []Chunk // ListChunks
+	Events  []Event // ListEvents
+}
+
+// ExtractionReads says what LockExtraction reads besides the session and
+// its user.
+type ExtractionReads struct {
+	// Forgets reads the user's forget markers (ListMemoryChangesOf "forget").
+	Forgets bool
+	// Memories reads every memory of the user (ListMemories, All) and
+	// every statement (ListStatements, all keys).
+	Memories bool
+}
+
+// ExtractionLock is what an extraction's transaction reads first.
+type ExtractionLock struct {
+	Session Session
+	User    User
+	// Forgets, Memories and Statements are nil unless asked for.
+	Forgets    []MemoryChange
+	Memories   []Memory
+	Statements []Statement
+}
+
+// MemoryWrites are the writes of the memory timelines an extraction
+// touched, in the order they are made: memories leaving the active set
+// (updated), memories entering it (updated), new memories (inserted), the
+// audit, statements moved to another memory, new statements. One active
+// memory per key means memories leave the active set before another enters
+// it; a new memory is inserted after every update.
+type MemoryWrites struct {
+	// Leaving and Entering are updated as UpdateMemory updates.
+	Leaving, Entering []Memory
+	// New are inserted (InsertMemories).
+	New []Memory
+	// Changes are the audit rows (InsertMemoryChanges).
+	Changes []MemoryChange
+	// Moves make statement ID part of memory MemoryID (MoveStatement).
+	Moves []Statement
+	// Statements are new statements (InsertStatements).
+	Statements []Statement
+}
+
+// Settlement is how an extraction leaves its session.
+type Settlement struct {
+	SessionID string
+	UserID    string
+	Summary   Summary       // UpsertSummary
+	Run       ExtractionRun // InsertExtractionRun
+	// KeepUntil is when the kept transcript goes (retained); nil deletes it
+	// now and, when there was one, the user's exports requested at or after
+	// ExportsSince, which may hold it (DeleteUserExports).
+	KeepUntil    *time.Time
+	ExportsSince time.Time
+	// At is when the session is processed.
+	At time.Time
+}
+
+// qualified prefixes each column of a column list with alias.
+func qualified(alias, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (q queries) GetSessionInput(ctx context.Context, id string) (SessionInput, error) {
+	var in SessionInput
+	found := false
+	err := q.pipeline(ctx,
+		step{sql: "SELECT " + sessionCols + " FROM mnemo_sessions WHERE id = $1", args: []any{id}, scan: func(r rows) (err error) {
+			in.Session, err = scanSession(r)
+			found = true
+			return err
+		}},
+		step{sql: listChunksSQL, args: []any{id}, scan: func(r rows) error {
+			c, err := scanChunk(r)
+			in.Chunks = append(in.Chunks, c)
+			return err
+		}},
+		step{sql: listEventsSQL, args: []any{id}, scan: func(r rows) error {
+			e, err := scanEvent(r)
+			in.Events = append(in.Events, e)
+			return err
+		}})
+	switch {
+	case err != nil:
+		return SessionInput{}, err
+	case !found:
+		return SessionInput{}, ErrNotFound
+	}
+	in.Chunks, in.Events = nonNil(in.Chunks), nonNil(in.Events)
+	return in, nil
+}
+
+// sessionUser is a session's user: the reads that follow the lock take
+// the user from the session they locked.
+const sessionUser = "(SELECT user_id FROM mnemo_sessions WHERE id = $1)"
+
+func (q queries) LockExtraction(ctx context.Context, sessionID string, reads ExtractionReads) (ExtractionLock, error) {
+	var l ExtractionLock
+	found := false
+	steps := []step{{
+		// Both rows are locked, the session's first (Postgres locks the
+		// rows of a join in the order of its FROM list), as GetSessionForUpdate
+		// then GetUserForUpdate would.
+		sql: "SELECT " + qualified("s", sessionCols) + ", " + qualified("u", userCols) + `
+			FROM mnemo_sessions s JOIN mnemo_users u ON u.id = s.user_id WHERE s.id = $1 FOR UPDATE`,
+		args: []any{sessionID},
+		scan: func(r rows) error {
+			var s Session
+			var u User
+			var jobs json.RawMessage
+			if err := r.Scan(append(sessionDest(&s, &jobs), userDest(&u)...)...); err != nil {
+				return err
+			}
+			if err := s.decodeJobs(jobs); err != nil {
+				return err
+			}
+			var err error
+			if u, err = q.openUser(u); err != nil {
+				return err
+			}
+			l.Session, l.User, found = s, u, true
+			return nil
+		},
+	}}
+	// The reads below run after the lock is held, each with a snapshot
+	// of its own, as they would sent one by one.
+	if reads.Forgets {
+		l.Forgets = []MemoryChange{}
+		steps = append(steps, step{sql: "SELECT " + memoryChangeCols + " FROM mnemo_memory_history WHERE user_id = " + sessionUser +
+			" AND action = $2" + memoryChangeOrder, args: []any{sessionID, "forget"}, scan: func(r rows) error {
+			c, err := scanMemoryChange(r)
+			l.Forgets = append(l.Forgets, c)
+			return err
+		}})
+	}
+	if reads.Memories {
+		l.Memories, l.Statements = []Memory{}, []Statement{}
+		steps = append(steps,
+			step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + memoryOrder,
+				args: []any{sessionID}, scan: func(r rows) error {
+					m, err := scanMemory(r)
+					l.Memories = append(l.Memories, m)
+					return err
+				}},
+			step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + statementOrder,
+				args: []any{sessionID}, scan: func(r rows) error {
+					s, err := scanStatement(r)
+					l.Statements = append(l.Statements, s)
+					return err
+				}})
+	}
+	if err := q.pipeline(ctx, steps...); err != nil {
+		return ExtractionLock{}, err
+	}
+	if !found {
+		return ExtractionLock{}, ErrNotFound
+	}
+	return l, nil
+}
+
+// memoryUpdateCols are the columns UpdateMemory writes, after the key
+// (user_id, id), with their Postgres types.
+var memoryUpdateCols = []struct{ name, pgType string }{
+	{"user_id", "text"}, {"id", "text"},
+	{"value", "text"}, {"importance", "integer"}, {"confidence", "float8"}, {"status", "text"}, {"confirmations", "integer"},
+	{"expires_at", "timestamptz"}, {"last_used_at", "timestamptz"}, {"updated_at", "timestamptz"}, {"stated_at", "timestamptz"},
+	{"invalidated_at", "timestamptz"}, {"invalidated_by", "text"}, {"supersedes_id", "text"}, {"event_date", "text"},
+	{"wording", "text"}, {"category", "text"}, {"source_session_id", "text"}, {"source_message_id", "text"},
+}
+
+func memoryUpdateRow(m Memory) []any {
+	return []any{m.UserID, m.ID, m.Value, m.Importance, m.Confidence, m.Status, m.Confirmations, m.ExpiresAt, m.LastUsedAt,
+		m.UpdatedAt, statedOr(m.StatedAt, m.CreatedAt), m.InvalidatedAt, m.InvalidatedBy, m.SupersedesID, m.EventDate, m.Wording,
+		m.Category, m.SourceSessionID, m.SourceMessageID}
+}
+
+// lastOfEach keeps the last write of each memory: updating one memory twice
+// leaves the second write, which rewrites every field the first did.
+func lastOfEach(ms []Memory) []Memory {
+	last := map[string]int{}
+	for i, m := range ms {
+		last[m.ID] = i
+	}
+	if len(last) == len(ms) {
+		return ms
+	}
+	out := make([]Memory, 0, len(last))
+	for i, m := range ms {
+		if last[m.ID] == i {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// updateMemoriesSteps are the statements of UpdateMemories: one multi-row
+// UPDATE … FROM (VALUES …) per parameter limit; the rows each changed go to
+// the returned counts.
+func updateMemoriesSteps(ms []Memory) ([]step, []int64, error) {
+	casts := make([]string, len(memoryUpdateCols))
+	var set strings.Builder
+	for i, c := range memoryUpdateCols {
+		casts[i] = c.pgType
+		if i >= 2 {
+			if i > 2 {
+				set.WriteString(", ")
+			}
+			fmt.Fprintf(&set, "%s = v.column%d", c.name, i+1)
+		}
+	}
+	steps, err := valuesSteps("update memory", len(memoryUpdateCols), len(ms), func(i int) []any { return memoryUpdateRow(ms[i]) }, casts,
+		func(values string) string {
+			return "UPDATE mnemo_memories SET " + set.String() + " FROM (VALUES " + values + `) AS v
+				WHERE mnemo_memories.user_id = v.column1 AND mnemo_memories.id = v.column2`
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := make([]int64, len(steps))
+	for i := range steps {
+		steps[i].affected = &counts[i]
+	}
+	return steps, counts, nil
+}
+
+// updatedAll reports whether the updates of ms changed a row each.
+func updatedAll(counts []int64, ms []Memory) error {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	if n != int64(len(ms)) {
+		return fmt.Errorf("update memory: %w", ErrNotFound)
+	}
+	return nil
+}
+
+func (q queries) UpdateMemories(ctx context.Context, ms []Memory) error {
+	ms = lastOfEach(ms)
+	steps, counts, err := updateMemoriesSteps(ms)
+	if err != nil {
+		return err
+	}
+	if err := q.pipeline(ctx, steps...); err != nil {
+		return err
+	}
+	return updatedAll(counts, ms)
+}
+
+func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error {
+	var steps []step
+	leaving, entering := lastOfEach(m.Leaving), lastOfEach(m.Entering)
+	var counts [2][]int64
+	for i, group := range [][]Memory{leaving, entering} {
+		st, n, err := updateMemoriesSteps(group)
+		if err != nil {
+			return err
+		}
+		steps, counts[i] = append(steps, st...), n
+	}
+	inserts := []struct {
+		what, head string
+		width, n   int
+		row        func(i int) []any
+	}{
+		{"insert memories", "INSERT INTO mnemo_memories (" + memoryCols + ")", 22, len(m.New), func(i int) []any { return memoryInsertRow(m.New[i]) }},
+		{"record memory changes", "INSERT INTO mnemo_memory_history (" + memoryChangeCols + ")", 8, len(m.Changes), func(i int) []any { return memoryChangeRow(m.Changes[i]) }},
+	}
+	for _, in := range inserts {
+		st, err := insertSteps(in.what, in.head, in.width, in.n, in.row, "")
+		if err != nil {
+			return err
+		}
+		steps = append(steps, st...)
+	}
+	moved := make([]int64, len(m.Moves))
+	for i, mv := range m.Moves {
+		steps = append(steps, moveStatementStep(s.UserID, mv.ID, mv.MemoryID, &moved[i]))
+	}
+	st, err := insertSteps("insert memory statements", "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(m.Statements),
+		func(i int) []any { return statementRow(m.Statements[i]) }, "")
+	if err != nil {
+		return err
+	}
+	steps = append(steps, st...)
+
+	sum, err := q.upsertSummaryStep(s.Summary)
+	if err != nil {
+		return err
+	}
+	steps = append(steps, sum, insertRunStep(s.Run))
+	if s.KeepUntil == nil {
+		// The exports go when the transcript they may hold was there,
+		// which the chunks say until the next statement deletes them.
+		steps = append(steps,
+			step{what: "delete exports", sql: `DELETE FROM mnemo_exports WHERE user_id = $1 AND created_at >= $2
+				AND EXISTS (SELECT 1 FROM mnemo_transcript_chunks WHERE session_id = $3)`, args: []any{s.UserID, s.ExportsSince, s.SessionID}},
+			step{what: "delete transcript", sql: deleteChunksSQL, args: []any{s.SessionID}})
+	}
+	var processed int64
+	steps = append(steps, sessionProcessedStep(s.SessionID, s.KeepUntil != nil, s.KeepUntil, s.At, &processed))
+
+	if err := q.pipeline(ctx, steps...); err != nil {
+		return err
+	}
+	if err := updatedAll(counts[0], leaving); err != nil {
+		return err
+	}
+	if err := updatedAll(counts[1], entering); err != nil {
+		return err
+	}
+	for _, n := range moved {
+		if err := mustAffect(n, nil, "move memory statement"); err != nil {
+			return err
+		}
+	}
+	return mustAffect(processed, nil, "set session processed")
+}
