@@ -126,10 +126,14 @@ func NewExtractWorker(d *Deps) *ExtractWorker { return &ExtractWorker{deps: d} }
 func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
 	d := w.deps
 	id := job.Args.SessionID
-	sess, err := d.session(ctx, id)
-	if err != nil {
+	// The session, its transcript and its events, in one round trip.
+	input, err := d.Store.GetSessionInput(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("session %s no longer exists", id))
+	} else if err != nil {
 		return err
 	}
+	sess, events := input.Session, input.Events
 	if sess.Status == store.StatusProcessed {
 		return nil
 	}
@@ -137,16 +141,12 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	if app == nil {
 		return river.JobCancel(fmt.Errorf("session %s: app %q is not configured", id, sess.App))
 	}
-	msgs, err := transcript.Load(ctx, d.Store, d.Keys, id)
+	msgs, err := transcript.Load(ctx, readChunks{d.Store, input.Chunks}, d.Keys, id)
 	if err != nil {
 		if errors.Is(err, seal.ErrTampered) || errors.Is(err, seal.ErrUnknownKey) {
 			d.log().ErrorContext(ctx, "transcript unreadable", slog.String("session_id", id), slog.String("error", err.Error()))
 			return river.JobCancel(err)
 		}
-		return err
-	}
-	events, err := d.Store.ListEvents(ctx, id)
-	if err != nil {
 		return err
 	}
 	in := extract.Session{ID: id, UserID: sess.UserID, App: sess.App, StartedAt: sess.StartedAt, EndedAt: sess.EndedAt,
@@ -219,6 +219,15 @@ func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		slog.String("source", result.Source), slog.String("outcome", run.Outcome), slog.Int("memories", len(result.Memories)))
 	return nil
 }
+
+// readChunks answers transcript.Load's ListChunks with the chunks
+// GetSessionInput read.
+type readChunks struct {
+	store.Querier
+	chunks []store.Chunk
+}
+
+func (r readChunks) ListChunks(context.Context, string) ([]store.Chunk, error) { return r.chunks, nil }
 
 func isRateLimit(err error) bool {
 	var rl *extract.RateLimitError
@@ -332,22 +341,26 @@ func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []e
 
 // apply stores a result in one transaction. The session row lock and the
 // unique final run make a second, concurrent or repeated apply a no-op.
+//
+// The transaction reads in one round trip (LockExtraction: the locks, and
+// what the memories and the profile will read) and writes the memories
+// and the session's end in another (FinishExtraction); the memory writes
+// are planned where they were made, and made after the profile, the risks
+// and the records are written, none of which reads memories.
 func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.Session, res extract.Result, run store.ExtractionRun, now time.Time) error {
 	d := w.deps
 	return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-		sess, err := tx.GetSessionForUpdate(ctx, run.SessionID)
-		if err != nil {
-			return err
-		}
-		if sess.Status == store.StatusProcessed {
-			return nil
-		}
 		// One user's sessions apply one at a time, and records that accumulate
 		// (LaRa's counts) are folded into the state as it is now, not as it was
 		// when extraction started.
-		user, err := tx.GetUserForUpdate(ctx, sess.UserID)
+		lock, err := tx.LockExtraction(ctx, run.SessionID, store.ExtractionReads{
+			Forgets: len(res.Memories) > 0 || profileWrites(app, res), Memories: len(res.Memories) > 0})
 		if err != nil {
 			return err
+		}
+		sess, user := lock.Session, lock.User
+		if sess.Status == store.StatusProcessed {
+			return nil
 		}
 		// Rules that read no history give what they gave outside the
 		// transaction: only those that do run again.
@@ -366,9 +379,14 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 				}
 			}
 		}
+		var mw store.MemoryWrites
 		if !user.MemoryDisabled {
 			var forgot *forgets // read once, when memories or the profile need them
-			if err := applyMemories(ctx, tx, sess, app, in, res.Memories, &forgot, now); err != nil {
+			if lock.Forgets != nil {
+				f := foldForgets(lock.Forgets)
+				forgot = &f
+			}
+			if mw, err = applyMemories(ctx, tx, sess, app, in, res.Memories, &forgot, lock, now); err != nil {
 				return err
 			}
 			if err := applyProfile(ctx, tx, sess, app, in, res, &forgot, now); err != nil {
@@ -398,49 +416,45 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		if err != nil {
 			return err
 		}
-		if err := tx.UpsertSummary(ctx, store.Summary{SessionID: sess.ID, PromptVersion: app.PromptVersion, UserID: sess.UserID,
-			App: sess.App, Source: res.Source, Data: summary, CreatedAt: now}); err != nil {
-			return err
-		}
-		if err := tx.InsertExtractionRun(ctx, run); err != nil {
-			return err
-		}
 		policy := app.Policy
 		if user.MemoryDisabled {
 			// Memory off keeps no transcript either (issue 13).
 			policy.TranscriptRetention, policy.FallbackRetention = 0, 0
 		}
-		return settleTranscript(ctx, tx, sess, policy, res.Source, now)
+		settle := settleTranscript(sess, policy, res.Source, now)
+		settle.Summary = store.Summary{SessionID: sess.ID, PromptVersion: app.PromptVersion, UserID: sess.UserID,
+			App: sess.App, Source: res.Source, Data: summary, CreatedAt: now}
+		settle.Run = run
+		return tx.FinishExtraction(ctx, mw, settle)
 	})
 }
 
-// settleTranscript marks the session processed and applies the retention
-// policy, in one statement:
-// a fallback keeps the transcript for a later re-run; otherwise it is kept
+// profileWrites reports whether applyProfile may write, or raise a cue
+// (and so read the forget markers): something was said of the profile, or
+// the app raises cues.
+func profileWrites(app *prompts.App, res extract.Result) bool {
+	return len(saidFields(res.ProfileUpdates, false)) > 0 || len(app.Policy.SignificantFields) > 0
+}
+
+// settleTranscript is how an extraction leaves its session
+// (FinishExtraction): processed, and the retention policy applied: a
+// fallback keeps the transcript for a later re-run; otherwise it is kept
 // for the app's retention, or deleted at once when that is zero.
 //
 // An export requested since the session was handed over may hold the
 // transcript: it is deleted with it, as an export must not outlive what it
 // exports (issue 13).
-func settleTranscript(ctx context.Context, tx store.Tx, sess store.Session, p prompts.Policy, source string, now time.Time) error {
+func settleTranscript(sess store.Session, p prompts.Policy, source string, now time.Time) store.Settlement {
 	keep := time.Duration(p.TranscriptRetention)
 	if source == extract.SourceFallback {
 		keep = max(keep, time.Duration(p.FallbackRetention))
 	}
-	if keep <= 0 {
-		n, err := tx.DeleteChunks(ctx, sess.ID)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			if _, err := tx.DeleteUserExports(ctx, sess.UserID, exportsHolding(sess)); err != nil {
-				return err
-			}
-		}
-		return tx.SetSessionProcessed(ctx, sess.ID, false, nil, now)
+	s := store.Settlement{SessionID: sess.ID, UserID: sess.UserID, ExportsSince: exportsHolding(sess), At: now}
+	if keep > 0 {
+		until := now.Add(keep)
+		s.KeepUntil = &until
 	}
-	until := now.Add(keep)
-	return tx.SetSessionProcessed(ctx, sess.ID, true, &until, now)
+	return s
 }
 
 // applyMemories passes candidates through the merge policy (extract.Plan:
@@ -450,9 +464,13 @@ func settleTranscript(ctx context.Context, tx store.Tx, sess store.Session, p pr
 // session's end. The memories of each key touched are then derived again
 // from the whole timeline (extract.Timeline), so that the statements, not
 // the order they arrived in, decide what is true.
-func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory, forgot **forgets, now time.Time) error {
+//
+// It returns the writes, for FinishExtraction to make. The memories and
+// statements are lock's when it read them (LockExtraction), else read here.
+func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory,
+	forgot **forgets, lock store.ExtractionLock, now time.Time) (store.MemoryWrites, error) {
 	if len(cands) == 0 {
-		return nil
+		return store.MemoryWrites{}, nil
 	}
 	cands = slices.Clone(cands)
 	for i := range cands {
@@ -462,16 +480,17 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 	}
 	f, err := loadForgetsOnce(ctx, tx, sess.UserID, forgot)
 	if err != nil {
-		return err
+		return store.MemoryWrites{}, err
 	}
 	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool { return f.memory(c) })
-	all, err := tx.ListMemories(ctx, sess.UserID, store.MemoryFilter{All: true})
-	if err != nil {
-		return err
-	}
-	stmts, err := tx.ListStatements(ctx, sess.UserID, nil)
-	if err != nil {
-		return err
+	all, stmts := lock.Memories, lock.Statements
+	if all == nil || stmts == nil {
+		if all, err = tx.ListMemories(ctx, sess.UserID, store.MemoryFilter{All: true}); err != nil {
+			return store.MemoryWrites{}, err
+		}
+		if stmts, err = tx.ListStatements(ctx, sess.UserID, nil); err != nil {
+			return store.MemoryWrites{}, err
+		}
 	}
 	confirmedBy := map[string][]string{}
 	for _, st := range stmts {
@@ -519,13 +538,14 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 	for _, k := range subjects {
 		w.plan(sess, bySubject[k], byID, now)
 	}
-	return w.flush(ctx, tx, sess.UserID)
+	return w.writes(), nil
 }
 
 // timelineWrites are the writes the timelines of the subjects a session
-// touched make, collected so that they take few statements: memory updates
-// one by one, new memories, their audit rows and new statements each in
-// one multi-row insert.
+// touched make, collected so that they take few statements (see
+// store.MemoryWrites): the updates of memories leaving the active set in
+// one, of those entering it in another, then new memories, their audit rows
+// and new statements each in one multi-row insert.
 type timelineWrites struct {
 	// leaving are the writes of memories that end up not active, entering
 	// those that end up active: one active memory per key means memories
@@ -626,41 +646,26 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 	}
 }
 
-// flush writes what plan collected: the memories leaving the active set,
-// then those entering it, then the audit, the statements moved and the new
-// statements.
-func (tw *timelineWrites) flush(ctx context.Context, tx store.Tx, userID string) error {
-	for _, group := range [][]memoryWrite{tw.leaving, tw.entering} {
-		var inserts []store.Memory
-		for _, w := range group {
-			if w.isNew {
-				inserts = append(inserts, w.m)
-				continue
-			}
-			if err := tx.UpdateMemory(ctx, w.m); err != nil {
-				return err
-			}
-		}
-		if len(inserts) > 0 {
-			if err := tx.InsertMemories(ctx, inserts); err != nil {
-				return err
+// writes are what plan collected, in the order they are made: the
+// memories leaving the active set, then those entering it, updated; then
+// the new memories (of either, none active where a memory still is),
+// the audit, the statements moved and the new statements.
+func (tw *timelineWrites) writes() store.MemoryWrites {
+	var w store.MemoryWrites
+	for i, group := range [][]memoryWrite{tw.leaving, tw.entering} {
+		for _, mw := range group {
+			switch {
+			case mw.isNew:
+				w.New = append(w.New, mw.m)
+			case i == 0:
+				w.Leaving = append(w.Leaving, mw.m)
+			default:
+				w.Entering = append(w.Entering, mw.m)
 			}
 		}
 	}
-	if len(tw.audit) > 0 {
-		if err := tx.InsertMemoryChanges(ctx, tw.audit); err != nil {
-			return err
-		}
-	}
-	for _, m := range tw.moves {
-		if err := tx.MoveStatement(ctx, userID, m.ID, m.MemoryID); err != nil {
-			return err
-		}
-	}
-	if len(tw.statements) > 0 {
-		return tx.InsertStatements(ctx, tw.statements)
-	}
-	return nil
+	w.Changes, w.Moves, w.Statements = tw.audit, tw.moves, tw.statements
+	return w
 }
 
 func boolInt(b bool) int {
@@ -709,7 +714,7 @@ func sessionTime(in extract.Session) time.Time {
 // of a user's sessions (coach's goals and themes) are stated at the newest
 // session they were derived from, as they already hold everything older.
 func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, forgot **forgets, now time.Time) error {
-	if len(saidFields(res.ProfileUpdates, false)) == 0 && len(app.Policy.SignificantFields) == 0 {
+	if !profileWrites(app, res) {
 		return nil // nothing to write, and no cue to raise: WriteProfile and RecordProfileCues would do nothing
 	}
 	at, by := sessionTime(in), sess.ID
@@ -769,11 +774,16 @@ func loadForgetsOnce(ctx context.Context, tx store.Tx, userID string, cache **fo
 }
 
 func loadForgets(ctx context.Context, tx store.Tx, userID string) (forgets, error) {
-	f := forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
 	changes, err := tx.ListMemoryChangesOf(ctx, userID, "forget")
 	if err != nil {
-		return f, err
+		return forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}, err
 	}
+	return foldForgets(changes), nil
+}
+
+// foldForgets are the forget markers among changes.
+func foldForgets(changes []store.MemoryChange) forgets {
+	f := forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
 	later := func(m map[string]time.Time, k string, t time.Time) {
 		if t.After(m[k]) {
 			m[k] = t
@@ -792,7 +802,7 @@ func loadForgets(ctx context.Context, tx store.Tx, userID string) (forgets, erro
 			f.profile = c.At
 		}
 	}
-	return f, nil
+	return f
 }
 
 // memory reports whether c was said before the user forgot its key or category.
