@@ -25,6 +25,9 @@ import (
 const (
 	ScopeService = "service"
 	ScopeAdmin   = "admin"
+	// ScopeCaregiver reads the views of one Clara app's users (package
+	// views) and nothing else; such a token is always bound to an app.
+	ScopeCaregiver = "caregiver"
 )
 
 // Token is one accepted bearer token, its scope and, for a service token
@@ -33,7 +36,7 @@ const (
 type Token struct {
 	Scope string
 	Value string
-	// App binds a service token to one app; empty reaches every app.
+	// App binds a service (or caregiver) token to one app; empty reaches every app.
 	App string
 }
 
@@ -41,8 +44,9 @@ type Token struct {
 var appNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 
 // ParseTokens reads MNEMO_API_TOKENS: comma-separated scope:token pairs,
-// where a service scope may name an app (service@coach:token). Whether the
-// app exists is for the caller to check. Errors never echo a token.
+// where a service scope may name an app (service@coach:token) and a
+// caregiver scope must (caregiver@clara:token). Whether the app exists is
+// for the caller to check. Errors never echo a token.
 func ParseTokens(s string) ([]Token, error) {
 	var out []Token
 	for i, part := range strings.Split(s, ",") {
@@ -55,11 +59,14 @@ func ParseTokens(s string) ([]Token, error) {
 			return nil, fmt.Errorf("entry %d is not scope:token or service@app:token", i+1)
 		}
 		scope, app, bound := strings.Cut(spec, "@")
-		if scope != ScopeService && scope != ScopeAdmin {
-			return nil, fmt.Errorf("entry %d has scope %q; want service, service@APP or admin", i+1, scope)
+		if scope != ScopeService && scope != ScopeAdmin && scope != ScopeCaregiver {
+			return nil, fmt.Errorf("entry %d has scope %q; want service, service@APP, caregiver@APP or admin", i+1, scope)
 		}
-		if bound && scope != ScopeService {
-			return nil, fmt.Errorf("entry %d: only a service token may be bound to an app (admin reaches every app)", i+1)
+		if bound && scope == ScopeAdmin {
+			return nil, fmt.Errorf("entry %d: only a service or caregiver token may be bound to an app (admin reaches every app)", i+1)
+		}
+		if !bound && scope == ScopeCaregiver {
+			return nil, fmt.Errorf("entry %d: a caregiver token must be bound to an app (caregiver@APP)", i+1)
 		}
 		if bound && !appNameRE.MatchString(app) {
 			return nil, fmt.Errorf("entry %d: %q is not an app name", i+1, app)
