@@ -15,9 +15,9 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// clara (seed 000): the dementia companion. Its pack is always empty, and
-// only the summary text of an LLM answer is the model's: the arc, topics
-// and anchors come from the chat service's events.
+// clara (docs/presets.md, Clara): the dementia companion. Its pack is always
+// empty, and only the summary text of an LLM answer is the model's: the arc,
+// topics and anchors come from the chat service's events.
 type kindClara struct{ baseKind }
 
 func (kindClara) Name() string       { return "clara" }
@@ -49,13 +49,14 @@ const (
 )
 
 // ClaraChronicRepetition is the repeat count from which Clara's repetition
-// record flags a chronic_repetition_pattern (seed 000 §4.4: "repeatCount =
-// 5+"): a question event whose repeat_count reaches it, or this many
+// record flags a chronic_repetition_pattern (docs/presets.md, Clara: questions
+// and repetition): a question event whose repeat_count reaches it, or this many
 // questions of one type in a session.
 const ClaraChronicRepetition = 5
 
-// Question types of seed 000 §4.2 (and prompts/clara/events.schema.json);
-// anything else is general.
+// Question types of Clara's design (docs/presets.md, Clara: questions and
+// repetition) and of prompts/clara/events.schema.json; anything else is
+// general.
 var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
 // claraQuestionTopics names question types as key_topics. The names describe
@@ -84,19 +85,20 @@ const (
 	claraTextCategories = 3
 )
 
-// claraRules summarises a Clara session from its events alone (seed 000
-// §2.3, §2.6, §2.7, §5.4): the session summary with its deterministic fields,
+// claraRules summarises a Clara session from its events alone
+// (docs/presets.md, Clara: session summary; Clara: questions and repetition;
+// Clara: narratives): the session summary with its deterministic fields,
 // and, when the session had question or narrative events, one repetition and
 // one narrative_usage record keyed by the session.
 //
-// Clara's users live with dementia and the summary goes to their caregivers,
-// so nothing here is taken from what the user typed: messages are only
-// counted, and every value copied from event data must be a short label
-// (see claraToken) or an ID. Fingerprints, which are normalised user text,
-// are never copied. The summary describes what questions were about, not how
-// often they came back (seed 000 §6.1); the counts live in the repetition
-// record, which is analytics only. Clara stores no memories and no profile,
-// so p and now are not needed.
+// Clara's users live with dementia and the summary goes to their caregivers, so
+// nothing here is taken from what the user typed: messages are only counted,
+// and every value copied from event data must be a short label (see claraToken)
+// or an ID. Fingerprints, which are normalised user text, are never copied. The
+// summary describes what questions were about, not how often they came back
+// (docs/presets.md, Clara: dementia-safe rules); the counts live in the
+// repetition record, which is analytics only. Clara stores no memories and no
+// profile, so p and now are not needed.
 func claraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	st := claraCollect(s)
 	res.SessionSummary = st.summary(s)
@@ -384,7 +386,8 @@ func (st *claraStats) summary(s Session) map[string]any {
 }
 
 // text is the caregiver's summary: fixed sentences filled with counts and
-// labels, in the manner of seed 000 §5.4, never a word the user typed.
+// labels, in the manner of Clara's design (docs/presets.md, Clara: session
+// summary), never a word the user typed.
 func (st *claraStats) text(minutes, messages, users int) string {
 	var b strings.Builder
 	b.WriteString("A ")
@@ -496,7 +499,8 @@ func claraQuestionType(v any) string {
 	return "general"
 }
 
-// claraMode is "seed" or "fallback" (seed 000 §2.7), or "" for anything else.
+// claraMode is "seed" or "fallback" (docs/presets.md, Clara: narratives), or
+// "" for anything else.
 func claraMode(v any) string {
 	switch m := strings.ToLower(strings.TrimSpace(text(v))); m {
 	case "seed", "fallback":

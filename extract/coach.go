@@ -13,8 +13,8 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// coach (seed 003): the life coach. Recurring themes span sessions, which
-// only the rules see.
+// coach (docs/presets.md, Coach): the life coach. Recurring themes span
+// sessions, which only the rules see.
 type kindCoach struct{ baseKind }
 
 func (kindCoach) Name() string       { return "coach" }
@@ -36,8 +36,8 @@ func (k kindCoach) CompleteLLM(llm, rules Result) Result {
 	return llm
 }
 
-// Bounds of the coach summary and profile (seed 003; the caps of
-// prompts/coach/schema.json).
+// Bounds of the coach summary and profile (docs/presets.md, Coach: session
+// summary; Coach: profile), and the caps of prompts/coach/schema.json.
 const (
 	CoachMinLines        = 8
 	CoachMaxLines        = 12
@@ -52,8 +52,9 @@ const (
 	coachThemeMinSession = 2 // a theme recurs when it is in this many sessions' summaries
 )
 
-// coachRules summarises a coaching session (seed 003) from the user's own
-// words and derives the profile from that summary and the earlier ones.
+// coachRules summarises a coaching session (docs/presets.md, Coach: session
+// summary) from the user's own words and derives the profile from that summary
+// and the earlier ones.
 //
 // Only user messages are read; the assistant's are never mined (whether one
 // came after a question is all that is looked at). The sentences of a user

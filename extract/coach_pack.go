@@ -2,7 +2,7 @@ package extract
 
 import "cmp"
 
-// The coach kind's context pack (seed 003).
+// The coach kind's context pack (docs/presets.md, Coach: context pack).
 
 // packActionSteps caps the action steps taken from one summary.
 const packActionSteps = 5

@@ -30,8 +30,9 @@ const (
 type PackInput struct {
 	// DisplayName is the name the chat service gave at the last session.
 	DisplayName string
-	// Profile is the current profile document (Elder Tree's seed fields;
-	// coach's goals, recurring_themes and coach_preferences).
+	// Profile is the current profile document: Elder Tree's fields
+	// (docs/presets.md, Elder Tree: profile), or coach's goals,
+	// recurring_themes and coach_preferences.
 	Profile map[string]any
 	// Summaries are the earlier session summaries, newest first. The newest
 	// three make Elder Tree's momentum and coach's open threads; all of them
@@ -131,31 +132,35 @@ func PackBudget(rules string, budget int) int {
 // line breaks turned into spaces so that no stored value can start a line of
 // its own, and long values are shortened.
 //
-//   - eldertree (seed 002): USER CONTEXT (preferred name and addiction type,
-//     current step, sponsor and fellowship, the three known triggers most
-//     often primary in the summaries, red/yellow/green zones), RECENT MOMENTUM
-//     (the streak since the later of recovery_start_date and the last
-//     relapsed session, or sobriety_days when no session relapsed; then the
-//     last three sessions: date, outcome, urge intensity, primary trigger,
-//     and the follow-up of all but the newest) and CONVERSATION CUES (the
-//     newest session's follow-up, each cue kind once as a fixed sentence,
-//     the profile's current_focus).
-//   - mona (seed 004): USER (name memory or DisplayName, and nickname), CORE
-//     PREFERENCES (the five most important preference memories), RELEVANT
-//     MEMORIES (the ten best of the others by the seed's score: 0.3 per word
-//     shared with Query, importance/100 × 0.5, 0.1 when used in the last
-//     seven days; feelings and events as "Recently" lines) and CONVERSATION
-//     SUMMARY (the rolling summary).
-//   - lara (seed 001): structured state only: LEARNER (name), LEARNING STATE
-//     (concepts with mastery and difficulty, most recently practised first),
-//     REINFORCEMENT (style) and PREFERENCES (at most 20 likes and dislikes).
-//     Emotional records, summaries and memories are never read, and any
-//     value holding an emotional word is left out.
-//   - coach (seed 003): CLIENT (name, goals, coaching preferences, recurring
-//     themes), OPEN THREADS (of the last three summaries, deduplicated,
-//     newest first) and LAST RECOGNITION MOMENT.
-//   - clara (seed 000 §6.5–6.6): always empty. Cross-session data never
-//     enters Clara's LLM context, whatever is passed in.
+//   - eldertree (docs/presets.md, Elder Tree: context pack): USER CONTEXT
+//     (preferred name and addiction type, current step, sponsor and
+//     fellowship, the three known triggers most often primary in the
+//     summaries, red/yellow/green zones), RECENT MOMENTUM (the streak since
+//     the later of recovery_start_date and the last relapsed session, or
+//     sobriety_days when no session relapsed; then the last three sessions:
+//     date, outcome, urge intensity, primary trigger, and the follow-up of
+//     all but the newest) and CONVERSATION CUES (the newest session's
+//     follow-up, each cue kind once as a fixed sentence, the profile's
+//     current_focus).
+//   - mona (docs/presets.md, Mona: context pack): USER (name memory or
+//     DisplayName, and nickname), CORE PREFERENCES (the five most important
+//     preference memories), RELEVANT MEMORIES (the ten best of the others by
+//     the design's score: 0.3 per word shared with Query, importance/100 ×
+//     0.5, 0.1 when used in the last seven days; feelings and events as
+//     "Recently" lines) and CONVERSATION SUMMARY (the rolling summary).
+//   - lara (docs/presets.md, LaRa: context pack): structured state only:
+//     LEARNER (name), LEARNING STATE (concepts with mastery and difficulty,
+//     most recently practised first), REINFORCEMENT (style) and PREFERENCES
+//     (at most 20 likes and dislikes). Emotional records, summaries and
+//     memories are never read, and any value holding an emotional word is
+//     left out.
+//   - coach (docs/presets.md, Coach: context pack): CLIENT (name, goals,
+//     coaching preferences, recurring themes), OPEN THREADS (of the last
+//     three summaries, deduplicated, newest first) and LAST RECOGNITION
+//     MOMENT.
+//   - clara (docs/presets.md, Clara: dementia-safe rules): always empty.
+//     Cross-session data never enters Clara's LLM context, whatever is
+//     passed in.
 //
 // Every date is written as a calendar date in the user's zone
 // (in.Location), for every kind.

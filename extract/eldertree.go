@@ -16,7 +16,7 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// eldertree (seed 002): the recovery mentor.
+// eldertree (docs/presets.md, Elder Tree): the recovery mentor.
 type kindElderTree struct{ baseKind }
 
 func (kindElderTree) Name() string       { return "eldertree" }
@@ -30,7 +30,7 @@ func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); retu
 func (kindElderTree) SpecialDefault() string      { return prompts.SpecialKeep } // a recovery mentor's purpose
 func (kindElderTree) Batches() []string           { return []string{"weekly-analytics"} }
 
-// Urge outcomes (seed 002).
+// Urge outcomes (docs/presets.md, Elder Tree: session summary).
 const (
 	OutcomeUrgePassed = "urge_passed"
 	OutcomeRelapsed   = "relapsed"
@@ -45,14 +45,14 @@ const (
 	FollowUpOngoing    = "Ask how the urge that was still present at the end of the last session went."
 )
 
-// elderTreeSummary builds the seed's session_summary from urge, emotion and
-// escalation events, in the order the chat service sent them, and when the
-// session has no urge event, its urge fields (urge_intensity,
-// primary_trigger, resistance_strategy_used, outcome) from what the user
-// said (see elderMine): events win when present. It invents no text:
-// key_insights stays empty, and urge_intensity is null when the session had
-// no urge or none said how strong it was, so that averages are not pulled
-// towards zero.
+// elderTreeSummary builds the session_summary (docs/presets.md, Elder Tree:
+// session summary) from urge, emotion and escalation events, in the order the
+// chat service sent them, and when the session has no urge event, its urge
+// fields (urge_intensity, primary_trigger, resistance_strategy_used, outcome)
+// from what the user said (see elderMine): events win when present. It invents
+// no text: key_insights stays empty, and urge_intensity is null when the
+// session had no urge or none said how strong it was, so that averages are not
+// pulled towards zero.
 //
 // A relapse anywhere in the session makes the outcome "relapsed", even when a
 // later urge passed: the next session must not lose sight of it.

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// The eldertree kind's context pack (seed 002).
+// The eldertree kind's context pack (docs/presets.md, Elder Tree: context
+// pack).
 
 func packElderTree(in PackInput) packPlan {
 	const (

@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// lara (seed 001): the child-learning tutor, deterministic only.
+// lara (docs/presets.md, LaRa): the child-learning tutor, deterministic only.
 type kindLara struct{ baseKind }
 
 func (kindLara) Name() string       { return "lara" }
@@ -23,8 +23,9 @@ func (kindLara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 func (kindLara) pack(in PackInput) *packPlan { p := packLara(in); return &p }
 func (kindLara) FoldsRecords() bool          { return true }
 
-// Record kinds of the lara preset (seed 001), one per table of the seed's
-// long-term memory, plus the user's current reinforcement style.
+// Record kinds of the lara preset, one per table of its long-term memory
+// (docs/presets.md, LaRa: records), plus the user's current reinforcement
+// style.
 const (
 	// LaraLearning is a concept's learning progress, keyed by the concept.
 	LaraLearning = "learning"
@@ -42,8 +43,9 @@ const (
 	LaraCurrent = "current"
 )
 
-// The thresholds of the lara rules. They are constants, not policy: the seed
-// fixes them, and an operator who loosens them loosens a child's safety.
+// The thresholds of the lara rules. They are constants, not policy: LaRa's
+// design fixes them (docs/presets.md, LaRa), and an operator who loosens them
+// loosens a child's safety.
 const (
 	// LaraMaxMastery is the highest mastery level; the lowest is 0.
 	LaraMaxMastery = 5
@@ -69,11 +71,12 @@ const (
 	// LaraSwitchMinEvents is how many events another reinforcement style
 	// needs before the user is switched to it.
 	LaraSwitchMinEvents = 5
-	// LaraSwitchPoints is the seed's "15 % improvement", read as percentage
-	// points: another style's success rate must be at least the current
-	// style's plus 0.15 (0.65 against 0.50), not 15 % more of it (0.575).
-	// Absolute points are the stricter reading at the rates that matter, and
-	// the seed asks adaptation to stay conservative.
+	// LaraSwitchPoints is the design's "15 % improvement" (docs/presets.md,
+	// LaRa: reinforcement switching), read as percentage points: another
+	// style's success rate must be at least the current style's plus 0.15 (0.65
+	// against 0.50), not 15 % more of it (0.575). Absolute points are the
+	// stricter reading at the rates that matter, and the design asks adaptation
+	// to stay conservative.
 	LaraSwitchPoints = 15
 )
 

@@ -13,10 +13,11 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// The lara kind's context pack (seed 001).
+// The lara kind's context pack (docs/presets.md, LaRa: context pack).
 
 // packFeelingWords are words that would make a line an emotional label. A
-// LaRa value holding one is never rendered (seed 001: no emotional labels).
+// LaRa value holding one is never rendered (no emotional labels:
+// docs/presets.md, LaRa: emotional counts).
 var packFeelingWords = toSet("anxious anxiety anxiously frustrated frustration frustrating sad sadness angry anger angrily upset scared afraid fear fearful worried worry nervous stressed stress overwhelmed depressed depression lonely mad panic panicked panicky meltdown tantrum crying cried unhappy miserable irritable agitated distressed distress dysregulated emotional emotion emotions mood moody")
 
 func packLaraSafe(s string) bool {
@@ -172,7 +173,8 @@ func packLaraTime(d map[string]any) time.Time {
 
 // packLaraPrefs reads a preference record in any of its shapes: a
 // likes:/dislikes: key, a favorite_<thing> or other key with a polarity, or
-// the seed's likes and dislikes lists.
+// the likes and dislikes lists of the design (docs/presets.md, LaRa:
+// preferences).
 func packLaraPrefs(r Record) []packPref {
 	type pr = packPref
 	var out []pr

@@ -9,7 +9,7 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// mona (seed 004): the general companion.
+// mona (docs/presets.md, Mona): the general companion.
 type kindMona struct{ baseKind }
 
 func (kindMona) Name() string       { return "mona" }

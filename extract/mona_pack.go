@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// The mona kind's context pack (seed 004).
+// The mona kind's context pack (docs/presets.md, Mona: context pack).
 
 func packMona(in PackInput) packPlan {
 	const (
@@ -102,7 +102,7 @@ func packMona(in PackInput) packPlan {
 	q := packMonaWords(in.Query)
 	type scored struct {
 		m     PackMemory
-		score int // the seed's score × 1000, exact
+		score int // the design's score × 1000, exact
 	}
 	ss := make([]scored, len(others))
 	for i, m := range others {

@@ -44,7 +44,7 @@ func canonical(v any) (any, bool) {
 	return out, true
 }
 
-// Kinds of cue (seed 002, "Gentle Acknowledgment").
+// Kinds of cue (docs/presets.md, Elder Tree: cues).
 const (
 	CueRelapse           = "relapse"
 	CueFellowshipDropped = "fellowship_dropped"
@@ -174,8 +174,8 @@ func text(v any) string {
 	return strings.TrimSpace(s)
 }
 
-// date reads a profile date: "2006-01-02" as the seed's DATE column, or a
-// full RFC 3339 time.
+// date reads a profile date: "2006-01-02" as the profile's date column
+// (docs/presets.md, Elder Tree: profile), or a full RFC 3339 time.
 func date(v any) (time.Time, bool) {
 	s := text(v)
 	for _, layout := range []string{time.DateOnly, time.RFC3339} {

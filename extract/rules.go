@@ -65,14 +65,14 @@ const (
 // Rules is the deterministic extractor. It never calls out, never guesses and
 // never copies text it cannot attribute to a user's own statement.
 //
-// For eldertree it summarises the session's urge and emotion events into the
-// seed's session_summary and stores nothing else: profile fields are never
-// guessed from text. For every other app it mines the user's messages (never
-// the assistant's or the system's) for the memory keys name, nickname,
-// favorite_<thing>, likes:<item>, dislikes:<item>, feeling and event:<slug>.
-// A message with sensitive data yields no memory at all, only a Dropped entry.
-// When one key is stated twice, the later statement wins; the merge policy
-// keeps the history.
+// For eldertree it summarises the session's urge and emotion events into its
+// session_summary (docs/presets.md, Elder Tree: session summary) and stores
+// nothing else: profile fields are never guessed from text. For every other app
+// it mines the user's messages (never the assistant's or the system's) for the
+// memory keys name, nickname, favorite_<thing>, likes:<item>, dislikes:<item>,
+// feeling and event:<slug>. A message with sensitive data yields no memory at
+// all, only a Dropped entry. When one key is stated twice, the later statement
+// wins; the merge policy keeps the history.
 //
 // app may be nil, in which case the session's app and an empty policy (no
 // TTLs) are used. The slices and maps of the result are never nil.
@@ -490,8 +490,8 @@ var (
 
 	requestRe = regexp.MustCompile(`(?i)\bi(?:'d|d| would)\s+(?:(?:really|so|just|rather)\s+)?(?:like|love|prefer|enjoy|want)\b`)
 
-	// Hedges (seed 004: might, maybe, thinking about, if, would, could) make
-	// a statement too uncertain to remember.
+	// Hedges (might, maybe, thinking about, if, would, could: docs/presets.md,
+	// Mona: uncertain statements) make a statement too uncertain to remember.
 	hedgeWords        = toSet("might maybe perhaps probably possibly if would could should unless suppose supposedly hypothetically imagine pretend wish wonder wondering unsure someday")
 	hedgeContractions = toSet("i'd you'd we'd they'd he'd she'd it'd")
 	hedgePairs        = map[[2]string]bool{
@@ -829,8 +829,8 @@ var patterns = []pattern{
 		`i\s+(?:also\s+)?plan\s+(?:to|on)\s+`,
 		`(?:i've|ive|i\s+have)\s+been\s+planning\s+(?:to\s+|on\s+)?`,
 		// Wishes and decisions about what the user will do ("I'd like to …"
-		// stays a request, and "thinking about …" a hedge: the seed's
-		// negative patterns).
+		// stays a request, and "thinking about …" a hedge: docs/presets.md,
+		// Mona: uncertain statements).
 		`(?:i've|ive|i\s+have)\s+(?:always|long)\s+wanted\s+to\s+`,
 		`(?:i've|ive|i\s+have)\s+(?:just\s+)?decided\s+to\s+`,
 		`i\s+(?:also\s+|really\s+)?want\s+to\s+`)},

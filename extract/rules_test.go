@@ -21,7 +21,8 @@ var updateRulesGolden = flag.Bool("update-rules", false, "rewrite the golden fil
 
 var rulesNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 
-// rulesApp is a mona-like preset with the seed's TTLs.
+// rulesApp is a mona-like preset with Mona's TTLs (docs/presets.md, Mona:
+// lifetimes).
 func rulesApp() *prompts.App {
 	return &prompts.App{Name: "mona", Policy: prompts.Policy{
 		MemoryTTL: map[string]prompts.Duration{
@@ -149,7 +150,8 @@ func TestRulesNotMined(t *testing.T) {
 		msg     string
 		dropped []string
 	}{
-		// Uncertainty (seed 004: might, maybe, thinking about, if, would, could).
+		// Uncertainty (might, maybe, thinking about, if, would, could:
+		// docs/presets.md, Mona: uncertain statements).
 		{"I might like sushi", []string{"uncertain"}},
 		{"Maybe my favorite color is red", []string{"uncertain"}},
 		{"I probably like jazz", []string{"uncertain"}},
@@ -887,7 +889,7 @@ func TestRulesBroaderFactsNot(t *testing.T) {
 		{"I'd love to see the northern lights one day", []string{"request"}},
 		{"I want to tell you something", []string{"invalid_value"}},
 		{"I'm considering where to travel", []string{"invalid_value"}},
-		{"I'm thinking about changing jobs.", []string{"uncertain"}}, // the seed's negative patterns: a hedge
+		{"I'm thinking about changing jobs.", []string{"uncertain"}}, // Mona's negative patterns: a hedge
 		{"I've been considering it for a while", []string{"invalid_value"}},
 		{"I live in fear of Mondays", []string{"invalid_value"}},
 		{"I work from home", []string{}},

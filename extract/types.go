@@ -16,7 +16,7 @@ const (
 	SourceFallback = "fallback" // the LLM path failed for good; the rules result stands in
 )
 
-// Memory categories (seed 004).
+// Memory categories (docs/presets.md, Mona: memories).
 const (
 	CategoryFact       = "fact"
 	CategoryPreference = "preference"
