@@ -35,9 +35,10 @@ const (
 // insightLabel is what a trigger or strategy must look like to be shown.
 var insightLabel = regexp.MustCompile(`^[a-z0-9_]{1,40}$`)
 
-// Insights is an app's anonymised week for supervisors (seed 002 §6). It
-// holds counts, means and rates over at least k users, and labels reported
-// by at least k users; never a user ID, never free text.
+// Insights is an app's anonymised week for supervisors (docs/presets.md, Elder
+// Tree: supervisor insights). It holds counts, means and rates over at least k
+// users, and labels reported by at least k users; never a user ID, never free
+// text.
 type Insights struct {
 	WeekEnding string `json:"week_ending"`
 	App        string `json:"app"`

@@ -72,7 +72,8 @@ func session(id string, start time.Time, minutes int, summary map[string]any, ev
 	}
 }
 
-// elderSummary is a stored Elder Tree session_summary (seed 002 §3).
+// elderSummary is a stored Elder Tree session_summary (docs/presets.md, Elder
+// Tree: session summary).
 func elderSummary(intensity any, trigger, strategy, outcome string) map[string]any {
 	return map[string]any{
 		"urge_intensity":           intensity,

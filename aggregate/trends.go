@@ -9,7 +9,8 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Clara trend parameters (seed 000 §7.3; README.md, "Scheduled batches").
+// Clara trend parameters (README.md, "Scheduled batches"; docs/presets.md,
+// Clara: emotional trends).
 const (
 	// TrendSessions is how many of the latest sessions trends read.
 	TrendSessions = 30
@@ -18,9 +19,9 @@ const (
 	// TopQuestionTypes is how many question types trends list.
 	TopQuestionTypes = 5
 	// ChronicRepeat is the repeat count that makes a session one of chronic
-	// repetition (seed 000 §4.4: "repeatCount = 5+"), as the Clara rules
-	// extractor counts it: a question event's repeat_count, or that many
-	// questions of one type in the session.
+	// repetition (5 or more: docs/presets.md, Clara: questions and repetition),
+	// as the Clara rules extractor counts it: a question event's repeat_count,
+	// or that many questions of one type in the session.
 	ChronicRepeat = 5
 	// ChronicWindow and ChronicMinSessions define the chronic repetition
 	// pattern: at least ChronicMinSessions of the last ChronicWindow
@@ -40,14 +41,14 @@ const (
 // category is missing or is not a short label.
 const UncategorizedNarrative = "uncategorized"
 
-// claraQuestionTypes are the question types of seed 000 §4.2 and
-// prompts/clara/events.schema.json; any other is general, as the Clara rules
-// extractor reads them.
+// claraQuestionTypes are the question types of Clara's design (docs/presets.md,
+// Clara: questions and repetition) and prompts/clara/events.schema.json; any
+// other is general, as the Clara rules extractor reads them.
 var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
-// ClaraTrends is one Clara user's emotional trends for caregivers (seed 000
-// §7.3). Distress scores are 0–1; averages have three decimals and are null
-// when there was nothing to average.
+// ClaraTrends is one Clara user's emotional trends for caregivers
+// (docs/presets.md, Clara: emotional trends). Distress scores are 0–1; averages
+// have three decimals and are null when there was nothing to average.
 type ClaraTrends struct {
 	// BaselineDistress is the mean of the sessions' mean distress.
 	BaselineDistress *float64 `json:"baseline_distress"`

@@ -11,8 +11,8 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Urge outcomes (seed 002 §3): the urge event's outcome in
-// prompts/eldertree/events.schema.json.
+// Urge outcomes (docs/presets.md, Elder Tree: session summary): the urge
+// event's outcome in prompts/eldertree/events.schema.json.
 const (
 	OutcomeUrgePassed = "urge_passed"
 	OutcomeRelapsed   = "relapsed"
@@ -62,17 +62,19 @@ func dayIndex(d time.Weekday) int { return (int(d) + 6) % 7 }
 // TopTriggers is how many triggers a week's analytics lists.
 const TopTriggers = 5
 
-// WeeklyAnalytics is one Elder Tree user's week: seed 002's
-// analytics_aggregate row, plus the counts the anonymised insights are added
-// up from (urge_sessions, outcomes, urge_by_weekday, successes), so that
-// insights computed from stored rows equal insights computed in the same run.
+// WeeklyAnalytics is one Elder Tree user's week: the analytics_aggregate row
+// (docs/presets.md, Elder Tree: weekly analytics), plus the counts the
+// anonymised insights are added up from (urge_sessions, outcomes,
+// urge_by_weekday, successes), so that insights computed from stored rows equal
+// insights computed in the same run.
 type WeeklyAnalytics struct {
 	// WeekEnding is the last local day of the week, YYYY-MM-DD.
 	WeekEnding             string `json:"week_ending"`
 	TotalSessionsCompleted int    `json:"total_sessions_completed"`
 	// TotalMinutes is the sessions' summed length, rounded once at the end.
 	TotalMinutes int `json:"total_minutes"`
-	// TotalMiningMinutes is TotalMinutes under the seed's name.
+	// TotalMiningMinutes is TotalMinutes under the design's name
+	// (docs/presets.md, Elder Tree: weekly analytics).
 	TotalMiningMinutes int `json:"total_mining_minutes"`
 	// AverageUrgeIntensity is the mean over sessions with an urge intensity
 	// (0–10), one decimal; null when no session had one.
@@ -199,8 +201,9 @@ func elderOutcome(s *Session) string {
 	return out
 }
 
-// readElderSession reads a session's summary (seed 002 session_summary), and
-// its urge events where the summary is missing or silent on a field.
+// readElderSession reads a session's summary (docs/presets.md, Elder Tree:
+// session summary), and its urge events where the summary is missing or
+// silent on a field.
 func readElderSession(s *Session) elderSession {
 	var (
 		es           elderSession

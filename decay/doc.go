@@ -1,7 +1,7 @@
 // Package decay holds the pure side of Mnemo's decay and expiry batches:
 // LaRa's weekly emotional normalisation, preference removal and slow mastery
-// decay (seed 001 §14), and the expiry tests of the TTL, buffer-cleanup and
-// session-expiry batches.
+// decay (docs/presets.md, LaRa: decay), and the expiry tests of the TTL,
+// buffer-cleanup and session-expiry batches.
 //
 // Every function takes the records or instants it judges and the time to
 // judge them at, and returns a verdict or a new record. Nothing here reads a

@@ -182,8 +182,9 @@ func Preference(rec extract.Record, now time.Time, p Policy) (remove bool) {
 // precise is rounded to 4 decimals before ceil. The level drops one step
 // only once a whole level is lost: with the defaults a level 5 concept stays
 // 5 until 210 days without practice, is 4 until 330 days, reaches 1 at 570
-// days and never falls below it. (Flooring instead would take a level away
-// one second after the 90 days: a cliff, not the seed's very slow decay.)
+// days and never falls below it. (Flooring instead would take a level away one
+// second after the 90 days: a cliff, not the very slow decay LaRa asks for;
+// docs/presets.md, LaRa: decay.)
 // Decay never raises: level and precise are never above the stored ones.
 //
 // Fields it writes, beside mastery_level (still a whole number, now in

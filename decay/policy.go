@@ -27,7 +27,7 @@ type Policy struct {
 	// in the normalised emotional counts. Default 14 days.
 	EmotionalHalfLife time.Duration
 	// PreferenceUnused is how long a preference may go unmentioned before it
-	// is removed. Default 180 days (the seed's six months).
+	// is removed. Default 180 days (six months: docs/presets.md, LaRa: decay).
 	PreferenceUnused time.Duration
 	// MasteryIdle is how long a concept may go unpractised before its
 	// mastery starts to decay. Default 90 days.
@@ -44,9 +44,10 @@ type Policy struct {
 	MasteryFloor float64
 }
 
-// DefaultPolicy is the policy of seed 001: a 14-day emotional half-life,
-// preferences removed after 180 days unused, mastery decaying by a quarter
-// level a month after 90 days without practice, never below level 1.
+// DefaultPolicy is LaRa's policy (docs/presets.md, LaRa: decay): a 14-day
+// emotional half-life, preferences removed after 180 days unused, mastery
+// decaying by a quarter level a month after 90 days without practice, never
+// below level 1.
 func DefaultPolicy() Policy {
 	return Policy{
 		EmotionalHalfLife: 14 * day,

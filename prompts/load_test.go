@@ -99,8 +99,8 @@ func TestBuiltinReturnsIndependentApps(t *testing.T) {
 	}
 }
 
-// The seed 002 example answer is what Elder Tree's prompt asked for; the
-// schema must take it.
+// The example answer of Elder Tree's design (docs/presets.md, Elder Tree:
+// extraction) is what its prompt asked for; the schema must take it.
 func TestEldertreeSchemaAcceptsSeedExample(t *testing.T) {
 	t.Parallel()
 

@@ -79,7 +79,8 @@ func TestClaraEndToEnd(t *testing.T) {
 	}
 }
 
-// labelRE finds emotional labels about the child (seed 001).
+// labelRE finds emotional labels about the child (docs/presets.md, LaRa:
+// emotional counts).
 var labelRE = regexp.MustCompile(`(?i)\b(child|user|kid|he|she)\s+(is|was|seems)\s+(anxious|sad|angry|frustrated|upset)`)
 
 // TestLaraEndToEnd: mastery rises after a run of successful attempts, no
