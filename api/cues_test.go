@@ -9,7 +9,7 @@ import (
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
-// TestProfileEditsRaiseCues: the seed's cues are about a significant field
+// TestProfileEditsRaiseCues: Elder Tree's cues (docs/presets.md, Elder Tree: cues) are about a significant field
 // changing, whoever changed it. A user's PATCH that drops the fellowship and
 // an operator's that changes the sponsor raise the same cues an extraction
 // would, and the next session's context pack acknowledges them.

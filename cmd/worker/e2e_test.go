@@ -496,7 +496,7 @@ func TestMonaRollingSummary(t *testing.T) {
 // TestElderTreeZoneCuesAndAggregatesOverHTTP (issue 11, parts 5–7), on a
 // real worker and each database: the pack dates a Chicago user's late
 // session by their own calendar; the user's and an operator's profile edits
-// raise the seed's cues, which the next pack acknowledges; analytics list
+// raise Elder Tree's cues (docs/presets.md, Elder Tree: cues), which the next pack acknowledges; analytics list
 // their weeks and trends say when they will be computed.
 func TestElderTreeZoneCuesAndAggregatesOverHTTP(t *testing.T) {
 	t.Parallel()
