@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
 )
 
 // documented lists the document's operations as ServeMux patterns
@@ -64,11 +65,15 @@ func fullServer() *Server {
 	s.Mount(Data{Handoff: handoff.Deps{Queue: fakeQueue{}}})
 	s.MountMetrics(http.NotFoundHandler())
 	s.MountUI(http.NotFoundHandler())
+	s.MountViews(&jobs.Deps{Store: fakeStore{}})
 	return s
 }
 
 // fakeQueue is a non-nil jobs.Queue whose methods are never called.
 type fakeQueue struct{ jobs.Queue }
+
+// fakeStore is a non-nil store.Store whose methods are never called.
+type fakeStore struct{ store.Store }
 
 // concrete fills a path template's parameters with a value each accepts.
 func concrete(path string) string {

@@ -1,0 +1,277 @@
+package views
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// claraWindow is how far back Clara's emotion timeline reaches.
+const claraWindow = 30 * 24 * time.Hour
+
+// claraSessionCharts is how many recent sessions get a timeline of their own.
+const claraSessionCharts = 5
+
+// clara is the caregiver's page (docs/presets.md, Clara): emotions per session and over
+// 30 days, the distress baseline with morning and evening, repetition, and
+// which narratives calm. It reads the chat service's events and the
+// summaries' structured fields, never what the user typed.
+func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
+	since := x.now.Add(-claraWindow)
+	events, err := x.st.ListUserEvents(ctx, x.u.ID, []string{"emotion", "narrative", "escalation"}, since)
+	if err != nil {
+		return nil, err
+	}
+	sums, _, err := x.summaries(ctx, 60)
+	if err != nil {
+		return nil, err
+	}
+	byID := x.sessionByID()
+	bySession := map[string][]store.Event{}
+	for _, e := range events {
+		bySession[e.SessionID] = append(bySession[e.SessionID], e)
+	}
+	recent := x.recent(since)
+
+	// Over 30 days: every emotion reading with a distress score; each
+	// session's readings joined, sessions apart.
+	var pts []XY
+	var escalations []Marker
+	readings, withReadings := 0, 0
+	for _, s := range recent {
+		first := true
+		for _, e := range bySession[s.ID] {
+			d := decode(e.Data)
+			switch e.Kind {
+			case "emotion":
+				v, ok := fnum(d, "distress_score")
+				if !ok {
+					continue
+				}
+				pts = append(pts, XY{X: unix(e.At), Y: v, XText: timeIn(e.At, x.loc), Note: label(d, "emotion"), Gap: first})
+				if first {
+					withReadings++
+				}
+				first = false
+				readings++
+			case "escalation":
+				escalations = append(escalations, Marker{V: unix(e.At), Label: "escalation"})
+			}
+		}
+	}
+	timeline := LineChart(LineSpec{ID: "clara-30-days", Title: "Distress over the last 30 days",
+		Desc:   fmt.Sprintf("%s from %s; each session's readings are joined by a line.", plural(readings, "emotion reading", "emotion readings"), plural(withReadings, "session", "sessions")),
+		XLabel: "Date (" + x.loc.String() + ")", YLabel: "Distress (0–1)", Series: []Series{{Name: "Distress", Points: pts}},
+		XTicks: TimeTicks(since, x.now, x.loc), XMin: unix(since), XMax: unix(x.now), YMin: 0, YMax: 1, Markers: escalations,
+		Empty: "Emotion readings appear here once a session with emotion events (sent by the chat service at handoff) ends in the last 30 days."})
+	over := Section{ID: "emotions", Title: "Emotions over 30 days", Attr: "clara-emotions",
+		Intro:  "Each point is an emotion reading the chat service sent with a session: its distress score from 0 (calm) to 1 (very distressed).",
+		Charts: []*Chart{timeline}}
+	over.Facts = []Fact{{Label: "Sessions in 30 days", Value: strconv.Itoa(len(recent))},
+		{Label: "Escalations in 30 days", Value: strconv.Itoa(len(escalations))}}
+
+	// The latest sessions, each on its own timeline.
+	per := Section{ID: "sessions", Title: "Recent sessions", Attr: "clara-sessions",
+		Intro: "Distress through each of the latest sessions, in minutes from its start; dashed lines mark the stories Clara told and escalations."}
+	var shown []store.Session
+	for i := len(recent) - 1; i >= 0 && len(shown) < claraSessionCharts; i-- {
+		if len(bySession[recent[i].ID]) > 0 {
+			shown = append(shown, recent[i])
+		}
+	}
+	for _, s := range shown {
+		var sp []XY
+		var marks []Marker
+		for _, e := range bySession[s.ID] {
+			d := decode(e.Data)
+			mins := e.At.Sub(s.StartedAt).Minutes()
+			switch e.Kind {
+			case "emotion":
+				if v, ok := fnum(d, "distress_score"); ok {
+					sp = append(sp, XY{X: mins, Y: v, XText: fmt.Sprintf("%s (minute %s)", e.At.In(x.loc).Format("15:04"), num(mins)), Note: label(d, "emotion")})
+				}
+			case "narrative":
+				marks = append(marks, Marker{V: mins, Label: cmpOr(label(d, "category"), "story")})
+			case "escalation":
+				marks = append(marks, Marker{V: mins, Label: "escalation"})
+			}
+		}
+		length := s.EndedAt.Sub(s.StartedAt).Minutes()
+		per.Charts = append(per.Charts, LineChart(LineSpec{ID: "clara-session-" + strconv.Itoa(len(per.Charts)+1),
+			Title:  "Session of " + timeIn(s.EndedAt, x.loc),
+			Desc:   fmt.Sprintf("%s over %s minutes.", plural(len(sp), "emotion reading", "emotion readings"), num(length)),
+			XLabel: "Minutes from the session's start", YLabel: "Distress (0–1)", Series: []Series{{Name: "Distress", Points: sp}},
+			XMin: 0, XMax: max(length, 1), YMin: 0, YMax: 1, Markers: marks, Height: 200,
+			Empty: "This session had no emotion reading with a distress score."}))
+	}
+	if len(shown) == 0 {
+		per.Empty = "Timelines of the latest sessions appear once a session with emotion events is handed over."
+	}
+	table := VTable{Caption: "Sessions of the last 30 days", Head: []string{"Ended", "Minutes", "Messages", "Dominant emotion", "Emotional arc", "Escalation", "Stories told"},
+		Empty: "No session ended in the last 30 days."}
+	for i := len(recent) - 1; i >= 0; i-- {
+		s := recent[i]
+		sum := sums[s.ID]
+		if sum == nil {
+			table.Rows = append(table.Rows, []string{timeIn(s.EndedAt, x.loc), num(s.EndedAt.Sub(s.StartedAt).Minutes()),
+				strconv.Itoa(s.MessageCount), "–", "–", "–", "not processed yet"})
+			continue
+		}
+		table.Rows = append(table.Rows, []string{timeIn(s.EndedAt, x.loc), strconv.Itoa(inum(sum, "duration_minutes")),
+			strconv.Itoa(inum(sum, "message_count")), cmpOr(label(sum, "dominant_emotion"), "–"), cmpOr(arc(sum), "–"),
+			flag(sum, "escalation_triggered"), strconv.Itoa(inum(sum, "narratives_used"))})
+	}
+	per.Tables = []VTable{table}
+
+	// Trends: baseline, morning and evening, weeks, repetition, narratives.
+	trendsEmpty := x.h.afterBatch("The distress baseline, morning and evening averages, repetition and narrative effects appear", jobs.BatchTrends, x.loc)
+	base := Section{ID: "baseline", Title: "Distress baseline", Attr: "clara-baseline",
+		Intro: "Over the latest 30 sessions: the baseline is the mean of each session's mean distress; morning is 06:00–11:59 and evening 18:00–22:59 in the user's time zone."}
+	rep := Section{ID: "repetition", Title: "Repetition", Attr: "clara-repetition",
+		Intro: "Which kinds of question came back, for the caregiver only: Clara never tells the user they asked before."}
+	calm := Section{ID: "narratives", Title: "What calms", Attr: "clara-narratives",
+		Intro: "The mean change in distress from the reading before a story to the reading after it, by kind of story: below zero, distress fell."}
+	row, err := x.st.GetTrends(ctx, x.u.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		base.Empty, rep.Empty, calm.Empty = trendsEmpty, trendsEmpty, trendsEmpty
+	case err != nil:
+		return nil, err
+	default:
+		var tr aggregate.ClaraTrends
+		if err := json.Unmarshal(row.Data, &tr); err != nil {
+			base.Empty = "The stored trends could not be read; they are computed again by the next trends batch."
+			rep.Empty, calm.Empty = base.Empty, base.Empty
+			break
+		}
+		computed, _ := time.Parse(time.RFC3339, tr.ComputedAt)
+		base.Facts = []Fact{{Label: "Baseline distress", Value: dec(tr.BaselineDistress), Note: "0 calm – 1 very distressed"},
+			{Label: "Morning average", Value: dec(tr.MorningAverage), Note: "06:00–11:59"},
+			{Label: "Evening average", Value: dec(tr.EveningAverage), Note: "18:00–22:59"},
+			{Label: "Sessions considered", Value: strconv.Itoa(tr.SessionsConsidered)},
+			{Label: "Computed", Value: timeIn(computed, x.loc), Note: "next: " + cmpOr(x.h.nextRun(jobs.BatchTrends, x.loc), "not scheduled")}}
+		base.Charts = append(base.Charts, BarChart(BarSpec{ID: "clara-morning-evening", Title: "Baseline, morning and evening distress",
+			Desc:          "Mean distress overall, in the morning and in the evening.",
+			CategoryLabel: "Time of day", ValueLabel: "Mean distress (0–1)", Categories: []string{"Baseline", "Morning", "Evening"},
+			Series: []BarSeries{{Name: "", Values: []float64{nanOr(tr.BaselineDistress), nanOr(tr.MorningAverage), nanOr(tr.EveningAverage)}}},
+			VMax:   1, Format: func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
+			Empty: "No emotion reading with a distress score yet."}))
+		var wk []XY
+		var ticks []Tick
+		for i, w := range tr.WeeklyAverages {
+			lbl := "w/e " + weekLabel(w.WeekEnding)
+			ticks = append(ticks, Tick{float64(i), lbl})
+			if w.Average != nil {
+				wk = append(wk, XY{X: float64(i), Y: *w.Average, XText: lbl, Note: plural(w.Sessions, "session", "sessions")})
+			}
+		}
+		var marks []Marker
+		if tr.BaselineDistress != nil {
+			marks = append(marks, Marker{V: *tr.BaselineDistress, Label: "baseline", Horizontal: true, Class: "marker baseline"})
+		}
+		base.Charts = append(base.Charts, LineChart(LineSpec{ID: "clara-weeks", Title: "Mean distress by week",
+			Desc: "The last four weeks ending today, with the baseline for reference.", XLabel: "Week ending (" + x.loc.String() + ")",
+			YLabel: "Mean distress (0–1)", Series: []Series{{Name: "Weekly mean", Points: wk}}, XTicks: ticks,
+			XMin: -0.3, XMax: float64(max(len(tr.WeeklyAverages), 1)) - 0.7, YMin: 0, YMax: 1, Markers: marks,
+			Empty: "No session with a distress score ended in the last four weeks."}))
+
+		chronic := "no"
+		if tr.ChronicRepetitionPattern {
+			chronic = "yes"
+		}
+		rep.Facts = []Fact{{Label: "Chronic repetition", Value: chronic, Note: fmt.Sprintf("%d or more of the last %d sessions", aggregate.ChronicMinSessions, aggregate.ChronicWindow)},
+			{Label: "Sessions of chronic repetition", Value: strconv.Itoa(tr.ChronicRepetitionSessions), Note: fmt.Sprintf("a question repeated %d+ times", aggregate.ChronicRepeat)}}
+		var cats []string
+		var counts []float64
+		for _, q := range tr.TopQuestionTypes {
+			cats, counts = append(cats, q.QuestionType), append(counts, float64(q.Count))
+		}
+		rep.Charts = append(rep.Charts, BarChart(BarSpec{ID: "clara-question-types", Title: "Questions by type", Horizontal: true,
+			Desc: "How many questions of each type the latest sessions held.", CategoryLabel: "Question type", ValueLabel: "Questions",
+			Categories: cats, Series: []BarSeries{{Name: "", Values: counts}},
+			Empty: "No question events in the latest sessions."}))
+
+		cats, counts = nil, nil
+		var uses []string
+		for _, n := range tr.NarrativeEffectiveness {
+			cats = append(cats, n.Category)
+			counts = append(counts, n.MeanDistressChange)
+			uses = append(uses, n.Category+": "+plural(n.Uses, "story", "stories")+", mean change "+signed(n.MeanDistressChange))
+		}
+		calm.Charts = append(calm.Charts, BarChart(BarSpec{ID: "clara-narratives", Title: "Change in distress after a story", Horizontal: true,
+			Desc: "Mean change in distress after each kind of story; negative values mean the user grew calmer.", CategoryLabel: "Kind of story",
+			ValueLabel: "Mean change in distress", Categories: cats, Series: []BarSeries{{Name: "", Values: counts}}, Format: signed,
+			Empty: "No story had an emotion reading before and after it yet."}))
+		calm.Lists = []List{{Title: "Stories and their effect", Items: uses, Empty: "None yet."}}
+	}
+
+	// Questions per session, from the repetition records.
+	recs, err := x.st.ListRecords(ctx, x.u.ID, []string{"repetition"})
+	if err != nil {
+		return nil, err
+	}
+	var cats []string
+	var qs, maxes []float64
+	type qrow struct {
+		at   time.Time
+		name string
+		q, m float64
+	}
+	var rows []qrow
+	for _, r := range recs {
+		s, ok := byID[r.Key]
+		if !ok || s.EndedAt.Before(since) {
+			continue
+		}
+		d := decode(r.Data)
+		q, _ := fnum(d, "questions")
+		m, _ := fnum(d, "max_repeat_count")
+		rows = append(rows, qrow{s.EndedAt, x.sessionLabel(s), q, m})
+	}
+	slices.SortFunc(rows, func(a, b qrow) int { return a.at.Compare(b.at) })
+	for _, r := range rows {
+		cats, qs, maxes = append(cats, r.name), append(qs, r.q), append(maxes, r.m)
+	}
+	if rep.Empty == "" {
+		rep.Charts = append(rep.Charts, BarChart(BarSpec{ID: "clara-questions", Title: "Questions per session (30 days)",
+			Desc:          "Questions asked in each session and the most times one question came back.",
+			CategoryLabel: "Session ended (" + x.loc.String() + ")", ValueLabel: "Questions",
+			Categories: cats, Series: []BarSeries{{Name: "Questions", Values: qs}, {Name: "Most repeats of one question", Values: maxes}},
+			Empty: "No session with question events in the last 30 days."}))
+	}
+	return []Section{over, per, base, rep, calm}, nil
+}
+
+// arc is a summary's emotional arc when it is two labels ("anxious → calm").
+func arc(sum map[string]any) string {
+	s, _ := sum["emotional_arc"].(string)
+	if len([]rune(s)) > 90 {
+		return ""
+	}
+	return s
+}
+
+// weekLabel prints a week_ending date as "Sun 22 Nov".
+func weekLabel(week string) string {
+	t, err := time.Parse(time.DateOnly, week)
+	if err != nil {
+		return week
+	}
+	return t.Format("Mon 2 Jan")
+}
+
+// cmpOr is the first non-empty string.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,277 @@
+package views
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	numeric "github.com/mnemo-ai/mnemo/internal/num"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// userBody is a user's page.
+type userBody struct {
+	App      string
+	Kind     string
+	Heading  string
+	Head     []Fact
+	Sections []Section
+}
+
+// userCtx is what every app's page builder reads.
+type userCtx struct {
+	h        *Handler
+	st       store.Store
+	u        store.User
+	loc      *time.Location
+	now      time.Time
+	sessions []store.Session // oldest first
+}
+
+// headings name each kind's page.
+var headings = map[string]string{
+	"clara":     "Caregiver view",
+	"eldertree": "Recovery insights",
+	"lara":      "Learning progress",
+	"coach":     "Coaching goals and threads",
+	"mona":      "What Mona remembers",
+}
+
+func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	v, _ := viewerOf(r)
+	st := h.cfg.Deps.Store
+	u, err := st.GetUser(ctx, r.PathValue("user_id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if status, why := h.mayView(v, u); status != 0 {
+		title := "Not for this token"
+		if status == http.StatusNotFound {
+			title = "Not found"
+		}
+		h.Error(w, r, status, title, why)
+		return
+	}
+	x := &userCtx{h: h, st: st, u: u, loc: location(u.Timezone), now: h.now()}
+	if x.sessions, err = st.ListUserSessions(ctx, u.ID); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	kind := h.kindOf(u.App)
+	body := userBody{App: u.App, Kind: kind, Heading: headings[kind]}
+	if body.Heading == "" {
+		body.Heading = "User"
+	}
+	body.Head = x.head()
+	var build func(context.Context) ([]Section, error)
+	switch kind {
+	case "clara":
+		build = x.clara
+	case "eldertree":
+		build = x.elderTree
+	case "lara":
+		build = x.lara
+	case "coach":
+		build = x.coach
+	case "mona":
+		build = x.mona
+	}
+	if build != nil {
+		if body.Sections, err = build(ctx); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	title := u.DisplayName
+	if title == "" {
+		title = u.ID
+	}
+	h.render(w, r, http.StatusOK, "user", page{Title: title + " · " + u.App, Zone: x.loc.String(),
+		Now: timeIn(x.now, x.loc), Body: body})
+}
+
+// head is the facts at the top of every user's page.
+func (x *userCtx) head() []Fact {
+	facts := []Fact{{Label: "User", Value: x.u.ID}, {Label: "App", Value: x.u.App}, {Label: "Time zone", Value: x.loc.String()},
+		{Label: "Sessions handed over", Value: strconv.Itoa(len(x.sessions))}}
+	if n := len(x.sessions); n > 0 {
+		facts = append(facts, Fact{Label: "First session", Value: dateIn(x.sessions[0].StartedAt, x.loc)},
+			Fact{Label: "Latest session", Value: dateIn(x.latest().EndedAt, x.loc)})
+	}
+	if x.u.MemoryDisabled {
+		facts = append(facts, Fact{Label: "Memory", Value: "off", Note: "nothing new is remembered"})
+	}
+	return facts
+}
+
+// latest is the session that ended last.
+func (x *userCtx) latest() store.Session {
+	var last store.Session
+	for _, s := range x.sessions {
+		if s.EndedAt.After(last.EndedAt) {
+			last = s
+		}
+	}
+	return last
+}
+
+// sessionByID indexes the user's sessions.
+func (x *userCtx) sessionByID() map[string]store.Session {
+	m := make(map[string]store.Session, len(x.sessions))
+	for _, s := range x.sessions {
+		m[s.ID] = s
+	}
+	return m
+}
+
+// summaries reads the newest limit summaries, keyed by session, decoded.
+func (x *userCtx) summaries(ctx context.Context, limit int) (map[string]map[string]any, []store.Summary, error) {
+	list, err := x.st.ListSummaries(ctx, x.u.ID, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(map[string]map[string]any, len(list))
+	for _, s := range list {
+		var m map[string]any
+		if json.Unmarshal(s.Data, &m) == nil && m != nil {
+			out[s.SessionID] = m
+		}
+	}
+	return out, list, nil
+}
+
+// decode reads a JSON object; a document that is not one is empty.
+func decode(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// fnum reads a number field.
+func fnum(m map[string]any, key string) (float64, bool) { return numeric.Float(m[key]) }
+
+// inum reads a whole number field (0 when missing).
+func inum(m map[string]any, key string) int {
+	v, _ := numeric.Float(m[key])
+	return int(v)
+}
+
+// label reads a short label field: a string of at most 40 characters and
+// four words, anything else (prose, which may be someone's own words) "".
+func label(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	s = strings.TrimSpace(s)
+	if s == "" || utf8.RuneCountInString(s) > 40 || len(strings.Fields(s)) > 4 {
+		return ""
+	}
+	return s
+}
+
+// text reads a string field, bounded to 300 characters.
+func text(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return clip(strings.TrimSpace(s), 300)
+}
+
+// texts reads a list of strings, each bounded to 300 characters.
+func texts(m map[string]any, key string) []string {
+	list, _ := m[key].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, clip(strings.TrimSpace(s), 300))
+		}
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// flag prints a boolean field as yes or no.
+func flag(m map[string]any, key string) string {
+	if b, _ := m[key].(bool); b {
+		return "yes"
+	}
+	return "no"
+}
+
+// timeField reads an RFC 3339 field.
+func timeField(m map[string]any, key string) time.Time {
+	s, _ := m[key].(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// unix is an instant on a chart's time axis.
+func unix(t time.Time) float64 { return float64(t.Unix()) }
+
+// dec prints a value with three decimals, "–" for none.
+func dec(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+// nanOr is *v, or NaN for none.
+func nanOr(v *float64) float64 {
+	if v == nil {
+		return nan
+	}
+	return *v
+}
+
+var nan = math.NaN()
+
+// signed prints a change with its sign.
+func signed(v float64) string {
+	s := num(v)
+	if v > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// plural says "1 session", "2 sessions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// sessionLabel names a session in a chart: its end in the user's zone.
+func (x *userCtx) sessionLabel(s store.Session) string {
+	return s.EndedAt.In(x.loc).Format("Mon 2 Jan 15:04")
+}
+
+// recent returns the user's sessions that ended at or after since, oldest first.
+func (x *userCtx) recent(since time.Time) []store.Session {
+	var out []store.Session
+	for _, s := range x.sessions {
+		if !s.EndedAt.Before(since) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b store.Session) int { return a.EndedAt.Compare(b.EndedAt) })
+	return out
+}

@@ -1,0 +1,421 @@
+// Package views serves Mnemo's pages for people: a user's page per app
+// (Clara's caregiver view, Elder Tree's recovery insights, LaRa's progress,
+// a coach user's goals and threads, Mona's memories), the week's anonymised
+// supervisor insights, and an operations page. Pages are rendered on the
+// server with html/template, which escapes every value; charts are SVG drawn
+// here (chart.go) with a table of their numbers for screen readers. The one
+// stylesheet and the icon are embedded: the pages need no JavaScript, no
+// CDN and no network beyond the worker, read well on a phone and print.
+//
+// What a page shows is read through the store: aggregates, records,
+// summaries' structured fields, memories and cues. No page reads a
+// transcript, a rolling buffer or a summary's free text.
+//
+// Who may see what is decided here from the Viewer the HTTP layer puts in
+// the request's context (WithViewer): see Viewer.
+package views
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/zones"
+	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Prefix is where the views are served.
+const Prefix = "/views"
+
+// Scopes a Viewer may have (the token scopes of package api).
+const (
+	ScopeAdmin     = "admin"
+	ScopeService   = "service"
+	ScopeCaregiver = "caregiver"
+)
+
+// Viewer is who is looking, as the HTTP layer authenticated them.
+//
+//   - Open (no tokens configured, loopback only: a developer's machine)
+//     sees every page.
+//   - An admin token sees operations, insights and every user's page but
+//     Clara's: those are for the caregiver only.
+//   - A service token bound to an app sees the pages of that app's users,
+//     but not Clara's; a user of another app is not found, as in the API.
+//   - A caregiver token (bound to a Clara app) sees the pages of that app's
+//     users and nothing else.
+//
+// An unbound service token is a chat service's machine credential and sees
+// no page.
+type Viewer struct {
+	Open  bool
+	Scope string
+	App   string
+}
+
+// Admin reports whether the viewer may see the operator's pages.
+func (v Viewer) Admin() bool { return v.Open || v.Scope == ScopeAdmin }
+
+type viewerKey struct{}
+
+// WithViewer returns ctx carrying v.
+func WithViewer(ctx context.Context, v Viewer) context.Context {
+	return context.WithValue(ctx, viewerKey{}, v)
+}
+
+func viewerOf(r *http.Request) (Viewer, bool) {
+	v, ok := r.Context().Value(viewerKey{}).(Viewer)
+	return v, ok
+}
+
+// Config configures the views.
+type Config struct {
+	// Deps gives the store, the apps, the batch schedules, the LLM budget
+	// and the queue.
+	Deps *jobs.Deps
+	// UIPrefix is where River UI is served ("/ui"); empty leaves its links out.
+	UIPrefix string
+	// Now reads the clock; nil is time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Handler serves the views under Prefix.
+type Handler struct {
+	cfg   Config
+	log   *slog.Logger
+	mux   *http.ServeMux
+	pages map[string]*template.Template
+}
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// New builds the handler; it fails only on a template that does not parse.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Deps == nil || cfg.Deps.Store == nil {
+		return nil, errors.New("views: no store")
+	}
+	h := &Handler{cfg: cfg, log: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.tmpl", "templates/chart.tmpl", "templates/section.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("views: %w", err)
+	}
+	for _, p := range []string{"index", "user", "insights", "operations", "error"} {
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+p+".tmpl")
+		if err != nil {
+			return nil, fmt.Errorf("views: %w", err)
+		}
+		h.pages[p] = t
+	}
+	static, _ := fs.Sub(staticFS, "static")
+	h.mux.Handle("GET "+Prefix+"/static/", http.StripPrefix(Prefix+"/static/", cacheable(http.FileServerFS(static))))
+	h.mux.HandleFunc("GET "+Prefix+"/{$}", h.index)
+	h.mux.HandleFunc("GET "+Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		h.Error(w, r, http.StatusNotFound, "Not found", "There is no page here.")
+	})
+	h.mux.HandleFunc("GET "+Prefix+"/users", h.lookup)
+	h.mux.HandleFunc("GET "+Prefix+"/users/{user_id}", h.user)
+	h.mux.HandleFunc("GET "+Prefix+"/insights", h.insights)
+	h.mux.HandleFunc("GET "+Prefix+"/operations", h.operations)
+	return h, nil
+}
+
+func cacheable(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ServeHTTP serves a page. A request without a Viewer (not authenticated by
+// the HTTP layer) is refused.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w)
+	if _, ok := viewerOf(r); !ok {
+		h.Error(w, r, http.StatusUnauthorized, "Sign in", "These pages need a token.")
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// securityHeaders: nothing but the page's own stylesheet and icon load, no
+// script runs, the page is not framed and not cached.
+func securityHeaders(w http.ResponseWriter) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+}
+
+func (h *Handler) now() time.Time {
+	if h.cfg.Now != nil {
+		return h.cfg.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// page is what every page template gets.
+type page struct {
+	Title    string
+	Viewer   Viewer
+	Zone     string
+	Now      string
+	Nav      bool
+	UIPrefix string
+	// Message is an error page's sentence.
+	Message string
+	// Body is the page's own data.
+	Body any
+}
+
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	v, _ := viewerOf(r)
+	p.Viewer, p.Nav, p.UIPrefix = v, v.Admin(), h.cfg.UIPrefix
+	if p.Zone == "" {
+		p.Zone = "UTC"
+	}
+	if p.Now == "" {
+		p.Now = h.now().Format(dateTimeLayout) + " UTC"
+	}
+	var buf bytes.Buffer
+	if err := h.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		h.log.ErrorContext(r.Context(), "render view", slog.String("page", name), slog.String("error", err.Error()))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// Error answers an HTML error page.
+func (h *Handler) Error(w http.ResponseWriter, r *http.Request, status int, title, message string) {
+	securityHeaders(w)
+	h.render(w, r, status, "error", page{Title: title, Message: message})
+}
+
+// fail answers a store error: not found is 404, anything else is logged and 503.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		h.Error(w, r, http.StatusNotFound, "Not found", "There is no such user.")
+		return
+	}
+	h.log.WarnContext(r.Context(), "view", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	h.Error(w, r, http.StatusServiceUnavailable, "Unavailable", "The data could not be read just now; try again in a moment.")
+}
+
+func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
+	h.render(w, r, http.StatusOK, "index", page{Title: "Mnemo views"})
+}
+
+// lookup sends the user-lookup form to the user's page.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimSpace(r.URL.Query().Get("id"))
+	if id == "" {
+		h.Error(w, r, http.StatusBadRequest, "Which user?", "Give a user id.")
+		return
+	}
+	http.Redirect(w, r, Prefix+"/users/"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// requireAdmin answers 403 unless the viewer may see the operator's pages.
+func (h *Handler) requireAdmin(w http.ResponseWriter, r *http.Request) bool {
+	if v, _ := viewerOf(r); v.Admin() {
+		return true
+	}
+	h.Error(w, r, http.StatusForbidden, "Not for this token", "This page needs an admin token.")
+	return false
+}
+
+// kindOf is the kind of rules an app runs ("clara", "mona", …); "" for an
+// app that is not configured.
+func (h *Handler) kindOf(app string) string {
+	a := h.cfg.Deps.Apps[app]
+	if a == nil {
+		return ""
+	}
+	return extract.KindOfApp(a).Name()
+}
+
+// mayView decides whether v may see u's page: 0 when it may, else the
+// status to answer (404 for a user of another app than the token's, as if
+// there were none) and why.
+func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
+	clara := h.kindOf(u.App) == "clara"
+	switch {
+	case v.Open:
+		return 0, ""
+	case v.App != "" && v.App != u.App:
+		return http.StatusNotFound, "There is no such user."
+	case v.Scope == ScopeCaregiver && clara:
+		return 0, ""
+	case v.Scope == ScopeCaregiver:
+		return http.StatusForbidden, "A caregiver token reads the pages of Clara's users only."
+	case clara:
+		return http.StatusForbidden, "Clara's pages are for the caregiver only: sign in with the caregiver token of this app."
+	case v.Scope == ScopeAdmin || (v.Scope == ScopeService && v.App != ""):
+		return 0, ""
+	}
+	return http.StatusForbidden, "This token cannot read users' pages: use an admin token or a token bound to the user's app."
+}
+
+// location is a user's zone; an unknown one is UTC.
+func location(name string) *time.Location {
+	loc, err := zones.Load(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// nextRun says when a batch runs next, in loc: "Mon 30 Nov 2026 04:00
+// (Europe/Berlin)"; "" when it has no schedule.
+func (h *Handler) nextRun(batch string, loc *time.Location) string {
+	s := h.cfg.Deps.Schedules[batch]
+	if s == nil {
+		return ""
+	}
+	t := s.Next(h.now())
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(loc).Format(dateTimeLayout) + " (" + loc.String() + ")"
+}
+
+// afterBatch is an empty state's sentence: what appears after which batch
+// and when that batch runs next.
+func (h *Handler) afterBatch(what, batch string, loc *time.Location) string {
+	s := h.cfg.Deps.Schedules[batch]
+	if s == nil {
+		return what + " after the " + batch + " batch runs."
+	}
+	msg := fmt.Sprintf("%s after the %s batch (schedule %s)", what, batch, s.String())
+	if next := h.nextRun(batch, loc); next != "" {
+		msg += "; its next run is " + next
+	}
+	return msg + "."
+}
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"pct": func(v float64) string {
+		return fmt.Sprintf("%.0f%%", math.Round(v*100))
+	},
+	"join":  strings.Join,
+	"lower": strings.ToLower,
+	"rotate": func(t Text) string {
+		return fmt.Sprintf("rotate(-90 %.1f %.1f)", t.X, t.Y)
+	},
+	"uipath": func(prefix string, parts ...string) string {
+		var b strings.Builder
+		b.WriteString(prefix)
+		for _, p := range parts {
+			b.WriteString("/" + url.PathEscape(p))
+		}
+		return b.String()
+	},
+}
+
+// Fact is a labelled value shown in a definition list.
+type Fact struct {
+	Label string
+	Value string
+	// Note explains the value (its unit, where it comes from).
+	Note string
+}
+
+// VTable is a visible table.
+type VTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	// Empty is shown instead when there is no row.
+	Empty string
+	// RowLinks, when set, link each row's first cell (one per row; "" for none).
+	RowLinks []string
+}
+
+// Section is one titled part of a page.
+type Section struct {
+	ID     string
+	Title  string
+	Intro  string
+	Facts  []Fact
+	Charts []*Chart
+	Tables []VTable
+	// Lists are titled lists of short items.
+	Lists []List
+	// Notice is a highlighted sentence (a suppressed insight, say).
+	Notice string
+	// Empty replaces the section's content.
+	Empty string
+	// Attr is a data attribute value tests find sections by.
+	Attr string
+}
+
+// List is a titled list.
+type List struct {
+	Title string
+	Items []string
+	Empty string
+}
+
+// dateIn prints an instant as a day in loc.
+func dateIn(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.In(loc).Format("Mon 2 Jan 2006")
+}
+
+// timeIn prints an instant in loc.
+func timeIn(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.In(loc).Format(dateTimeLayout)
+}
+
+// ago says how long before now t was: "3 h 5 min", "2 d 4 h".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%d d %d h", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// sortedKeys are m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
