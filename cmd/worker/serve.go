@@ -226,6 +226,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		return nil, err
 	}
 	srv.MountUI(ui)
+	srv.MountViews(deps)
 	sys.api, sys.handler, sys.ui = srv, srv.Observed(reg), ui
 	return sys, nil
 }
