@@ -15,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -88,13 +86,49 @@ func invalid(field, format string, a ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, a...)}
 }
 
-var (
-	idRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
-	kindRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-)
+// ValidID reports whether s may name a user, session or message: 1 to
+// MaxIDLength of [A-Za-z0-9._:@-], starting with a letter or digit.
+func ValidID(s string) bool {
+	if len(s) == 0 || len(s) > MaxIDLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			i > 0 && (c == '.' || c == '_' || c == ':' || c == '@' || c == '-') {
+			continue
+		}
+		return false
+	}
+	return true
+}
 
-// ValidID reports whether s may name a user, session or message.
-func ValidID(s string) bool { return len(s) <= MaxIDLength && idRE.MatchString(s) }
+// validKind reports whether s may name an event kind: [a-z][a-z0-9_]{0,63}.
+func validKind(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || i > 0 && ('0' <= c && c <= '9' || c == '_') {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// item names the i-th element of a list of the body in errors
+// (messages[3]), built only for an error.
+type item struct {
+	list string
+	i    int
+}
+
+func (it item) String() string { return it.list + "[" + strconv.Itoa(it.i) + "]" }
+
+// dot names a field of the element (messages[3].at).
+func (it item) dot(name string) string { return it.String() + "." + name }
 
 // Decode reads a session-close body strictly: valid UTF-8, one JSON object,
 // names in their exact case, none unknown and none twice, at every level
@@ -102,21 +136,6 @@ func ValidID(s string) bool { return len(s) <= MaxIDLength && idRE.MatchString(s
 // timestamp RFC 3339. Errors name the JSON path; an error about the body as
 // a whole (not JSON, not an object) has Field "body".
 func Decode(body []byte) (Request, error) { return decodeStrict[Request](body) }
-
-// decodeStrict reads one JSON object of type T after CheckJSON passed it,
-// with errors that never echo the body.
-func decodeStrict[T any](body []byte) (T, error) {
-	var req T
-	if err := CheckJSON(body, reflect.TypeFor[T]()); err != nil {
-		return req, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return req, jsonProblem(err)
-	}
-	return req, nil
-}
 
 // jsonProblem describes a decoding error CheckJSON did not foresee, without
 // echoing the input.
@@ -179,15 +198,15 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	}
 	seen := make(map[string]bool, len(req.Messages))
 	for i, m := range req.Messages {
-		f := fmt.Sprintf("messages[%d]", i)
+		f := item{"messages", i}
 		if err := checkTurn(f, m, seen); err != nil {
 			return err
 		}
-		if err := checkTime(f+".at", m.At, now, false); err != nil {
-			return err
+		if r := timeProblem(m.At, now, false); r != "" {
+			return invalid(f.dot("at"), "%s", r)
 		}
 		if !m.At.IsZero() && (m.At.Before(req.StartedAt.Add(-time.Hour)) || m.At.After(req.EndedAt.Add(time.Hour))) {
-			return invalid(f+".at", "lies outside the session")
+			return invalid(f.dot("at"), "lies outside the session")
 		}
 	}
 	if len(req.Events) > MaxEvents {
@@ -195,21 +214,21 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	}
 	events := apps[req.App].EventSchema()
 	for i, e := range req.Events {
-		f := fmt.Sprintf("events[%d]", i)
-		if !kindRE.MatchString(e.Kind) {
-			return invalid(f+".kind", "must be a lower-case name such as emotion or urge")
+		f := item{"events", i}
+		if !validKind(e.Kind) {
+			return invalid(f.dot("kind"), "must be a lower-case name such as emotion or urge")
 		}
-		if err := checkTime(f+".at", e.At, now, true); err != nil {
-			return err
+		if r := timeProblem(e.At, now, true); r != "" {
+			return invalid(f.dot("at"), "%s", r)
 		}
 		if e.MessageID != "" && !seen[e.MessageID] {
-			return invalid(f+".message_id", "names no message of this session")
+			return invalid(f.dot("message_id"), "names no message of this session")
 		}
 		if len(e.Data) > MaxEventDataBytes {
-			return invalid(f+".data", "is larger than %d bytes", MaxEventDataBytes)
+			return invalid(f.dot("data"), "is larger than %d bytes", MaxEventDataBytes)
 		}
 		if len(e.Data) > 0 && !bytes.HasPrefix(bytes.TrimSpace(e.Data), []byte("{")) && string(bytes.TrimSpace(e.Data)) != "null" {
-			return invalid(f+".data", "must be a JSON object")
+			return invalid(f.dot("data"), "must be a JSON object")
 		}
 		if err := checkEvent(f, events, e); err != nil {
 			return err
@@ -229,28 +248,36 @@ const MaxAhead = 24 * time.Hour
 // checkTime refuses a timestamp outside [MinTime, now+MaxAhead]; a zero one
 // is refused when required and otherwise means "not given".
 func checkTime(field string, t, now time.Time, required bool) error {
-	switch {
-	case t.IsZero() && required:
-		return invalid(field, "is required")
-	case t.IsZero():
-		return nil
-	case t.Before(MinTime):
-		return invalid(field, "is before %s", MinTime.Format("2006-01-02"))
-	case t.After(now.Add(MaxAhead)):
-		return invalid(field, "is more than a day in the future")
+	if r := timeProblem(t, now, required); r != "" {
+		return invalid(field, "%s", r)
 	}
 	return nil
 }
 
+// timeProblem is checkTime's reason, "" for none.
+func timeProblem(t, now time.Time, required bool) string {
+	switch {
+	case t.IsZero() && required:
+		return "is required"
+	case t.IsZero():
+		return ""
+	case t.Before(MinTime):
+		return "is before " + MinTime.Format("2006-01-02")
+	case t.After(now.Add(MaxAhead)):
+		return "is more than a day in the future"
+	}
+	return ""
+}
+
 // checkEvent checks an event against the event kinds and fields its app
 // declares (events.schema.json).
-func checkEvent(f string, s *prompts.EventSchema, e extract.Event) error {
+func checkEvent(f item, s *prompts.EventSchema, e extract.Event) error {
 	var data any
 	if len(e.Data) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(e.Data))
 		dec.UseNumber()
 		if err := dec.Decode(&data); err != nil {
-			return invalid(f+".data", "must be a JSON object")
+			return invalid(f.dot("data"), "must be a JSON object")
 		}
 	}
 	err := s.Validate(e.Kind, data)
@@ -259,9 +286,9 @@ func checkEvent(f string, s *prompts.EventSchema, e extract.Event) error {
 		return err
 	}
 	if ee.UnknownKind {
-		return invalid(f+".kind", "%s", ee.Reason)
+		return invalid(f.dot("kind"), "%s", ee.Reason)
 	}
-	path := f + ".data"
+	path := f.dot("data")
 	for _, p := range ee.Path {
 		if _, err := strconv.Atoi(p); err == nil {
 			path += "[" + p + "]"
@@ -384,24 +411,24 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 // checkTurn validates what every turn must be, handed over whole or
 // streamed: a unique id (recorded in seen), a role, content within the size
 // limit and without NUL characters. f names the turn in errors.
-func checkTurn(f string, m extract.Message, seen map[string]bool) error {
+func checkTurn(f item, m extract.Message, seen map[string]bool) error {
 	if !ValidID(m.ID) {
-		return invalid(f+".id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+		return invalid(f.dot("id"), "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
 	}
 	if seen[m.ID] {
-		return invalid(f+".id", "repeats an earlier message id")
+		return invalid(f.dot("id"), "repeats an earlier message id")
 	}
 	seen[m.ID] = true
 	switch m.Role {
 	case "user", "assistant", "system":
 	default:
-		return invalid(f+".role", "must be user, assistant or system")
+		return invalid(f.dot("role"), "must be user, assistant or system")
 	}
 	if len(m.Content) > MaxMessageBytes {
-		return invalid(f+".content", "is longer than %d bytes", MaxMessageBytes)
+		return invalid(f.dot("content"), "is longer than %d bytes", MaxMessageBytes)
 	}
-	if strings.ContainsRune(m.Content, 0) {
-		return invalid(f+".content", "contains a NUL character")
+	if strings.IndexByte(m.Content, 0) >= 0 {
+		return invalid(f.dot("content"), "contains a NUL character")
 	}
 	return nil
 }

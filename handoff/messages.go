@@ -63,12 +63,12 @@ func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*p
 	}
 	seen := map[string]bool{}
 	for i, m := range req.Messages {
-		f := fmt.Sprintf("messages[%d]", i)
+		f := item{"messages", i}
 		if err := checkTurn(f, m, seen); err != nil {
 			return err
 		}
-		if err := checkTime(f+".at", m.At, now, false); err != nil {
-			return err
+		if r := timeProblem(m.At, now, false); r != "" {
+			return invalid(f.dot("at"), "%s", r)
 		}
 		if m.At.IsZero() {
 			req.Messages[i].At = now
