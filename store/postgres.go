@@ -104,10 +104,11 @@ func (p *Postgres) Ping(ctx context.Context) error { return p.pool.Ping(ctx) }
 // Close closes the pool.
 func (p *Postgres) Close() error { p.pool.Close(); return nil }
 
-// InTx runs fn in a transaction.
+// InTx runs fn in a transaction, which begins with its first statement:
+// the BEGIN takes no round trip of its own (pgLazyTx).
 func (p *Postgres) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
-	return pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		return fn(ctx, pgTx{queries{e: pgExecer{tx}, sealer: p.sealer}, tx})
+	return inLazyTx(ctx, p.pool, func(t *pgLazyTx) error {
+		return fn(ctx, pgTx{queries{e: pgExecer{t}, sealer: p.sealer}, t})
 	})
 }
 
