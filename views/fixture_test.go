@@ -89,6 +89,8 @@ type fixture struct {
 	weeks []string
 	// staleWeek is a week whose data came late, beyond the catch-up window.
 	staleWeek string
+	// waiting is how many handed-over sessions wait for a worker.
+	waiting int
 }
 
 // seeded is one session handed over.
@@ -167,6 +169,10 @@ func allTokens() []api.Token {
 	}
 }
 
+// displayNames are the names chat services send for some users (the
+// coach's is sealed at rest).
+var displayNames = map[string]string{"coach-ana": "Ana", "mona-peggy": "Peggy"}
+
 // msg and ev build a session's turns and events.
 type msg struct{ role, content string }
 
@@ -182,6 +188,9 @@ func (f *fixture) handOver(t *testing.T, id, user, app, zone string, start time.
 	t.Helper()
 	end := start.Add(time.Duration(minutes) * time.Minute)
 	body := map[string]any{"user_id": user, "app": app, "started_at": start, "ended_at": end, "timezone": zone}
+	if name := displayNames[user]; name != "" {
+		body["display_name"] = name
+	}
 	var ms []map[string]any
 	step := end.Sub(start) / time.Duration(len(msgs)+1)
 	for i, m := range msgs {
@@ -374,6 +383,16 @@ func (f *fixture) seed(t *testing.T) {
 	if err := f.st.UpsertBatchRun(ctx, store.BatchRun{Batch: jobs.BatchMemoryTTL, Period: "origin", ScheduledFor: f.now.Add(-3 * time.Hour),
 		Outcome: "origin"}); err != nil {
 		t.Fatal(err)
+	}
+
+	// The workers stop; two sessions handed over since wait in the queue.
+	if err := f.deps.Queue.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		f.handOver(t, fmt.Sprintf("mona-wait-%d", i), "mona-wait", "mona", "UTC", f.now.Add(-50*time.Minute), 5,
+			[]msg{{"user", "Are you there?"}}, nil)
+		f.waiting++
 	}
 }
 

@@ -25,7 +25,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -319,21 +318,8 @@ func (h *Handler) afterBatch(what, batch string, loc *time.Location) string {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"pct": func(v float64) string {
-		return fmt.Sprintf("%.0f%%", math.Round(v*100))
-	},
-	"join":  strings.Join,
-	"lower": strings.ToLower,
 	"rotate": func(t Text) string {
 		return fmt.Sprintf("rotate(-90 %.1f %.1f)", t.X, t.Y)
-	},
-	"uipath": func(prefix string, parts ...string) string {
-		var b strings.Builder
-		b.WriteString(prefix)
-		for _, p := range parts {
-			b.WriteString("/" + url.PathEscape(p))
-		}
-		return b.String()
 	},
 }
 

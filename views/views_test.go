@@ -221,7 +221,7 @@ func testPages(t *testing.T, f *fixture) {
 	path = "/views/users/coach-ana"
 	body, cs = get(path, adminToken)
 	wantPoints(t, path, cs, "coach-sessions", 6)
-	wantText(t, path, body, "Lead my team with more confidence", "Ask for feedback every Friday")
+	wantText(t, path, body, "Lead my team with more confidence", "Ask for feedback every Friday", "<h1>Ana · coach</h1>")
 	if strings.Contains(body, "sealed:v1") {
 		t.Errorf("%s shows a sealed value", path)
 	}
@@ -270,8 +270,11 @@ func testPages(t *testing.T, f *fixture) {
 	}
 	wantPoints(t, path, cs, "ops-sessions-day", 30)
 	wantPoints(t, path, cs, "ops-extraction", 3*14)
-	if got := sum(cs["ops-extraction"]); int(got) != len(f.sessions) {
-		t.Errorf("%s: %v extractions charted; want %d", path, got, len(f.sessions))
+	if got, want := sum(cs["ops-extraction"]), len(f.sessions)-f.waiting; int(got) != want {
+		t.Errorf("%s: %v extractions charted; want %d", path, got, want)
+	}
+	if m := regexp.MustCompile(`<td><a href="/ui/queues/extract">extract</a></td><td>(\d+)</td><td>0</td><td>no</td><td>(\d+ s|\d+ min)[^<]*, extract\)</td>`).FindStringSubmatch(body); m == nil || m[1] != strconv.Itoa(f.waiting) {
+		t.Errorf("%s: the extract queue's row %v; want %d waiting and the oldest's age", path, m, f.waiting)
 	}
 	wantText(t, path, body, "weekly-analytics", "memory-ttl", "extract", "rules / ok", "llm / ok", "fallback / invalid_answer",
 		"$0.05", llmModel, "/ui/queues/extract", "1 stale ("+f.staleWeek+")", "Stale periods in weekly-analytics")
