@@ -23,7 +23,7 @@ import (
 // It panics when the embedded templates do not parse, which the views'
 // tests rule out.
 func (s *Server) MountViews(d *jobs.Deps) {
-	h, err := views.New(views.Config{Deps: d, UIPrefix: UIPrefix, Logger: s.log})
+	h, err := views.New(views.Config{Deps: d, UIPrefix: UIPrefix, Logger: s.log, Now: d.Now})
 	if err != nil {
 		panic(fmt.Sprintf("mount views: %v", err))
 	}

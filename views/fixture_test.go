@@ -152,8 +152,12 @@ func newFixture(t *testing.T, b storetest.Backend, tokens []api.Token) *fixture 
 	deps.Queue = q
 	srv := api.New(api.Config{Tokens: tokens, Ready: func(context.Context) error { return nil }})
 	srv.Mount(api.Data{Store: st, MaxBodyBytes: 1 << 20, Schedules: schedules, Handoff: handoff.Deps{Queue: q, Apps: apps, Keys: keys}})
+	f := &fixture{st: st, deps: deps, srv: srv, now: time.Now().UTC().Truncate(time.Minute)}
+	// The worker and its views act at the fixture's now: the pages' windows
+	// (48 hours, 30 days) are the ones the tests count in.
+	deps.Now = func() time.Time { return f.now }
 	srv.MountViews(deps)
-	return &fixture{st: st, deps: deps, srv: srv, now: time.Now().UTC().Truncate(time.Minute)}
+	return f
 }
 
 // allTokens are the tokens of the fixture's server.

@@ -305,7 +305,7 @@ func TestEmptyStates(t *testing.T) {
 			f.handOver(t, "c-1", "clara-new", "clara", "Asia/Tokyo", f.now.Add(-2*time.Hour), 20, []msg{{"user", "Hello " + secret}},
 				[]ev{{"emotion", 1, map[string]any{"emotion": "calm", "confidence": 0.9, "distress_score": 0.2, "trajectory": "stable"}}})
 			f.handOver(t, "e-1", "et-new", "eldertree", "UTC", f.now.Add(-2*time.Hour), 20, []msg{{"user", "Hello"}}, nil)
-			next := f.deps.Schedules["trends"].Next(time.Now()).In(mustZone(t, "Asia/Tokyo")).Format("Mon 2 Jan 2006 15:04")
+			next := f.deps.Schedules["trends"].Next(f.now).In(mustZone(t, "Asia/Tokyo")).Format("Mon 2 Jan 2006 15:04")
 
 			body := page(t, f, "/views/users/clara-new", caregiverToken)
 			wantText(t, "clara", body, "appear after the trends batch (schedule 0 3 * * * in UTC); its next run is "+next+" (Asia/Tokyo)",
