@@ -243,6 +243,7 @@ func TestBadConfigurationExitsWithOneClearLine(t *testing.T) {
 		{"public listen without tokens", map[string]string{"MNEMO_LISTEN": "0.0.0.0:8080"}, nil, "MNEMO_LISTEN"},
 		{"negative concurrency", map[string]string{"MNEMO_CONCURRENCY": "extract=-3"}, nil, "MNEMO_CONCURRENCY"},
 		{"malformed tokens", map[string]string{"MNEMO_API_TOKENS": "root:abcdefghijklmnopq"}, nil, "MNEMO_API_TOKENS"},
+		{"caregiver of an app that is not Clara", map[string]string{"MNEMO_API_TOKENS": "caregiver@mona:abcdefghijklmnopq"}, nil, "MNEMO_API_TOKENS"},
 		{"bad duration", map[string]string{"MNEMO_JOB_TIMEOUT": "soon"}, nil, "MNEMO_JOB_TIMEOUT"},
 		{"rescue before timeout", map[string]string{"MNEMO_JOB_TIMEOUT": "10m", "MNEMO_RESCUE_AFTER": "5m"}, nil, "MNEMO_RESCUE_AFTER"},
 		{"retry backoff not a duration", map[string]string{"MNEMO_RETRY_BACKOFF": "soon"}, nil, "MNEMO_RETRY_BACKOFF"},
