@@ -124,6 +124,41 @@ func NewExtractWorker(d *Deps) *ExtractWorker { return &ExtractWorker{deps: d} }
 
 // Work processes the session.
 func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
+	err := w.work(ctx, job)
+	if err != nil && extractionGivenUp(err, job.Attempt, job.MaxAttempts) {
+		w.markFailed(ctx, job.Args.SessionID)
+	}
+	return err
+}
+
+// extractionGivenUp reports whether River will not run the job again after
+// err: a cancel, or an error on the last attempt. A snooze is neither.
+func extractionGivenUp(err error, attempt, maxAttempts int) bool {
+	if errors.As(err, new(*river.JobSnoozeError)) {
+		return false
+	}
+	return errors.As(err, new(*river.JobCancelError)) || attempt >= maxAttempts
+}
+
+// markFailed settles a session whose extraction River gave up on as
+// failed, so that a chat service polling GET /v1/sessions/{id} sees an end
+// instead of "closed" forever. An operator's retry that then succeeds sets
+// it processed. A session already processed, or gone, is left alone; the
+// mark is best effort (the job's own error is what River records).
+func (w *ExtractWorker) markFailed(ctx context.Context, id string) {
+	d := w.deps
+	sess, err := d.Store.GetSession(ctx, id)
+	if err != nil || sess.Status != store.StatusClosed {
+		return
+	}
+	if err := d.Store.SetSessionStatus(ctx, id, store.StatusFailed, d.now()); err != nil {
+		d.log().WarnContext(ctx, "could not mark the session failed", slog.String("session_id", id), slog.String("error", err.Error()))
+		return
+	}
+	d.log().WarnContext(ctx, "extraction given up: session marked failed", slog.String("session_id", id))
+}
+
+func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) error {
 	d := w.deps
 	id := job.Args.SessionID
 	// The session, its transcript and its events, in one round trip.

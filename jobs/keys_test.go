@@ -101,8 +101,10 @@ func TestTamperedChunkIsDetected(t *testing.T) {
 			if !errors.As(err, &cancel) || !errors.Is(err, seal.ErrTampered) {
 				t.Fatalf("worker on a tampered transcript returned %v; want a cancelled job", err)
 			}
-			if s, _ := x.st.GetSession(ctx, "s-1"); s.Status != store.StatusClosed {
-				t.Fatalf("session status %s; a tampered transcript must not be processed", s.Status)
+			// Not processed, and not left "closed" forever either: a chat
+			// service polling the session sees that it ended.
+			if s, _ := x.st.GetSession(ctx, "s-1"); s.Status != store.StatusFailed {
+				t.Fatalf("session status %s; a tampered transcript must not be processed, and the session must say it failed", s.Status)
 			}
 		})
 	}
