@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,8 @@ const (
 //     settings are those worker serve derives in LLM mode
 //     (cmd/worker/defaults.go): cooldown 10 ms and poll 100 ms on SQLite,
 //     20 ms and 1 s on Postgres, unless MNEMO_BENCH_COOLDOWN or
-//     MNEMO_BENCH_POLL set them.
+//     MNEMO_BENCH_POLL set them. MNEMO_BENCH_CPUPROFILE names a file (a
+//     new one) for a CPU profile of the steady window.
 //   - waves: the measurement of commit 4d0695c: batches of
 //     MNEMO_BENCH_WAVES × 200 sessions (three waves by default), each
 //     worked by a worker of its own started for it, fetch cooldown and
@@ -351,7 +353,9 @@ func benchStream(b *testing.B, bk backend, llm *extract.LLM) (float64, int) {
 				switch len(spans) {
 				case slowConcurrency:
 					u0 = readUsage(b)
+					startProfile(b)
 				case n - slowConcurrency:
+					pprof.StopCPUProfile()
 					u1 = readUsage(b)
 				}
 			case <-deadline:
@@ -412,6 +416,27 @@ func benchStream(b *testing.B, bk backend, llm *extract.LLM) (float64, int) {
 	all.used.report(b, steadyJobs, "job", all.steady)
 	b.ReportMetric(float64(warns.Load()), "river-warnings")
 	return steadyRate, all.n
+}
+
+// startProfile starts a CPU profile of this process (the worker; the fake
+// LLM is a process of its own) into the file MNEMO_BENCH_CPUPROFILE names,
+// if it names one: the steady window's (the first operation's only).
+func startProfile(b *testing.B) {
+	path := os.Getenv("MNEMO_BENCH_CPUPROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return // an earlier operation's
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = f.Close() })
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // measureStream reads one stream run's jobs (see streamRun), t0 being the
