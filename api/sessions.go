@@ -450,6 +450,10 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.AsOf = asOf
+	if f.Category != "" && !categories[f.Category] {
+		WriteError(w, http.StatusBadRequest, "bad_request", "category must be one of fact, preference, event, feeling, other")
+		return
+	}
 	switch f.Status {
 	case "", store.MemoryActive, store.MemoryDeprecated, store.MemoryExpired, store.MemoryForgotten:
 	case "all":
