@@ -147,6 +147,10 @@ func extractionGivenUp(err error, attempt, maxAttempts int) bool {
 // mark is best effort (the job's own error is what River records).
 func (w *ExtractWorker) markFailed(ctx context.Context, id string) {
 	d := w.deps
+	// The job's own context may be what ended it (its timeout): the mark
+	// gets a few seconds of its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	sess, err := d.Store.GetSession(ctx, id)
 	if err != nil || sess.Status != store.StatusClosed {
 		return
