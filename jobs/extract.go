@@ -144,7 +144,8 @@ func extractionGivenUp(err error, attempt, maxAttempts int) bool {
 // failed, so that a chat service polling GET /v1/sessions/{id} sees an end
 // instead of "closed" forever. An operator's retry that then succeeds sets
 // it processed. A session already processed, or gone, is left alone; the
-// mark is best effort (the job's own error is what River records).
+// mark is best effort (the job's own error is what River records). A
+// session closed by expiry ("expired") is marked so too.
 func (w *ExtractWorker) markFailed(ctx context.Context, id string) {
 	d := w.deps
 	// The job's own context may be what ended it (its timeout): the mark
@@ -152,7 +153,7 @@ func (w *ExtractWorker) markFailed(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	sess, err := d.Store.GetSession(ctx, id)
-	if err != nil || sess.Status != store.StatusClosed {
+	if err != nil || (sess.Status != store.StatusClosed && sess.Status != store.StatusExpired) {
 		return
 	}
 	if err := d.Store.SetSessionStatus(ctx, id, store.StatusFailed, d.now()); err != nil {
