@@ -29,6 +29,7 @@ func (kindClara) pack(PackInput) *packPlan { return nil }
 func (kindClara) Batches() []string        { return []string{"trends"} }
 func (kindClara) SpecialDefault() string   { return prompts.SpecialKeep } // a dementia companion's purpose
 func (kindClara) CrossSession() bool       { return false }
+func (kindClara) CaregiverOnly() bool      { return true }
 func (kindClara) CompleteLLM(llm, rules Result) Result {
 	text, ok := llm.SessionSummary["summary"]
 	llm.SessionSummary = maps.Clone(rules.SessionSummary)

@@ -49,6 +49,11 @@ type Kind interface {
 	// for an app of the kind whose policy does not say (SpecialPolicy): kept
 	// by the kinds whose purpose the data is, dropped by the others.
 	SpecialDefault() string
+	// CaregiverOnly reports whether a user's pages under /views/ are for
+	// the app's caregiver token alone, not the operator's or the chat
+	// service's (Clara: a person with dementia's emotions are health data,
+	// and neither is part of the care relationship).
+	CaregiverOnly() bool
 }
 
 // kinds is the registry: adding a kind adds its files and one line here.
@@ -105,6 +110,7 @@ func (baseKind) FoldsRecords() bool   { return false }
 func (baseKind) DerivesProfile() bool { return false }
 func (baseKind) Batches() []string    { return nil }
 func (baseKind) CrossSession() bool   { return true }
+func (baseKind) CaregiverOnly() bool  { return false }
 func (baseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
 }

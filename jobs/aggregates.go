@@ -129,7 +129,7 @@ func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now tim
 	// Zones reach ±14 h around UTC; the streak looks back 90 days.
 	from, to := end.AddDate(0, 0, -97), end.AddDate(0, 0, 2)
 	var rows int64
-	for _, app := range d.appsWithRules("eldertree") {
+	for _, app := range d.AppsFeeding(BatchWeeklyAnalytics) {
 		err := streamUsers(ctx, d.Store, app, from, to, func(users []aggregate.User) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
@@ -152,7 +152,7 @@ func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now tim
 // runTrends recomputes Clara's per-user trends over their recent sessions.
 func runTrends(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	var rows int64
-	for _, app := range d.appsWithRules("clara") {
+	for _, app := range d.AppsFeeding(BatchTrends) {
 		err := streamUsers(ctx, d.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), func(users []aggregate.User) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
@@ -180,7 +180,7 @@ func runInsights(ctx context.Context, d *Deps, p schedule.Period, now time.Time)
 		return 0, fmt.Errorf("insights needs a week_ending period, got %q", p.Name)
 	}
 	var rows int64
-	for _, app := range d.appsWithRules("eldertree") {
+	for _, app := range d.AppsFeeding(BatchInsights) {
 		acc := aggregate.NewInsights(app, week)
 		after := ""
 		for {

@@ -506,9 +506,9 @@ func unsettled(ctx context.Context, d *Deps, name string, p store.DirtyPeriod, n
 			return false, nil
 		}
 		// What the week reads (the streak looks back 90 days), up to its run.
-		apps, from, to = d.appsWithRules("eldertree"), end.AddDate(0, 0, -97), p.ScheduledFor
+		apps, from, to = d.AppsFeeding(BatchWeeklyAnalytics), end.AddDate(0, 0, -97), p.ScheduledFor
 	case BatchTrends:
-		apps, from, to = d.appsWithRules("clara"), now.AddDate(0, 0, -90), p.ScheduledFor
+		apps, from, to = d.AppsFeeding(BatchTrends), now.AddDate(0, 0, -90), p.ScheduledFor
 	case BatchInsights:
 		run, err := d.Store.GetBatchRun(ctx, BatchWeeklyAnalytics, p.Period)
 		if errors.Is(err, store.ErrNotFound) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/decay"
@@ -169,6 +170,23 @@ func decodeRecord(r store.Record) (extract.Record, error) {
 	var data map[string]any
 	err := json.Unmarshal(r.Data, &data)
 	return extract.Record{Kind: r.Kind, Key: r.Key, Data: data}, err
+}
+
+// AppsFeeding lists, sorted, the configured apps whose kind's sessions the
+// batch reads (Kind.Batches): weekly-analytics and trends read their
+// apps' sessions, and insights add up what weekly-analytics left.
+func (d *Deps) AppsFeeding(batch string) []string {
+	if batch == BatchInsights {
+		batch = BatchWeeklyAnalytics
+	}
+	var out []string
+	for name, a := range d.Apps {
+		if slices.Contains(extract.KindOfApp(a).Batches(), batch) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // appsWithRules lists the configured apps whose deterministic extractor is kind.

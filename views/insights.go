@@ -109,16 +109,7 @@ func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
 }
 
 // insightApps are the apps whose users' weeks are added up into insights.
-func (h *Handler) insightApps() []string {
-	var out []string
-	for name := range h.cfg.Deps.Apps {
-		if h.kindOf(name) == "eldertree" {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (h *Handler) insightApps() []string { return h.cfg.Deps.AppsFeeding(jobs.BatchInsights) }
 
 func appList(apps []string) string {
 	if len(apps) == 0 {

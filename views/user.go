@@ -35,13 +35,20 @@ type userCtx struct {
 	sessions []store.Session // oldest first
 }
 
-// headings name each kind's page.
-var headings = map[string]string{
-	"clara":     "Caregiver view",
-	"eldertree": "Recovery insights",
-	"lara":      "Learning progress",
-	"coach":     "Coaching goals and threads",
-	"mona":      "What Mona remembers",
+// userPage is one kind's page: its heading and the sections it builds.
+type userPage struct {
+	heading string
+	build   func(*userCtx, context.Context) ([]Section, error)
+}
+
+// userPages is the registry of the kinds' pages (extract.KindNames): adding
+// a kind adds its file here and one line.
+var userPages = map[string]userPage{
+	"clara":     {"Caregiver view", (*userCtx).clara},
+	"eldertree": {"Recovery insights", (*userCtx).elderTree},
+	"lara":      {"Learning progress", (*userCtx).lara},
+	"coach":     {"Coaching goals and threads", (*userCtx).coach},
+	"mona":      {"What Mona remembers", (*userCtx).mona},
 }
 
 func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
@@ -67,26 +74,14 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kind := h.kindOf(u.App)
-	body := userBody{App: u.App, Kind: kind, Heading: headings[kind]}
-	if body.Heading == "" {
+	pg, known := userPages[kind]
+	body := userBody{App: u.App, Kind: kind, Heading: pg.heading}
+	if !known {
 		body.Heading = "User"
 	}
 	body.Head = x.head()
-	var build func(context.Context) ([]Section, error)
-	switch kind {
-	case "clara":
-		build = x.clara
-	case "eldertree":
-		build = x.elderTree
-	case "lara":
-		build = x.lara
-	case "coach":
-		build = x.coach
-	case "mona":
-		build = x.mona
-	}
-	if build != nil {
-		if body.Sections, err = build(ctx); err != nil {
+	if known {
+		if body.Sections, err = pg.build(x, ctx); err != nil {
 			h.fail(w, r, err)
 			return
 		}

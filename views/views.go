@@ -256,11 +256,18 @@ func (h *Handler) kindOf(app string) string {
 	return extract.KindOfApp(a).Name()
 }
 
+// caregiverOnly reports whether app's users' pages are for its caregiver
+// token alone (extract.Kind.CaregiverOnly); false for an app not configured.
+func (h *Handler) caregiverOnly(app string) bool {
+	a := h.cfg.Deps.Apps[app]
+	return a != nil && extract.KindOfApp(a).CaregiverOnly()
+}
+
 // mayView decides whether v may see u's page: 0 when it may, else the
 // status to answer (404 for a user of another app than the token's, as if
 // there were none) and why.
 func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
-	clara := h.kindOf(u.App) == "clara"
+	clara := h.caregiverOnly(u.App)
 	switch {
 	case v.Open:
 		return 0, ""
