@@ -54,6 +54,9 @@ type Kind interface {
 	// service's (Clara: a person with dementia's emotions are health data,
 	// and neither is part of the care relationship).
 	CaregiverOnly() bool
+	// DecaysRecords reports whether the kind's records are decayed by the
+	// emotional, preference and mastery decay batches (LaRa's).
+	DecaysRecords() bool
 }
 
 // kinds is the registry: adding a kind adds its files and one line here.
@@ -111,6 +114,7 @@ func (baseKind) DerivesProfile() bool { return false }
 func (baseKind) Batches() []string    { return nil }
 func (baseKind) CrossSession() bool   { return true }
 func (baseKind) CaregiverOnly() bool  { return false }
+func (baseKind) DecaysRecords() bool  { return false }
 func (baseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
 }

@@ -15,8 +15,9 @@ import (
 // lara (docs/presets.md, LaRa): the child-learning tutor, deterministic only.
 type kindLara struct{ baseKind }
 
-func (kindLara) Name() string       { return "lara" }
-func (kindLara) DefaultBudget() int { return DefaultBudgetLara }
+func (kindLara) Name() string        { return "lara" }
+func (kindLara) DecaysRecords() bool { return true }
+func (kindLara) DefaultBudget() int  { return DefaultBudgetLara }
 func (kindLara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	laraRules(res, p, s, now)
 }

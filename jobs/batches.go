@@ -179,23 +179,18 @@ func (d *Deps) AppsFeeding(batch string) []string {
 	if batch == BatchInsights {
 		batch = BatchWeeklyAnalytics
 	}
+	return d.appsWhose(func(k extract.Kind) bool { return slices.Contains(k.Batches(), batch) })
+}
+
+// appsWhose lists, sorted, the configured apps whose kind is, has or does
+// what is.
+func (d *Deps) appsWhose(is func(extract.Kind) bool) []string {
 	var out []string
 	for name, a := range d.Apps {
-		if slices.Contains(extract.KindOfApp(a).Batches(), batch) {
+		if is(extract.KindOfApp(a)) {
 			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
-	return out
-}
-
-// appsWithRules lists the configured apps whose deterministic extractor is kind.
-func (d *Deps) appsWithRules(kind string) []string {
-	var out []string
-	for name, a := range d.Apps {
-		if RulesOf(a) == kind {
-			out = append(out, name)
-		}
-	}
 	return out
 }

@@ -11,14 +11,15 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// decayRecords pages through one kind of record of every LaRa-style app and
-// applies fn to each, writing what changed — one bounded transaction per
-// page, the page's records locked while it runs.
+// decayRecords pages through one kind of record of every app whose kind's
+// records decay (LaRa's: extract.Kind.DecaysRecords) and applies fn to
+// each, writing what changed — one bounded transaction per page, the page's
+// records locked while it runs.
 func decayRecords(ctx context.Context, d *Deps, kind string, now time.Time,
 	fn func(extract.Record) (next extract.Record, remove, changed bool)) (int64, error) {
 	limit := d.Batch.rows()
 	var touched int64
-	for _, app := range d.appsWithRules("lara") {
+	for _, app := range d.appsWhose(extract.Kind.DecaysRecords) {
 		afterUser, afterKey := "", ""
 		for {
 			var n int
