@@ -249,5 +249,8 @@ func translate(err error) error {
 	if isUniqueViolation(err) {
 		return fmt.Errorf("%w: %v", ErrConflict, err)
 	}
+	if isPgExpectedRows(err) {
+		return ErrNotFound
+	}
 	return err
 }

@@ -216,9 +216,9 @@ func lastOfEach(ms []Memory) []Memory {
 }
 
 // updateMemoriesSteps are the statements of UpdateMemories: one multi-row
-// UPDATE … FROM (VALUES …) per parameter limit; the rows each changed go to
-// the returned counts.
-func updateMemoriesSteps(ms []Memory) ([]step, []int64, error) {
+// UPDATE … FROM (VALUES …) per parameter limit, each of which must change
+// a row for every row of its list.
+func updateMemoriesSteps(ms []Memory) ([]step, error) {
 	casts := make([]string, len(memoryUpdateCols))
 	var set strings.Builder
 	for i, c := range memoryUpdateCols {
@@ -236,49 +236,33 @@ func updateMemoriesSteps(ms []Memory) ([]step, []int64, error) {
 				WHERE mnemo_memories.user_id = v.column1 AND mnemo_memories.id = v.column2`
 		})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	counts := make([]int64, len(steps))
 	for i := range steps {
-		steps[i].affected = &counts[i]
+		steps[i].want = int64(len(steps[i].args) / len(memoryUpdateCols))
 	}
-	return steps, counts, nil
-}
-
-// updatedAll reports whether the updates of ms changed a row each.
-func updatedAll(counts []int64, ms []Memory) error {
-	var n int64
-	for _, c := range counts {
-		n += c
-	}
-	if n != int64(len(ms)) {
-		return fmt.Errorf("update memory: %w", ErrNotFound)
-	}
-	return nil
+	return steps, nil
 }
 
 func (q queries) UpdateMemories(ctx context.Context, ms []Memory) error {
-	ms = lastOfEach(ms)
-	steps, counts, err := updateMemoriesSteps(ms)
+	steps, err := updateMemoriesSteps(lastOfEach(ms))
 	if err != nil {
 		return err
 	}
-	if err := q.pipeline(ctx, steps...); err != nil {
-		return err
-	}
-	return updatedAll(counts, ms)
+	return q.pipeline(ctx, steps...)
 }
 
+// FinishExtraction's writes need no answer: in a Postgres transaction they
+// go with the COMMIT, in its round trip (queries.later), and the database
+// checks that each update found its row (mnemo_expect_rows).
 func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error {
 	var steps []step
-	leaving, entering := lastOfEach(m.Leaving), lastOfEach(m.Entering)
-	var counts [2][]int64
-	for i, group := range [][]Memory{leaving, entering} {
-		st, n, err := updateMemoriesSteps(group)
+	for _, group := range [][]Memory{m.Leaving, m.Entering} {
+		st, err := updateMemoriesSteps(lastOfEach(group))
 		if err != nil {
 			return err
 		}
-		steps, counts[i] = append(steps, st...), n
+		steps = append(steps, st...)
 	}
 	inserts := []struct {
 		what, head string
@@ -295,9 +279,8 @@ func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlem
 		}
 		steps = append(steps, st...)
 	}
-	moved := make([]int64, len(m.Moves))
-	for i, mv := range m.Moves {
-		steps = append(steps, moveStatementStep(s.UserID, mv.ID, mv.MemoryID, &moved[i]))
+	for _, mv := range m.Moves {
+		steps = append(steps, moveStatementStep(s.UserID, mv.ID, mv.MemoryID))
 	}
 	st, err := insertSteps("insert memory statements", "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(m.Statements),
 		func(i int) []any { return statementRow(m.Statements[i]) }, "")
@@ -319,22 +302,6 @@ func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlem
 				AND EXISTS (SELECT 1 FROM mnemo_transcript_chunks WHERE session_id = $3)`, args: []any{s.UserID, s.ExportsSince, s.SessionID}},
 			step{what: "delete transcript", sql: deleteChunksSQL, args: []any{s.SessionID}})
 	}
-	var processed int64
-	steps = append(steps, sessionProcessedStep(s.SessionID, s.KeepUntil != nil, s.KeepUntil, s.At, &processed))
-
-	if err := q.pipeline(ctx, steps...); err != nil {
-		return err
-	}
-	if err := updatedAll(counts[0], leaving); err != nil {
-		return err
-	}
-	if err := updatedAll(counts[1], entering); err != nil {
-		return err
-	}
-	for _, n := range moved {
-		if err := mustAffect(n, nil, "move memory statement"); err != nil {
-			return err
-		}
-	}
-	return mustAffect(processed, nil, "set session processed")
+	steps = append(steps, sessionProcessedStep(s.SessionID, s.KeepUntil != nil, s.KeepUntil, s.At))
+	return q.later(ctx, steps...)
 }

@@ -14,28 +14,83 @@ import (
 // pgLazyTx is a transaction of the pool that begins with its first
 // statement: the BEGIN goes in the round trip of that statement (a batch
 // begun with pgx.Batch.BeginTx) rather than in one of its own, and a
-// transaction that sends nothing costs nothing. From its first statement on
-// it is the pool's pgx.Tx. It is a pgx.Tx itself (Tx.Raw: River's InsertTx),
-// and what cannot carry the BEGIN (COPY, savepoints, a statement without
-// arguments, which pgx sends on the simple protocol) begins it on a round
-// trip of its own first, as pgx.BeginFunc would have before anything.
+// transaction that sends nothing costs nothing. Inserts that need no answer
+// (queue) wait for the next statement, or for the COMMIT, and go in its
+// round trip. From its first statement on it holds one connection of the
+// pool and that connection's pgx.Tx. It is a pgx.Tx itself (Tx.Raw: River's
+// InsertTx), and what cannot carry the BEGIN or the waiting inserts (COPY,
+// savepoints, a statement without arguments, which pgx sends on the simple
+// protocol) sends them on a round trip of its own first, as pgx.BeginFunc
+// would have before anything.
 type pgLazyTx struct {
-	pool   *pgxpool.Pool
-	tx     pgx.Tx // nil until begun
-	closed bool   // committed or rolled back
+	pool    *pgxpool.Pool
+	conn    *pgxpool.Conn // from the first statement to the end
+	tx      pgx.Tx        // conn's transaction; nil until begun
+	closed  bool          // committed or rolled back
+	pending []pendingWrite
+}
+
+// pendingWrite is an insert waiting for the transaction's next round trip;
+// what names it in its error.
+type pendingWrite struct {
+	what string
+	q    *pgx.QueuedQuery
 }
 
 var _ pgx.Tx = (*pgLazyTx)(nil)
 
-// begin begins the transaction on a round trip of its own, unless it is.
-func (t *pgLazyTx) begin(ctx context.Context) error {
+// queue keeps a statement whose only failure is an error (an insert, not an
+// update that may change nothing) to send with the transaction's next
+// statement or its COMMIT. Its error is then that statement's, or the
+// commit's, and the transaction rolls back as it would have.
+func (t *pgLazyTx) queue(what, sql string, args []any) error {
+	if t.closed {
+		return pgx.ErrTxClosed
+	}
+	t.pending = append(t.pending, pendingWrite{what: what, q: &pgx.QueuedQuery{SQL: sql, Arguments: args}})
+	return nil
+}
+
+// unsent reports whether the transaction has something to send before its
+// next statement: the BEGIN or queued inserts.
+func (t *pgLazyTx) unsent() bool { return !t.closed && (t.tx == nil || len(t.pending) > 0) }
+
+func (t *pgLazyTx) acquire(ctx context.Context) error {
+	if t.conn != nil {
+		return nil
+	}
+	c, err := t.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	t.conn = c
+	return nil
+}
+
+// release gives the connection back to the pool, which closes it if it is
+// still in a transaction.
+func (t *pgLazyTx) release() {
+	if t.conn != nil {
+		t.conn.Release()
+		t.conn = nil
+	}
+}
+
+// flush sends what is unsent (the BEGIN, queued inserts) on a round trip of
+// its own.
+func (t *pgLazyTx) flush(ctx context.Context) error {
 	switch {
 	case t.closed:
 		return pgx.ErrTxClosed
+	case len(t.pending) > 0:
+		return t.send(ctx, nil).Close()
 	case t.tx != nil:
 		return nil
 	}
-	tx, err := t.pool.Begin(ctx)
+	if err := t.acquire(ctx); err != nil {
+		return err
+	}
+	tx, err := t.conn.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -43,38 +98,62 @@ func (t *pgLazyTx) begin(ctx context.Context) error {
 	return nil
 }
 
-// sendWithBegin sends queries after the BEGIN, in one batch, and reads the
-// BEGIN's result: what is left are the queries'.
-func (t *pgLazyTx) sendWithBegin(ctx context.Context, queries []*pgx.QueuedQuery) pgx.BatchResults {
+// send sends queries in one batch after what is unsent: the BEGIN, when
+// the transaction has not begun, and the queued inserts. It reads their
+// results; what is left are the queries'.
+func (t *pgLazyTx) send(ctx context.Context, queries []*pgx.QueuedQuery) pgx.BatchResults {
 	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{})
+	if t.closed {
+		b.QueuedQueries = queries
+		return pgx.FailedBatchResults(b, pgx.ErrTxClosed)
+	}
+	begin := t.tx == nil
+	if begin {
+		if err := t.acquire(ctx); err != nil {
+			b.QueuedQueries = queries
+			return pgx.FailedBatchResults(b, err)
+		}
+		b.BeginTx(pgx.TxOptions{})
+	}
+	pending := t.pending
+	t.pending = nil
+	for _, p := range pending {
+		b.QueuedQueries = append(b.QueuedQueries, p.q)
+	}
 	b.QueuedQueries = append(b.QueuedQueries, queries...)
-	br := t.pool.SendBatch(ctx, b)
-	t.tx = br.Tx()
-	if _, err := br.Exec(); err != nil {
-		return failedResults{br, err}
+	br := t.conn.SendBatch(ctx, b)
+	if begin {
+		t.tx = br.Tx()
+		if _, err := br.Exec(); err != nil {
+			return failedResults{br, err}
+		}
+	}
+	for _, p := range pending {
+		if _, err := br.Exec(); err != nil {
+			return failedResults{br, fmt.Errorf("%s: %w", p.what, translate(err))}
+		}
 	}
 	return br
 }
 
 func (t *pgLazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if t.tx == nil && !t.closed && len(args) > 0 {
-		br := t.sendWithBegin(ctx, []*pgx.QueuedQuery{{SQL: sql, Arguments: args}})
+	if t.unsent() && len(args) > 0 {
+		br := t.send(ctx, []*pgx.QueuedQuery{{SQL: sql, Arguments: args}})
 		tag, err := br.Exec()
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
 		return tag, err
 	}
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return pgconn.CommandTag{}, err
 	}
 	return t.tx.Exec(ctx, sql, args...)
 }
 
 func (t *pgLazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if t.tx == nil && !t.closed && len(args) > 0 {
-		br := t.sendWithBegin(ctx, []*pgx.QueuedQuery{{SQL: sql, Arguments: args}})
+	if t.unsent() && len(args) > 0 {
+		br := t.send(ctx, []*pgx.QueuedQuery{{SQL: sql, Arguments: args}})
 		rows, err := br.Query()
 		if err != nil {
 			_ = br.Close()
@@ -82,42 +161,42 @@ func (t *pgLazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows
 		}
 		return &batchRows{Rows: rows, br: br}, nil
 	}
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
 	return t.tx.Query(ctx, sql, args...)
 }
 
 func (t *pgLazyTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if t.tx == nil && !t.closed && len(args) > 0 {
+	if t.unsent() && len(args) > 0 {
 		rows, err := t.Query(ctx, sql, args...)
 		return &batchRow{rows: rows, err: err}
 	}
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return &batchRow{err: err}
 	}
 	return t.tx.QueryRow(ctx, sql, args...)
 }
 
 func (t *pgLazyTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	if t.tx == nil && !t.closed && len(b.QueuedQueries) > 0 {
-		return t.sendWithBegin(ctx, b.QueuedQueries)
+	if t.unsent() && len(b.QueuedQueries) > 0 {
+		return t.send(ctx, b.QueuedQueries)
 	}
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}
 	return t.tx.SendBatch(ctx, b)
 }
 
 func (t *pgLazyTx) CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error) {
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return 0, err
 	}
 	return t.tx.CopyFrom(ctx, table, cols, src)
 }
 
 func (t *pgLazyTx) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
 	return t.tx.Prepare(ctx, name, sql)
@@ -125,48 +204,70 @@ func (t *pgLazyTx) Prepare(ctx context.Context, name, sql string) (*pgconn.State
 
 // Begin starts a pseudo nested transaction (a savepoint).
 func (t *pgLazyTx) Begin(ctx context.Context) (pgx.Tx, error) {
-	if err := t.begin(ctx); err != nil {
+	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
 	return t.tx.Begin(ctx)
 }
 
-// Commit commits what was sent; a transaction that sent nothing has
-// nothing to commit.
+// Commit commits what was sent, sending the queued inserts with the
+// COMMIT; a transaction that sent nothing has nothing to commit.
 func (t *pgLazyTx) Commit(ctx context.Context) error {
 	if t.closed {
 		return pgx.ErrTxClosed
 	}
-	t.closed = true
-	if t.tx == nil {
-		return nil
+	defer t.release()
+	if len(t.pending) == 0 {
+		t.closed = true
+		if t.tx == nil {
+			return nil
+		}
+		return t.tx.Commit(ctx)
 	}
-	return t.tx.Commit(ctx)
+	br := t.send(ctx, []*pgx.QueuedQuery{{SQL: "commit"}})
+	t.closed = true
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// An insert failed and the COMMIT was not run: end the
+		// transaction here, so that the connection goes back idle.
+		if t.conn.Conn().PgConn().TxStatus() != 'I' {
+			_ = t.tx.Rollback(ctx)
+		}
+		return err
+	}
+	if tag.String() == "ROLLBACK" {
+		return pgx.ErrTxCommitRollback
+	}
+	return nil
 }
 
-// Rollback rolls back what was sent.
+// Rollback rolls back what was sent and drops what was not.
 func (t *pgLazyTx) Rollback(ctx context.Context) error {
-	if t.tx == nil {
-		if t.closed {
-			return pgx.ErrTxClosed
-		}
-		t.closed = true
-		return nil
+	if t.closed {
+		return pgx.ErrTxClosed
 	}
 	t.closed = true
+	t.pending = nil
+	defer t.release()
+	if t.tx == nil {
+		return nil
+	}
 	return t.tx.Rollback(ctx)
 }
 
 // LargeObjects and Conn, which take no context, begin without one.
 func (t *pgLazyTx) LargeObjects() pgx.LargeObjects {
-	if err := t.begin(context.Background()); err != nil {
+	if err := t.flush(context.Background()); err != nil {
 		return pgx.LargeObjects{}
 	}
 	return t.tx.LargeObjects()
 }
 
 func (t *pgLazyTx) Conn() *pgx.Conn {
-	if err := t.begin(context.Background()); err != nil {
+	if err := t.flush(context.Background()); err != nil {
 		return nil
 	}
 	return t.tx.Conn()

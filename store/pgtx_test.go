@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -237,5 +238,157 @@ func TestPostgresTransactionOutOfReach(t *testing.T) {
 	})
 	if !store.IsUnavailable(err) {
 		t.Fatalf("a pipeline out of reach: %v; want IsUnavailable", err)
+	}
+}
+
+// TestPostgresWritesWaitForTheNextRoundTrip: inserts that need no answer
+// (a session, its events, its transcript) wait for the transaction's next
+// statement or its COMMIT and go in that round trip; what they would have
+// done alone they still do: a read after them sees them, a failure among
+// them fails the transaction and leaves nothing, a rollback drops them.
+func TestPostgresWritesWaitForTheNextRoundTrip(t *testing.T) {
+	var c counts
+	s := openCountingPostgres(t, &c)
+	ctx := context.Background()
+	if err := s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "UTC", CreatedAt: storetest.T0, UpdatedAt: storetest.T0}); err != nil {
+		t.Fatal(err)
+	}
+	sess := func(id, user string) store.Session {
+		return store.Session{ID: id, UserID: user, App: "mona", Status: store.StatusClosed, StartedAt: storetest.T0,
+			EndedAt: storetest.T0, UpdatedAt: storetest.T0}
+	}
+	event := func(session string, seq int) store.Event {
+		return store.Event{SessionID: session, Seq: seq, UserID: "u-1", Kind: "mood", At: storetest.T0, Data: []byte(`{}`)}
+	}
+	chunk := func(session string) store.Chunk {
+		return store.Chunk{SessionID: session, UserID: "u-1", KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{2}, SHA256: []byte{3}, CreatedAt: storetest.T0}
+	}
+	measure := func(fn func(ctx context.Context, tx store.Tx) error) (stmts, rts int64, err error) {
+		n0, r0 := c.n.Load(), c.rts.Load()
+		err = s.InTx(ctx, fn)
+		return c.n.Load() - n0, c.rts.Load() - r0, err
+	}
+	handoff := func(id string) func(ctx context.Context, tx store.Tx) error {
+		return func(ctx context.Context, tx store.Tx) error {
+			if err := tx.CreateSession(ctx, sess(id, "u-1")); err != nil {
+				return err
+			}
+			if err := tx.InsertEvents(ctx, []store.Event{event(id, 0), event(id, 1)}); err != nil {
+				return err
+			}
+			return tx.InsertChunks(ctx, []store.Chunk{chunk(id)})
+		}
+	}
+
+	// Three inserts and nothing else: BEGIN, the inserts and COMMIT in one round trip.
+	n, r, err := measure(handoff("s-1"))
+	if err != nil || n != 5 || r != 1 {
+		t.Fatalf("inserts alone: %d statements, %d round trips, %v; want 5 in 1", n, r, err)
+	}
+	if ev, err := s.ListEvents(ctx, "s-1"); err != nil || len(ev) != 2 {
+		t.Fatalf("events committed with the session: %d, %v", len(ev), err)
+	}
+	// A read after them goes in their round trip and sees them.
+	n, r, err = measure(func(ctx context.Context, tx store.Tx) error {
+		if err := handoff("s-2")(ctx, tx); err != nil {
+			return err
+		}
+		got, err := tx.GetSessionForUpdate(ctx, "s-2")
+		if err != nil || got.UserID != "u-1" {
+			return fmt.Errorf("the session just inserted, read in its transaction: %+v, %v", got, err)
+		}
+		return nil
+	})
+	if err != nil || n != 6 || r != 2 {
+		t.Fatalf("inserts then a read: %d statements, %d round trips, %v; want 6 in 2", n, r, err)
+	}
+	// A statement that pgx sends alone (no arguments) sends them first, in order.
+	err = s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		if err := handoff("s-3")(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.Raw().(pgx.Tx).Exec(ctx, "UPDATE mnemo_sessions SET message_count = 7 WHERE id = 's-3'")
+		return err
+	})
+	if got, gerr := s.GetSession(ctx, "s-3"); err != nil || gerr != nil || got.MessageCount != 7 {
+		t.Fatalf("inserts then a statement without arguments: %+v, %v, %v", got, err, gerr)
+	}
+
+	// A failing insert fails the statement after it, named, and the transaction.
+	err = s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.CreateSession(ctx, sess("s-4", "u-1")); err != nil {
+			return err
+		}
+		if err := tx.InsertEvents(ctx, []store.Event{event("s-1", 0)}); err != nil { // s-1's event 0 is there
+			return err
+		}
+		_, err := tx.GetUser(ctx, "u-1")
+		return err
+	})
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "insert events") {
+		t.Fatalf("an insert that conflicts, then a read: %v; want the insert's ErrConflict", err)
+	}
+	// A failing insert fails the commit, and nothing of the transaction is left.
+	n, r, err = measure(func(ctx context.Context, tx store.Tx) error {
+		if err := tx.CreateSession(ctx, sess("s-4", "u-1")); err != nil {
+			return err
+		}
+		return tx.InsertChunks(ctx, []store.Chunk{chunk("s-1")}) // s-1's chunk 0 is there
+	})
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "insert transcript chunks") {
+		t.Fatalf("an insert that conflicts at the commit: %v; want the insert's ErrConflict", err)
+	}
+	if r != 2 { // the batch, then the ROLLBACK
+		t.Fatalf("a failed commit took %d round trips (%d statements); want 2", r, n)
+	}
+	if _, err := s.GetSession(ctx, "s-4"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("s-4 outlived its failed transaction: %v", err)
+	}
+	// A rollback drops what was not sent: nothing goes to the server.
+	errRollback := errors.New("roll back")
+	n, r, err = measure(func(ctx context.Context, tx store.Tx) error {
+		if err := handoff("s-5")(ctx, tx); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) || n != 0 || r != 0 {
+		t.Fatalf("inserts rolled back: %d statements, %d round trips, %v; want none", n, r, err)
+	}
+	if _, err := s.GetSession(ctx, "s-5"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("s-5 outlived its rollback: %v", err)
+	}
+	// The pool's one connection is idle and serves the next transaction.
+	if _, _, err := measure(handoff("s-6")); err != nil {
+		t.Fatalf("the pool after all that: %v", err)
+	}
+
+	// FinishExtraction's writes go with the COMMIT, and an update whose
+	// row is gone still fails there, leaving nothing.
+	settle := store.Settlement{SessionID: "s-6", UserID: "u-1", At: storetest.T0.Add(time.Hour),
+		Summary: store.Summary{SessionID: "s-6", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules", CreatedAt: storetest.T0},
+		Run:     store.ExtractionRun{SessionID: "s-6", UserID: "u-1", App: "mona", PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: storetest.T0}}
+	finish := func(w store.MemoryWrites) (int64, error) {
+		_, r, err := measure(func(ctx context.Context, tx store.Tx) error {
+			if _, err := tx.LockExtraction(ctx, "s-6", store.ExtractionReads{Memories: true}); err != nil {
+				return err
+			}
+			return tx.FinishExtraction(ctx, w, settle)
+		})
+		return r, err
+	}
+	gone := store.Memory{ID: "gone", UserID: "u-1", Status: store.MemoryActive, UpdatedAt: storetest.T0}
+	if _, err := finish(store.MemoryWrites{Leaving: []store.Memory{gone}}); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "update memory") {
+		t.Fatalf("an update of a memory that is gone: %v; want ErrNotFound", err)
+	}
+	if got, err := s.GetSession(ctx, "s-6"); err != nil || got.Status != store.StatusClosed {
+		t.Fatalf("s-6 after the failed extraction: %+v, %v; want it closed still", got, err)
+	}
+	r, err = finish(store.MemoryWrites{})
+	if err != nil || r != 2 {
+		t.Fatalf("lock and finish: %d round trips, %v; want 2", r, err)
+	}
+	if got, err := s.GetSession(ctx, "s-6"); err != nil || got.Status != store.StatusProcessed {
+		t.Fatalf("s-6 after its extraction: %+v, %v", got, err)
 	}
 }

@@ -3,19 +3,43 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
 
 // step is one statement of a pipeline: a query whose rows scan reads, or,
 // when scan is nil, a statement whose rows affected go to affected (when
-// set). what names it in errors, as the method that runs it alone would.
+// set) and must be want when want is set (ErrNotFound otherwise: a row it
+// had to change is gone). what names it in errors, as the method that runs
+// it alone would.
 type step struct {
 	what     string
 	sql      string
 	args     []any
 	scan     func(r rows) error
 	affected *int64
+	want     int64
+}
+
+// checkWant is s's rows-affected check.
+func checkWant(s step, n int64) error {
+	if s.want > 0 && n != s.want {
+		return wrapStep(s, ErrNotFound)
+	}
+	return nil
+}
+
+// expectRows is s, an UPDATE with a want, checking its count in the
+// database (mnemo_expect_rows, Postgres only): it fails there, as an
+// error, rather than answering a count for Go to check, so that it can
+// wait for the COMMIT's round trip.
+func expectRows(s step) step {
+	s.sql = "WITH changed AS (" + s.sql + " RETURNING 1) SELECT mnemo_expect_rows(count(*), " +
+		strconv.FormatInt(s.want, 10) + ", '" + strings.ReplaceAll(s.what, "'", "''") + "') FROM changed"
+	s.want, s.affected = 0, nil
+	return s
 }
 
 // pipeline runs steps in order, stopping at the first that fails. On
@@ -54,6 +78,41 @@ func present(steps []step) []step {
 	return out
 }
 
+// later runs steps, writes that need no answer (no scan; a want is
+// checked), or in a Postgres transaction keeps them for the transaction's
+// next round trip (pgLazyTx.queue): a statement that needs an answer, or
+// the COMMIT. Their failure is then that statement's or the commit's, and
+// the transaction rolls back all the same; nothing the caller does in
+// between may depend on them having been sent.
+func (q queries) later(ctx context.Context, steps ...step) error {
+	if t := q.lazyTx(); t != nil {
+		for _, s := range present(steps) {
+			if s.scan != nil || s.affected != nil && s.want == 0 {
+				return fmt.Errorf("%s: a statement whose answer is read cannot wait", s.what)
+			}
+			if s.want > 0 {
+				s = expectRows(s)
+			}
+			if err := t.queue(s.what, s.sql, s.args); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return q.pipeline(ctx, steps...)
+}
+
+// lazyTx is the Postgres transaction q runs in, nil outside one (or on
+// SQLite).
+func (q queries) lazyTx() *pgLazyTx {
+	if pg, ok := q.e.(pgExecer); ok {
+		if t, ok := pg.db.(*pgLazyTx); ok {
+			return t
+		}
+	}
+	return nil
+}
+
 func (q queries) runStep(ctx context.Context, s step) error {
 	if s.scan == nil {
 		n, err := q.e.exec(ctx, s.sql, s.args...)
@@ -63,7 +122,7 @@ func (q queries) runStep(ctx context.Context, s step) error {
 		if s.affected != nil {
 			*s.affected = n
 		}
-		return nil
+		return checkWant(s, n)
 	}
 	r, err := q.e.query(ctx, s.sql, s.args...)
 	if err != nil {
@@ -105,6 +164,9 @@ func (e pgExecer) batch(ctx context.Context, steps []step) (err error) {
 			}
 			if s.affected != nil {
 				*s.affected = tag.RowsAffected()
+			}
+			if err := checkWant(s, tag.RowsAffected()); err != nil {
+				return err
 			}
 			continue
 		}

@@ -192,6 +192,13 @@ func IsUnavailable(err error) bool {
 	return errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr)
 }
 
+// isPgExpectedRows reports mnemo_expect_rows's error: a row a statement
+// had to change was not there.
+func isPgExpectedRows(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "P0002"
+}
+
 func isPgUnique(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"

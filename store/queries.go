@@ -270,14 +270,10 @@ func (q queries) CreateSession(ctx context.Context, s Session) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.e.exec(ctx, `INSERT INTO mnemo_sessions (`+sessionCols+`)
+	return q.later(ctx, step{what: "create session", sql: `INSERT INTO mnemo_sessions (` + sessionCols + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-		s.ID, s.UserID, s.App, s.Status, s.StartedAt, s.EndedAt, s.Timezone, s.MessageCount, s.BodySHA256, string(jobs),
-		s.TranscriptRetained, s.RetainUntil, s.ClosedAt, s.ProcessedAt, s.UpdatedAt)
-	if err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	return nil
+		args: []any{s.ID, s.UserID, s.App, s.Status, s.StartedAt, s.EndedAt, s.Timezone, s.MessageCount, s.BodySHA256, string(jobs),
+			s.TranscriptRetained, s.RetainUntil, s.ClosedAt, s.ProcessedAt, s.UpdatedAt}})
 }
 
 func (q queries) getSession(ctx context.Context, id, suffix string) (Session, error) {
@@ -324,16 +320,14 @@ func (q queries) SetSessionStatus(ctx context.Context, id, status string, at tim
 }
 
 func (q queries) SetSessionProcessed(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
-	var n int64
-	err := q.runStep(ctx, sessionProcessedStep(id, retained, until, at, &n))
-	return mustAffect(n, err, "set session processed")
+	return q.runStep(ctx, sessionProcessedStep(id, retained, until, at))
 }
 
-// sessionProcessedStep is SetSessionProcessed's statement; the rows it
-// changed go to n.
-func sessionProcessedStep(id string, retained bool, until *time.Time, at time.Time, n *int64) step {
-	return step{sql: `UPDATE mnemo_sessions SET status = 'processed', processed_at = $4, updated_at = $4,
-		transcript_retained = $2, retain_until = $3 WHERE id = $1`, args: []any{id, retained, until, at}, affected: n}
+// sessionProcessedStep is SetSessionProcessed's statement, which must find
+// the session.
+func sessionProcessedStep(id string, retained bool, until *time.Time, at time.Time) step {
+	return step{what: "set session processed", sql: `UPDATE mnemo_sessions SET status = 'processed', processed_at = $4, updated_at = $4,
+		transcript_retained = $2, retain_until = $3 WHERE id = $1`, args: []any{id, retained, until, at}, want: 1}
 }
 
 func (q queries) SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error {
@@ -353,14 +347,14 @@ func scanEvent(r rows) (Event, error) {
 }
 
 func (q queries) InsertEvents(ctx context.Context, events []Event) error {
-	_, err := q.insertRows(ctx, "INSERT INTO mnemo_session_events ("+eventCols+")", 7, len(events), func(i int) []any {
+	steps, err := insertSteps("insert events", "INSERT INTO mnemo_session_events ("+eventCols+")", 7, len(events), func(i int) []any {
 		e := events[i]
 		return []any{e.SessionID, e.Seq, e.UserID, e.Kind, e.At, e.MessageID, jsonArg(e.Data, "{}")}
 	}, "")
 	if err != nil {
 		return fmt.Errorf("insert events: %w", err)
 	}
-	return nil
+	return q.later(ctx, steps...)
 }
 
 // listEventsSQL lists a session's events ($1) in order.
@@ -394,14 +388,14 @@ func (q queries) ListUserEvents(ctx context.Context, userID string, kinds []stri
 const chunkCols = "session_id, seq, user_id, key_id, nonce, ciphertext, sha256, created_at"
 
 func (q queries) InsertChunks(ctx context.Context, chunks []Chunk) error {
-	_, err := q.insertRows(ctx, "INSERT INTO mnemo_transcript_chunks ("+chunkCols+")", 8, len(chunks), func(i int) []any {
+	steps, err := insertSteps("insert transcript chunks", "INSERT INTO mnemo_transcript_chunks ("+chunkCols+")", 8, len(chunks), func(i int) []any {
 		c := chunks[i]
 		return []any{c.SessionID, c.Seq, c.UserID, c.KeyID, c.Nonce, c.Ciphertext, c.SHA256, c.CreatedAt}
 	}, "")
 	if err != nil {
 		return fmt.Errorf("insert transcript chunks: %w", err)
 	}
-	return nil
+	return q.later(ctx, steps...)
 }
 
 func scanChunk(r rows) (Chunk, error) {
@@ -732,15 +726,14 @@ func (q queries) InsertStatements(ctx context.Context, ss []Statement) error {
 }
 
 func (q queries) MoveStatement(ctx context.Context, userID, id, memoryID string) error {
-	var n int64
-	err := q.runStep(ctx, moveStatementStep(userID, id, memoryID, &n))
-	return mustAffect(n, err, "move memory statement")
+	return q.runStep(ctx, moveStatementStep(userID, id, memoryID))
 }
 
-// moveStatementStep is MoveStatement's statement; the rows it changed go to n.
-func moveStatementStep(userID, id, memoryID string, n *int64) step {
-	return step{sql: "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2",
-		args: []any{userID, id, memoryID}, affected: n}
+// moveStatementStep is MoveStatement's statement, which must find the
+// statement.
+func moveStatementStep(userID, id, memoryID string) step {
+	return step{what: "move memory statement", sql: "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2",
+		args: []any{userID, id, memoryID}, want: 1}
 }
 
 func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {

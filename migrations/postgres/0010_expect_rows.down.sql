@@ -1,0 +1,1 @@
+DROP FUNCTION mnemo_expect_rows(bigint, bigint, text);
