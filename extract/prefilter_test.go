@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -38,27 +40,69 @@ func TestPrefiltersNeverHideAMatch(t *testing.T) {
 			}
 		}
 	}
-	matched := 0
+	texts = append(texts, "I love hiking.", "My name is Ana", "Tea is more my thing", "Call me Jo", "I LOVE PIZZA",
+		"My favorite color is blue", "I'm really into chess", "Coffee is my jam", "I ſtill like ſushi", "I like the Kelvin \u212a")
+	matched, mined := 0, 0
 	for _, text := range texts {
 		norm := riskNorm(text)
 		for _, p := range riskPatterns {
 			if p.re.MatchString(norm) {
 				matched++
-				if !riskPrefilter.mayMatch(norm) {
-					t.Errorf("the risk prefilter hides a match of %s in %q", p.re, text)
+				if !riskPrefilter.mayMatch(norm) || !p.pre.mayMatch(norm) {
+					t.Errorf("a risk prefilter hides a match of %s in %q", p.re, text)
 				}
 			}
 		}
 		for _, p := range specialPatterns {
 			if p.re.MatchString(norm) {
 				matched++
-				if !specialPrefilter.mayMatch(norm) {
-					t.Errorf("the special-category prefilter hides a match of %s in %q", p.re, text)
+				if !specialPrefilter.mayMatch(norm) || !p.pre.mayMatch(norm) {
+					t.Errorf("a special-category prefilter hides a match of %s in %q", p.re, text)
+				}
+			}
+		}
+		// The memory patterns, tried at every word of the text as
+		// written, shouted and in lower case.
+		for _, v := range []string{text, strings.ToUpper(text), strings.ToLower(text)} {
+			for _, at := range wordStarts(v) {
+				rest := v[at:]
+				for i, p := range patterns {
+					if p.re.MatchString(rest) {
+						mined++
+						if !patternPre[i].mayMatchFold(rest) {
+							t.Errorf("a memory pattern's prefilter hides a match of %s in %q", p.re, rest)
+						}
+					}
+				}
+				if comparisonRe.MatchString(rest) && !comparisonPre.mayMatchFold(rest) {
+					t.Errorf("the comparison prefilter hides a match in %q", rest)
 				}
 			}
 		}
 	}
+	if mined < 10 {
+		t.Fatalf("only %d memory-pattern matches to check: the test checks nothing", mined)
+	}
 	if matched < 10 {
 		t.Fatalf("only %d matches to check: the test checks nothing", matched)
+	}
+}
+
+// TestCollapseSpacesIsTheRegexp: riskNorm's loop gives what
+// regexp.MustCompile(`\s+`).ReplaceAllString gave, on every kind of space,
+// those RE2's \s does not hold (no-break, em and ideographic spaces,
+// vertical tab) included.
+func TestCollapseSpacesIsTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`\s+`)
+	parts := []string{"", " ", "  ", "\t", "\n", "\r\n", "\f", "\v", "\u00a0", "\u2003", "\u3000", "a", "bé", "x y", "ſ", "\xff"}
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				s := " " + a + b + c + a + " "
+				if got, want := collapseSpaces(s), re.ReplaceAllString(s, " "); got != want {
+					t.Fatalf("collapseSpaces(%q) = %q; the regexp gives %q", s, got, want)
+				}
+			}
+		}
 	}
 }

@@ -756,6 +756,20 @@ type pattern struct {
 	re     *regexp.Regexp // anchored at the clause start; matches the prefix before the value
 }
 
+// patternPre are the patterns' prefilters, in their order: words one of
+// which every match of the pattern holds.
+var patternPre = func() []prefilter {
+	out := make([]prefilter, len(patterns))
+	for i, p := range patterns {
+		out[i] = newPrefilter(p.re)
+	}
+	return out
+}()
+
+// comparisonPre holds the words one of which comparisonRe needs ("thing",
+// "style", …): most clauses with "my" have none of them.
+var comparisonPre = newPrefilter(comparisonRe)
+
 const (
 	iAm      = `(?:i'm|im|i am)`
 	adverbs  = `(?:(?:really|just|absolutely|totally|truly|also|still|genuinely|honestly|seriously|definitely|actually|kind of|kinda|so|sure|do|always|especially|particularly)\s+)*`
@@ -886,8 +900,8 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 		window = window[:max(strings.LastIndexByte(window, ' '), 0)]
 	}
 	first, _ := firstWord(window, 0)
-	for _, pat := range patterns {
-		if !pat.starts[first] {
+	for i, pat := range patterns {
+		if !pat.starts[first] || !patternPre[i].mayMatchFold(window) {
 			continue
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
@@ -913,6 +927,9 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 	if sm := favoriteReverseRe.FindStringSubmatch(clause); fav && sm != nil {
 		m, reason := favorite(sm[2], sm[1])
 		return one(m, reason)
+	}
+	if mine && !comparisonPre.mayMatchFold(clause) {
+		return nil, false, ""
 	}
 	if sm := comparisonRe.FindStringSubmatch(clause); mine && sm != nil {
 		ms, reason := prefMemories(sm[1], "likes:")

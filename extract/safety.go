@@ -50,6 +50,7 @@ type RiskFinding struct {
 type riskPattern struct {
 	class  string
 	re     *regexp.Regexp
+	pre    prefilter // words one of which every match of re holds
 	not    *regexp.Regexp
 	person bool
 	first  bool
@@ -57,6 +58,7 @@ type riskPattern struct {
 
 func rp(class, re, not string) riskPattern {
 	p := riskPattern{class: class, re: regexp.MustCompile(re)}
+	p.pre = newPrefilter(p.re)
 	if not != "" {
 		p.not = regexp.MustCompile(`^\s*(?:` + not + `)`)
 	}
@@ -165,9 +167,32 @@ var (
 
 // riskNorm folds text for the patterns: typographic quotes and apostrophes
 // to ASCII, lower case, contractions typed without their apostrophe.
+// collapseSpaces is spaces.ReplaceAllString(s, " ") without the regexp:
+// every run of \s (tab, newline, form feed, carriage return, space: RE2's
+// Perl class, ASCII only, so no byte of a longer UTF-8 sequence) becomes
+// one space.
+func collapseSpaces(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\t', '\n', '\f', '\r', ' ':
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+		default:
+			b.WriteByte(c)
+			space = false
+		}
+	}
+	return b.String()
+}
+
 func riskNorm(text string) string {
 	text = foldCase(apostrophes.Replace(strings.ToValidUTF8(text, " ")))
-	text = spaces.ReplaceAllString(" "+text+" ", " ")
+	text = collapseSpaces(" " + text + " ")
 	text = contractions.Replace(contractions.Replace(text))
 	return text
 }
@@ -259,6 +284,9 @@ func sentenceRisks(sent string) []RiskFinding {
 	}
 	var out []RiskFinding
 	for _, p := range riskPatterns {
+		if !p.pre.mayMatch(sent) {
+			continue // a sentence holds the words of few patterns, if any
+		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
 			if f, ok := judge(p, sent, loc[0], loc[1]); ok {
 				out = append(out, f)
@@ -414,7 +442,13 @@ func lastWordsNegate(clause string, n int) bool {
 // however negated: such a line never becomes a memory or a pack line.
 func riskyText(text string) (class string, ok bool) {
 	norm := riskNorm(text)
+	if !riskPrefilter.mayMatch(norm) {
+		return "", false
+	}
 	for _, p := range riskPatterns {
+		if !p.pre.mayMatch(norm) {
+			continue
+		}
 		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
 			if p.not != nil && p.not.MatchString(norm[loc[1]:]) {
 				continue

@@ -22,10 +22,12 @@ var SpecialCategories = []string{SpecialHealth, SpecialSexLife, SpecialReligion,
 type specialPattern struct {
 	category string
 	re       *regexp.Regexp
+	pre      prefilter // words one of which every match of re holds
 }
 
 func sp(category, re string) specialPattern {
-	return specialPattern{category, regexp.MustCompile(re)}
+	r := regexp.MustCompile(re)
+	return specialPattern{category, r, newPrefilter(r)}
 }
 
 // specialPatterns are matched against riskNorm's folded text. They name
@@ -52,7 +54,7 @@ func SpecialCategory(text string) (category string, ok bool) {
 		return "", false
 	}
 	for _, p := range specialPatterns {
-		if p.re.MatchString(norm) {
+		if p.pre.mayMatch(norm) && p.re.MatchString(norm) {
 			return p.category, true
 		}
 	}
