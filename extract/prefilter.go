@@ -5,7 +5,6 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // A prefilter is a cheap necessary condition for a set of regular
@@ -45,27 +44,6 @@ func (p prefilter) mayMatch(text string) bool {
 	}
 	for _, l := range p.literals {
 		if strings.Contains(text, l) {
-			return true
-		}
-	}
-	return false
-}
-
-// mayMatchFold is mayMatch for text in any case, matched by patterns that
-// ignore case: ASCII text is compared letter by letter without a lower-case
-// copy (a literal that is not ASCII, a case fold such as "ſ", cannot be in
-// it); other text is lower-cased first.
-func (p prefilter) mayMatchFold(text string) bool {
-	if p.literals == nil {
-		return true
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			return p.mayMatch(strings.ToLower(text))
-		}
-	}
-	for _, l := range p.literals {
-		if containsFoldASCII(text, l) {
 			return true
 		}
 	}

@@ -757,14 +757,22 @@ type pattern struct {
 }
 
 // patternPre are the patterns' prefilters, in their order: words one of
-// which every match of the pattern holds.
+// which every match of the pattern holds. A pattern of many words (an
+// occupation, a relative, a hobby: dozens each) has none: looking for each
+// of them at every word of a message costs more than the regexp it would
+// spare.
 var patternPre = func() []prefilter {
 	out := make([]prefilter, len(patterns))
 	for i, p := range patterns {
-		out[i] = newPrefilter(p.re)
+		if f := newPrefilter(p.re); len(f.literals) <= maxPatternLiterals {
+			out[i] = f
+		}
 	}
 	return out
 }()
+
+// maxPatternLiterals is the most words a memory pattern's prefilter looks for.
+const maxPatternLiterals = 16
 
 // comparisonPre holds the words one of which comparisonRe needs ("thing",
 // "style", …): most clauses with "my" have none of them.
@@ -900,8 +908,9 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 		window = window[:max(strings.LastIndexByte(window, ' '), 0)]
 	}
 	first, _ := firstWord(window, 0)
+	lower := strings.ToLower(window) // for the prefilters
 	for i, pat := range patterns {
-		if !pat.starts[first] || !patternPre[i].mayMatchFold(window) {
+		if !pat.starts[first] || !patternPre[i].mayMatch(lower) {
 			continue
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
@@ -924,16 +933,17 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 	if long || len(clause) > reverseWindow {
 		return nil, false, ""
 	}
-	if sm := favoriteReverseRe.FindStringSubmatch(clause); fav && sm != nil {
-		m, reason := favorite(sm[2], sm[1])
-		return one(m, reason)
+	if fav {
+		if sm := favoriteReverseRe.FindStringSubmatch(clause); sm != nil {
+			m, reason := favorite(sm[2], sm[1])
+			return one(m, reason)
+		}
 	}
-	if mine && !comparisonPre.mayMatchFold(clause) {
-		return nil, false, ""
-	}
-	if sm := comparisonRe.FindStringSubmatch(clause); mine && sm != nil {
-		ms, reason := prefMemories(sm[1], "likes:")
-		return ms, true, reason
+	if mine && comparisonPre.mayMatch(strings.ToLower(clause)) {
+		if sm := comparisonRe.FindStringSubmatch(clause); sm != nil {
+			ms, reason := prefMemories(sm[1], "likes:")
+			return ms, true, reason
+		}
 	}
 	return nil, false, ""
 }
