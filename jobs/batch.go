@@ -366,15 +366,14 @@ const (
 // change) and the newest trends. The scheduler re-runs them on its next
 // tick; a session that ended after every run marks nothing.
 func MarkLateSession(ctx context.Context, tx store.Batcher, rules string, endedAt, now time.Time) error {
+	var marks []store.DirtyMark
 	for _, batch := range extract.KindOf(rules).Batches() {
 		m := store.DirtyMark{Batch: batch, After: endedAt, At: now, Reason: ReasonLateSession}
 		// Trends are the user's latest: only the newest run needs redoing.
 		m.Latest = batch == BatchTrends
-		if _, err := tx.MarkDirty(ctx, m); err != nil {
-			return err
-		}
+		marks = append(marks, m)
 	}
-	return nil
+	return tx.MarkDirtyAll(ctx, marks)
 }
 
 // RulesOf is the deterministic extractor an app uses, which says which

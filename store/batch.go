@@ -90,6 +90,10 @@ type Batcher interface {
 	// those of m.Batch that have started (a period not yet started will read
 	// the change anyway), narrowed by m's fields. It returns how many.
 	MarkDirty(ctx context.Context, m DirtyMark) (int64, error)
+	// MarkDirtyAll makes the marks of ms, in order, without saying how
+	// many periods each marked: in a Postgres transaction they go with its
+	// next round trip (a handoff's COMMIT) instead of one round trip each.
+	MarkDirtyAll(ctx context.Context, ms []DirtyMark) error
 	// DirtySeq is how many times a period has been marked (0 when it never
 	// was or is not in the ledger). A run reads it before it reads its input.
 	DirtySeq(ctx context.Context, batch, period string) (int64, error)
@@ -154,6 +158,24 @@ type DirtyPeriod struct {
 }
 
 func (q queries) MarkDirty(ctx context.Context, m DirtyMark) (int64, error) {
+	s := dirtyStep(m)
+	n, err := q.e.exec(ctx, s.sql, s.args...)
+	if err != nil {
+		return 0, wrapStep(s, err)
+	}
+	return n, nil
+}
+
+func (q queries) MarkDirtyAll(ctx context.Context, ms []DirtyMark) error {
+	steps := make([]step, len(ms))
+	for i, m := range ms {
+		steps[i] = dirtyStep(m)
+	}
+	return q.later(ctx, steps...)
+}
+
+// dirtyStep is MarkDirty's statement.
+func dirtyStep(m DirtyMark) step {
 	args := []any{m.Batch, m.At, m.Reason}
 	where := "batch = $1 AND started_at IS NOT NULL"
 	if m.Period != "" {
@@ -170,11 +192,7 @@ func (q queries) MarkDirty(ctx context.Context, m DirtyMark) (int64, error) {
 	if m.Latest {
 		sql += " AND scheduled_for = (SELECT max(scheduled_for) FROM mnemo_batch_runs WHERE " + where + ")"
 	}
-	n, err := q.e.exec(ctx, sql, args...)
-	if err != nil {
-		return 0, fmt.Errorf("mark %s dirty: %w", m.Batch, err)
-	}
-	return n, nil
+	return step{what: "mark " + m.Batch + " dirty", sql: sql, args: args}
 }
 
 func (q queries) DirtySeq(ctx context.Context, batch, period string) (int64, error) {

@@ -14,6 +14,55 @@ func init() {
 }
 
 var dirtyCases = []testCase{
+	{"MarkDirtyAllMarksWhatMarkDirtyMarks", func(t *testing.T, s store.Store) {
+		// Two ledgers alike: one marked mark by mark, its twin with
+		// MarkDirtyAll in a transaction; then the same marks rolled back.
+		ctx := context.Background()
+		day := func(d int) time.Time { return time.Date(2026, 11, 9+d, 12, 0, 0, 0, time.UTC) }
+		done := day(0).Add(time.Minute)
+		marks := func(b string) []store.DirtyMark {
+			return []store.DirtyMark{
+				{Batch: b, After: day(-1), At: T0, Reason: "late session"},
+				{Batch: b, Latest: true, After: day(-1), At: T0.Add(time.Hour), Reason: "late session"},
+				{Batch: b, Period: "2026-11-22", At: T0, Reason: "late session"}, // not started: no mark
+			}
+		}
+		for _, b := range []string{"one-by-one", "all", "rolled-back"} {
+			must(t, s.UpsertBatchRun(ctx, store.BatchRun{Batch: b, Period: "2026-11-08", ScheduledFor: day(0), StartedAt: &done, FinishedAt: &done, Outcome: "ok"}))
+			must(t, s.UpsertBatchRun(ctx, store.BatchRun{Batch: b, Period: "2026-11-15", ScheduledFor: day(7), StartedAt: &done, FinishedAt: &done, Outcome: "ok"}))
+			must(t, s.UpsertBatchRun(ctx, store.BatchRun{Batch: b, Period: "2026-11-22", ScheduledFor: day(14), Outcome: "pending"}))
+		}
+		for _, m := range marks("one-by-one") {
+			_, err := s.MarkDirty(ctx, m)
+			must(t, err)
+		}
+		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.MarkDirtyAll(ctx, marks("all")) }))
+		errBoom := errors.New("boom")
+		if err := s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			must(t, tx.MarkDirtyAll(ctx, marks("rolled-back")))
+			return errBoom
+		}); !errors.Is(err, errBoom) {
+			t.Fatal(err)
+		}
+		for _, period := range []string{"2026-11-08", "2026-11-15", "2026-11-22"} {
+			want, err := s.DirtySeq(ctx, "one-by-one", period)
+			must(t, err)
+			if got, err := s.DirtySeq(ctx, "all", period); err != nil || got != want {
+				t.Fatalf("%s: MarkDirtyAll marked %d times, %v; MarkDirty %d", period, got, err, want)
+			}
+			if got, err := s.DirtySeq(ctx, "rolled-back", period); err != nil || got != 0 {
+				t.Fatalf("%s: rolled-back marks left %d, %v", period, got, err)
+			}
+		}
+		if n, _ := s.DirtySeq(ctx, "all", "2026-11-15"); n != 2 {
+			t.Fatalf("the newest period marked %d times; want 2 (After and Latest)", n)
+		}
+		d, err := s.ListDirty(ctx, "all", 10)
+		must(t, err)
+		if len(d) != 2 || d[0].Reason != "late session" || !d[0].MarkedAt.Equal(T0) {
+			t.Fatalf("dirty periods after MarkDirtyAll: %+v", d)
+		}
+	}},
 	{"DirtyPeriodsMarkedClearedAndKept", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		const b = "weekly-analytics"
