@@ -332,34 +332,33 @@ var ErrDifferentBody = fmt.Errorf("session already closed with a different body:
 // the first answer and writes nothing; a different body is ErrDifferentBody.
 func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Request, now time.Time) (Result, error) {
 	fp := Fingerprint(sessionID, req)
-	existing, err := tx.GetSessionForUpdate(ctx, sessionID)
+	// One round trip reads the session, locked, and upserts the user unless
+	// the session is closed already. The user's row says what Close needs
+	// of it: a session that names no zone is in the user's zone (UTC for a
+	// new user) and leaves it as it was, rather than resetting it; memory
+	// off keeps no transcript (issue 13).
+	start, err := tx.OpenHandoff(ctx, sessionID, store.User{ID: req.UserID, App: req.App, DisplayName: req.DisplayName,
+		Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}, req.zoneNamed)
+	existing := start.Session
 	active := false
 	switch {
-	case err == nil && existing.Status == store.StatusActive:
+	case errors.Is(err, store.ErrOtherAppUser):
+		return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
+	case err != nil:
+		return Result{}, err
+	case start.Found && existing.Status == store.StatusActive:
 		// The session received turns while in progress; now it ends.
 		if existing.UserID != req.UserID || existing.App != req.App {
 			return Result{}, invalid("user_id", "does not match the session's user and app")
 		}
 		active = true
-	case err == nil:
+	case start.Found:
 		if existing.BodySHA256 != fp {
 			return Result{}, ErrDifferentBody
 		}
 		return Result{SessionID: sessionID, Jobs: existing.Jobs, Duplicate: true}, nil
-	case !errors.Is(err, store.ErrNotFound):
-		return Result{}, err
 	}
-	// One statement upserts the user and says what Close needs of it: a
-	// session that names no zone is in the user's zone (UTC for a new user)
-	// and leaves it as it was, rather than resetting it; memory off keeps no
-	// transcript (issue 13).
-	u, err := tx.EnsureUser(ctx, store.User{ID: req.UserID, App: req.App, DisplayName: req.DisplayName,
-		Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}, req.zoneNamed)
-	if errors.Is(err, store.ErrConflict) {
-		return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
-	} else if err != nil {
-		return Result{}, err
-	}
+	u := start.User
 	memoryOff := u.MemoryDisabled
 	req.Timezone = u.Timezone
 	// The job goes in first, so that the session row is written once, with it.

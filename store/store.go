@@ -368,6 +368,13 @@ type Querier interface {
 	// zoneNamed or it is empty. A user of the same id and another app is
 	// left alone: ErrConflict.
 	EnsureUser(ctx context.Context, u User, zoneNamed bool) (User, error)
+	// OpenHandoff is a handoff's first round trip: GetSessionForUpdate of
+	// sessionID and, unless that session is there and no longer active (a
+	// handoff sent again, which writes nothing), EnsureUser of u. Found
+	// says whether the session was there. A user of another app is
+	// ErrConflict, as is a session closed by a concurrent handoff between
+	// the two (the caller's retry then finds it).
+	OpenHandoff(ctx context.Context, sessionID string, u User, zoneNamed bool) (HandoffStart, error)
 
 	// CreateSession inserts a new session; ErrConflict if the id exists.
 	CreateSession(ctx context.Context, s Session) error

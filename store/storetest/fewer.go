@@ -134,6 +134,57 @@ var fewerCases = []testCase{
 			t.Fatalf("another app's upsert changed the user: %+v", got)
 		}
 	}},
+	{"OpenHandoffReadsTheSessionAndUpsertsTheUser", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		open := func(session string, u store.User, zoneNamed bool) (h store.HandoffStart, err error) {
+			err = s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				h, err = tx.OpenHandoff(ctx, session, u, zoneNamed)
+				return err
+			})
+			return h, err
+		}
+		peggy := store.User{ID: "u-1", App: "mona", DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}
+		// No session: the user is upserted as EnsureUser upserts a twin.
+		h, err := open("s-new", peggy, false)
+		must(t, err)
+		twin := peggy
+		twin.ID = "u-twin"
+		want, err := s.EnsureUser(ctx, twin, false)
+		must(t, err)
+		want.ID = "u-1"
+		if h.Found || h.User != want {
+			t.Fatalf("a new session: %+v; want the user %+v", h, want)
+		}
+		// A session closed already: found, as stored, and the user is not
+		// touched (a handoff sent again writes nothing).
+		closed := seedSession(t, s, "u-1", "s-closed")
+		later := store.User{ID: "u-1", App: "mona", DisplayName: "Margaret", Timezone: "Asia/Tokyo", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}
+		h, err = open("s-closed", later, true)
+		must(t, err)
+		if !h.Found || h.Session.ID != closed.ID || h.Session.BodySHA256 != closed.BodySHA256 || h.Session.Status != store.StatusClosed ||
+			len(h.Session.Jobs) != 1 || h.User != (store.User{}) {
+			t.Fatalf("a closed session: %+v", h)
+		}
+		if got, err := s.GetUser(ctx, "u-1"); err != nil || got.DisplayName != "Peggy" || got.Timezone != "UTC" || !got.UpdatedAt.Equal(T0) {
+			t.Fatalf("a handoff sent again changed the user: %+v, %v", got, err)
+		}
+		// An active session: found, and the user upserted.
+		must(t, s.CreateSession(ctx, store.Session{ID: "s-active", UserID: "u-1", App: "mona", Status: store.StatusActive,
+			StartedAt: T0, EndedAt: T0, Timezone: "UTC", UpdatedAt: T0}))
+		h, err = open("s-active", later, true)
+		must(t, err)
+		if !h.Found || h.Session.Status != store.StatusActive || h.User.DisplayName != "Margaret" || h.User.Timezone != "Asia/Tokyo" {
+			t.Fatalf("an active session: %+v", h)
+		}
+		// Another app's user: ErrOtherAppUser, which is ErrConflict, and nothing changed.
+		_, err = open("s-other", store.User{ID: "u-1", App: "clara", DisplayName: "X", CreatedAt: T0, UpdatedAt: T0}, false)
+		if !errors.Is(err, store.ErrOtherAppUser) || !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("another app's user: %v; want ErrOtherAppUser and ErrConflict", err)
+		}
+		if got, err := s.GetUser(ctx, "u-1"); err != nil || got.App != "mona" || got.DisplayName != "Margaret" {
+			t.Fatalf("another app's handoff changed the user: %+v, %v", got, err)
+		}
+	}},
 	{"GetUserForUpdateReadsInATransaction", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
