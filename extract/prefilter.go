@@ -16,7 +16,15 @@ import (
 // and everything runs.
 type prefilter struct {
 	literals []string // lower case; nil: no prefilter, run everything
+	// byPair indexes a prefilter of many literals by their first two
+	// bytes, and pairs says which pairs begin one (bit b<<8|c): the text
+	// is read once, instead of once per literal. nil for a few literals.
+	byPair map[uint16][]string
+	pairs  *[1024]uint64
 }
+
+// indexFrom is the number of literals from which a prefilter is indexed.
+const indexFrom = 8
 
 // newPrefilter derives the prefilter of res, which are matched against
 // lower-cased text.
@@ -34,7 +42,16 @@ func newPrefilter(res ...*regexp.Regexp) prefilter {
 		all = append(all, lits...)
 	}
 	slices.Sort(all)
-	return prefilter{literals: slices.Compact(all)}
+	p := prefilter{literals: slices.Compact(all)}
+	if len(p.literals) >= indexFrom {
+		p.byPair, p.pairs = map[uint16][]string{}, new([1024]uint64)
+		for _, l := range p.literals { // at least minLiteral runes: two bytes or more
+			k := uint16(l[0])<<8 | uint16(l[1])
+			p.byPair[k] = append(p.byPair[k], l)
+			p.pairs[k>>6] |= 1 << (k & 63)
+		}
+	}
+	return p
 }
 
 // mayMatch reports whether text (lower case) may match.
@@ -42,9 +59,23 @@ func (p prefilter) mayMatch(text string) bool {
 	if p.literals == nil {
 		return true
 	}
-	for _, l := range p.literals {
-		if strings.Contains(text, l) {
-			return true
+	if p.pairs == nil {
+		for _, l := range p.literals {
+			if strings.Contains(text, l) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i+1 < len(text); i++ {
+		k := uint16(text[i])<<8 | uint16(text[i+1])
+		if p.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, l := range p.byPair[k] {
+			if strings.HasPrefix(text[i:], l) {
+				return true
+			}
 		}
 	}
 	return false

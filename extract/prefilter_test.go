@@ -106,3 +106,35 @@ func TestCollapseSpacesIsTheRegexp(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexedPrefilterIsTheLiteralSearch: a prefilter of many literals,
+// indexed by their first two bytes, answers as looking for each literal
+// in turn does.
+func TestIndexedPrefilterIsTheLiteralSearch(t *testing.T) {
+	filters := []prefilter{riskPrefilter, specialPrefilter}
+	for _, p := range specialPatterns {
+		filters = append(filters, p.pre)
+	}
+	indexed := 0
+	for _, f := range filters {
+		if f.pairs != nil {
+			indexed++
+		}
+	}
+	if indexed < 2 {
+		t.Fatalf("%d indexed prefilters: nothing to compare", indexed)
+	}
+	texts := []string{"", "a", "i want to die", " i hate my life ", "we went to the hospital", "su", "xsuicid", "suicide",
+		"ending it", "é hate", "hat", "cutting-edge", "selfharm", "self-harm!", "i'm in therapy", "therapis", "x"}
+	for _, text := range texts {
+		for _, f := range filters {
+			want := false
+			for _, l := range f.literals {
+				want = want || strings.Contains(text, l)
+			}
+			if got := f.mayMatch(text); got != want {
+				t.Fatalf("mayMatch(%q) = %v; the literals one by one say %v", text, got, want)
+			}
+		}
+	}
+}
