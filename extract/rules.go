@@ -758,21 +758,15 @@ type pattern struct {
 
 // patternPre are the patterns' prefilters, in their order: words one of
 // which every match of the pattern holds. A pattern of many words (an
-// occupation, a relative, a hobby: dozens each) has none: looking for each
-// of them at every word of a message costs more than the regexp it would
-// spare.
+// occupation, a relative, a hobby: dozens each) has an indexed one, which
+// reads the window once.
 var patternPre = func() []prefilter {
 	out := make([]prefilter, len(patterns))
 	for i, p := range patterns {
-		if f := newPrefilter(p.re); len(f.literals) <= maxPatternLiterals {
-			out[i] = f
-		}
+		out[i] = newPrefilter(p.re)
 	}
 	return out
 }()
-
-// maxPatternLiterals is the most words a memory pattern's prefilter looks for.
-const maxPatternLiterals = 16
 
 // comparisonPre holds the words one of which comparisonRe needs ("thing",
 // "style", …): most clauses with "my" have none of them.
