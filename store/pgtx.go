@@ -14,11 +14,11 @@ import (
 // pgLazyTx is a transaction of the pool that begins with its first
 // statement: the BEGIN goes in the round trip of that statement (a batch
 // begun with pgx.Batch.BeginTx) rather than in one of its own, and a
-// transaction that sends nothing costs nothing. Inserts that need no answer
-// (queue) wait for the next statement, or for the COMMIT, and go in its
-// round trip. From its first statement on it holds one connection of the
+// transaction that sends nothing costs nothing. Writes whose answer nobody
+// reads (queue) wait for the next statement, or for the COMMIT, and go in
+// its round trip. From its first statement on it holds one connection of the
 // pool and that connection's pgx.Tx. It is a pgx.Tx itself (Tx.Raw: River's
-// InsertTx), and what cannot carry the BEGIN or the waiting inserts (COPY,
+// InsertTx), and what cannot carry the BEGIN or the waiting writes (COPY,
 // savepoints, a statement without arguments, which pgx sends on the simple
 // protocol) sends them on a round trip of its own first, as pgx.BeginFunc
 // would have before anything.
@@ -30,7 +30,7 @@ type pgLazyTx struct {
 	pending []pendingWrite
 }
 
-// pendingWrite is an insert waiting for the transaction's next round trip;
+// pendingWrite is a write waiting for the transaction's next round trip;
 // what names it in its error.
 type pendingWrite struct {
 	what string
@@ -39,8 +39,9 @@ type pendingWrite struct {
 
 var _ pgx.Tx = (*pgLazyTx)(nil)
 
-// queue keeps a statement whose only failure is an error (an insert, not an
-// update that may change nothing) to send with the transaction's next
+// queue keeps a statement whose answer nobody reads, so whose only failure
+// is an error (an insert; an update whose count is checked in the database,
+// expectRows, or does not matter), to send with the transaction's next
 // statement or its COMMIT. Its error is then that statement's, or the
 // commit's, and the transaction rolls back as it would have.
 func (t *pgLazyTx) queue(what, sql string, args []any) error {
@@ -52,7 +53,7 @@ func (t *pgLazyTx) queue(what, sql string, args []any) error {
 }
 
 // unsent reports whether the transaction has something to send before its
-// next statement: the BEGIN or queued inserts.
+// next statement: the BEGIN or queued writes.
 func (t *pgLazyTx) unsent() bool { return !t.closed && (t.tx == nil || len(t.pending) > 0) }
 
 func (t *pgLazyTx) acquire(ctx context.Context) error {
@@ -76,7 +77,7 @@ func (t *pgLazyTx) release() {
 	}
 }
 
-// flush sends what is unsent (the BEGIN, queued inserts) on a round trip of
+// flush sends what is unsent (the BEGIN, queued writes) on a round trip of
 // its own.
 func (t *pgLazyTx) flush(ctx context.Context) error {
 	switch {
@@ -99,7 +100,7 @@ func (t *pgLazyTx) flush(ctx context.Context) error {
 }
 
 // send sends queries in one batch after what is unsent: the BEGIN, when
-// the transaction has not begun, and the queued inserts. It reads their
+// the transaction has not begun, and the queued writes. It reads their
 // results; what is left are the queries'.
 func (t *pgLazyTx) send(ctx context.Context, queries []*pgx.QueuedQuery) pgx.BatchResults {
 	b := &pgx.Batch{}
@@ -210,7 +211,7 @@ func (t *pgLazyTx) Begin(ctx context.Context) (pgx.Tx, error) {
 	return t.tx.Begin(ctx)
 }
 
-// Commit commits what was sent, sending the queued inserts with the
+// Commit commits what was sent, sending the queued writes with the
 // COMMIT; a transaction that sent nothing has nothing to commit.
 func (t *pgLazyTx) Commit(ctx context.Context) error {
 	if t.closed {
@@ -231,7 +232,7 @@ func (t *pgLazyTx) Commit(ctx context.Context) error {
 		err = cerr
 	}
 	if err != nil {
-		// An insert failed and the COMMIT was not run: end the
+		// A queued write failed and the COMMIT was not run: end the
 		// transaction here, so that the connection goes back idle.
 		if t.conn.Conn().PgConn().TxStatus() != 'I' {
 			_ = t.tx.Rollback(ctx)

@@ -377,6 +377,11 @@ type Querier interface {
 	OpenHandoff(ctx context.Context, sessionID string, u User, zoneNamed bool) (HandoffStart, error)
 
 	// CreateSession inserts a new session; ErrConflict if the id exists.
+	// In a Postgres transaction it, InsertEvents, InsertChunks and
+	// MarkDirtyAll wait for the transaction's next statement or its COMMIT
+	// and go in that round trip: their errors are then that statement's or
+	// the commit's (named: "create session: …"), and the transaction rolls
+	// back as it would have.
 	CreateSession(ctx context.Context, s Session) error
 	GetSession(ctx context.Context, id string) (Session, error)
 	// GetSessionInput reads a session (GetSession: ErrNotFound when there
@@ -407,8 +412,9 @@ type Querier interface {
 	// UpsertSummary, InsertExtractionRun, the transcript deleted with the
 	// exports that may hold it or kept (DeleteChunks, DeleteUserExports) and
 	// the session processed (SetSessionProcessed) — in one round trip on
-	// Postgres. A memory or statement to update that does not exist, or the
-	// session, is ErrNotFound.
+	// Postgres, that of the transaction's COMMIT (or its next statement).
+	// A memory or statement to update that does not exist, or the session,
+	// is ErrNotFound: checked in the database, before the COMMIT.
 	FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error
 
 	InsertEvents(ctx context.Context, events []Event) error
