@@ -772,6 +772,16 @@ var patternPre = func() []prefilter {
 // "style", …): most clauses with "my" have none of them.
 var comparisonPre = newPrefilter(comparisonRe)
 
+// isASCII reports whether s is ASCII text.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 const (
 	iAm      = `(?:i'm|im|i am)`
 	adverbs  = `(?:(?:really|just|absolutely|totally|truly|also|still|genuinely|honestly|seriously|definitely|actually|kind of|kinda|so|sure|do|always|especially|particularly)\s+)*`
@@ -902,9 +912,16 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 		window = window[:max(strings.LastIndexByte(window, ' '), 0)]
 	}
 	first, _ := firstWord(window, 0)
-	lower := strings.ToLower(window) // for the prefilters
+	// The prefilters read a lower-case copy of ASCII text only: there a
+	// letter's case is all that (?i) ignores, while text with other
+	// letters may hold a case fold that ToLower does not undo ("ſ" for
+	// "s"), and runs every pattern.
+	lower, prefilter := window, isASCII(window)
+	if prefilter {
+		lower = strings.ToLower(window)
+	}
 	for i, pat := range patterns {
-		if !pat.starts[first] || !patternPre[i].mayMatch(lower) {
+		if !pat.starts[first] || prefilter && !patternPre[i].mayMatch(lower) {
 			continue
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
@@ -933,7 +950,7 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 			return one(m, reason)
 		}
 	}
-	if mine && comparisonPre.mayMatch(strings.ToLower(clause)) {
+	if mine && (!isASCII(clause) || comparisonPre.mayMatch(strings.ToLower(clause))) {
 		if sm := comparisonRe.FindStringSubmatch(clause); sm != nil {
 			ms, reason := prefMemories(sm[1], "likes:")
 			return ms, true, reason

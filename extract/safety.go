@@ -162,15 +162,12 @@ var (
 	historyMarks = regexp.MustCompile(`\b(?:used\s+to|when\s+i\s+was\s+(?:young|younger|little|a\s+(?:kid|child|teen|teenager))|as\s+a\s+(?:kid|child|teen|teenager)|years\s+ago|in\s+the\s+past)\b`)
 	contractions = strings.NewReplacer(" im ", " i'm ", " dont ", " don't ", " cant ", " can't ", " ive ", " i've ",
 		" doesnt ", " doesn't ", " didnt ", " didn't ", " wouldnt ", " wouldn't ", " isnt ", " isn't ", " havent ", " haven't ", " whats ", " what's ")
-	spaces = regexp.MustCompile(`\s+`)
 )
 
-// riskNorm folds text for the patterns: typographic quotes and apostrophes
-// to ASCII, lower case, contractions typed without their apostrophe.
-// collapseSpaces is spaces.ReplaceAllString(s, " ") without the regexp:
-// every run of \s (tab, newline, form feed, carriage return, space: RE2's
-// Perl class, ASCII only, so no byte of a longer UTF-8 sequence) becomes
-// one space.
+// collapseSpaces replaces every run of \s in s with one space, as
+// regexp.MustCompile(`\s+`).ReplaceAllString(s, " ") does, without the
+// regexp: RE2's \s is tab, newline, form feed, carriage return and space,
+// ASCII only, so no byte of a longer UTF-8 sequence is one.
 func collapseSpaces(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -190,6 +187,8 @@ func collapseSpaces(s string) string {
 	return b.String()
 }
 
+// riskNorm folds text for the patterns: typographic quotes and apostrophes
+// to ASCII, lower case, contractions typed without their apostrophe.
 func riskNorm(text string) string {
 	text = foldCase(apostrophes.Replace(strings.ToValidUTF8(text, " ")))
 	text = collapseSpaces(" " + text + " ")
