@@ -233,8 +233,9 @@ func (t *pgLazyTx) Commit(ctx context.Context) error {
 	}
 	if err != nil {
 		// A queued write failed and the COMMIT was not run: end the
-		// transaction here, so that the connection goes back idle.
-		if t.conn.Conn().PgConn().TxStatus() != 'I' {
+		// transaction here, so that the connection goes back idle. (No
+		// connection at all: the pool could not give one.)
+		if t.conn != nil && t.tx != nil && t.conn.Conn().PgConn().TxStatus() != 'I' {
 			_ = t.tx.Rollback(ctx)
 		}
 		return err

@@ -239,6 +239,14 @@ func TestPostgresTransactionOutOfReach(t *testing.T) {
 	if !store.IsUnavailable(err) {
 		t.Fatalf("a pipeline out of reach: %v; want IsUnavailable", err)
 	}
+	// Writes that wait for the COMMIT find no server there either.
+	err = s.InTx(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		return tx.CreateSession(ctx, store.Session{ID: "s-1", UserID: "u-1", App: "mona", Status: store.StatusClosed,
+			StartedAt: storetest.T0, EndedAt: storetest.T0, UpdatedAt: storetest.T0})
+	})
+	if !store.IsUnavailable(err) {
+		t.Fatalf("queued writes out of reach: %v; want IsUnavailable", err)
+	}
 }
 
 // TestPostgresWritesWaitForTheNextRoundTrip: inserts that need no answer
