@@ -275,8 +275,8 @@ func (t *pgLazyTx) Conn() *pgx.Conn {
 	return t.tx.Conn()
 }
 
-// failedResults are a batch's results after its BEGIN failed: that error,
-// from every query.
+// failedResults are a batch's results after its BEGIN or a queued write
+// failed: that error, from every query.
 type failedResults struct {
 	br  pgx.BatchResults
 	err error
