@@ -18,6 +18,9 @@ import (
 // clara (docs/presets.md, Clara): the dementia companion. Its pack is always
 // empty, and only the summary text of an LLM answer is the model's: the arc,
 // topics and anchors come from the chat service's events.
+// Clara is the dementia companion, for its caregiver: the kind of apps whose rules are "clara".
+var Clara Kind = kindClara{}
+
 type kindClara struct{ baseKind }
 
 func (kindClara) Name() string       { return "clara" }

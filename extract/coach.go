@@ -15,6 +15,9 @@ import (
 
 // coach (docs/presets.md, Coach): the life coach. Recurring themes span
 // sessions, which only the rules see.
+// Coach is the life coach: the kind of apps whose rules are "coach".
+var Coach Kind = kindCoach{}
+
 type kindCoach struct{ baseKind }
 
 func (kindCoach) Name() string       { return "coach" }

@@ -17,6 +17,9 @@ import (
 )
 
 // eldertree (docs/presets.md, Elder Tree): the recovery mentor.
+// ElderTree is the recovery companion: the kind of apps whose rules are "eldertree".
+var ElderTree Kind = kindElderTree{}
+
 type kindElderTree struct{ baseKind }
 
 func (kindElderTree) Name() string       { return "eldertree" }

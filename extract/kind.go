@@ -60,7 +60,7 @@ type Kind interface {
 }
 
 // kinds is the registry: adding a kind adds its files and one line here.
-var kinds = []Kind{kindMona{}, kindElderTree{}, kindClara{}, kindLara{}, kindCoach{}}
+var kinds = []Kind{Mona, ElderTree, Clara, Lara, Coach}
 
 // KindOf is the kind named name (case and spaces aside); an unknown name is
 // mona's, the general companion.
@@ -71,13 +71,13 @@ func KindOf(name string) Kind {
 			return k
 		}
 	}
-	return kindMona{}
+	return Mona
 }
 
 // KindOfApp is the kind of app: its policy's "rules", or its name.
 func KindOfApp(app *prompts.App) Kind {
 	if app == nil {
-		return kindMona{}
+		return Mona
 	}
 	if app.Policy.Rules != "" {
 		return KindOf(app.Policy.Rules)

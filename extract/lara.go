@@ -13,6 +13,9 @@ import (
 )
 
 // lara (docs/presets.md, LaRa): the child-learning tutor, deterministic only.
+// Lara is the child-learning tutor: the kind of apps whose rules are "lara".
+var Lara Kind = kindLara{}
+
 type kindLara struct{ baseKind }
 
 func (kindLara) Name() string        { return "lara" }

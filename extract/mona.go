@@ -10,6 +10,9 @@ import (
 )
 
 // mona (docs/presets.md, Mona): the general companion.
+// Mona is the general companion: the kind of apps whose rules are "mona".
+var Mona Kind = kindMona{}
+
 type kindMona struct{ baseKind }
 
 func (kindMona) Name() string       { return "mona" }

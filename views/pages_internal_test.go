@@ -12,7 +12,7 @@ import (
 func TestEveryKindHasAUserPage(t *testing.T) {
 	var pages []string
 	for k := range userPages {
-		pages = append(pages, k)
+		pages = append(pages, k.Name())
 	}
 	slices.Sort(pages)
 	kinds := slices.Sorted(slices.Values(extract.KindNames()))

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	numeric "github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -41,14 +42,14 @@ type userPage struct {
 	build   func(*userCtx, context.Context) ([]Section, error)
 }
 
-// userPages is the registry of the kinds' pages (extract.KindNames): adding
-// a kind adds its file here and one line.
-var userPages = map[string]userPage{
-	"clara":     {"Caregiver view", (*userCtx).clara},
-	"eldertree": {"Recovery insights", (*userCtx).elderTree},
-	"lara":      {"Learning progress", (*userCtx).lara},
-	"coach":     {"Coaching goals and threads", (*userCtx).coach},
-	"mona":      {"What Mona remembers", (*userCtx).mona},
+// userPages is the registry of the kinds' pages, keyed by the kind
+// (extract's registry): adding a kind adds its file here and one line.
+var userPages = map[extract.Kind]userPage{
+	extract.Clara:     {"Caregiver view", (*userCtx).clara},
+	extract.ElderTree: {"Recovery insights", (*userCtx).elderTree},
+	extract.Lara:      {"Learning progress", (*userCtx).lara},
+	extract.Coach:     {"Coaching goals and threads", (*userCtx).coach},
+	extract.Mona:      {"What Mona remembers", (*userCtx).mona},
 }
 
 func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +76,10 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 	}
 	kind := h.kindOf(u.App)
 	pg, known := userPages[kind]
-	body := userBody{App: u.App, Kind: kind, Heading: pg.heading}
+	body := userBody{App: u.App, Heading: pg.heading}
+	if kind != nil {
+		body.Kind = kind.Name()
+	}
 	if !known {
 		body.Heading = "User"
 	}

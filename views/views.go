@@ -246,14 +246,14 @@ func (h *Handler) requireAdmin(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// kindOf is the kind of rules an app runs ("clara", "mona", …); "" for an
-// app that is not configured.
-func (h *Handler) kindOf(app string) string {
+// kindOf is the kind of rules an app runs; nil for an app that is not
+// configured.
+func (h *Handler) kindOf(app string) extract.Kind {
 	a := h.cfg.Deps.Apps[app]
 	if a == nil {
-		return ""
+		return nil
 	}
-	return extract.KindOfApp(a).Name()
+	return extract.KindOfApp(a)
 }
 
 // caregiverOnly reports whether app's users' pages are for its caregiver
