@@ -29,27 +29,29 @@ type weekLink struct {
 	Current     bool
 }
 
-// viewReader is the store's ViewReader; every store implements it.
-func (h *Handler) viewReader() (store.ViewReader, error) {
+// adminReader is what an operator's page starts with: 403 unless the
+// viewer is an admin, then the store's ViewReader (every store implements
+// it). false: the answer is written.
+func (h *Handler) adminReader(w http.ResponseWriter, r *http.Request) (store.ViewReader, bool) {
+	if !h.requireAdmin(w, r) {
+		return nil, false
+	}
 	v, ok := h.cfg.Deps.Store.(store.ViewReader)
 	if !ok {
-		return nil, fmt.Errorf("views: store %T cannot be read for views", h.cfg.Deps.Store)
+		h.fail(w, r, fmt.Errorf("views: store %T cannot be read for views", h.cfg.Deps.Store))
+		return nil, false
 	}
-	return v, nil
+	return v, true
 }
 
 // insights is the supervisors' page: one week's anonymised insights per
 // app, groups smaller than k shown as suppressed, never hidden silently.
 func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
-	if !h.requireAdmin(w, r) {
+	vr, ok := h.adminReader(w, r)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
-	vr, err := h.viewReader()
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	weeks, err := vr.ViewInsightWeeks(ctx, insightWeeks)
 	if err != nil {
 		h.fail(w, r, err)

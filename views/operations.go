@@ -42,15 +42,11 @@ type opsLink struct{ Href, Label string }
 // monthly budget, queue depths and the oldest waiting job, and each batch's
 // last and next run with missed and stale periods. Times are UTC.
 func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
-	if !h.requireAdmin(w, r) {
+	vr, ok := h.adminReader(w, r)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
-	vr, err := h.viewReader()
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	now := h.now()
 	body := opsBody{Heading: "How the worker is doing. Times are UTC."}
 	if p := h.cfg.UIPrefix; p != "" {
