@@ -74,15 +74,13 @@ func KindOf(name string) Kind {
 	return Mona
 }
 
-// KindOfApp is the kind of app: its policy's "rules", or its name.
+// KindOfApp is the kind of app's rule set (prompts.App.RuleSet); a nil app
+// is Mona's.
 func KindOfApp(app *prompts.App) Kind {
 	if app == nil {
 		return Mona
 	}
-	if app.Policy.Rules != "" {
-		return KindOf(app.Policy.Rules)
-	}
-	return KindOf(app.Name)
+	return KindOf(app.RuleSet())
 }
 
 // KindNames lists the kinds an app may name, in registry order.

@@ -401,7 +401,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	}
 	// A session of a period a batch already covered (handed over late)
 	// marks that period dirty, so that the scheduler re-runs it.
-	if err := jobs.MarkLateSession(ctx, tx, jobs.RulesOf(d.Apps[req.App]), req.EndedAt, now); err != nil {
+	if err := jobs.MarkLateSession(ctx, tx, d.Apps[req.App], req.EndedAt, now); err != nil {
 		return Result{}, err
 	}
 	return Result{SessionID: sessionID, Jobs: refs}, nil

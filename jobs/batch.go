@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -360,29 +359,20 @@ const (
 )
 
 // MarkLateSession marks dirty, in the caller's transaction, the batch
-// periods that have run and should have covered a session of an app with
-// the given rules that ended at endedAt: every weekly-analytics week
+// periods that have run and should have covered a session of app that
+// ended at endedAt (the batches its kind feeds): every weekly-analytics week
 // scheduled after it (its week, and the later weeks whose streak it may
 // change) and the newest trends. The scheduler re-runs them on its next
 // tick; a session that ended after every run marks nothing.
-func MarkLateSession(ctx context.Context, tx store.Batcher, rules string, endedAt, now time.Time) error {
+func MarkLateSession(ctx context.Context, tx store.Batcher, app *prompts.App, endedAt, now time.Time) error {
 	var marks []store.DirtyMark
-	for _, batch := range extract.KindOf(rules).Batches() {
+	for _, batch := range extract.KindOfApp(app).Batches() {
 		m := store.DirtyMark{Batch: batch, After: endedAt, At: now, Reason: ReasonLateSession}
 		// Trends are the user's latest: only the newest run needs redoing.
 		m.Latest = batch == BatchTrends
 		marks = append(marks, m)
 	}
 	return tx.MarkDirtyAll(ctx, marks)
-}
-
-// RulesOf is the deterministic extractor an app uses, which says which
-// batches read its sessions.
-func RulesOf(a *prompts.App) string {
-	if a == nil {
-		return ""
-	}
-	return cmp.Or(a.Policy.Rules, a.Name)
 }
 
 type dirtyAction int

@@ -122,7 +122,7 @@ func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.
 				if err := transcript.Store(ctx, tx, d.Keys, s.ID, s.UserID, msgs, now); err != nil {
 					return err
 				}
-				if err := MarkLateSession(ctx, tx, RulesOf(d.Apps[s.App]), end, now); err != nil {
+				if err := MarkLateSession(ctx, tx, d.Apps[s.App], end, now); err != nil {
 					return err
 				}
 				ins, err := q.InsertTx(ctx, tx, ExtractArgs{SessionID: s.ID}, nil)

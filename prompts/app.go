@@ -262,7 +262,18 @@ func probeUser(t *template.Template, app string) error {
 }
 
 // RuleSets are the deterministic extractors an app may name in "rules".
+// The first is the default: an app that names none it knows runs it.
 var RuleSets = []string{"mona", "eldertree", "clara", "lara", "coach"}
+
+// RuleSet is the deterministic extractor a runs, which is its app kind:
+// its policy's "rules", or else its own name (an app called "clara" is a
+// Clara app). A name that is not one of RuleSets means the default.
+func (a *App) RuleSet() string {
+	if a.Policy.Rules != "" {
+		return a.Policy.Rules
+	}
+	return a.Name
+}
 
 func (p Policy) check() error {
 	if p.MinConfidence < 0 || p.MinConfidence > 1 {

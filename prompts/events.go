@@ -206,8 +206,8 @@ var builtinEventSchemas = sync.OnceValues(func() (map[string]*EventSchema, error
 	return out, nil
 })
 
-// BuiltinEventSchema is the declaration of the built-in app kind (mona,
-// eldertree, clara, lara or coach); an unknown kind is mona's.
+// BuiltinEventSchema is the declaration of the built-in app kind (one of
+// RuleSets); an unknown kind is the default's (RuleSets[0]).
 func BuiltinEventSchema(appKind string) *EventSchema {
 	all, err := builtinEventSchemas()
 	if err != nil {
@@ -216,7 +216,7 @@ func BuiltinEventSchema(appKind string) *EventSchema {
 	if s, ok := all[strings.ToLower(strings.TrimSpace(appKind))]; ok {
 		return s
 	}
-	return all["mona"]
+	return all[RuleSets[0]]
 }
 
 // EventSchema is the app's declaration of its session events: its own
@@ -225,11 +225,7 @@ func (a *App) EventSchema() *EventSchema {
 	if a.Events != nil {
 		return a.Events
 	}
-	k := a.Policy.Rules
-	if k == "" {
-		k = a.Name
-	}
-	return BuiltinEventSchema(k)
+	return BuiltinEventSchema(a.RuleSet())
 }
 
 // loadEvents reads an app folder's events.schema.json, when it has one.

@@ -387,3 +387,19 @@ func editPolicy(old, new string) func(dir string) {
 		write("policy.json", strings.Replace(string(b), old, new, 1))(dir)
 	}
 }
+
+// TestRuleSetIsRulesOrName: an app runs the rules its policy names, or
+// else those of its own name; its built-in events follow, and a name that
+// is no rule set gets the default's.
+func TestRuleSetIsRulesOrName(t *testing.T) {
+	named := &prompts.App{Name: "recovery", Policy: prompts.Policy{Rules: "eldertree"}}
+	bare := &prompts.App{Name: "clara"}
+	other := &prompts.App{Name: "my-companion"}
+	if named.RuleSet() != "eldertree" || bare.RuleSet() != "clara" || other.RuleSet() != "my-companion" {
+		t.Fatalf("rule sets %q, %q, %q", named.RuleSet(), bare.RuleSet(), other.RuleSet())
+	}
+	if named.EventSchema() != prompts.BuiltinEventSchema("eldertree") || bare.EventSchema() != prompts.BuiltinEventSchema("clara") ||
+		other.EventSchema() != prompts.BuiltinEventSchema(prompts.RuleSets[0]) {
+		t.Fatal("an app's built-in events are not those of its rule set")
+	}
+}
