@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,32 +18,7 @@ func TestPrefiltersNeverHideAMatch(t *testing.T) {
 	if riskPrefilter.literals == nil || specialPrefilter.literals == nil {
 		t.Fatal("no prefilter derived: every sentence would run every pattern")
 	}
-	texts := []string{
-		"I hate my life.", "I want to die", "I've been cutting myself again", "He hits me when he drinks",
-		"There's no point anymore", "I can't go on", "I wanna end it all", "I took too many pills",
-		"I went to the hospital for my chemo.", "I'm gay.", "I voted for the Green Party", "I pray before bed",
-		"I'm considering seeing a doctor about it", "I joined the union at work", "My DNA test results came back",
-	}
-	if raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "corpora", "memorybank", "memory_bank_en.json")); err == nil {
-		var corpus map[string]struct {
-			History map[string][]struct {
-				Query string `json:"query"`
-			} `json:"history"`
-		}
-		if err := json.Unmarshal(raw, &corpus); err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range corpus {
-			for _, day := range c.History {
-				for _, ex := range day {
-					texts = append(texts, ex.Query)
-				}
-			}
-		}
-	}
-	texts = append(texts, "I love hiking.", "My name is Ana", "Tea is more my thing", "Call me Jo", "I LOVE PIZZA",
-		"My favorite color is blue", "I'm really into chess", "Coffee is my jam", "I ſtill like ſushi", "I like the Kelvin \u212a",
-		"I diſlike tea", "I'm a teacher who diſlikes noiſe", "Tea iſ more my thing", "My favouriteſ are figs")
+	texts := prefilterTexts(t)
 	matched, mined := 0, 0
 	for _, text := range texts {
 		norm := riskNorm(text)
@@ -87,6 +63,78 @@ func TestPrefiltersNeverHideAMatch(t *testing.T) {
 	}
 	if matched < 10 {
 		t.Fatalf("only %d matches to check: the test checks nothing", matched)
+	}
+}
+
+// prefilterTexts are the phrasings of this package's tests that the
+// patterns find, and every user turn of the shared companion corpus when it
+// is there.
+func prefilterTexts(t *testing.T) []string {
+	t.Helper()
+	texts := []string{
+		"I hate my life.", "I want to die", "I've been cutting myself again", "He hits me when he drinks",
+		"There's no point anymore", "I can't go on", "I wanna end it all", "I took too many pills",
+		"I went to the hospital for my chemo.", "I'm gay.", "I voted for the Green Party", "I pray before bed",
+		"I'm considering seeing a doctor about it", "I joined the union at work", "My DNA test results came back",
+	}
+	if raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "corpora", "memorybank", "memory_bank_en.json")); err == nil {
+		var corpus map[string]struct {
+			History map[string][]struct {
+				Query string `json:"query"`
+			} `json:"history"`
+		}
+		if err := json.Unmarshal(raw, &corpus); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range corpus {
+			for _, day := range c.History {
+				for _, ex := range day {
+					texts = append(texts, ex.Query)
+				}
+			}
+		}
+	}
+	texts = append(texts, "I love hiking.", "My name is Ana", "Tea is more my thing", "Call me Jo", "I LOVE PIZZA",
+		"My favorite color is blue", "I'm really into chess", "Coffee is my jam", "I ſtill like ſushi", "I like the Kelvin \u212a",
+		"I diſlike tea", "I'm a teacher who diſlikes noiſe", "Tea iſ more my thing", "My favouriteſ are figs")
+	return texts
+}
+
+// TestLooksMineableAsEveryWordStart: looksMineable, which scans its sentence
+// once for "fav" and "my ", answers as matchAt tried at every word start
+// does, on the test phrasings and the corpus, as written, shouted and in
+// lower case, and with the two words just inside and outside the clause
+// window.
+func TestLooksMineableAsEveryWordStart(t *testing.T) {
+	texts := prefilterTexts(t)
+	pad := strings.Repeat("word ", reverseWindow/5)
+	for _, tail := range []string{"pizza is my favorite food", "tea is more my thing", "my", "fav"} {
+		for cut := 0; cut < 12; cut++ {
+			texts = append(texts, pad[cut:]+tail, "I said "+pad[cut:]+tail)
+		}
+	}
+	yes := 0
+	for _, text := range texts {
+		for _, v := range []string{text, strings.ToUpper(text), strings.ToLower(text)} {
+			for _, sent := range splitSentences(v) {
+				want := false
+				for _, p := range wordStarts(sent.text) {
+					if _, ok, _ := matchAt(sent.text[p:], false); ok {
+						want = true
+						break
+					}
+				}
+				if got := looksMineable(sent.text); got != want {
+					t.Fatalf("looksMineable(%q) = %v; matchAt at every word says %v", sent.text, got, want)
+				}
+				if want {
+					yes++
+				}
+			}
+		}
+	}
+	if yes < 10 {
+		t.Fatalf("only %d mineable sentences: the test compares nothing", yes)
 	}
 }
 
@@ -156,5 +204,49 @@ func TestCaseFoldsMineAsTheirLetters(t *testing.T) {
 		if len(got) != len(want) || got[0].Key != want[0].Key {
 			t.Errorf("%q mines %+v; %q mines %+v", folded, got, plain, want)
 		}
+	}
+}
+
+// TestRiskSplitIsTheRegexp: the safety screen's sentence split gives what
+// the regexp it replaced gave, empty first and last pieces included.
+func TestRiskSplitIsTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`[.!?\n]+`)
+	parts := []string{"", ".", "!?", "\n", "...", " ", "a", "i want to die", "é", "\xff", "3.5"}
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				s := a + b + c + a
+				if got, want := splitRiskSentences(s), re.Split(s, -1); !slices.Equal(got, want) {
+					t.Fatalf("splitRiskSentences(%q) = %q; the regexp gives %q", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestQuotesAsTheRegexp: a sentence mayQuote passes over holds no quote,
+// and the quotes are replaced as ReplaceAllString replaces them.
+func TestQuotesAsTheRegexp(t *testing.T) {
+	parts := []string{"", " ", "\t", "'", `"`, "i'm", " 'i want to die' ", `"i hate my life"`, "don't", "x", "'abc'", "é'", ". "}
+	matched := 0
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				s := a + b + c + b
+				spans := quoted.FindAllStringIndex(s, -1)
+				if spans != nil && !mayQuote(s) {
+					t.Fatalf("mayQuote(%q) = false, but the regexp finds %v", s, spans)
+				}
+				if spans != nil {
+					matched++
+				}
+				if got, want := replaceSpans(s, spans, " _ "), quoted.ReplaceAllString(s, " _ "); got != want {
+					t.Fatalf("replaceSpans(%q) = %q; ReplaceAllString gives %q", s, got, want)
+				}
+			}
+		}
+	}
+	if matched == 0 {
+		t.Fatal("no text held a quote: nothing was compared")
 	}
 }

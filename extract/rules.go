@@ -631,12 +631,39 @@ func clauseStarts(s string) []int {
 // at a clause start: it decides whether a gated sentence is worth a Dropped
 // entry ("Do you think I like tea?" is; "How are you?" is not).
 func looksMineable(s string) bool {
+	favs, mys := foldedAt(s, "fav"), foldedAt(s, "my ")
 	for _, p := range wordStarts(s) {
-		if _, ok, _ := matchAt(s[p:], false); ok {
+		if _, ok, _ := matchPrefix(s[p:], false); ok {
+			return true
+		}
+		// What matchAt's containsFoldASCII would say of s[p:]'s head,
+		// from one scan of s.
+		for len(favs) > 0 && favs[0] < p {
+			favs = favs[1:]
+		}
+		for len(mys) > 0 && mys[0] < p {
+			mys = mys[1:]
+		}
+		end := min(len(s), p+reverseWindow)
+		fav := len(favs) > 0 && favs[0]+len("fav") <= end
+		mine := len(mys) > 0 && mys[0]+len("my ") <= end
+		if _, ok, _ := matchReverse(s[p:], fav, mine); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// foldedAt lists the offsets in s of the lower-case ASCII needle, ignoring
+// the case of ASCII letters in s, as containsFoldASCII finds it.
+func foldedAt(s, needle string) []int {
+	var at []int
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if containsFoldASCII(s[i:i+len(needle)], needle) {
+			at = append(at, i)
+		}
+	}
+	return at
 }
 
 // hit is a memory mined at byte offset at of a sentence, where the words
@@ -903,6 +930,31 @@ var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + f
 // matched; it gives no memory when its value was rejected, and then reason
 // says why.
 func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
+	if ms, ok, reason = matchPrefix(rest, dated); ok {
+		return ms, ok, reason
+	}
+	head := rest[:min(len(rest), reverseWindow)]
+	return matchReverse(rest, containsFoldASCII(head, "fav"), containsFoldASCII(head, "my "))
+}
+
+// byFirstWord lists, for each word a pattern can begin with, the patterns
+// that can, in their order: a clause start looks its first word up once
+// instead of once per pattern.
+var byFirstWord = func() map[string][]int {
+	out := map[string][]int{}
+	for i, p := range patterns {
+		for w := range p.starts {
+			out[w] = append(out[w], i)
+		}
+	}
+	for _, ids := range out {
+		slices.Sort(ids)
+	}
+	return out
+}()
+
+// matchPrefix is matchAt's patterns, which read from the start of rest.
+func matchPrefix(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 	// Prefixes are short; matching them against a bounded window keeps the
 	// cost of a try independent of how much text follows.
 	window := rest
@@ -912,6 +964,10 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 		window = window[:max(strings.LastIndexByte(window, ' '), 0)]
 	}
 	first, _ := firstWord(window, 0)
+	candidates := byFirstWord[first]
+	if len(candidates) == 0 {
+		return nil, false, ""
+	}
 	// The prefilters read a lower-case copy of ASCII text only: there a
 	// letter's case is all that (?i) ignores, while text with other
 	// letters may hold a case fold that ToLower does not undo ("ſ" for
@@ -920,8 +976,9 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 	if prefilter {
 		lower = strings.ToLower(window)
 	}
-	for i, pat := range patterns {
-		if !pat.starts[first] || prefilter && !patternPre[i].mayMatch(lower) {
+	for _, i := range candidates {
+		pat := patterns[i]
+		if prefilter && !patternPre[i].mayMatch(lower) {
 			continue
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
@@ -935,8 +992,21 @@ func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
 			return ms, true, reason
 		}
 	}
-	head := rest[:min(len(rest), reverseWindow)]
-	fav, mine := containsFoldASCII(head, "fav"), containsFoldASCII(head, "my ")
+	return nil, false, ""
+}
+
+// matchReverse is matchAt's patterns that read a whole clause ("pizza is my
+// favourite food", "tea is more my thing"); fav and mine say whether the
+// first reverseWindow bytes of rest hold "fav" and "my ", without which
+// neither can match.
+func matchReverse(rest string, fav, mine bool) (ms []Memory, ok bool, reason string) {
+	if mine {
+		// The clause is rest's first words with its quotes made spaces, so
+		// a word it holds, rest holds too: ASCII text without one of the
+		// words comparisonRe ends with spares cutting the clause.
+		w := rest[:min(len(rest), scanLimit)]
+		mine = !isASCII(w) || comparisonPre.mayMatch(strings.ToLower(w))
+	}
 	if !fav && !mine {
 		return nil, false, ""
 	}

@@ -151,7 +151,6 @@ func set(words ...string) map[string]bool {
 
 var (
 	riskWords      = regexp.MustCompile(`[a-z][a-z'\-]*|[0-9]+`)
-	riskSentences  = regexp.MustCompile(`[.!?\n]+`)
 	clauseBoundary = regexp.MustCompile(`[,;:()]|\s(?:but|and|because|cause|so|though|although|yet|or)\s`)
 	// titleContext before a phrasing makes it a title or lyric, not a statement.
 	titleContext = regexp.MustCompile(`\b(?:song|songs|track|album|book|novel|movie|film|show|series|episode|poem|lyric|lyrics|sings|sang|singing|called|titled|named|meme|joke|quote|playlist|band)\b`)
@@ -184,6 +183,62 @@ func collapseSpaces(s string) string {
 			space = false
 		}
 	}
+	return b.String()
+}
+
+// splitRiskSentences is regexp `[.!?\n]+`'s Split(s, -1), without the regexp: the
+// text between runs of . ! ? and line breaks, with an empty first or last
+// one when s starts or ends with such a run.
+func splitRiskSentences(s string) []string {
+	stop := func(c byte) bool { return c == '.' || c == '!' || c == '?' || c == '\n' }
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		if !stop(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && stop(s[j]) {
+			j++
+		}
+		out = append(out, s[start:i])
+		start, i = j, j
+	}
+	return append(out, s[start:])
+}
+
+// mayQuote reports whether quoted can match in s: both of its forms need a
+// double quote, or a single one at the start or after an RE2 space. Most
+// sentences have neither, and the regexp need not run.
+func mayQuote(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			return true
+		case '\'':
+			if i == 0 || strings.IndexByte("\t\n\f\r ", s[i-1]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replaceSpans is s with each of spans (in order, not overlapping) made
+// with: what ReplaceAllString does with the spans FindAllStringIndex gave.
+func replaceSpans(s string, spans [][]int, with string) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(with)
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
 	return b.String()
 }
 
@@ -249,9 +304,13 @@ func better(a, b RiskFinding) bool {
 func RiskOf(text string) (RiskFinding, bool) {
 	var best RiskFinding
 	norm := riskNorm(text)
-	for _, sent := range riskSentences.Split(norm, -1) {
+	for _, sent := range splitRiskSentences(norm) {
 		// Quotes first: each is classified alone, then attributed.
-		for _, loc := range quoted.FindAllStringIndex(sent, -1) {
+		var quotes [][]int
+		if mayQuote(sent) {
+			quotes = quoted.FindAllStringIndex(sent, -1)
+		}
+		for _, loc := range quotes {
 			inner := strings.Trim(strings.TrimSpace(sent[loc[0]:loc[1]]), `"'.,!?;: `)
 			before := strings.TrimSpace(sent[:loc[0]])
 			if !speechVerb.MatchString(before) {
@@ -266,7 +325,7 @@ func RiskOf(text string) (RiskFinding, bool) {
 				}
 			}
 		}
-		sent = quoted.ReplaceAllString(sent, " _ ")
+		sent = replaceSpans(sent, quotes, " _ ")
 		for _, f := range sentenceRisks(sent) {
 			if better(f, best) {
 				best = f
