@@ -239,3 +239,65 @@ func shortest(lits []string) int {
 	}
 	return n
 }
+
+// A prefilterSet answers for up to 64 prefilters at once, from one reading
+// of the text: bit i of mask is prefilter i's mayMatch. A sentence holds
+// the words of few patterns, and reading it once for all of them costs
+// less than once for each.
+type prefilterSet struct {
+	always uint64 // the prefilters with no literals: they pass everything
+	byPair map[uint16][]setLiteral
+	pairs  *[1024]uint64
+}
+
+// setLiteral is a literal and the prefilters it belongs to.
+type setLiteral struct {
+	lit  string
+	mask uint64
+}
+
+// newPrefilterSet combines filters, which must be at most 64.
+func newPrefilterSet(filters []prefilter) prefilterSet {
+	if len(filters) > 64 {
+		panic("extract: a prefilter set holds at most 64 prefilters")
+	}
+	owners := map[string]uint64{}
+	s := prefilterSet{byPair: map[uint16][]setLiteral{}, pairs: new([1024]uint64)}
+	for i, f := range filters {
+		if f.literals == nil {
+			s.always |= 1 << i
+		}
+		for _, l := range f.literals {
+			owners[l] |= 1 << i
+		}
+	}
+	lits := make([]string, 0, len(owners))
+	for l := range owners {
+		lits = append(lits, l)
+	}
+	slices.Sort(lits)
+	for _, l := range lits { // at least minLiteral runes: two bytes or more
+		k := uint16(l[0])<<8 | uint16(l[1])
+		s.byPair[k] = append(s.byPair[k], setLiteral{l, owners[l]})
+		s.pairs[k>>6] |= 1 << (k & 63)
+	}
+	return s
+}
+
+// mask reports, for each prefilter of the set, whether text (lower case)
+// may match it.
+func (s prefilterSet) mask(text string) uint64 {
+	m := s.always
+	for i := 0; i+1 < len(text); i++ {
+		k := uint16(text[i])<<8 | uint16(text[i+1])
+		if s.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, l := range s.byPair[k] {
+			if m&l.mask != l.mask && strings.HasPrefix(text[i:], l.lit) {
+				m |= l.mask
+			}
+		}
+	}
+	return m
+}

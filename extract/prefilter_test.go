@@ -15,44 +15,46 @@ import (
 // this package's tests that the patterns find and on every user turn of the
 // shared companion corpus when it is there.
 func TestPrefiltersNeverHideAMatch(t *testing.T) {
-	if riskPrefilter.literals == nil || specialPrefilter.literals == nil {
-		t.Fatal("no prefilter derived: every sentence would run every pattern")
+	if riskSet.always != 0 || specialSet.always != 0 {
+		t.Fatal("a risk or special-category pattern has no prefilter: every sentence runs it")
 	}
 	texts := prefilterTexts(t)
 	matched, mined := 0, 0
 	for _, text := range texts {
 		norm := riskNorm(text)
-		for _, p := range riskPatterns {
+		for i, p := range riskPatterns {
 			if p.re.MatchString(norm) {
 				matched++
-				if !riskPrefilter.mayMatch(norm) || !p.pre.mayMatch(norm) {
+				if riskSet.mask(norm)&(1<<i) == 0 {
 					t.Errorf("a risk prefilter hides a match of %s in %q", p.re, text)
 				}
 			}
 		}
-		for _, p := range specialPatterns {
+		for i, p := range specialPatterns {
 			if p.re.MatchString(norm) {
 				matched++
-				if !specialPrefilter.mayMatch(norm) || !p.pre.mayMatch(norm) {
+				if specialSet.mask(norm)&(1<<i) == 0 {
 					t.Errorf("a special-category prefilter hides a match of %s in %q", p.re, text)
 				}
 			}
 		}
 		// The memory patterns, tried at every word of the text as
-		// written, shouted and in lower case; their prefilters read ASCII
-		// text only (TestCaseFoldsMineAsTheirLetters has the rest).
+		// written, shouted and in lower case; memoryMask reads ASCII text
+		// only (TestCaseFoldsMineAsTheirLetters has the rest), and a
+		// sentence holds at least the words of the text at any of its
+		// words.
 		for _, v := range []string{text, strings.ToUpper(text), strings.ToLower(text)} {
 			for _, at := range wordStarts(v) {
 				rest := v[at:]
 				for i, p := range patterns {
 					if p.re.MatchString(rest) {
 						mined++
-						if isASCII(rest) && !patternPre[i].mayMatch(strings.ToLower(rest)) { // matchAt's use
+						if memoryMask(rest)&(1<<i) == 0 {
 							t.Errorf("a memory pattern's prefilter hides a match of %s in %q", p.re, rest)
 						}
 					}
 				}
-				if comparisonRe.MatchString(rest) && isASCII(rest) && !comparisonPre.mayMatch(strings.ToLower(rest)) {
+				if comparisonRe.MatchString(rest) && memoryMask(rest)&comparisonBit == 0 {
 					t.Errorf("the comparison prefilter hides a match in %q", rest)
 				}
 			}
@@ -119,7 +121,7 @@ func TestLooksMineableAsEveryWordStart(t *testing.T) {
 			for _, sent := range splitSentences(v) {
 				want := false
 				for _, p := range wordStarts(sent.text) {
-					if _, ok, _ := matchAt(sent.text[p:], false); ok {
+					if _, ok, _ := matchAt(sent.text[p:], false, ^uint64(0)); ok {
 						want = true
 						break
 					}
@@ -161,9 +163,12 @@ func TestCollapseSpacesIsTheRegexp(t *testing.T) {
 // indexed by their first two bytes, answers as looking for each literal
 // in turn does.
 func TestIndexedPrefilterIsTheLiteralSearch(t *testing.T) {
-	filters := []prefilter{riskPrefilter, specialPrefilter}
+	filters := append([]prefilter{comparisonPre}, patternPre...)
 	for _, p := range specialPatterns {
-		filters = append(filters, p.pre)
+		filters = append(filters, newPrefilter(p.re))
+	}
+	for _, p := range riskPatterns {
+		filters = append(filters, newPrefilter(p.re))
 	}
 	indexed := 0
 	for _, f := range filters {
@@ -178,6 +183,9 @@ func TestIndexedPrefilterIsTheLiteralSearch(t *testing.T) {
 		"ending it", "é hate", "hat", "cutting-edge", "selfharm", "self-harm!", "i'm in therapy", "therapis", "x"}
 	for _, text := range texts {
 		for _, f := range filters {
+			if f.literals == nil {
+				continue // no prefilter: it passes everything
+			}
 			want := false
 			for _, l := range f.literals {
 				want = want || strings.Contains(text, l)
@@ -248,5 +256,42 @@ func TestQuotesAsTheRegexp(t *testing.T) {
 	}
 	if matched == 0 {
 		t.Fatal("no text held a quote: nothing was compared")
+	}
+}
+
+// TestPrefilterSetIsEachPrefilter: a set's mask holds, for each of its
+// prefilters, what that prefilter's mayMatch says, on the test phrasings
+// and the corpus in lower case and on fragments of the patterns' words.
+func TestPrefilterSetIsEachPrefilter(t *testing.T) {
+	sets := []struct {
+		name    string
+		set     prefilterSet
+		filters []prefilter
+	}{
+		{"risk", riskSet, prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) })},
+		{"special", specialSet, prefiltersOf(len(specialPatterns), func(i int) prefilter { return newPrefilter(specialPatterns[i].re) })},
+		{"memory", memorySet, append(slices.Clone(patternPre), comparisonPre)},
+	}
+	texts := []string{"", "a", "im", "i'm", "my", "my sister", "favourite", "thin", "thing", "suicid", "hospita"}
+	for _, text := range prefilterTexts(t) {
+		texts = append(texts, strings.ToLower(text), riskNorm(text))
+	}
+	hits := 0
+	for _, s := range sets {
+		for _, text := range texts {
+			got := s.set.mask(text)
+			for i, f := range s.filters {
+				want := f.mayMatch(text)
+				if (got&(1<<i) != 0) != want {
+					t.Fatalf("%s set, prefilter %d, %q: the mask says %v, mayMatch %v", s.name, i, text, !want, want)
+				}
+				if want {
+					hits++
+				}
+			}
+		}
+	}
+	if hits < 100 {
+		t.Fatalf("only %d prefilters passed a text: the test compares little", hits)
 	}
 }

@@ -631,9 +631,13 @@ func clauseStarts(s string) []int {
 // at a clause start: it decides whether a gated sentence is worth a Dropped
 // entry ("Do you think I like tea?" is; "How are you?" is not).
 func looksMineable(s string) bool {
+	may := memoryMask(s)
 	favs, mys := foldedAt(s, "fav"), foldedAt(s, "my ")
+	if may&comparisonBit == 0 {
+		mys = nil
+	}
 	for _, p := range wordStarts(s) {
-		if _, ok, _ := matchPrefix(s[p:], false); ok {
+		if _, ok, _ := matchPrefix(s[p:], false, may); ok {
 			return true
 		}
 		// What matchAt's containsFoldASCII would say of s[p:]'s head,
@@ -679,13 +683,14 @@ type hit struct {
 // went …") is read past, and tells the patterns of things to come that the
 // clause is dated.
 func matchSentence(s string, starts []int) (found []hit, rejected []string) {
+	may := memoryMask(s)
 	for _, st := range starts {
 		p := skipInterjections(s, st)
 		dated := false
 		if q, ok := skipLeadingDate(s, p); ok {
 			p, dated = skipInterjections(s, q), true
 		}
-		ms, ok, reason := matchAt(s[p:], dated)
+		ms, ok, reason := matchAt(s[p:], dated, may)
 		if !ok {
 			continue
 		}
@@ -929,12 +934,32 @@ var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + f
 // matchAt tries every pattern at the start of rest. ok reports that a pattern
 // matched; it gives no memory when its value was rejected, and then reason
 // says why.
-func matchAt(rest string, dated bool) (ms []Memory, ok bool, reason string) {
-	if ms, ok, reason = matchPrefix(rest, dated); ok {
+// may is memoryMask of the sentence rest is the end of.
+func matchAt(rest string, dated bool, may uint64) (ms []Memory, ok bool, reason string) {
+	if ms, ok, reason = matchPrefix(rest, dated, may); ok {
 		return ms, ok, reason
 	}
 	head := rest[:min(len(rest), reverseWindow)]
-	return matchReverse(rest, containsFoldASCII(head, "fav"), containsFoldASCII(head, "my "))
+	return matchReverse(rest, containsFoldASCII(head, "fav"), may&comparisonBit != 0 && containsFoldASCII(head, "my "))
+}
+
+// comparisonBit is comparisonRe's in a memoryMask, after the patterns'.
+var comparisonBit = uint64(1) << len(patterns)
+
+// memorySet reads a sentence once for the words of every pattern and of
+// comparisonRe.
+var memorySet = newPrefilterSet(append(slices.Clone(patternPre), comparisonPre))
+
+// memoryMask says which patterns may match somewhere in the sentence s (bit
+// i for patterns[i], comparisonBit for comparisonRe). It reads a lower-case
+// copy of ASCII text only: there a letter's case is all that (?i) ignores,
+// while text with other letters may hold a case fold that ToLower does not
+// undo ("ſ" for "s"), and may match anything.
+func memoryMask(s string) uint64 {
+	if !isASCII(s) {
+		return ^uint64(0)
+	}
+	return memorySet.mask(strings.ToLower(s))
 }
 
 // byFirstWord lists, for each word a pattern can begin with, the patterns
@@ -954,7 +979,7 @@ var byFirstWord = func() map[string][]int {
 }()
 
 // matchPrefix is matchAt's patterns, which read from the start of rest.
-func matchPrefix(rest string, dated bool) (ms []Memory, ok bool, reason string) {
+func matchPrefix(rest string, dated bool, may uint64) (ms []Memory, ok bool, reason string) {
 	// Prefixes are short; matching them against a bounded window keeps the
 	// cost of a try independent of how much text follows.
 	window := rest
@@ -964,22 +989,10 @@ func matchPrefix(rest string, dated bool) (ms []Memory, ok bool, reason string) 
 		window = window[:max(strings.LastIndexByte(window, ' '), 0)]
 	}
 	first, _ := firstWord(window, 0)
-	candidates := byFirstWord[first]
-	if len(candidates) == 0 {
-		return nil, false, ""
-	}
-	// The prefilters read a lower-case copy of ASCII text only: there a
-	// letter's case is all that (?i) ignores, while text with other
-	// letters may hold a case fold that ToLower does not undo ("ſ" for
-	// "s"), and runs every pattern.
-	lower, prefilter := window, isASCII(window)
-	if prefilter {
-		lower = strings.ToLower(window)
-	}
-	for _, i := range candidates {
+	for _, i := range byFirstWord[first] {
 		pat := patterns[i]
-		if prefilter && !patternPre[i].mayMatch(lower) {
-			continue
+		if may&(1<<i) == 0 {
+			continue // the sentence lacks every word the pattern needs
 		}
 		if loc := pat.re.FindStringSubmatchIndex(window); loc != nil {
 			ms, reason = buildAll(pat.kind, rest, loc, dated)
@@ -999,14 +1012,11 @@ func matchPrefix(rest string, dated bool) (ms []Memory, ok bool, reason string) 
 // favourite food", "tea is more my thing"); fav and mine say whether the
 // first reverseWindow bytes of rest hold "fav" and "my ", without which
 // neither can match.
+//
+// The clause is rest's first words with its quotes made spaces, so a word
+// it holds, rest holds too: callers clear mine when the sentence lacks the
+// words comparisonRe ends with, which spares cutting the clause.
 func matchReverse(rest string, fav, mine bool) (ms []Memory, ok bool, reason string) {
-	if mine {
-		// The clause is rest's first words with its quotes made spaces, so
-		// a word it holds, rest holds too: ASCII text without one of the
-		// words comparisonRe ends with spares cutting the clause.
-		w := rest[:min(len(rest), scanLimit)]
-		mine = !isASCII(w) || comparisonPre.mayMatch(strings.ToLower(w))
-	}
 	if !fav && !mine {
 		return nil, false, ""
 	}

@@ -50,7 +50,6 @@ type RiskFinding struct {
 type riskPattern struct {
 	class  string
 	re     *regexp.Regexp
-	pre    prefilter // words one of which every match of re holds
 	not    *regexp.Regexp
 	person bool
 	first  bool
@@ -58,7 +57,6 @@ type riskPattern struct {
 
 func rp(class, re, not string) riskPattern {
 	p := riskPattern{class: class, re: regexp.MustCompile(re)}
-	p.pre = newPrefilter(p.re)
 	if not != "" {
 		p.not = regexp.MustCompile(`^\s*(?:` + not + `)`)
 	}
@@ -337,12 +335,13 @@ func RiskOf(text string) (RiskFinding, bool) {
 
 // sentenceRisks lists what the patterns find in one normalised sentence.
 func sentenceRisks(sent string) []RiskFinding {
-	if !riskPrefilter.mayMatch(sent) {
+	may := riskSet.mask(sent)
+	if may == 0 {
 		return nil // most sentences hold none of the patterns' words
 	}
 	var out []RiskFinding
-	for _, p := range riskPatterns {
-		if !p.pre.mayMatch(sent) {
+	for i, p := range riskPatterns {
+		if may&(1<<i) == 0 {
 			continue // a sentence holds the words of few patterns, if any
 		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
@@ -500,11 +499,9 @@ func lastWordsNegate(clause string, n int) bool {
 // however negated: such a line never becomes a memory or a pack line.
 func riskyText(text string) (class string, ok bool) {
 	norm := riskNorm(text)
-	if !riskPrefilter.mayMatch(norm) {
-		return "", false
-	}
-	for _, p := range riskPatterns {
-		if !p.pre.mayMatch(norm) {
+	may := riskSet.mask(norm)
+	for i, p := range riskPatterns {
+		if may&(1<<i) == 0 {
 			continue
 		}
 		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
@@ -766,14 +763,15 @@ func keyWords(key string) string {
 	return strings.ReplaceAll(key, "_", " ")
 }
 
-// riskPrefilter holds words one of which every match of riskPatterns
-// contains: a sentence with none of them has no finding.
-var riskPrefilter = newPrefilter(patternsOf(len(riskPatterns), func(i int) *regexp.Regexp { return riskPatterns[i].re })...)
+// riskSet reads a sentence once for the words of every risk pattern: a
+// sentence with none of them has no finding.
+var riskSet = newPrefilterSet(prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) }))
 
-func patternsOf(n int, re func(int) *regexp.Regexp) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, n)
+// prefiltersOf lists n prefilters, the ith from pre.
+func prefiltersOf(n int, pre func(int) prefilter) []prefilter {
+	out := make([]prefilter, n)
 	for i := range out {
-		out[i] = re(i)
+		out[i] = pre(i)
 	}
 	return out
 }

@@ -22,12 +22,11 @@ var SpecialCategories = []string{SpecialHealth, SpecialSexLife, SpecialReligion,
 type specialPattern struct {
 	category string
 	re       *regexp.Regexp
-	pre      prefilter // words one of which every match of re holds
 }
 
 func sp(category, re string) specialPattern {
 	r := regexp.MustCompile(re)
-	return specialPattern{category, r, newPrefilter(r)}
+	return specialPattern{category, r}
 }
 
 // specialPatterns are matched against riskNorm's folded text. They name
@@ -50,17 +49,15 @@ var specialPatterns = []specialPattern{
 // holds, in the order of SpecialCategories.
 func SpecialCategory(text string) (category string, ok bool) {
 	norm := riskNorm(text)
-	if !specialPrefilter.mayMatch(norm) {
-		return "", false
-	}
-	for _, p := range specialPatterns {
-		if p.pre.mayMatch(norm) && p.re.MatchString(norm) {
+	may := specialSet.mask(norm)
+	for i, p := range specialPatterns {
+		if may&(1<<i) != 0 && p.re.MatchString(norm) {
 			return p.category, true
 		}
 	}
 	return "", false
 }
 
-// specialPrefilter holds words one of which every match of specialPatterns
-// contains.
-var specialPrefilter = newPrefilter(patternsOf(len(specialPatterns), func(i int) *regexp.Regexp { return specialPatterns[i].re })...)
+// specialSet reads a text once for the words of every special-category
+// pattern.
+var specialSet = newPrefilterSet(prefiltersOf(len(specialPatterns), func(i int) prefilter { return newPrefilter(specialPatterns[i].re) }))
