@@ -149,7 +149,7 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 	if reads.Forgets {
 		l.Forgets = []MemoryChange{}
 		steps = append(steps, step{sql: "SELECT " + memoryChangeCols + " FROM mnemo_memory_history WHERE user_id = " + sessionUser +
-			" AND action = $2" + memoryChangeOrder, args: []any{sessionID, "forget"}, scan: func(r rows) error {
+			forgetsOnly + memoryChangeOrder, args: []any{sessionID}, scan: func(r rows) error {
 			c, err := scanMemoryChange(r)
 			l.Forgets = append(l.Forgets, c)
 			return err

@@ -844,9 +844,21 @@ const (
 )
 
 func (q queries) ListMemoryChangesOf(ctx context.Context, userID, action string) ([]MemoryChange, error) {
+	if action == actionForget {
+		return queryAll(ctx, q, "SELECT "+memoryChangeCols+" FROM mnemo_memory_history WHERE user_id = $1"+forgetsOnly+memoryChangeOrder,
+			[]any{userID}, scanMemoryChange)
+	}
 	return queryAll(ctx, q, "SELECT "+memoryChangeCols+" FROM mnemo_memory_history WHERE user_id = $1 AND action = $2"+memoryChangeOrder,
 		[]any{userID, action}, scanMemoryChange)
 }
+
+// actionForget is the action of a forget marker. forgetsOnly selects the
+// markers with the action in the SQL's text: only then can the planners
+// (Postgres's generic plans, SQLite's) use their partial index (0011).
+const (
+	actionForget = "forget"
+	forgetsOnly  = " AND action = 'forget'"
+)
 
 // --- cues
 
