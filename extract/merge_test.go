@@ -444,3 +444,41 @@ func FuzzPlan(f *testing.F) {
 		}
 	})
 }
+
+// TestKeysToReadHoldEverySubjectKey: an extraction reads the stored keys
+// that share a subject with its candidates' keys as Plan cleans them, and
+// none other; a key sharing no subject reads itself alone.
+func TestKeysToReadHoldEverySubjectKey(t *testing.T) {
+	stored := []string{"likes:tea", "dislikes:tea", "likes:coffee", "name", "city", "dislikes:jazz", "pref:tea", "pref:jazz"}
+	cases := []struct {
+		cands []extract.Memory
+		want  []string
+	}{
+		{[]extract.Memory{{Key: "likes:tea"}}, []string{"dislikes:tea", "likes:tea", "pref:tea"}},
+		{[]extract.Memory{{Key: "  dislikes:tea "}, {Key: "name"}}, []string{"dislikes:tea", "likes:tea", "name", "pref:tea"}},
+		{[]extract.Memory{{Key: "pref:jazz"}}, []string{"dislikes:jazz", "likes:jazz", "pref:jazz"}},
+		{[]extract.Memory{{Key: "city"}, {Key: "city"}}, []string{"city"}},
+		{nil, nil},
+	}
+	for _, c := range cases {
+		got := extract.KeysToRead(c.cands)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("KeysToRead(%+v) = %q; want %q", c.cands, got, c.want)
+		}
+		for _, k := range stored {
+			shares := slices.ContainsFunc(c.cands, func(m extract.Memory) bool { return extract.Subject(k) == extract.Subject(cleaned(m.Key)) })
+			if shares != slices.Contains(got, k) {
+				t.Errorf("candidates %+v: stored key %q shares a subject with one: %v; read: %v", c.cands, k, shares, !shares)
+			}
+		}
+	}
+}
+
+// cleaned is a candidate's key as Plan cleans it.
+func cleaned(key string) string {
+	key = strings.TrimSpace(key)
+	if k, ok := extract.CanonicalKey(key); ok {
+		return k
+	}
+	return key
+}

@@ -120,3 +120,25 @@ func compareStatements(a, b Statement) int {
 // Subject is what a memory key is about: likes:x and dislikes:x share one,
 // so that the later of two contradicting statements wins.
 func Subject(key string) string { return subject(key) }
+
+// SubjectKeys are the keys whose subject is key's: key itself, and for a
+// preference its likes:, its dislikes: and its pref: key (a key stored as
+// "pref:tea" has the subject of "likes:tea").
+func SubjectKeys(key string) []string {
+	if item, ok := strings.CutPrefix(subject(key), "pref:"); ok {
+		return []string{"dislikes:" + item, "likes:" + item, "pref:" + item}
+	}
+	return []string{key}
+}
+
+// KeysToRead are the stored keys that merging candidates can touch (see
+// Plan): the keys of every candidate's subject, as Plan cleans its key,
+// sorted and each once. What is stored under other keys decides nothing.
+func KeysToRead(candidates []Memory) []string {
+	var keys []string
+	for _, c := range candidates {
+		keys = append(keys, SubjectKeys(cleanCandidate(c).Key)...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}

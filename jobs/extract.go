@@ -394,7 +394,8 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		// (LaRa's counts) are folded into the state as it is now, not as it was
 		// when extraction started.
 		lock, err := tx.LockExtraction(ctx, run.SessionID, store.ExtractionReads{
-			Forgets: len(res.Memories) > 0 || profileWrites(app, res), Memories: len(res.Memories) > 0})
+			Forgets: len(res.Memories) > 0 || profileWrites(app, res), Memories: len(res.Memories) > 0,
+			Keys: extract.KeysToRead(res.Memories)})
 		if err != nil {
 			return err
 		}
@@ -506,7 +507,9 @@ func settleTranscript(sess store.Session, p prompts.Policy, source string, now t
 // the order they arrived in, decide what is true.
 //
 // It returns the writes, for FinishExtraction to make. The memories and
-// statements are lock's when it read them (LockExtraction), else read here.
+// statements are lock's when it read them (LockExtraction: those of the
+// candidates' subjects, extract.KeysToRead), else all of the user's, read
+// here.
 func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory,
 	forgot **forgets, lock store.ExtractionLock, now time.Time) (store.MemoryWrites, error) {
 	if len(cands) == 0 {

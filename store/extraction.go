@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,6 +29,11 @@ type ExtractionReads struct {
 	// Memories reads every memory of the user (ListMemories, All) and
 	// every statement (ListStatements, all keys).
 	Memories bool
+	// Keys, when not empty, narrows Memories to the statements of these
+	// keys and the memories of these keys or of those statements: an
+	// extraction reads what its candidates' keys have, not the user's
+	// whole history.
+	Keys []string
 }
 
 // ExtractionLock is what an extraction's transaction reads first.
@@ -155,17 +161,28 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 			return err
 		}})
 	}
+	var keyArgs []any
+	keys := "" // (the placeholders of reads.Keys), after sessionID's
 	if reads.Memories {
 		l.Memories, l.Statements = []Memory{}, []Statement{}
+		statements := ""
+		keyArgs = []any{sessionID}
+		if len(reads.Keys) > 0 {
+			for _, k := range reads.Keys {
+				keyArgs = append(keyArgs, k)
+			}
+			keys = "(" + placeholders(2, len(reads.Keys)) + ")"
+			statements = " AND key IN " + keys
+		}
 		steps = append(steps,
-			step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + memoryOrder,
-				args: []any{sessionID}, scan: func(r rows) error {
+			step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + statements + memoryOrder,
+				args: keyArgs, scan: func(r rows) error {
 					m, err := scanMemory(r)
 					l.Memories = append(l.Memories, m)
 					return err
 				}},
-			step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + statementOrder,
-				args: []any{sessionID}, scan: func(r rows) error {
+			step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + statements + statementOrder,
+				args: keyArgs, scan: func(r rows) error {
 					s, err := scanStatement(r)
 					l.Statements = append(l.Statements, s)
 					return err
@@ -177,7 +194,39 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 	if !found {
 		return ExtractionLock{}, ErrNotFound
 	}
+	if keys != "" {
+		return l, q.readStatementsMemories(ctx, &l, keys, keyArgs)
+	}
 	return l, nil
+}
+
+// readStatementsMemories reads again, with the memories of the keys, those
+// of the keys' statements that have another key. The timelines never make
+// one (a memory is a run of its subject's statements, and the keys hold
+// whole subjects), so this costs nothing but a look; but should the data
+// hold one, the extraction must find the memory its statement belongs to
+// rather than take it for a new one.
+func (q queries) readStatementsMemories(ctx context.Context, l *ExtractionLock, keys string, keyArgs []any) error {
+	read := make(map[string]bool, len(l.Memories))
+	for _, m := range l.Memories {
+		read[m.ID] = true
+	}
+	args := slices.Clone(keyArgs)
+	for _, s := range l.Statements {
+		if !read[s.MemoryID] {
+			read[s.MemoryID] = true
+			args = append(args, s.MemoryID)
+		}
+	}
+	if len(args) == len(keyArgs) {
+		return nil
+	}
+	ms, err := queryAll(ctx, q, "SELECT "+memoryCols+" FROM mnemo_memories WHERE user_id = "+sessionUser+" AND (key IN "+keys+
+		" OR id IN ("+placeholders(len(keyArgs)+1, len(args)-len(keyArgs))+"))"+memoryOrder, args, scanMemory)
+	if err == nil {
+		l.Memories = ms
+	}
+	return err
 }
 
 // memoryUpdateCols are the columns UpdateMemory writes, after the key

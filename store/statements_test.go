@@ -319,3 +319,54 @@ func TestStatementsPerSession(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLongHistory is BenchmarkStatementsPerSession's returning user
+// with a long history of other things: history memories, each with one
+// statement, under keys the benchmark's sessions never name. An
+// extraction reads what its candidates' keys have (extract.KeysToRead), so
+// its cost should not grow with them.
+//
+//	go test ./store -run '^$' -bench LongHistory -benchtime 200x
+func BenchmarkLongHistory(b *testing.B) {
+	var c counts
+	for name, open := range countingBackends(b, &c) {
+		for _, history := range []int{0, 5000} {
+			b.Run(fmt.Sprintf("%s/history=%d", name, history), func(b *testing.B) {
+				ctx := context.Background()
+				r := newSessionRig(b, open, &c)
+				t0 := time.Now().UTC().Add(-48 * time.Hour).Truncate(time.Minute)
+				r.session(b, "u-back", "warm", t0.Add(-time.Hour))
+				for from := 0; from < history; from += 500 {
+					var mems []store.Memory
+					var stmts []store.Statement
+					for i := from; i < min(from+500, history); i++ {
+						at := t0.Add(-time.Duration(history-i) * time.Minute)
+						id := fmt.Sprintf("h-%d", i)
+						key := fmt.Sprintf("likes:thing %d", i)
+						mems = append(mems, store.Memory{ID: id, UserID: "u-back", App: "mona", Key: key, Value: "thing", Category: "preference",
+							Importance: 50, Confidence: 0.8, Status: store.MemoryActive, Confirmations: 1, CreatedAt: at, UpdatedAt: at, StatedAt: at})
+						stmts = append(stmts, store.Statement{ID: "st-" + id, MemoryID: id, UserID: "u-back", Key: key, Value: "thing",
+							Category: "preference", Importance: 50, Confidence: 0.8, StatedAt: at, SessionID: "warm", Weight: 1, CreatedAt: at})
+					}
+					if err := r.st.InsertMemories(ctx, mems); err != nil {
+						b.Fatal(err)
+					}
+					if err := r.st.InsertStatements(ctx, stmts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu0 := backendCPU(b, r.st)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					r.session(b, "u-back", fmt.Sprintf("s-%d", i), t0.Add(time.Duration(i)*time.Minute))
+				}
+				b.StopTimer()
+				if cpu0 != nil {
+					if cpu1 := backendCPU(b, r.st); cpu1 != nil {
+						b.ReportMetric(float64(cpuSince(cpu0, cpu1).Microseconds())/float64(b.N), "pg-cpu-µs/session")
+					}
+				}
+			})
+		}
+	}
+}

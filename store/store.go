@@ -404,7 +404,8 @@ type Querier interface {
 	// (ErrNotFound when the session is gone), then, after the locks, what
 	// reads asks of the user's: forget markers (ListMemoryChangesOf
 	// "forget"), memories (ListMemories, All) and statements
-	// (ListStatements) — in one round trip on Postgres.
+	// (ListStatements), or only those of reads.Keys — in one round trip on
+	// Postgres.
 	LockExtraction(ctx context.Context, sessionID string, reads ExtractionReads) (ExtractionLock, error)
 	// FinishExtraction is the end of an extraction's transaction: the
 	// memory writes m (see MemoryWrites: UpdateMemories, InsertMemories,

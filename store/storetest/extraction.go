@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,6 +147,54 @@ var extractionCases = []testCase{
 				return fmt.Errorf("missing session: %v; want ErrNotFound", err)
 			}
 			return nil
+		}))
+	}},
+	{"LockExtractionReadsTheKeysAsked", func(t *testing.T, s store.Store) {
+		// With Keys, the memories and statements of those keys, and the
+		// memories those statements belong to, whatever their key: what
+		// the full reads hold of them, in the same order.
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-2", "s-2")
+		mem := func(id, user, key, value string, at time.Time) store.Memory {
+			return store.Memory{ID: id, UserID: user, App: "mona", Key: key, Value: value, Category: "preference", Importance: 60,
+				Confidence: 0.8, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}
+		}
+		must(t, s.InsertMemories(ctx, []store.Memory{mem("m-a", "u-1", "likes:tea", "tea", T0), mem("m-b", "u-1", "dislikes:tea", "tea", T0.Add(time.Hour)),
+			mem("m-c", "u-1", "city", "Oslo", T0), mem("m-d", "u-1", "name", "Ana", T0), mem("m-e", "u-2", "likes:tea", "tea", T0)}))
+		stmt := func(id, memory, user, key string, at time.Time) store.Statement {
+			return store.Statement{ID: id, MemoryID: memory, UserID: user, Key: key, Value: "x", StatedAt: at, SessionID: "s-1", CreatedAt: at}
+		}
+		must(t, s.InsertStatements(ctx, []store.Statement{stmt("st-1", "m-a", "u-1", "likes:tea", T0), stmt("st-2", "m-b", "u-1", "dislikes:tea", T0.Add(time.Hour)),
+			stmt("st-3", "m-c", "u-1", "city", T0), stmt("st-4", "m-d", "u-1", "likes:tea", T0.Add(2*time.Hour)),
+			stmt("st-5", "m-e", "u-2", "likes:tea", T0)}))
+		keys := []string{"dislikes:tea", "likes:tea"}
+		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			l, err := tx.LockExtraction(ctx, "s-1", store.ExtractionReads{Memories: true, Keys: keys})
+			if err != nil {
+				return err
+			}
+			all, err := tx.ListMemories(ctx, "u-1", store.MemoryFilter{All: true})
+			if err != nil {
+				return err
+			}
+			want := slices.DeleteFunc(all, func(m store.Memory) bool { return m.ID == "m-c" }) // m-d: st-4 is likes:tea
+			stmts, err := tx.ListStatements(ctx, "u-1", keys)
+			if err != nil {
+				return err
+			}
+			if len(want) != 3 || len(stmts) != 3 {
+				return fmt.Errorf("fixture: %d memories, %d statements", len(want), len(stmts))
+			}
+			if !reflect.DeepEqual(l.Memories, want) || !reflect.DeepEqual(l.Statements, stmts) {
+				return fmt.Errorf("read %+v and %+v; want %+v and %+v", l.Memories, l.Statements, want, stmts)
+			}
+			// A key nobody has: empty, not nil.
+			l, err = tx.LockExtraction(ctx, "s-1", store.ExtractionReads{Memories: true, Keys: []string{"pet"}})
+			if err == nil && (l.Memories == nil || l.Statements == nil || len(l.Memories)+len(l.Statements) != 0) {
+				err = fmt.Errorf("reads of a key nobody has: %+v", l)
+			}
+			return err
 		}))
 	}},
 	{"LockExtractionHoldsTheUserUntilTheTransactionEnds", func(t *testing.T, s store.Store) {
