@@ -423,9 +423,10 @@ Commands:
 Derived defaults: unless set, the queues' concurrency, the fetch cooldown, the
 poll interval and the Postgres pool follow from the cores (GOMAXPROCS) and the
 mode; 'worker serve' logs the values it runs with, and where each came from.
-  Postgres: extract 8 per core (at least 16), or 256 with an LLM (calls wait,
-            they do not compute); default 2 per core (at least 4); batch 1;
-            fetch cooldown 20ms; poll 1s (LISTEN/NOTIFY wakes fetches);
+  Postgres: extract 16 per core (32 to 512), or at least 256 with an LLM
+            (calls wait, they do not compute); default 2 per core (at least
+            4); batch 1; fetch cooldown 20ms; poll 1s (LISTEN/NOTIFY wakes
+            fetches);
             pool 4 connections per core, from 8 to 64
   SQLite:   extract 2 per core (at least 4), or 128 with an LLM (one writer:
             more jobs only queue); default 2 per core (at least 4); batch 1;

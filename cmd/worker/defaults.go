@@ -46,13 +46,17 @@ type Tuning struct {
 // machineDefaults derives the tuning from the cores and the mode, so that no
 // default caps throughput below what the host and the database can do:
 //
-//   - extract queue: rules-only extraction computes, and a job's time is half
-//     database round trips, so 8 per core (at least 16) on Postgres; SQLite
+//   - extract queue: rules-only extraction computes little now (about 2.5 ms
+//     of the worker's CPU a session on a 2-core host) and most of a job's
+//     time is database round trips and the commit's flush, so 16 per core
+//     (at least 32, at most 512) on Postgres: on 2 cores 32 gave 406 and
+//     423 sessions/s where 16 gave 331 and 321 (docs/benchmarks.md); SQLite
 //     has one connection and one writer, so a few jobs (2 per core, at least
 //     4) keep it busy and more only queue. An LLM extraction waits on the
 //     network and holds no database connection while it waits (the call
 //     comes before apply's transaction), so hundreds in flight are normal:
-//     256 on Postgres, 128 on SQLite.
+//     256 on Postgres (or the rules' figure, when that is more), 128 on
+//     SQLite.
 //   - default queue (profile folds, rolling summaries, erasure): 2 per core
 //     (at least 4); batch queue: 1 (batches are serial by design).
 //   - fetch cooldown: River's 100 ms caps a queue at MaxWorkers ÷ 0.1 s
@@ -72,9 +76,9 @@ func machineDefaults(cores int, dialect string, llm bool) Tuning {
 		jobs.QueueBatch:   1,
 	}, Source: map[string]string{}}
 	if dialect == store.DialectPostgres {
-		t.Concurrency[jobs.QueueExtract] = max(16, 8*cores)
+		t.Concurrency[jobs.QueueExtract] = min(512, max(32, 16*cores))
 		if llm {
-			t.Concurrency[jobs.QueueExtract] = 256
+			t.Concurrency[jobs.QueueExtract] = max(256, t.Concurrency[jobs.QueueExtract])
 		}
 		t.FetchCooldown = 20 * time.Millisecond
 		t.PollInterval = time.Second

@@ -22,13 +22,14 @@ func TestMachineDefaults(t *testing.T) {
 		cooldown, poll      time.Duration
 		pool                int
 	}{
-		{1, pg, false, 4, 16, 1, 20 * time.Millisecond, time.Second, 8},
-		{2, pg, false, 4, 16, 1, 20 * time.Millisecond, time.Second, 8},
-		{16, pg, false, 32, 128, 1, 20 * time.Millisecond, time.Second, 64},
+		{1, pg, false, 4, 32, 1, 20 * time.Millisecond, time.Second, 8},
+		{2, pg, false, 4, 32, 1, 20 * time.Millisecond, time.Second, 8},
+		{16, pg, false, 32, 256, 1, 20 * time.Millisecond, time.Second, 64},
 		{64, pg, false, 128, 512, 1, 20 * time.Millisecond, time.Second, 64},
 		{2, pg, true, 4, 256, 1, 20 * time.Millisecond, time.Second, 8},
 		{16, pg, true, 32, 256, 1, 20 * time.Millisecond, time.Second, 64},
-		{0, pg, false, 4, 16, 1, 20 * time.Millisecond, time.Second, 8},
+		{32, pg, true, 64, 512, 1, 20 * time.Millisecond, time.Second, 64},
+		{0, pg, false, 4, 32, 1, 20 * time.Millisecond, time.Second, 8},
 		{1, lite, false, 4, 4, 1, 10 * time.Millisecond, 100 * time.Millisecond, 0},
 		{2, lite, false, 4, 4, 1, 10 * time.Millisecond, 100 * time.Millisecond, 0},
 		{16, lite, false, 32, 32, 1, 10 * time.Millisecond, 100 * time.Millisecond, 0},
