@@ -223,8 +223,8 @@ func mayQuote(s string) bool {
 	return false
 }
 
-// replaceSpans is s with each of spans (in order, not overlapping) made
-// with: what ReplaceAllString does with the spans FindAllStringIndex gave.
+// replaceSpans is s with each of spans (in order, not overlapping) replaced
+// by with: what ReplaceAllString does with the spans FindAllStringIndex gave.
 func replaceSpans(s string, spans [][]int, with string) string {
 	if len(spans) == 0 {
 		return s

@@ -165,23 +165,23 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 	keys := "" // (the placeholders of reads.Keys), after sessionID's
 	if reads.Memories {
 		l.Memories, l.Statements = []Memory{}, []Statement{}
-		statements := ""
+		ofKeys := "" // the filter of both reads, when reads.Keys narrows them
 		keyArgs = []any{sessionID}
 		if len(reads.Keys) > 0 {
 			for _, k := range reads.Keys {
 				keyArgs = append(keyArgs, k)
 			}
 			keys = "(" + placeholders(2, len(reads.Keys)) + ")"
-			statements = " AND key IN " + keys
+			ofKeys = " AND key IN " + keys
 		}
 		steps = append(steps,
-			step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + statements + memoryOrder,
+			step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + ofKeys + memoryOrder,
 				args: keyArgs, scan: func(r rows) error {
 					m, err := scanMemory(r)
 					l.Memories = append(l.Memories, m)
 					return err
 				}},
-			step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + statements + statementOrder,
+			step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + ofKeys + statementOrder,
 				args: keyArgs, scan: func(r rows) error {
 					s, err := scanStatement(r)
 					l.Statements = append(l.Statements, s)
