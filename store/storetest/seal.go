@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,10 +17,15 @@ func init() {
 
 // fakeSealer "seals" by reversing the text and prefixing the key and the
 // row, so that the tests see what is stored without real cryptography
-// (package jobs tests the real one). It seals app "coach" only.
+// (package jobs tests the real one). Like the real one, which asks each
+// app's policy (seal_derived), it seals the apps it is given: here
+// sealedApps.
 type fakeSealer struct{ key string }
 
-func (f *fakeSealer) Sealed(app string) bool { return app == "coach" }
+// sealedApps are the apps whose policy, in these cases, seals derived data.
+var sealedApps = []string{"coach"}
+
+func (f *fakeSealer) Sealed(app string) bool { return slices.Contains(sealedApps, app) }
 
 func (f *fakeSealer) Seal(id string, plaintext []byte) (string, error) {
 	r := []rune(string(plaintext))
