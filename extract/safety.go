@@ -637,23 +637,34 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	}
 
 	kept := res.Memories[:0]
+	var gone []Mention
 	for _, m := range res.Memories {
 		if class, ok := unsafe[m.SourceMessageID]; ok {
 			drop(m.SourceMessageID, "risk:"+class)
+			gone = append(gone, Mention{m.Key, m.Value})
 			continue
 		}
 		pref := strings.HasPrefix(m.Key, "likes:") || strings.HasPrefix(m.Key, "dislikes:")
 		if why := verdict(m.Value, pref); why != "" {
 			drop(m.SourceMessageID, why)
+			g := Mention{Key: m.Key, Value: m.Value}
+			if why == dropAboutPerson {
+				g.Value = "" // not a secret, only not the user's: a line about that person may stay
+			}
+			gone = append(gone, g)
 			continue
 		}
 		if why := verdict(keyWords(m.Key)+" "+m.Wording, false); why != "" && !strings.HasPrefix(why, "about") {
 			drop(m.SourceMessageID, why)
+			gone = append(gone, Mention{m.Key, m.Value})
 			continue
 		}
 		kept = append(kept, m)
 	}
 	res.Memories = kept
+	// The summary names what is stored, never what was dropped: its topics
+	// and count are the memories kept (issue 22).
+	UnmentionDropped(res.SessionSummary, gone, kept)
 
 	recs := res.Records[:0]
 	for _, r := range res.Records {

@@ -427,8 +427,16 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 				f := foldForgets(lock.Forgets)
 				forgot = &f
 			}
-			if mw, err = applyMemories(ctx, tx, sess, app, in, res.Memories, &forgot, lock, now); err != nil {
+			var kept []extract.Memory
+			var gone []extract.Mention
+			if mw, kept, gone, err = applyMemories(ctx, tx, sess, app, in, res.Memories, &forgot, lock, now); err != nil {
 				return err
+			}
+			// The summary names and counts what was stored: not a candidate
+			// the merge policy refused or the user had forgotten (issue 22).
+			extract.UnmentionDropped(res.SessionSummary, gone, kept)
+			if _, ok := res.SessionSummary["memories"]; ok {
+				res.SessionSummary["memories"] = len(kept)
 			}
 			if err := applyProfile(ctx, tx, sess, app, in, res, &forgot, now); err != nil {
 				return err
@@ -506,15 +514,19 @@ func settleTranscript(sess store.Session, p prompts.Policy, source string, now t
 // from the whole timeline (extract.Timeline), so that the statements, not
 // the order they arrived in, decide what is true.
 //
-// It returns the writes, for FinishExtraction to make. The memories and
+// It returns the writes, for FinishExtraction to make, the candidates
+// stored (or stored already by an earlier run of the session), and the
+// others as mentions a summary must not make. The memories and
 // statements are lock's when it read them (LockExtraction: those of the
 // candidates' subjects, extract.KeysToRead), else all of the user's, read
 // here.
 func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory,
-	forgot **forgets, lock store.ExtractionLock, now time.Time) (store.MemoryWrites, error) {
+	forgot **forgets, lock store.ExtractionLock, now time.Time) (store.MemoryWrites, []extract.Memory, []extract.Mention, error) {
 	if len(cands) == 0 {
-		return store.MemoryWrites{}, nil
+		return store.MemoryWrites{}, nil, nil, nil
 	}
+	var kept []extract.Memory
+	var gone []extract.Mention
 	cands = slices.Clone(cands)
 	for i := range cands {
 		if cands[i].StatedAt.IsZero() {
@@ -523,16 +535,22 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 	}
 	f, err := loadForgetsOnce(ctx, tx, sess.UserID, forgot)
 	if err != nil {
-		return store.MemoryWrites{}, err
+		return store.MemoryWrites{}, nil, nil, err
 	}
-	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool { return f.memory(c) })
+	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool {
+		if f.memory(c) {
+			gone = append(gone, extract.Mention{Key: c.Key, Value: c.Value})
+			return true
+		}
+		return false
+	})
 	all, stmts := lock.Memories, lock.Statements
 	if all == nil || stmts == nil {
 		if all, err = tx.ListMemories(ctx, sess.UserID, store.MemoryFilter{All: true}); err != nil {
-			return store.MemoryWrites{}, err
+			return store.MemoryWrites{}, nil, nil, err
 		}
 		if stmts, err = tx.ListStatements(ctx, sess.UserID, nil); err != nil {
-			return store.MemoryWrites{}, err
+			return store.MemoryWrites{}, nil, nil, err
 		}
 	}
 	confirmedBy := map[string][]string{}
@@ -563,6 +581,12 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 	touched := map[string]bool{}
 	var subjects []string
 	for _, op := range extract.Plan(stored, cands, sess.ID, app.Policy, now) {
+		switch {
+		case op.Kind != extract.OpSkip || op.Reason == "already_applied":
+			kept = append(kept, op.Memory)
+		case op.Reason != "duplicate":
+			gone = append(gone, extract.Mention{Key: op.Memory.Key, Value: op.Memory.Value})
+		}
 		if op.Kind == extract.OpSkip {
 			continue
 		}
@@ -581,7 +605,7 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 	for _, k := range subjects {
 		w.plan(sess, bySubject[k], byID, now)
 	}
-	return w.writes(), nil
+	return w.writes(), kept, gone, nil
 }
 
 // timelineWrites are the writes the timelines of the subjects a session

@@ -510,6 +510,7 @@ type Querier interface {
 	GetRollingSummary(ctx context.Context, sessionID string) (RollingSummary, error)
 	// LatestRollingSummary is the user's most recently updated rolling summary.
 	LatestRollingSummary(ctx context.Context, userID string) (RollingSummary, error)
+	Forgetting
 
 	// CloseActiveSession turns an active session (one that received messages)
 	// into a closed one with s's fields; ErrConflict if it is not active.
