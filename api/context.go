@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/zones"
+	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -59,6 +60,16 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	// from the rest: one bad value never makes a user's pack fail for good.
 	var skip unreadable
 	defer skip.report(ctx, userID)
+	// What the user asked to forget is not told, whatever holds it: the
+	// forget routes rewrite the derived text they find, and the markers
+	// catch what was written before they did (or raced them).
+	forgot, err := jobs.LoadForgotten(ctx, st, userID)
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	forgotten := func(doc map[string]any, at time.Time) bool {
+		return !forgot.Empty() && extract.Unmention(doc, forgot.Since(at))
+	}
 	if p, err := st.GetProfile(ctx, userID); err == nil {
 		in.Profile = skip.object("profile", p.Doc)
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -77,6 +88,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		if sess, err := st.GetSession(ctx, s.SessionID); err == nil {
 			at = sess.EndedAt
 		}
+		forgotten(data, at)
 		in.Summaries = append(in.Summaries, extract.PastSummary{SessionID: s.SessionID, At: at, Data: data})
 	}
 	cues, err := st.ListCues(ctx, userID, true)
@@ -86,6 +98,9 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	for i := len(cues) - 1; i >= 0; i-- {
 		c := cues[i]
 		detail := skip.object("cue", c.Detail)
+		if forgotten(detail, c.CreatedAt) || (!forgot.Empty() && forgot.Since(c.CreatedAt)(c.Field)) {
+			continue // a cue is one statement: one that named it goes whole
+		}
 		in.Cues = append(in.Cues, extract.PackCue{Kind: c.Kind, Field: c.Field, Detail: detail, At: c.CreatedAt})
 	}
 	mems, err := st.ListMemories(ctx, userID, store.MemoryFilter{})
@@ -94,7 +109,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	}
 	byID := map[string]store.Memory{}
 	for _, m := range mems {
-		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) {
+		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) || forgot.Memory(m.Key, m.Category, m.StatedAt) {
 			continue
 		}
 		byID[m.ID] = m
@@ -107,12 +122,15 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	}
 	for _, r := range recs {
 		data := skip.object("record", r.Data)
-		if data == nil {
+		if data == nil || forgotten(data, r.StatedAt) || (!forgot.Empty() && forgot.Since(r.StatedAt)(r.Key)) {
 			continue
 		}
 		in.Records = append(in.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
 	}
 	if rs, err := st.LatestRollingSummary(ctx, userID); err == nil {
+		if doc := skip.object("rolling summary", rs.Summary); forgotten(doc, rs.UpdatedAt) {
+			rs.Summary, _ = json.Marshal(doc)
+		}
 		in.RollingSummary = rollingText(rs.Summary)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return extract.ContextPack{}, err

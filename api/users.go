@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"maps"
 	"net/http"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
@@ -206,6 +208,9 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("memory_id")
 	now := h.now()
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
+		if err := tx.LockUser(ctx, u.ID); err != nil {
+			return err
+		}
 		m, err := tx.GetMemory(ctx, u.ID, id)
 		if err != nil {
 			return err
@@ -218,13 +223,32 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now, Key: m.Key}); err != nil {
 			return err
 		}
+		if err := jobs.ForgetInSummaries(ctx, tx, u.ID, jobs.Forgetting{Memories: []extract.Mention{{Key: m.Key, Value: m.Value}}}); err != nil {
+			return err
+		}
 		return forgetExports(ctx, tx, u.ID)
 	})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	h.checkpoint(r)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// checkpoint, on SQLite, moves the write-ahead log into the database file
+// and truncates it, as an erase does: the old copies of the pages a forget
+// or memory off rewrote go now, not at the next automatic checkpoint. What
+// was asked is done by then: a checkpoint that fails (a long reader) is
+// logged, and the log is checkpointed later as usual.
+func (h *handlers) checkpoint(r *http.Request) {
+	c, ok := h.Store.(interface{ Checkpoint(context.Context) error })
+	if !ok {
+		return
+	}
+	if err := c.Checkpoint(r.Context()); err != nil {
+		h.log.WarnContext(r.Context(), "checkpoint after forget", slog.String("route", r.Pattern), slog.String("error", err.Error()))
+	}
 }
 
 var categories = map[string]bool{"fact": true, "preference": true, "event": true, "feeling": true, "other": true}
@@ -242,18 +266,36 @@ func (h *handlers) forgetCategory(w http.ResponseWriter, r *http.Request) {
 	now := h.now()
 	var n int64
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		if err := tx.LockUser(ctx, u.ID); err != nil {
+			return err
+		}
 		if err := forgetExports(ctx, tx, u.ID); err != nil {
 			return err
 		}
-		if n, err = tx.DeleteMemories(ctx, u.ID, cat); err != nil || n == 0 {
+		mems, err := tx.ListMemories(ctx, u.ID, store.MemoryFilter{All: true, Category: cat})
+		if err != nil {
 			return err
 		}
-		return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: "category:" + cat, UserID: u.ID, Action: "forget", Actor: "user", At: now})
+		if n, err = tx.DeleteMemories(ctx, u.ID, cat); err != nil {
+			return err
+		}
+		// The marker is kept even when no memory of the category is stored
+		// yet: a session in progress may have said one, and its rolling
+		// summary, or its extraction when it closes, must not keep it.
+		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: "category:" + cat, UserID: u.ID, Action: "forget", Actor: "user", At: now}); err != nil {
+			return err
+		}
+		f := jobs.Forgetting{Category: cat}
+		for _, m := range mems {
+			f.Memories = append(f.Memories, extract.Mention{Key: m.Key, Value: m.Value})
+		}
+		return jobs.ForgetInSummaries(ctx, tx, u.ID, f)
 	})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	h.checkpoint(r)
 	WriteJSON(w, http.StatusOK, map[string]any{"forgotten": n})
 }
 
@@ -282,12 +324,19 @@ func (h *handlers) putSettings(w http.ResponseWriter, r *http.Request) {
 		if *s.MemoryEnabled {
 			return nil
 		}
-		// Memory off: nothing of the user is kept any more, copies included.
+		// Memory off: nothing of the user is kept any more, copies included,
+		// nor what a session in progress buffered and summarised.
+		if err := jobs.MemoryOff(ctx, tx, u.ID); err != nil {
+			return err
+		}
 		return forgetExports(ctx, tx, u.ID)
 	})
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if !*s.MemoryEnabled {
+		h.checkpoint(r)
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "memory_enabled": *s.MemoryEnabled})
 }

@@ -33,7 +33,14 @@ type AppendResult struct {
 	Buffered  int    `json:"buffered"`
 	// Jobs are the rolling-summary jobs this request enqueued.
 	Jobs []store.JobRef `json:"jobs"`
+	// Kept is false when the turns were not kept, for Reason: the user
+	// turned memory off ("memory_disabled").
+	Kept   bool   `json:"kept"`
+	Reason string `json:"reason,omitempty"`
 }
+
+// ReasonMemoryDisabled is why turns of a user with memory off are not kept.
+const ReasonMemoryDisabled = "memory_disabled"
 
 // DecodeMessages reads a messages body strictly.
 func DecodeMessages(body []byte) (MessagesRequest, error) { return decodeStrict[MessagesRequest](body) }
@@ -84,12 +91,26 @@ var ErrSessionClosed = fmt.Errorf("session already closed: %w", store.ErrConflic
 // inside tx, each sealed on its own, and enqueues a rolling-summary job each
 // time the buffer crosses a multiple of the app's RollingSummaryEvery.
 func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req MessagesRequest, now time.Time) (AppendResult, error) {
-	res := AppendResult{SessionID: sessionID, Jobs: []store.JobRef{}}
+	res := AppendResult{SessionID: sessionID, Jobs: []store.JobRef{}, Kept: true}
+	// Memory off keeps nothing of a session in progress: no turn, no
+	// session row, no rolling-summary job; the answer says so.
+	off := func(u store.User) bool {
+		if u.MemoryDisabled {
+			res.Kept, res.Reason = false, ReasonMemoryDisabled
+		}
+		return u.MemoryDisabled
+	}
 	sess, err := tx.GetSessionForUpdate(ctx, sessionID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		if u, err := tx.GetUser(ctx, req.UserID); err == nil && u.App != req.App {
+		// Locked: memory turned off meanwhile waits for these turns, and
+		// deletes them.
+		u, err := tx.GetUserForUpdate(ctx, req.UserID)
+		if err == nil && u.App != req.App {
 			return res, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
+		}
+		if err == nil && off(u) {
+			return res, nil
 		}
 		if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}); err != nil {
 			return res, err
@@ -106,6 +127,11 @@ func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Mess
 		return res, ErrSessionClosed
 	case sess.UserID != req.UserID || sess.App != req.App:
 		return res, invalid("user_id", "does not match the session's user and app")
+	default:
+		u, err := tx.GetUserForUpdate(ctx, req.UserID)
+		if err != nil || off(u) {
+			return res, err
+		}
 	}
 	// The buffer's head, not the buffer: an append costs what it adds.
 	ids := make([]string, len(req.Messages))

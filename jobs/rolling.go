@@ -60,23 +60,46 @@ func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[RollingS
 	now := d.now()
 	res := extract.Rules(app, extract.Session{ID: sess.ID, UserID: sess.UserID, App: sess.App, StartedAt: msgs[0].At,
 		EndedAt: msgs[upto-1].At, Timezone: sess.Timezone, Messages: msgs}, now)
-	summary := maps.Clone(res.SessionSummary)
-	keys := make([]string, 0, len(res.Memories))
-	for _, m := range res.Memories {
-		keys = append(keys, m.Key)
-	}
-	summary["mentioned"] = keys
-	// What was said, not only about what: the context pack shows "name:
-	// Priya; lives in: Seattle". The rules never mine a message with
-	// sensitive data, and RollingFacts leaves out what the merge policy
-	// would refuse.
-	summary["facts"] = extract.RollingFacts(res.Memories)
-	summary["messages_covered"] = upto
-	b, err := json.Marshal(summary)
-	if err != nil {
+	// Written under the user's lock, against what they asked since the
+	// buffer was read: with memory off nothing is kept, and what they forgot
+	// (said before the forget) is neither mentioned nor told.
+	return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		user, err := tx.GetUserForUpdate(ctx, sess.UserID)
+		if err != nil || user.MemoryDisabled {
+			return err
+		}
+		f, err := loadForgets(ctx, tx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		kept := make([]extract.Memory, 0, len(res.Memories))
+		var gone []extract.Mention
+		for _, m := range res.Memories {
+			if f.memory(m) {
+				gone = append(gone, extract.Mention{Key: m.Key, Value: m.Value})
+				continue
+			}
+			kept = append(kept, m)
+		}
+		summary := maps.Clone(res.SessionSummary)
+		extract.UnmentionDropped(summary, gone, kept)
+		keys := make([]string, 0, len(kept))
+		for _, m := range kept {
+			keys = append(keys, m.Key)
+		}
+		summary["mentioned"] = keys
+		// What was said, not only about what: the context pack shows "name:
+		// Priya; lives in: Seattle". The rules never mine a message with
+		// sensitive data, and RollingFacts leaves out what the merge policy
+		// would refuse.
+		summary["facts"] = extract.RollingFacts(kept)
+		summary["messages_covered"] = upto
+		b, err := json.Marshal(summary)
+		if err != nil {
+			return err
+		}
+		_, err = tx.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: sess.ID, UserID: sess.UserID, App: sess.App,
+			Summary: b, MessagesCovered: upto, UpdatedAt: now})
 		return err
-	}
-	_, err = d.Store.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: sess.ID, UserID: sess.UserID, App: sess.App,
-		Summary: b, MessagesCovered: upto, UpdatedAt: now})
-	return err
+	})
 }

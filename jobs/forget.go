@@ -1,0 +1,157 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// Forgetting is what a user asked to forget at once: memories (their keys
+// and values) and, for a category, every key of it.
+type Forgetting struct {
+	Memories []extract.Mention
+	// Category is a category forgotten whole ("" for none): a key of the
+	// vocabulary in it is named wherever it stands, stored or not.
+	Category string
+}
+
+// names is whether a text names what f forgets; the values of rolling
+// facts of its keys are added first (a session in progress said them, and
+// no memory of them may be stored yet).
+func (f Forgetting) names(rolling []map[string]any) func(string) bool {
+	ms := append([]extract.Mention(nil), f.Memories...)
+	subjects := map[string]bool{}
+	for _, m := range ms {
+		subjects[extract.Subject(m.Key)] = true
+	}
+	ofCategory := func(key string) bool {
+		key = strings.ToLower(strings.TrimSpace(key))
+		return f.Category != "" && extract.ValidKey(key) && extract.KeyCategory(key) == f.Category
+	}
+	for _, doc := range rolling {
+		facts, _ := doc["facts"].([]any)
+		for _, x := range facts {
+			fact, _ := x.(map[string]any)
+			key, _ := fact["key"].(string)
+			value, _ := fact["value"].(string)
+			if key != "" && (subjects[extract.Subject(key)] || ofCategory(key)) {
+				ms = append(ms, extract.Mention{Key: key, Value: value})
+			}
+		}
+	}
+	named := extract.Names(ms)
+	return func(s string) bool { return named(s) || ofCategory(s) }
+}
+
+// ForgetInSummaries takes what the user asked to forget out of every text
+// Mnemo derived from their sessions: each session summary (every prompt
+// version) and each rolling summary of a session in progress, rewritten in
+// tx without the list items, lines and facts that name it.
+//
+// The rolling buffer itself is left as it is: forgetting a fact is not
+// deleting the conversation it was said in, any more than it deletes a
+// closed session's kept transcript; the turns go with the buffer's age or
+// memory off. What the buffer says is not summarised again: the forget
+// marker keeps the rolling summary job, and the extraction when the
+// session closes, from bringing it back (statements made before it).
+func ForgetInSummaries(ctx context.Context, tx store.Tx, userID string, f Forgetting) error {
+	rolling, err := tx.ListRollingSummaries(ctx, userID)
+	if err != nil {
+		return err
+	}
+	docs := make([]map[string]any, len(rolling))
+	for i, r := range rolling {
+		_ = json.Unmarshal(r.Summary, &docs[i]) // a summary that is not an object names nothing
+	}
+	names := f.names(docs)
+	for i, r := range rolling {
+		if !extract.Unmention(docs[i], names) {
+			continue
+		}
+		if r.Summary, err = json.Marshal(docs[i]); err != nil {
+			return err
+		}
+		if err := tx.ReplaceRollingSummary(ctx, r); err != nil {
+			return err
+		}
+	}
+	sums, err := tx.ListSummaries(ctx, userID, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	for _, s := range sums {
+		var doc map[string]any
+		if json.Unmarshal(s.Data, &doc) != nil || !extract.Unmention(doc, names) {
+			continue
+		}
+		if s.Data, err = json.Marshal(doc); err != nil {
+			return err
+		}
+		if err := tx.UpsertSummary(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Forgotten are a user's forget markers as a reader of derived text needs
+// them: what was forgotten, and when.
+type Forgotten struct{ f forgets }
+
+// LoadForgotten reads the user's forget markers.
+func LoadForgotten(ctx context.Context, q store.Querier, userID string) (Forgotten, error) {
+	changes, err := q.ListMemoryChangesOf(ctx, userID, "forget")
+	if err != nil {
+		return Forgotten{}, err
+	}
+	return Forgotten{foldForgets(changes)}, nil
+}
+
+// Empty reports whether the user forgot no memory.
+func (g Forgotten) Empty() bool { return len(g.f.keys) == 0 && len(g.f.categories) == 0 }
+
+// Since is whether a text written at or before at names a key the user
+// forgot after it, or a key of a category they forgot after it. Values
+// are not known here (a marker keeps none): the routes that forget rewrite
+// what names them (ForgetInSummaries); this catches what was written before
+// they did, or raced them.
+func (g Forgotten) Since(at time.Time) func(string) bool {
+	var ms []extract.Mention
+	for subject, t := range g.f.keys {
+		if t.After(at) {
+			for _, k := range extract.SubjectKeys(subject) {
+				ms = append(ms, extract.Mention{Key: k})
+			}
+		}
+	}
+	named := extract.Names(ms)
+	return func(s string) bool {
+		if named(s) {
+			return true
+		}
+		key := strings.ToLower(strings.TrimSpace(s))
+		if !extract.ValidKey(key) {
+			return false
+		}
+		t, ok := g.f.categories[extract.KeyCategory(key)]
+		return ok && t.After(at)
+	}
+}
+
+// Memory is whether a memory of key and category said at at was
+// forgotten since.
+func (g Forgotten) Memory(key, category string, at time.Time) bool {
+	return g.f.memory(extract.Memory{Key: key, Category: category, StatedAt: at})
+}
+
+// MemoryOff deletes what a session in progress keeps of a user who turned
+// memory off: their buffered turns and rolling summaries.
+func MemoryOff(ctx context.Context, tx store.Tx, userID string) error {
+	_, err := tx.DeleteUserRolling(ctx, userID)
+	return err
+}
