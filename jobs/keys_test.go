@@ -3,14 +3,17 @@ package jobs_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -137,6 +140,53 @@ func TestResummarizeAfterPromptChange(t *testing.T) {
 			sum, err := x.st.GetSummary(ctx, "c-1")
 			if err != nil || sum.PromptVersion != "coach-v2" || !strings.Contains(string(sum.Data), "Call my mentor this week") {
 				t.Fatalf("newest summary = %+v, %v; want the v2 summary", sum, err)
+			}
+		})
+	}
+}
+
+// TestResummarizeNamesOnlyWhatIsStored (issue 22, item 2): a summary
+// written again from the kept transcript after the user forgot a memory
+// of the session neither names nor counts it.
+func TestResummarizeNamesOnlyWhatIsStored(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			x := setupExtract(t, b, false)
+			x.deps.Apps["mona"].Policy.TranscriptRetention = prompts.Duration(time.Hour)
+			req := monaSession("u-r")
+			req.Messages[2].Content = "I like bazzlefizz."
+			x.waitJob(t, x.closeSession(t, "s-r", req))
+			mems, err := x.st.ListMemories(ctx, "u-r", store.MemoryFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range mems {
+				if m.Key != "likes:bazzlefizz" {
+					continue
+				}
+				if err := x.st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+					if err := tx.DeleteMemory(ctx, "u-r", m.ID); err != nil {
+						return err
+					}
+					return tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: m.ID, UserID: "u-r", Action: "forget", Actor: "user", At: time.Now().UTC(), Key: m.Key})
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.deps.Apps["mona"].PromptVersion = "mona-v2"
+			ins, err := x.q.Insert(ctx, jobs.ResummarizeArgs{SessionID: "s-r", PromptVersion: "mona-v2"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.waitJob(t, ins.ID)
+			sum, err := x.st.GetSummary(ctx, "s-r")
+			var doc map[string]any
+			_ = json.Unmarshal(sum.Data, &doc)
+			if err != nil || sum.PromptVersion != "mona-v2" || strings.Contains(string(sum.Data), "bazzlefizz") || doc["memories"] != float64(len(mems)-1) {
+				t.Fatalf("summary written again = %s (%v); want the %d memories still stored, not the forgotten one", sum.Data, err, len(mems)-1)
 			}
 		})
 	}

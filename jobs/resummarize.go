@@ -81,10 +81,47 @@ func (w *ResummarizeWorker) Work(ctx context.Context, job *river.Job[Resummarize
 			res.Source = extract.SourceFallback
 		}
 	}
+	if err := summarizeStored(ctx, d.Store, sess, res); err != nil {
+		return err
+	}
 	data, err := json.Marshal(res.SessionSummary)
 	if err != nil {
 		return err
 	}
 	return d.Store.UpsertSummary(ctx, store.Summary{SessionID: sess.ID, PromptVersion: app.PromptVersion, UserID: sess.UserID,
 		App: sess.App, Source: res.Source, Data: data, CreatedAt: now})
+}
+
+// summarizeStored makes a summary written again name and count only the
+// memories the session stored that are still stored: not one the merge
+// policy refused, nor one the user has forgotten since (issue 22).
+func summarizeStored(ctx context.Context, q store.Querier, sess store.Session, res extract.Result) error {
+	stmts, err := q.ListStatements(ctx, sess.UserID, nil)
+	if err != nil {
+		return err
+	}
+	stored := map[string]bool{}
+	for _, st := range stmts {
+		if st.SessionID == sess.ID {
+			stored[extract.Subject(st.Key)] = true
+		}
+	}
+	var kept []extract.Memory
+	var gone []extract.Mention
+	for _, m := range res.Memories {
+		key := m.Key
+		if k, ok := extract.CanonicalKey(key); ok {
+			key = k
+		}
+		if stored[extract.Subject(key)] {
+			kept = append(kept, m)
+		} else {
+			gone = append(gone, extract.Mention{Key: m.Key, Value: m.Value})
+		}
+	}
+	extract.UnmentionDropped(res.SessionSummary, gone, kept)
+	if _, ok := res.SessionSummary["memories"]; ok {
+		res.SessionSummary["memories"] = len(kept)
+	}
+	return nil
 }
