@@ -262,10 +262,11 @@ func (l *LLM) Extract(ctx context.Context, app *prompts.App, s Session) (Result,
 		return res, &PermanentError{Err: fmt.Errorf("encode answer: %w", err)}
 	}
 	res.Raw = raw
-	res.Memories = memoriesFrom(app, s, merged["memories"])
+	res.Memories, res.Dropped = memoriesFrom(app, s, merged["memories"])
 	res.ProfileUpdates = objectFrom(merged["profile_updates"])
 	res.SessionSummary = objectFrom(merged["session_summary"])
-	res.Dropped = []Dropped{}
+	res.Dropped = append(res.Dropped, dropDates(s, res.ProfileUpdates)...)
+	res.Dropped = append(res.Dropped, dropDates(s, res.SessionSummary)...)
 	Screen(&res, app.Policy, s) // the model's answer passes the same gate as the rules'
 	return res, nil
 }
@@ -860,8 +861,9 @@ func uniteLists(first, second []any) []any {
 // eventDateFrom), expiry by the app's TTL for the category from the end of
 // the session or, for an event still to come, from the end of its day in
 // the user's zone, source message IDs the session does not have cleared,
-// and one memory per key (the last).
-func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
+// and one memory per key (the last). An event date outside DateRange is
+// dropped, the memory kept without it, and reported in dropped.
+func memoriesFrom(app *prompts.App, s Session, v any) (mems []Memory, dropped []Dropped) {
 	items, _ := v.([]any)
 	ids := make(map[string]bool, len(s.Messages))
 	for _, m := range s.Messages {
@@ -870,6 +872,7 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 	end := sessionEnd(s)
 	loc := sessionZone(s.Timezone)
 	out := []Memory{}
+	dropped = []Dropped{}
 	byKey := map[string]int{}
 	for _, it := range items {
 		o, ok := it.(map[string]any)
@@ -891,7 +894,14 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 			m.SourceMessageID = ""
 		}
 		if m.Category == CategoryEvent {
-			m.EventDate, m.Wording = eventDateFrom(o)
+			var inRange bool
+			m.EventDate, m.Wording, inRange = eventDateFrom(o, s)
+			if !inRange {
+				d := Dropped{MessageID: m.SourceMessageID, Reason: DropDateOutOfRange}
+				if !slices.Contains(dropped, d) {
+					dropped = append(dropped, d)
+				}
+			}
 		}
 		if ttl, ok := app.Policy.MemoryTTL[m.Category]; ok {
 			t := ttlStart(m, end, loc).Add(time.Duration(ttl))
@@ -904,23 +914,49 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 		byKey[m.Key] = len(out)
 		out = append(out, m)
 	}
-	return out
+	return out, dropped
 }
 
 // eventDateFrom reads an event memory's "event_date" and "wording". The
-// schema checks the date's shape; a date no calendar has (2026-02-30) is
-// dropped with its wording, and the memory kept without them. Wording is
-// kept only with a date, trimmed and at most MaxValueRunes long.
-func eventDateFrom(o map[string]any) (date, wording string) {
+// schema checks the date's shape; a date no calendar has (2026-02-30), or
+// one outside DateRange of the session (inRange false), is dropped with its
+// wording, and the memory kept without them. Wording is kept only with a
+// date, trimmed and at most MaxValueRunes long.
+func eventDateFrom(o map[string]any, s Session) (date, wording string, inRange bool) {
 	date = strings.TrimSpace(answerString(o["event_date"]))
 	if !ValidDate(date) {
-		return "", ""
+		return "", "", true
+	}
+	if !DateInRange(date, s.StartedAt, sessionEnd(s), sessionZone(s.Timezone)) {
+		return "", "", false
 	}
 	wording = strings.Join(strings.Fields(answerString(o["wording"])), " ")
 	if utf8.RuneCountInString(wording) > MaxValueRunes {
 		wording = ""
 	}
-	return date, wording
+	return date, wording, true
+}
+
+// dropDates removes from an answer object (profile updates, a session
+// summary) the dates outside DateRange of the session: the string values of
+// its fields named *_date, such as Elder Tree's recovery_start_date. Each
+// removal is reported as DropDateOutOfRange.
+func dropDates(s Session, obj map[string]any) []Dropped {
+	dropped := false
+	for k, v := range obj {
+		date, ok := v.(string)
+		if !ok || !strings.HasSuffix(k, "_date") {
+			continue
+		}
+		if !DateInRange(strings.TrimSpace(date), s.StartedAt, sessionEnd(s), sessionZone(s.Timezone)) {
+			delete(obj, k)
+			dropped = true
+		}
+	}
+	if dropped {
+		return []Dropped{{Reason: DropDateOutOfRange}}
+	}
+	return nil
 }
 
 // sessionEnd is when the session ended: EndedAt, or else its last known time.

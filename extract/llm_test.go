@@ -2,10 +2,12 @@ package extract_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -857,5 +859,68 @@ func TestPooledTransportSizedToConcurrency(t *testing.T) {
 	}
 	if tr := extract.NewTransport(); tr.MaxIdleConnsPerHost != 64 {
 		t.Fatalf("default transport keeps %d idle connections per host", tr.MaxIdleConnsPerHost)
+	}
+}
+
+// TestLLMEventDateOutOfRangeIsDropped is issue 22 item 6: an event_date of
+// 9999-12-31 made the memory expire in the year 10000, which neither JSON
+// nor SQLite's timestamps hold, and 0001-01-01 was taken too. A date
+// outside extract.DateRange of the session is dropped with its wording and
+// reported; the memory stays, expiring from the session's end. The edges of
+// the range are kept.
+func TestLLMEventDateOutOfRangeIsDropped(t *testing.T) {
+	t.Parallel()
+	s := llmWeddingSession()
+	chicago, err := time.LoadLocation(s.Timezone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := extract.DateRange(s.StartedAt, s.EndedAt, chicago)
+	for date, kept := range map[string]bool{
+		"9999-12-31": false, "0001-01-01": false, "2037-11-24": false, "1926-11-22": false,
+		last.Format(time.DateOnly): true, first.Format(time.DateOnly): true,
+	} {
+		b := setupLLM(t)
+		b.server.Push(llmtest.Valid(llmWeddingAnswer(`"`+date+`"`, `"some day"`)))
+		res, err := b.extract(t, "mona", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wedding := res.Memories[0]
+		dropped := slices.Contains(res.Dropped, extract.Dropped{MessageID: "m1", Reason: extract.DropDateOutOfRange})
+		if kept {
+			if wedding.EventDate != date || dropped {
+				t.Errorf("%s: wedding %+v, dropped %v; want the date at the edge of the range kept", date, wedding, res.Dropped)
+			}
+			continue
+		}
+		if wedding.Value != "sister's wedding" || wedding.EventDate != "" || wedding.Wording != "" || !dropped {
+			t.Errorf("%s: wedding %+v, dropped %v; want the memory without its date, and %s reported", date, wedding, res.Dropped, extract.DropDateOutOfRange)
+		}
+		if want := s.EndedAt.Add(7 * 24 * time.Hour); wedding.ExpiresAt == nil || !wedding.ExpiresAt.Equal(want) {
+			t.Errorf("%s: wedding expires %v, want %v (from the session's end)", date, wedding.ExpiresAt, want)
+		}
+		if _, err := json.Marshal(res); err != nil {
+			t.Errorf("%s: the result cannot be encoded: %v", date, err)
+		}
+	}
+}
+
+// TestLLMProfileDateOutOfRangeIsDropped: Elder Tree's recovery_start_date
+// from a model is bounded as event dates are.
+func TestLLMProfileDateOutOfRangeIsDropped(t *testing.T) {
+	t.Parallel()
+	for date, kept := range map[string]bool{"9999-12-31": false, "0001-01-01": false, "2026-10-01": true} {
+		b := setupLLM(t)
+		b.server.Push(llmtest.Valid(strings.Replace(llmElderAnswer, `"has_sponsor":true`, `"has_sponsor":true,"recovery_start_date":"`+date+`"`, 1)))
+		res, err := b.extract(t, "eldertree", llmSession("eldertree"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, has := res.ProfileUpdates["recovery_start_date"]
+		dropped := slices.Contains(res.Dropped, extract.Dropped{Reason: extract.DropDateOutOfRange})
+		if has != kept || dropped == kept || res.ProfileUpdates["has_sponsor"] != true {
+			t.Errorf("%s: profile updates %v, dropped %v; want the date kept %v", date, res.ProfileUpdates, res.Dropped, kept)
+		}
 	}
 }
