@@ -924,3 +924,82 @@ func TestLLMProfileDateOutOfRangeIsDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestLLMImpossibleUsageIsCounted is issue 22 item 7: an endpoint that
+// reports prompt_tokens of -1e9 made the extraction job panic (a
+// Prometheus counter cannot go down) and stored negative tokens. A count no
+// call can have is replaced by the extractor's own count of the request and
+// the answer; a plausible one is believed.
+func TestLLMImpossibleUsageIsCounted(t *testing.T) {
+	t.Parallel()
+	for name, usage := range map[string][2]int{
+		"negative prompt":     {-1_000_000_000, 20},
+		"negative completion": {100, -7},
+		"absurd":              {1 << 40, 1 << 40},
+	} {
+		b := setupLLM(t)
+		b.server.Push(llmtest.WithUsage(usage[0], usage[1], llmtest.Valid(llmMonaAnswer)))
+		res, err := b.extract(t, "mona", llmSession("mona"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		u := res.Usage
+		if u.InputTokens <= 0 || u.InputTokens > 100_000 || u.OutputTokens <= 0 || u.OutputTokens > 100_000 || u.Calls != 1 {
+			t.Errorf("%s: usage %+v; want the call's own counts", name, u)
+		}
+		if usage[0] == 100 && u.InputTokens != 100 {
+			t.Errorf("%s: input tokens %d; the plausible count 100 is believed", name, u.InputTokens)
+		}
+		if c := b.llm.Cost(u); c < 0 || c > 1 {
+			t.Errorf("%s: cost %v", name, c)
+		}
+	}
+}
+
+// manyMemories is a Mona answer of n memories, the i-th of importance i%100.
+func manyMemories(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"key":"likes:thing_%d","value":"thing %d","category":"preference","importance":%d,"confidence":0.9,"source_message_id":"m1"}`, i, i, i%100)
+	}
+	return `{"memories":[` + strings.Join(items, ",") + `],"session_summary":{"summary":"Many things.","topics":[]}}`
+}
+
+// TestLLMMemoriesPerAnswerAreCapped is issue 22 item 7: an answer of 5,000
+// memories stored them all. LLMConfig.MaxMemories (50 by default) keeps the
+// most important, and the rest are counted in Cut and reported in Dropped.
+func TestLLMMemoriesPerAnswerAreCapped(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ max, n, want int }{{0, 5000, extract.DefaultMaxMemories}, {10, 12, 10}, {10, 10, 10}} {
+		b := setupLLM(t, func(cfg *extract.LLMConfig) { cfg.MaxMemories = c.max })
+		b.server.Push(llmtest.Valid(manyMemories(c.n)))
+		res, err := b.extract(t, "mona", llmSession("mona"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Memories) != c.want || res.Cut != c.n-c.want {
+			t.Errorf("max %d of %d: %d memories kept, %d cut; want %d and %d", c.max, c.n, len(res.Memories), res.Cut, c.want, c.n-c.want)
+			continue
+		}
+		// The importances of the answer, most first: the want-th is the least kept.
+		all := make([]int, c.n)
+		for i := range all {
+			all[i] = i % 100
+		}
+		slices.SortFunc(all, func(a, b int) int { return b - a })
+		least := 100
+		for _, m := range res.Memories {
+			least = min(least, m.Importance)
+		}
+		capped := slices.Contains(res.Dropped, extract.Dropped{MessageID: "m1", Reason: extract.DropMemoryCap})
+		if c.n > c.want && (!capped || least != all[c.want-1]) {
+			t.Errorf("max %d of %d: least importance kept %d, dropped %v; want the most important kept and the cut reported", c.max, c.n, least, res.Dropped)
+		}
+		if c.n == c.want && (capped || res.Cut != 0) {
+			t.Errorf("an answer at the cap reports a cut: %v", res.Dropped)
+		}
+	}
+	if _, err := extract.NewLLM(extract.LLMConfig{Model: "m", MaxMemories: -1}); err == nil {
+		t.Error("a negative MaxMemories is accepted")
+	}
+}
