@@ -5,6 +5,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -254,17 +255,30 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 	})
 }
 
-// WriteJSON writes v as a JSON response.
+// WriteJSON writes v as a JSON response. v is encoded before the status is
+// sent: a value that cannot be encoded (a time after the year 9999, a NaN)
+// answers 500 with the error shape, never the status asked for with an
+// empty or partial body.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		buf.Reset()
+		status = http.StatusInternalServerError
+		_ = json.NewEncoder(&buf).Encode(errorBody("internal", "the response could not be encoded"))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func errorBody(code, message string) map[string]any {
+	return map[string]any{"error": map[string]string{"code": code, "message": message}}
 }
 
 // WriteError writes the one error shape: {"error": {"code", "message"}}.
 func WriteError(w http.ResponseWriter, status int, code, message string) {
-	WriteJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": message}})
+	WriteJSON(w, status, errorBody(code, message))
 }
 
 // StatusFor maps an internal error onto an HTTP status and public code,

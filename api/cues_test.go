@@ -96,7 +96,7 @@ func TestProfileEditsRaiseCues(t *testing.T) {
 
 			// The next session's pack acknowledges both.
 			text := pack("u-sam")
-			for _, want := range []string{"Has stopped going to AA Tuesday group meetings", "Sponsor changed from Dave to Linda"} {
+			for _, want := range []string{`Has stopped going to "AA Tuesday group" meetings`, `Sponsor changed from "Dave" to "Linda"`} {
 				if !strings.Contains(text, want) {
 					t.Errorf("pack lacks %q:\n%s", want, text)
 				}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -140,6 +144,63 @@ func BenchmarkAppendMessages(b *testing.B) {
 				if rec := call(srv, "POST", "/v1/sessions/"+session+"/messages", body(session, buffered), "application/json"); rec.Code != 202 {
 					b.Fatalf("append = %d %s", rec.Code, rec.Body)
 				}
+			}
+		})
+	}
+}
+
+// TestWriteJSONNeverAnswers200OnEncodeError is issue 22 item 6: a value
+// encoding/json refuses (a time after the year 9999, a NaN) used to leave a
+// 200 with an empty body. It is a 500 with the error shape.
+func TestWriteJSONNeverAnswers200OnEncodeError(t *testing.T) {
+	t.Parallel()
+	for name, v := range map[string]any{
+		"year 10000": map[string]any{"expires_at": time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
+		"NaN":        map[string]any{"score": math.NaN()},
+	} {
+		rec := httptest.NewRecorder()
+		api.WriteJSON(rec, http.StatusOK, v)
+		var out struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		if rec.Code != 500 || json.Unmarshal(rec.Body.Bytes(), &out) != nil || out.Error.Code != "internal" {
+			t.Errorf("%s: %d %q; want 500 with the error shape", name, rec.Code, rec.Body.String())
+		}
+	}
+	rec := httptest.NewRecorder()
+	api.WriteJSON(rec, http.StatusAccepted, map[string]int{"n": 1})
+	if rec.Code != 202 || rec.Body.String() != "{\"n\":1}\n" {
+		t.Fatalf("a plain value = %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// TestMemoryPastYear9999IsNotAnEmpty200: a memory stored with an expiry
+// after the year 9999 (before dates were bounded) made GET …/memories answer
+// 200 with an empty body on Postgres; on either database it is now an
+// answer with the error shape, never an empty 200.
+func TestMemoryPastYear9999IsNotAnEmpty200(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			srv, st, _ := setupAPI(t, b)
+			ctx := context.Background()
+			at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+			if err := st.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			if err := st.InsertMemory(ctx, store.Memory{ID: "m-1", UserID: "u-1", Key: "event:launch", Value: "launch", Category: "event",
+				Importance: 5, Confidence: 0.9, Status: store.MemoryActive, ExpiresAt: &far, EventDate: "9999-12-31",
+				CreatedAt: at, UpdatedAt: at, StatedAt: at}); err != nil {
+				t.Skipf("%s refuses the year 10000 at the door: %v", b.Name, err)
+			}
+			rec := call(srv, "GET", "/v1/users/u-1/memories", "", "")
+			if rec.Code == 200 && !json.Valid(rec.Body.Bytes()) {
+				t.Fatalf("GET memories = 200 %q; an encode error must never be a 200", rec.Body.String())
+			}
+			if rec.Code != 200 && !strings.Contains(rec.Body.String(), `{"error":{"code":`) {
+				t.Fatalf("GET memories = %d %q; want the error shape", rec.Code, rec.Body.String())
 			}
 		})
 	}

@@ -21,7 +21,7 @@ func packCoach(in PackInput) packPlan {
 		packSection{"recognition", "LAST RECOGNITION MOMENT:"},
 	)
 	prof := in.Profile
-	if name := cmp.Or(packValue(prof["preferred_name"]), packClean(in.DisplayName, packValueRunes)); name != "" {
+	if name := cmp.Or(packValue(prof["preferred_name"]), packQuote(in.DisplayName, packValueRunes)); name != "" {
 		p.add(packItem{section: client, prio: 0, text: "Name: " + name})
 	}
 	list := func(field string, prio int, g *packGroup, prefix string) {
@@ -76,11 +76,15 @@ func packCoach(in PackInput) packPlan {
 	for _, s := range in.Summaries {
 		// A moment is a string, or a list of which the first counts.
 		r := packClean(text(s.Data["recognition_moment"]), packTextRunes)
-		if ms := packStrings(s.Data["recognition_moment"]); r == "" && len(ms) > 0 {
-			r = ms[0]
+		if list, ok := s.Data["recognition_moment"].([]any); r == "" && ok {
+			for _, m := range list {
+				if r = packClean(text(m), packValueRunes); r != "" {
+					break
+				}
+			}
 		}
 		if r != "" {
-			p.add(packItem{section: recognition, prio: 40, text: packDate(s.At) + ": " + r, cut: true})
+			p.add(packCutItem(recognition, 40, packDate(s.At)+": ", r))
 			break
 		}
 	}

@@ -88,7 +88,7 @@ func ResolveDate(text string, ref time.Time, loc *time.Location) (DateMention, b
 //
 // Numeric dates with slashes or dots ("12/14", "3.4.") are left alone: the
 // order of day and month is the writer's convention, which is not known.
-// Results outside the years 1 to 9999 are dropped.
+// Results outside DateRange(ref, ref, loc) are dropped.
 func ResolveDatesTense(text string, ref time.Time, loc *time.Location, tense Tense) []DateMention {
 	return resolveDates(text, ref, loc, tense, false)
 }
@@ -103,6 +103,7 @@ func resolveDates(text string, ref time.Time, loc *time.Location, tense Tense, g
 	}
 	y, m, d := ref.In(loc).Date()
 	today := civil(y, m, d)
+	first, last := DateRange(ref, ref, loc)
 	var toks []dateToken
 	if guess {
 		toks = dateTokens(text)
@@ -114,7 +115,7 @@ func resolveDates(text string, ref time.Time, loc *time.Location, tense Tense, g
 			t = tenseAround(toks, e.start, e.end)
 		}
 		day, ok := e.resolve(today, t)
-		if !ok || day.Year() < 1 || day.Year() > 9999 {
+		if !ok || day.Before(first) || day.After(last) {
 			continue
 		}
 		out = append(out, DateMention{Date: day.Format(time.DateOnly), Wording: text[e.start:e.end], Start: e.start, End: e.end})
@@ -138,6 +139,57 @@ func EndOfDate(date string, loc *time.Location) (time.Time, bool) {
 		loc = time.UTC
 	}
 	return time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, loc), true
+}
+
+// The range of a date a model, a user's words or a client may give for a
+// session: from DatePastYears before the day the session started to
+// DateFutureYears after the day it ended, as calendar days in the session's
+// zone. An event further back is history, one further ahead a plan no one
+// makes; and a date near the year 1 or 9999 breaks the arithmetic built on
+// it (a 9999-12-31 event plus its TTL is in the year 10000, which JSON and
+// SQLite's text timestamps cannot hold). A date outside is dropped, with a
+// Dropped reason DropDateOutOfRange. The JSON Schemas of the apps whose
+// answers carry dates say the same to the model.
+const (
+	DatePastYears   = 100
+	DateFutureYears = 10
+)
+
+// DropDateOutOfRange is the Dropped reason of a date outside DateRange.
+const DropDateOutOfRange = "date_out_of_range"
+
+// DateRange is the first and last civil day a date about a session that ran
+// from start to end may name, at midnight UTC; loc (nil is UTC) is the
+// session's zone.
+func DateRange(start, end time.Time, loc *time.Location) (first, last time.Time) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if end.Before(start) {
+		end = start
+	}
+	sy, sm, sd := start.In(loc).Date()
+	ey, em, ed := end.In(loc).Date()
+	first, last = civil(sy-DatePastYears, sm, sd), civil(ey+DateFutureYears, em, ed)
+	// A session without a time (the year 1) still names no year before 1.
+	if lo := civil(1, 1, 1); first.Before(lo) {
+		first = lo
+	}
+	if hi := civil(9999, 12, 31); last.After(hi) {
+		last = hi
+	}
+	return first, last
+}
+
+// DateInRange reports whether date is a civil date written YYYY-MM-DD within
+// DateRange(start, end, loc).
+func DateInRange(date string, start, end time.Time, loc *time.Location) bool {
+	if !ValidDate(date) {
+		return false
+	}
+	d, _ := time.Parse(time.DateOnly, date)
+	first, last := DateRange(start, end, loc)
+	return !d.Before(first) && !d.After(last)
 }
 
 // ValidDate reports whether s is a civil date written YYYY-MM-DD.

@@ -319,3 +319,32 @@ func FuzzResolveDate(f *testing.F) {
 		}
 	})
 }
+
+// TestResolveDatesWithinRange: a date the user's words name is kept only
+// within extract.DateRange of when it was said (issue 22 item 6), as a
+// model's dates are.
+func TestResolveDatesWithinRange(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"the launch is on December 14, 2199": "",
+		"we married on 14 December 1901":     "",
+		"the lease ends on 2036-11-24":       "2036-11-24",
+		"in 10 years I retire":               "2036-11-24",
+		"my father was born 1926-11-24":      "1926-11-24",
+		"my grandfather was born 1926-11-23": "",
+	} {
+		got, ok := extract.ResolveDate(text, tuesdayNoonBerlin, time.UTC)
+		if (want == "" && ok) || (want != "" && got.Date != want) {
+			t.Errorf("%q: %+v, %v; want %q", text, got, ok, want)
+		}
+	}
+	first, last := extract.DateRange(tuesdayNoonBerlin, tuesdayNoonBerlin.Add(time.Hour), nil)
+	if first.Format(time.DateOnly) != "1926-11-24" || last.Format(time.DateOnly) != "2036-11-24" {
+		t.Errorf("DateRange = %s to %s", first, last)
+	}
+	for _, d := range []string{"9999-12-31", "0001-01-01", "2036-11-25", "1926-11-23", "2026-02-30"} {
+		if extract.DateInRange(d, tuesdayNoonBerlin, tuesdayNoonBerlin, nil) {
+			t.Errorf("%s is in range", d)
+		}
+	}
+}

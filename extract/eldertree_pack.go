@@ -26,7 +26,7 @@ func packElderTree(in PackInput) packPlan {
 	sums := in.Summaries[:min(len(in.Summaries), packSessions)]
 
 	// USER CONTEXT
-	name := cmp.Or(packValue(prof["preferred_name"]), packClean(in.DisplayName, packValueRunes))
+	name := cmp.Or(packValue(prof["preferred_name"]), packQuote(in.DisplayName, packValueRunes))
 	addiction := packValue(prof["addiction_type"])
 	var who string
 	switch {

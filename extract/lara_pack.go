@@ -56,7 +56,7 @@ func packLara(in PackInput) packPlan {
 		}
 		return s
 	}
-	name := cmp.Or(packClean(in.DisplayName, packValueRunes), packValue(in.Profile["preferred_name"]), packValue(in.Profile["name"]))
+	name := cmp.Or(packQuote(in.DisplayName, packValueRunes), packValue(in.Profile["preferred_name"]), packValue(in.Profile["name"]))
 	if name = safe(learner, name); name != "" {
 		p.add(packItem{section: learner, prio: 0, text: "Name: " + name})
 	}
@@ -93,7 +93,7 @@ func packLara(in PackInput) packPlan {
 				continue
 			}
 			s := packValue(packFirst(r.Data, "style", "reinforcement_style", "current_style"))
-			style = safe(reinforcement, cmp.Or(s, packHuman(r.Key)))
+			style = safe(reinforcement, cmp.Or(s, packQuote(packHuman(r.Key), packValueRunes)))
 		case "preference":
 			for _, pr := range packLaraPrefs(r) {
 				k := fmt.Sprint(pr.like) + labelKey(pr.item)
@@ -144,7 +144,7 @@ type packPref struct {
 
 // packLaraConcept renders a learning record: its concept, mastery and difficulty.
 func packLaraConcept(r Record) string {
-	concept := cmp.Or(packValue(packFirst(r.Data, "concept", "concept_name")), packHuman(r.Key))
+	concept := cmp.Or(packValue(packFirst(r.Data, "concept", "concept_name")), packQuote(packHuman(r.Key), packValueRunes))
 	if concept == "" {
 		return ""
 	}
@@ -190,15 +190,15 @@ func packLaraPrefs(r Record) []packPref {
 	item := packValue(packFirst(r.Data, "item", "value"))
 	key := strings.TrimSpace(r.Key)
 	if thing, ok := strings.CutPrefix(key, "favorite_"); ok && item != "" {
-		item += " (favorite " + packHuman(thing) + ")"
+		item += " (favorite " + packLabel(thing, "thing") + ")"
 	}
 	switch {
 	case strings.HasPrefix(key, "likes:"):
-		return []pr{{true, cmp.Or(item, packHuman(strings.TrimPrefix(key, "likes:")))}}
+		return []pr{{true, cmp.Or(item, packQuote(packHuman(strings.TrimPrefix(key, "likes:")), packValueRunes))}}
 	case strings.HasPrefix(key, "dislikes:"):
-		return []pr{{false, cmp.Or(item, packHuman(strings.TrimPrefix(key, "dislikes:")))}}
+		return []pr{{false, cmp.Or(item, packQuote(packHuman(strings.TrimPrefix(key, "dislikes:")), packValueRunes))}}
 	}
-	item = cmp.Or(item, packHuman(key))
+	item = cmp.Or(item, packQuote(packHuman(key), packValueRunes))
 	switch packKind(text(packFirst(r.Data, "polarity", "kind", "type"))) {
 	case "like", "likes":
 		return []pr{{true, item}}

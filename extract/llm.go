@@ -69,7 +69,17 @@ type LLMConfig struct {
 	// LimitMaxWait is the longest a call waits for its turn under those
 	// limits before failing with a *LimitWaitError; 0 is DefaultLimitMaxWait.
 	LimitMaxWait time.Duration
+	// MaxMemories is the most memories kept of one answer (of all its parts
+	// together); the rest are cut (see Extract). 0 is DefaultMaxMemories.
+	MaxMemories int
 }
+
+// DefaultMaxMemories is LLMConfig.MaxMemories when 0: more than a session
+// says about a user, far less than a runaway answer holds.
+const DefaultMaxMemories = 50
+
+// DropMemoryCap is the Dropped reason of a memory cut by LLMConfig.MaxMemories.
+const DropMemoryCap = "memory_cap"
 
 // LLM extracts memories, profile updates and summaries with a chat model. It
 // is safe for concurrent use.
@@ -83,6 +93,7 @@ type LLM struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limit   *Limiter // nil: no limits
+	maxMems int
 
 	mu      sync.Mutex
 	formats map[string]respFormat // by app: the best response format the endpoint accepted
@@ -128,6 +139,9 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 	if cfg.Concurrency < 0 {
 		return nil, fmt.Errorf("llm config: concurrency %d is negative", cfg.Concurrency)
 	}
+	if cfg.MaxMemories < 0 {
+		return nil, fmt.Errorf("llm config: max memories %d is negative", cfg.MaxMemories)
+	}
 	limit, err := NewLimiter(LimitConfig{RequestsPerMinute: cfg.RequestsPerMinute, TokensPerMinute: cfg.TokensPerMinute,
 		MaxWait: cfg.LimitMaxWait, Now: cfg.Now})
 	if err != nil {
@@ -148,6 +162,7 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		limit:   limit,
+		maxMems: cmp.Or(cfg.MaxMemories, DefaultMaxMemories),
 		formats: map[string]respFormat{},
 	}
 	if l.prices == nil {
@@ -188,6 +203,9 @@ func NewPooledTransport(conns int) *http.Transport {
 // Model is the configured model.
 func (l *LLM) Model() string { return l.model }
 
+// MaxMemories is the most memories kept of one answer (LLMConfig.MaxMemories).
+func (l *LLM) MaxMemories() int { return l.maxMems }
+
 // Limiter is the rate limiter of the model's calls; nil without limits.
 func (l *LLM) Limiter() *Limiter { return l.limit }
 
@@ -206,7 +224,14 @@ func (l *LLM) Cost(u Usage) float64 { return l.prices.Cost(u) }
 // merged: lists at the top level (memories) are concatenated; in objects
 // (profile_updates, session_summary) a later part's value wins, except that
 // lists are united (the later part's items first, without repeats, cut to the
-// schema's maxItems). Memories of the same key keep the last.
+// schema's maxItems). Memories of the same key keep the last. Of more than
+// LLMConfig.MaxMemories memories, the most important are kept (ties in the
+// answer's order); Result.Cut counts the others, each reported in Dropped
+// as DropMemoryCap with its source message.
+//
+// The token usage an endpoint reports is believed only when it is a count a
+// call can have: from 0 to maxCallTokens. Another (a negative number, say)
+// is replaced by Mnemo's own count of what was sent or answered.
 //
 // Errors are classified for the job layer: *RateLimitError, *TransientError
 // (see IsTransient and RetryAfter), *InvalidAnswerError after a failed repair
@@ -262,10 +287,12 @@ func (l *LLM) Extract(ctx context.Context, app *prompts.App, s Session) (Result,
 		return res, &PermanentError{Err: fmt.Errorf("encode answer: %w", err)}
 	}
 	res.Raw = raw
-	res.Memories = memoriesFrom(app, s, merged["memories"])
+	res.Memories, res.Dropped = memoriesFrom(app, s, merged["memories"])
+	res.Memories, res.Cut = capMemories(res.Memories, l.maxMems, &res.Dropped)
 	res.ProfileUpdates = objectFrom(merged["profile_updates"])
 	res.SessionSummary = objectFrom(merged["session_summary"])
-	res.Dropped = []Dropped{}
+	res.Dropped = append(res.Dropped, dropDates(s, res.ProfileUpdates)...)
+	res.Dropped = append(res.Dropped, dropDates(s, res.SessionSummary)...)
 	Screen(&res, app.Policy, s) // the model's answer passes the same gate as the rules'
 	return res, nil
 }
@@ -562,8 +589,10 @@ func (l *LLM) call(ctx context.Context, app *prompts.App, msgs []openai.ChatComp
 			return "", err
 		}
 		resp, err := l.send(ctx, req)
+		var in, out int
 		if err == nil {
-			permit.Settle(resp.Usage.PromptTokens + resp.Usage.CompletionTokens)
+			in, out = l.callUsage(app.Name, req, resp)
+			permit.Settle(in + out)
 		} else {
 			permit.Settle(0)
 			var rl *RateLimitError
@@ -572,8 +601,8 @@ func (l *LLM) call(ctx context.Context, app *prompts.App, msgs []openai.ChatComp
 			}
 		}
 		if err == nil {
-			u.InputTokens += resp.Usage.PromptTokens
-			u.OutputTokens += resp.Usage.CompletionTokens
+			u.InputTokens += in
+			u.OutputTokens += out
 			u.Calls++
 			if len(resp.Choices) == 0 {
 				return "", nil
@@ -590,6 +619,71 @@ func (l *LLM) call(ctx context.Context, app *prompts.App, msgs []openai.ChatComp
 		}
 		return "", err
 	}
+}
+
+// maxCallTokens bounds the tokens an endpoint may report for one call, in
+// or out: no model reads or writes ten million tokens at once.
+const maxCallTokens = 10_000_000
+
+// callUsage is the input and output tokens of one answered call: what the
+// endpoint reports, unless that is no count a call can have (negative, or
+// beyond maxCallTokens), which would make a metric go down, a budget be paid
+// back or a stored cost be negative. Such a count is replaced by Mnemo's own
+// count of the request's messages or of the answer, with a warning that
+// gives the numbers only.
+func (l *LLM) callUsage(app string, req openai.ChatCompletionRequest, resp openai.ChatCompletionResponse) (in, out int) {
+	in, out = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	valid := func(n int) bool { return n >= 0 && n <= maxCallTokens }
+	if valid(in) && valid(out) {
+		return in, out
+	}
+	l.log.Warn("llm endpoint reported a token usage no call has; counting the call's tokens instead",
+		slog.String("app", app), slog.String("model", l.model),
+		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens))
+	if !valid(in) {
+		in = 3
+		for _, m := range req.Messages {
+			in += 4 + CountTokens(m.Content)
+		}
+	}
+	if !valid(out) {
+		out = 0
+		for _, c := range resp.Choices {
+			out += CountTokens(c.Message.Content)
+		}
+	}
+	return in, out
+}
+
+// capMemories keeps the max most important of mems (ties in their order),
+// in their order, and reports each one cut in dropped as DropMemoryCap (once
+// per source message); cut is how many were.
+func capMemories(mems []Memory, max int, dropped *[]Dropped) (kept []Memory, cut int) {
+	if max <= 0 || len(mems) <= max {
+		return mems, 0
+	}
+	order := make([]int, len(mems))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(mems[b].Importance, mems[a].Importance) })
+	keep := make([]bool, len(mems))
+	for _, i := range order[:max] {
+		keep[i] = true
+	}
+	kept = make([]Memory, 0, max)
+	reported := map[string]bool{}
+	for i, m := range mems {
+		if keep[i] {
+			kept = append(kept, m)
+			continue
+		}
+		if !reported[m.SourceMessageID] {
+			reported[m.SourceMessageID] = true
+			*dropped = append(*dropped, Dropped{MessageID: m.SourceMessageID, Reason: DropMemoryCap})
+		}
+	}
+	return kept, len(mems) - max
 }
 
 // estimate is the input tokens of req for the tokens-per-minute limit:
@@ -860,8 +954,9 @@ func uniteLists(first, second []any) []any {
 // eventDateFrom), expiry by the app's TTL for the category from the end of
 // the session or, for an event still to come, from the end of its day in
 // the user's zone, source message IDs the session does not have cleared,
-// and one memory per key (the last).
-func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
+// and one memory per key (the last). An event date outside DateRange is
+// dropped, the memory kept without it, and reported in dropped.
+func memoriesFrom(app *prompts.App, s Session, v any) (mems []Memory, dropped []Dropped) {
 	items, _ := v.([]any)
 	ids := make(map[string]bool, len(s.Messages))
 	for _, m := range s.Messages {
@@ -870,6 +965,7 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 	end := sessionEnd(s)
 	loc := sessionZone(s.Timezone)
 	out := []Memory{}
+	dropped = []Dropped{}
 	byKey := map[string]int{}
 	for _, it := range items {
 		o, ok := it.(map[string]any)
@@ -891,7 +987,14 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 			m.SourceMessageID = ""
 		}
 		if m.Category == CategoryEvent {
-			m.EventDate, m.Wording = eventDateFrom(o)
+			var inRange bool
+			m.EventDate, m.Wording, inRange = eventDateFrom(o, s)
+			if !inRange {
+				d := Dropped{MessageID: m.SourceMessageID, Reason: DropDateOutOfRange}
+				if !slices.Contains(dropped, d) {
+					dropped = append(dropped, d)
+				}
+			}
 		}
 		if ttl, ok := app.Policy.MemoryTTL[m.Category]; ok {
 			t := ttlStart(m, end, loc).Add(time.Duration(ttl))
@@ -904,23 +1007,49 @@ func memoriesFrom(app *prompts.App, s Session, v any) []Memory {
 		byKey[m.Key] = len(out)
 		out = append(out, m)
 	}
-	return out
+	return out, dropped
 }
 
 // eventDateFrom reads an event memory's "event_date" and "wording". The
-// schema checks the date's shape; a date no calendar has (2026-02-30) is
-// dropped with its wording, and the memory kept without them. Wording is
-// kept only with a date, trimmed and at most MaxValueRunes long.
-func eventDateFrom(o map[string]any) (date, wording string) {
+// schema checks the date's shape; a date no calendar has (2026-02-30), or
+// one outside DateRange of the session (inRange false), is dropped with its
+// wording, and the memory kept without them. Wording is kept only with a
+// date, trimmed and at most MaxValueRunes long.
+func eventDateFrom(o map[string]any, s Session) (date, wording string, inRange bool) {
 	date = strings.TrimSpace(answerString(o["event_date"]))
 	if !ValidDate(date) {
-		return "", ""
+		return "", "", true
+	}
+	if !DateInRange(date, s.StartedAt, sessionEnd(s), sessionZone(s.Timezone)) {
+		return "", "", false
 	}
 	wording = strings.Join(strings.Fields(answerString(o["wording"])), " ")
 	if utf8.RuneCountInString(wording) > MaxValueRunes {
 		wording = ""
 	}
-	return date, wording
+	return date, wording, true
+}
+
+// dropDates removes from an answer object (profile updates, a session
+// summary) the dates outside DateRange of the session: the string values of
+// its fields named *_date, such as Elder Tree's recovery_start_date. Each
+// removal is reported as DropDateOutOfRange.
+func dropDates(s Session, obj map[string]any) []Dropped {
+	dropped := false
+	for k, v := range obj {
+		date, ok := v.(string)
+		if !ok || !strings.HasSuffix(k, "_date") {
+			continue
+		}
+		if !DateInRange(strings.TrimSpace(date), s.StartedAt, sessionEnd(s), sessionZone(s.Timezone)) {
+			delete(obj, k)
+			dropped = true
+		}
+	}
+	if dropped {
+		return []Dropped{{Reason: DropDateOutOfRange}}
+	}
+	return nil
 }
 
 // sessionEnd is when the session ended: EndedAt, or else its last known time.

@@ -2,10 +2,12 @@ package extract_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -857,5 +859,147 @@ func TestPooledTransportSizedToConcurrency(t *testing.T) {
 	}
 	if tr := extract.NewTransport(); tr.MaxIdleConnsPerHost != 64 {
 		t.Fatalf("default transport keeps %d idle connections per host", tr.MaxIdleConnsPerHost)
+	}
+}
+
+// TestLLMEventDateOutOfRangeIsDropped is issue 22 item 6: an event_date of
+// 9999-12-31 made the memory expire in the year 10000, which neither JSON
+// nor SQLite's timestamps hold, and 0001-01-01 was taken too. A date
+// outside extract.DateRange of the session is dropped with its wording and
+// reported; the memory stays, expiring from the session's end. The edges of
+// the range are kept.
+func TestLLMEventDateOutOfRangeIsDropped(t *testing.T) {
+	t.Parallel()
+	s := llmWeddingSession()
+	chicago, err := time.LoadLocation(s.Timezone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := extract.DateRange(s.StartedAt, s.EndedAt, chicago)
+	for date, kept := range map[string]bool{
+		"9999-12-31": false, "0001-01-01": false, "2037-11-24": false, "1926-11-22": false,
+		last.Format(time.DateOnly): true, first.Format(time.DateOnly): true,
+	} {
+		b := setupLLM(t)
+		b.server.Push(llmtest.Valid(llmWeddingAnswer(`"`+date+`"`, `"some day"`)))
+		res, err := b.extract(t, "mona", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wedding := res.Memories[0]
+		dropped := slices.Contains(res.Dropped, extract.Dropped{MessageID: "m1", Reason: extract.DropDateOutOfRange})
+		if kept {
+			if wedding.EventDate != date || dropped {
+				t.Errorf("%s: wedding %+v, dropped %v; want the date at the edge of the range kept", date, wedding, res.Dropped)
+			}
+			continue
+		}
+		if wedding.Value != "sister's wedding" || wedding.EventDate != "" || wedding.Wording != "" || !dropped {
+			t.Errorf("%s: wedding %+v, dropped %v; want the memory without its date, and %s reported", date, wedding, res.Dropped, extract.DropDateOutOfRange)
+		}
+		if want := s.EndedAt.Add(7 * 24 * time.Hour); wedding.ExpiresAt == nil || !wedding.ExpiresAt.Equal(want) {
+			t.Errorf("%s: wedding expires %v, want %v (from the session's end)", date, wedding.ExpiresAt, want)
+		}
+		if _, err := json.Marshal(res); err != nil {
+			t.Errorf("%s: the result cannot be encoded: %v", date, err)
+		}
+	}
+}
+
+// TestLLMProfileDateOutOfRangeIsDropped: Elder Tree's recovery_start_date
+// from a model is bounded as event dates are.
+func TestLLMProfileDateOutOfRangeIsDropped(t *testing.T) {
+	t.Parallel()
+	for date, kept := range map[string]bool{"9999-12-31": false, "0001-01-01": false, "2026-10-01": true} {
+		b := setupLLM(t)
+		b.server.Push(llmtest.Valid(strings.Replace(llmElderAnswer, `"has_sponsor":true`, `"has_sponsor":true,"recovery_start_date":"`+date+`"`, 1)))
+		res, err := b.extract(t, "eldertree", llmSession("eldertree"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, has := res.ProfileUpdates["recovery_start_date"]
+		dropped := slices.Contains(res.Dropped, extract.Dropped{Reason: extract.DropDateOutOfRange})
+		if has != kept || dropped == kept || res.ProfileUpdates["has_sponsor"] != true {
+			t.Errorf("%s: profile updates %v, dropped %v; want the date kept %v", date, res.ProfileUpdates, res.Dropped, kept)
+		}
+	}
+}
+
+// TestLLMImpossibleUsageIsCounted is issue 22 item 7: an endpoint that
+// reports prompt_tokens of -1e9 made the extraction job panic (a
+// Prometheus counter cannot go down) and stored negative tokens. A count no
+// call can have is replaced by the extractor's own count of the request and
+// the answer; a plausible one is believed.
+func TestLLMImpossibleUsageIsCounted(t *testing.T) {
+	t.Parallel()
+	for name, usage := range map[string][2]int{
+		"negative prompt":     {-1_000_000_000, 20},
+		"negative completion": {100, -7},
+		"absurd":              {1 << 40, 1 << 40},
+	} {
+		b := setupLLM(t)
+		b.server.Push(llmtest.WithUsage(usage[0], usage[1], llmtest.Valid(llmMonaAnswer)))
+		res, err := b.extract(t, "mona", llmSession("mona"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		u := res.Usage
+		if u.InputTokens <= 0 || u.InputTokens > 100_000 || u.OutputTokens <= 0 || u.OutputTokens > 100_000 || u.Calls != 1 {
+			t.Errorf("%s: usage %+v; want the call's own counts", name, u)
+		}
+		if usage[0] == 100 && u.InputTokens != 100 {
+			t.Errorf("%s: input tokens %d; the plausible count 100 is believed", name, u.InputTokens)
+		}
+		if c := b.llm.Cost(u); c < 0 || c > 1 {
+			t.Errorf("%s: cost %v", name, c)
+		}
+	}
+}
+
+// manyMemories is a Mona answer of n memories, the i-th of importance i%100.
+func manyMemories(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"key":"likes:thing_%d","value":"thing %d","category":"preference","importance":%d,"confidence":0.9,"source_message_id":"m1"}`, i, i, i%100)
+	}
+	return `{"memories":[` + strings.Join(items, ",") + `],"session_summary":{"summary":"Many things.","topics":[]}}`
+}
+
+// TestLLMMemoriesPerAnswerAreCapped is issue 22 item 7: an answer of 5,000
+// memories stored them all. LLMConfig.MaxMemories (50 by default) keeps the
+// most important, and the rest are counted in Cut and reported in Dropped.
+func TestLLMMemoriesPerAnswerAreCapped(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ max, n, want int }{{0, 5000, extract.DefaultMaxMemories}, {10, 12, 10}, {10, 10, 10}} {
+		b := setupLLM(t, func(cfg *extract.LLMConfig) { cfg.MaxMemories = c.max })
+		b.server.Push(llmtest.Valid(manyMemories(c.n)))
+		res, err := b.extract(t, "mona", llmSession("mona"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Memories) != c.want || res.Cut != c.n-c.want {
+			t.Errorf("max %d of %d: %d memories kept, %d cut; want %d and %d", c.max, c.n, len(res.Memories), res.Cut, c.want, c.n-c.want)
+			continue
+		}
+		// The importances of the answer, most first: the want-th is the least kept.
+		all := make([]int, c.n)
+		for i := range all {
+			all[i] = i % 100
+		}
+		slices.SortFunc(all, func(a, b int) int { return b - a })
+		least := 100
+		for _, m := range res.Memories {
+			least = min(least, m.Importance)
+		}
+		capped := slices.Contains(res.Dropped, extract.Dropped{MessageID: "m1", Reason: extract.DropMemoryCap})
+		if c.n > c.want && (!capped || least != all[c.want-1]) {
+			t.Errorf("max %d of %d: least importance kept %d, dropped %v; want the most important kept and the cut reported", c.max, c.n, least, res.Dropped)
+		}
+		if c.n == c.want && (capped || res.Cut != 0) {
+			t.Errorf("an answer at the cap reports a cut: %v", res.Dropped)
+		}
+	}
+	if _, err := extract.NewLLM(extract.LLMConfig{Model: "m", MaxMemories: -1}); err == nil {
+		t.Error("a negative MaxMemories is accepted")
 	}
 }

@@ -53,14 +53,14 @@ func packMona(in PackInput) packPlan {
 	// USER: what the user said their name is wins over the account's name.
 	var who string
 	var ids []string
-	name := packClean(in.DisplayName, packValueRunes)
+	name := packQuote(in.DisplayName, packValueRunes)
 	if nameMem != nil {
-		name = packClean(nameMem.Value, packValueRunes)
+		name = packQuote(nameMem.Value, packValueRunes)
 		ids = append(ids, nameMem.ID)
 	}
 	nick := ""
 	if nickMem != nil {
-		nick = packClean(nickMem.Value, packValueRunes)
+		nick = packQuote(nickMem.Value, packValueRunes)
 	}
 	switch {
 	case name != "" && nick != "" && !strings.EqualFold(name, nick):
@@ -129,7 +129,7 @@ func packMona(in PackInput) packPlan {
 		p.add(packItem{section: relevant, prio: 100, text: packMonaLine(s.m, in.Now, in.Location), ids: []string{s.m.ID}})
 	}
 
-	p.add(packItem{section: summary, prio: 1000, text: packClean(in.RollingSummary, packTextRunes), cut: true})
+	p.add(packCutItem(summary, 1000, "", packClean(in.RollingSummary, packTextRunes)))
 	return p
 }
 
@@ -169,7 +169,7 @@ func packEventDay(day, v string, now time.Time, loc *time.Location) (string, boo
 
 // packMonaLine renders a memory by the shape of its key.
 func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
-	v := packClean(m.Value, packValueRunes)
+	v := packQuote(m.Value, packValueRunes)
 	key := strings.TrimSpace(m.Key)
 	category := strings.ToLower(strings.TrimSpace(m.Category))
 	switch {
@@ -188,11 +188,11 @@ func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
 	case strings.HasPrefix(key, "dislikes:"):
 		return "Dislikes: " + v
 	case strings.HasPrefix(key, "favorite_"):
-		return "Favorite " + packHuman(strings.TrimPrefix(key, "favorite_")) + ": " + v
+		return "Favorite " + packLabel(strings.TrimPrefix(key, "favorite_"), "thing") + ": " + v
 	case strings.HasPrefix(key, "family:"), strings.HasPrefix(key, "pet:"):
-		// "Sister: Maya", "Dog: Biscuit".
-		_, rest, _ := strings.Cut(key, ":")
-		key = rest
+		// "Sister: "Maya"", "Dog: "Biscuit"".
+		prefix, rest, _ := strings.Cut(key, ":")
+		return packCapital(packLabel(rest, prefix)) + ": " + v
 	case strings.HasPrefix(key, "allergy:"):
 		return "Allergic to: " + v
 	case strings.HasPrefix(key, "hobby:"):
@@ -210,12 +210,35 @@ func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
 	case key == "hometown":
 		return "From: " + v
 	}
-	k := packHuman(key)
-	if k == "" {
-		return v
+	if k := packLabel(key, ""); k != "" {
+		return packCapital(k) + ": " + v
 	}
-	r, size := utf8.DecodeRuneInString(k)
-	return string(unicode.ToUpper(r)) + k[size:] + ": " + v
+	return v
+}
+
+// packCapital is s with its first letter upper case.
+func packCapital(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// Bounds of a label made of a key's words.
+const (
+	packLabelWords = 3
+	packLabelRunes = 30
+)
+
+// packLabel is a key (or the part of one after its prefix) as a label of
+// the pack's own: its words, when they are at most packLabelWords words of
+// letters and digits and at most packLabelRunes long; else fallback. A key
+// is a model's words too, and only a short name of a thing is a label.
+func packLabel(key, fallback string) string {
+	k := packHuman(key)
+	if k == "" || utf8.RuneCountInString(k) > packLabelRunes || len(strings.Fields(k)) > packLabelWords ||
+		strings.ContainsFunc(k, func(r rune) bool { return r != ' ' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		return fallback
+	}
+	return k
 }
 
 // packHuman is a key as words: "pet_name" is "pet name".

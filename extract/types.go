@@ -150,7 +150,10 @@ type Result struct {
 	Records        []Record       `json:"records,omitempty"`
 	// Risks are the distress and crisis statements Screen found in the
 	// user's messages: never their text, only class, severity and message.
-	Risks []Risk          `json:"risks,omitempty"`
+	Risks []Risk `json:"risks,omitempty"`
+	// Cut is how many memories of the LLM's answer were left out beyond
+	// LLMConfig.MaxMemories.
+	Cut   int             `json:"cut,omitempty"`
 	Usage Usage           `json:"usage"`
 	Raw   json.RawMessage `json:"-"` // the validated LLM answer, when Source is llm
 }

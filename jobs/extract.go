@@ -30,6 +30,7 @@ const (
 	OutcomeRetriesSpent   = "retries_exhausted" // transient errors to the last attempt: fallback
 	OutcomeRefused        = "refused"           // the endpoint refused the request: fallback
 	OutcomeBudgetExceeded = "budget_exceeded"   // the monthly LLM budget is spent: rules
+	OutcomeCapped         = "capped"            // a valid answer held more memories than the cap: the rest were cut
 )
 
 // ExtractArgs is the extraction job of one session. It carries the session
@@ -218,6 +219,11 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		run.DurationMS = time.Since(started).Milliseconds()
 		switch {
 		case err == nil:
+			if res.Cut > 0 {
+				run.Outcome = OutcomeCapped
+				run.Error = fmt.Sprintf("the answer held %d memories; %d beyond the cap of %d were cut",
+					d.LLM.MaxMemories()+res.Cut, res.Cut, d.LLM.MaxMemories())
+			}
 			result = extract.KindOfApp(app).CompleteLLM(res, result)
 			run.Source = extract.SourceLLM
 		case errors.As(err, new(*extract.LimitWaitError)):

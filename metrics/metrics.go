@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -132,9 +133,13 @@ func (r *Registry) Extraction(e jobs.ExtractionStat) {
 	if e.Model == "" {
 		return
 	}
-	r.llmTokens.WithLabelValues(e.App, e.Model, "input").Add(float64(e.InputTokens))
-	r.llmTokens.WithLabelValues(e.App, e.Model, "output").Add(float64(e.OutputTokens))
-	r.llmCost.WithLabelValues(e.App, e.Model).Add(e.CostUSD)
+	// A counter that is asked to go down panics: what no count can be is
+	// left out (the extractor already refuses such a usage).
+	r.llmTokens.WithLabelValues(e.App, e.Model, "input").Add(float64(max(e.InputTokens, 0)))
+	r.llmTokens.WithLabelValues(e.App, e.Model, "output").Add(float64(max(e.OutputTokens, 0)))
+	if e.CostUSD >= 0 && !math.IsInf(e.CostUSD, 1) {
+		r.llmCost.WithLabelValues(e.App, e.Model).Add(e.CostUSD)
+	}
 }
 
 // Batch implements jobs.Metrics.

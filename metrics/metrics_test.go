@@ -73,3 +73,24 @@ func TestExposition(t *testing.T) {
 		t.Errorf("the failed read is not logged: %q", logs.String())
 	}
 }
+
+// TestNegativeUsageDoesNotPanic is issue 22 item 7: a negative token count
+// or cost asked a Prometheus counter to go down, which panics in the
+// extraction job. It is left out; the run is still counted.
+func TestNegativeUsageDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	reg := metrics.New(metrics.Config{Queue: brokenQueue{}})
+	reg.Extraction(jobs.ExtractionStat{App: "mona", Source: "llm", Outcome: "ok", Model: "gpt-4o-mini",
+		InputTokens: -1_000_000_000, OutputTokens: -5, CostUSD: -150})
+	rec := httptest.NewRecorder()
+	reg.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`mnemo_extractions_total{app="mona",outcome="ok",source="llm"} 1`,
+		`mnemo_llm_tokens_total{app="mona",direction="input",model="gpt-4o-mini"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s", want)
+		}
+	}
+}

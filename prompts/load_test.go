@@ -209,7 +209,7 @@ func TestLoadDirRefusesMalformedApps(t *testing.T) {
 		{"temperature out of range", editPolicy(`"min_confidence": 0.5`, `"min_confidence": 0.5, "temperature": 7`), "policy.json", "outside [0, 2]"},
 		{"negative budget", editPolicy(`"max_input_tokens": 6000`, `"max_input_tokens": -1`), "policy.json", "negative"},
 		{"name differs from folder", editPolicy(`"name": "mona"`, `"name": "mina"`), "policy.json", "differs from the folder name"},
-		{"missing prompt version", editPolicy(`"prompt_version": "mona-2026-11-26.2"`, `"prompt_version": ""`), "policy.json", "prompt_version"},
+		{"missing prompt version", editPolicy(`"prompt_version": "mona-2026-11-26.3"`, `"prompt_version": ""`), "policy.json", "prompt_version"},
 		{"template syntax", write("system.tmpl", "You are {{.Name"), "system.tmpl", "unclosed action"},
 		{"template unknown field", write("system.tmpl", "You are {{.Nmae}}"), "system.tmpl", "can't evaluate field Nmae"},
 		{"template unknown function", write("user.tmpl", "{{transcript .Messages | shout}}"), "user.tmpl", `function "shout" not defined`},
@@ -264,7 +264,7 @@ func TestLoadOverlaysOperatorApps(t *testing.T) {
 
 	root := t.TempDir()
 	mona := copyBuiltin(t, root, "mona")
-	editPolicy(`"mona-2026-11-26.2"`, `"mona-operator.7"`)(mona)
+	editPolicy(`"mona-2026-11-26.3"`, `"mona-operator.7"`)(mona)
 
 	// An app without the LLM needs nothing but its policy.
 	lara := filepath.Join(root, "lara")

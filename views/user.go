@@ -90,13 +90,18 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	title := u.DisplayName
+	// The name a chat service sent is printed as the pack prints it: no
+	// control, bidi or zero-width character can turn the title around.
+	title := extract.PlainText(u.DisplayName, maxTitleRunes)
 	if title == "" {
 		title = u.ID
 	}
 	h.render(w, r, http.StatusOK, "user", page{Title: title + " · " + u.App, Zone: x.loc.String(),
 		Now: timeIn(x.now, x.loc), Body: body})
 }
+
+// maxTitleRunes bounds the display name in a user page's title.
+const maxTitleRunes = 100
 
 // head is the facts at the top of every user's page.
 func (x *userCtx) head() []Fact {

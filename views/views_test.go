@@ -350,3 +350,23 @@ func TestScopesMatchTheAPIs(t *testing.T) {
 		}
 	}
 }
+
+// TestDisplayNameInTitleIsPlain is issue 22 item 8 for the views: the
+// display name in a user page's title is cleaned as the context pack
+// cleans its values, so that no bidi, zero-width or control character a
+// chat service sent can turn the title around.
+func TestDisplayNameInTitleIsPlain(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, b, allTokens())
+			f.handOver(t, "m-mallory", "mona-mallory", "mona", "UTC", f.now.Add(-2*time.Hour), 20, []msg{{"user", "Hello"}}, nil)
+			body := page(t, f, "/views/users/mona-mallory", adminToken)
+			wantText(t, "mallory", body, "<title>Mallory ignore instructions · mona · Mnemo</title>")
+			if strings.ContainsAny(body, "\u202e\u200b\u2066\x07\ufeff") {
+				t.Errorf("the page holds a bidi, zero-width or control character of the display name")
+			}
+		})
+	}
+}

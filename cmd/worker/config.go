@@ -46,6 +46,9 @@ type Config struct {
 	// LLMMaxInputTokens caps the transcript tokens of one LLM call; longer
 	// transcripts are extracted in chunks (0: the app's own budget).
 	LLMMaxInputTokens int
+	// LLMMaxMemories is the most memories kept of one LLM answer; the rest
+	// are cut and reported.
+	LLMMaxMemories int
 	// LLMMonthlyBudget is the spend in USD above which the LLM path is skipped.
 	LLMMonthlyBudget float64
 	// LLMRPM and LLMTPM are the provider's requests and tokens per minute
@@ -103,6 +106,7 @@ var settings = []setting{
 	{"llm-timeout", "MNEMO_LLM_TIMEOUT", "60s", "timeout of one LLM call"},
 	{"llm-temperature", "MNEMO_LLM_TEMPERATURE", "0", "sampling temperature of LLM calls in [0, 2], unless the app's policy sets one (0: the endpoint's default)"},
 	{"llm-max-input-tokens", "MNEMO_LLM_MAX_INPUT_TOKENS", "0", "most transcript tokens of one LLM call, longer transcripts are extracted in parts; the smaller of this and the app's max_input_tokens applies (0: the app's)"},
+	{"llm-max-memories", "MNEMO_LLM_MAX_MEMORIES", "50", "most memories kept of one LLM answer (1 to 1000); the most important are kept, the others dropped as memory_cap and the run's outcome is capped"},
 	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
 	{"llm-rpm", "MNEMO_LLM_RPM", "0", "LLM requests per minute this process keeps under, the provider's limit for the model; calls wait their turn (0: unlimited)"},
@@ -201,6 +205,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.LLMPrices = get("llm-prices")
 	if c.LLMMaxInputTokens, err = strconv.Atoi(get("llm-max-input-tokens")); err != nil || c.LLMMaxInputTokens < 0 {
 		return c, settingError("llm-max-input-tokens", "%q is not a non-negative number", get("llm-max-input-tokens"))
+	}
+	if c.LLMMaxMemories, err = strconv.Atoi(get("llm-max-memories")); err != nil || c.LLMMaxMemories < 1 || c.LLMMaxMemories > 1000 {
+		return c, settingError("llm-max-memories", "%q is not a number from 1 to 1000", get("llm-max-memories"))
 	}
 	if c.LLMTemperature, err = strconv.ParseFloat(get("llm-temperature"), 64); err != nil || !(c.LLMTemperature >= 0 && c.LLMTemperature <= 2) {
 		return c, settingError("llm-temperature", "%q is not a number in [0, 2]", get("llm-temperature"))

@@ -560,7 +560,7 @@ func TestElderTreeZoneCuesAndAggregatesOverHTTP(t *testing.T) {
 			}
 			_, pack = c.do("GET", "/v1/users/u-chi/context", nil)
 			text, _ = pack["text"].(string)
-			for _, want := range []string{"Has stopped going to AA Tuesday group meetings", "Sponsor changed from Dave to Linda"} {
+			for _, want := range []string{`Has stopped going to "AA Tuesday group" meetings`, `Sponsor changed from "Dave" to "Linda"`} {
 				if !strings.Contains(text, want) {
 					t.Errorf("the next pack lacks %q:\n%s", want, text)
 				}

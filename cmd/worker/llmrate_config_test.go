@@ -54,3 +54,26 @@ func TestLLMRateLimitSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestLLMMaxMemoriesSetting: MNEMO_LLM_MAX_MEMORIES / --llm-max-memories
+// caps the memories of one answer (issue 22 item 7), 50 by default, and a
+// value outside 1 to 1000 stops the start with one line naming it.
+func TestLLMMaxMemoriesSetting(t *testing.T) {
+	t.Parallel()
+	c, err := configOf(t, nil)
+	if err != nil || c.LLMMaxMemories != 50 {
+		t.Fatalf("default %d, %v; want 50", c.LLMMaxMemories, err)
+	}
+	c, err = configOf(t, map[string]string{"MNEMO_LLM_MAX_MEMORIES": "20"}, "--llm-max-memories", "7")
+	if err != nil || c.LLMMaxMemories != 7 {
+		t.Fatalf("flag over the environment: %d, %v", c.LLMMaxMemories, err)
+	}
+	for _, bad := range []string{"0", "-1", "1001", "many"} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"serve"}, mapEnv(map[string]string{"MNEMO_LLM_MAX_MEMORIES": bad}), strings.NewReader(""), io.Discard, &stderr)
+		out := strings.TrimSpace(stderr.String())
+		if code != exitUsage || strings.Count(out, "\n") != 0 || !strings.Contains(out, "MNEMO_LLM_MAX_MEMORIES") {
+			t.Errorf("%q: exit %d, stderr %q; want one line naming MNEMO_LLM_MAX_MEMORIES", bad, code, out)
+		}
+	}
+}

@@ -121,7 +121,7 @@ func TestLaraEndToEnd(t *testing.T) {
 					t.Fatalf("a label or transcript text was stored: %s", b)
 				}
 			}
-			if !strings.Contains(pack["text"].(string), "counting: mastery") || pack["tokens"].(float64) > 300 {
+			if !strings.Contains(pack["text"].(string), `"counting": mastery`) || pack["tokens"].(float64) > 300 {
 				t.Fatalf("lara context pack = %v", pack)
 			}
 			if chunks := countChunks(t, url, "l-1"); chunks != 0 {

@@ -99,7 +99,7 @@ func newLLM(cfg Config, log *slog.Logger) (*extract.LLM, error) {
 		return nil, fmt.Errorf("MNEMO_LLM_PRICES: %w", err)
 	}
 	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
-		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, Prices: extract.DefaultPrices().With(prices), Logger: log,
+		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, MaxMemories: cfg.LLMMaxMemories, Prices: extract.DefaultPrices().With(prices), Logger: log,
 		// Extraction and re-summaries call the LLM, at most one call per job.
 		Concurrency:       cfg.Concurrency[jobs.QueueExtract] + cfg.Concurrency[jobs.QueueDefault],
 		RequestsPerMinute: cfg.LLMRPM, TokensPerMinute: cfg.LLMTPM,

@@ -56,7 +56,7 @@ func TestElderTreeFromTextOverHTTP(t *testing.T) {
 			}
 			_, pack := c.do("GET", "/v1/users/u-text/context", nil)
 			text, _ := pack["text"].(string)
-			for _, want := range []string{"relapsed", "A relapse was recorded", "Sponsor changed from Dave to Linda", "Has stopped going to AA meetings"} {
+			for _, want := range []string{"relapsed", "A relapse was recorded", `Sponsor changed from "Dave" to "Linda"`, `Has stopped going to "AA" meetings`} {
 				if !strings.Contains(text, want) {
 					t.Errorf("the next pack lacks %q:\n%s", want, text)
 				}
