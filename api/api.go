@@ -229,6 +229,9 @@ type scopeKey struct{}
 // appKey carries the app a caller's token is bound to ("" for none).
 type appKey struct{}
 
+// openKey marks a request served in open mode (no tokens configured).
+type openKey struct{}
+
 // boundApp is the app the request's token is bound to; "" when it reaches
 // every app (an unbound service token, an admin token, open mode).
 func boundApp(r *http.Request) string {
@@ -241,7 +244,8 @@ func boundApp(r *http.Request) string {
 func (s *Server) auth(scope string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.open {
-			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), scopeKey{}, ScopeAdmin)))
+			ctx := context.WithValue(context.WithValue(r.Context(), scopeKey{}, ScopeAdmin), openKey{}, true)
+			h.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
