@@ -27,7 +27,8 @@ func setupWithSchedules(t *testing.T, b storetest.Backend) (*api.Server, store.S
 		t.Fatal(err)
 	}
 	srv, st, _ := setupAPIWith(t, b, func(cfg *api.Config, data *api.Data) {
-		cfg.Tokens = append(cfg.Tokens, api.Token{Scope: api.ScopeAdmin, Value: adminToken})
+		cfg.Tokens = append(cfg.Tokens, api.Token{Scope: api.ScopeAdmin, Value: adminToken},
+			api.Token{Scope: api.ScopeService, Value: claraServiceToken, App: "clara"})
 		data.Schedules, data.Now = scheds, func() time.Time { return aggNow }
 	})
 	return srv, st
@@ -147,7 +148,9 @@ func TestTrendsBeforeTheirFirstRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			code, res := getJSON(t, srv, token, "GET", "/v1/users/u-clara/trends", "")
+			// A Clara user's trends are read with the app's own token
+			// (TestClaraDataIsTheCaregiversAndTheAppsOnly).
+			code, res := getJSON(t, srv, claraServiceToken, "GET", "/v1/users/u-clara/trends", "")
 			// The default schedule runs trends daily at 03:00 UTC: after
 			// Friday 09:00 comes Saturday 03:00.
 			if code != 200 || res["status"] != "pending" || res["trends"] != nil || res["next_run_at"] != "2026-11-21T03:00:00Z" || res["app"] != "clara" {
@@ -156,7 +159,7 @@ func TestTrendsBeforeTheirFirstRun(t *testing.T) {
 			if err := st.UpsertTrends(ctx, []store.AggregateRow{{UserID: "u-clara", App: "clara", Data: json.RawMessage(`{"baseline_distress":0.4}`), UpdatedAt: aggNow}}); err != nil {
 				t.Fatal(err)
 			}
-			code, res = getJSON(t, srv, token, "GET", "/v1/users/u-clara/trends", "")
+			code, res = getJSON(t, srv, claraServiceToken, "GET", "/v1/users/u-clara/trends", "")
 			if tr, _ := res["trends"].(map[string]any); code != 200 || res["status"] != "ready" || tr["baseline_distress"] != 0.4 {
 				t.Fatalf("trends after the run = %d %v", code, res)
 			}

@@ -148,13 +148,20 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 // guard refuses what a web page the developer visits could make a browser
 // send, before auth: in open mode a Host that is not a loopback name (DNS
-// rebinding), then on every state-changing request a cross-site one, then a
-// body that is not JSON. false means the refusal was answered.
+// rebinding) and any request a browser marks as another site's, reads
+// included (an <img> on any page would read the pack and mark its memories
+// used); then on every state-changing request a cross-site one, then a body
+// that is not JSON. false means the refusal was answered.
 func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 	probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
 	if s.open && !probe && !loopbackHost(r.Host) {
 		WriteError(w, http.StatusMisdirectedRequest, "misdirected_request",
 			"without MNEMO_API_TOKENS only localhost, 127.0.0.1 and [::1] are served")
+		return false
+	}
+	if s.open && !probe && r.URL.Path != "/openapi.json" && crossSite(r) {
+		WriteError(w, http.StatusForbidden, "cross_site",
+			"without MNEMO_API_TOKENS, requests from another site's pages are refused, reads included: open Mnemo's pages directly")
 		return false
 	}
 	if err := crossOrigin.Check(r); err != nil {
@@ -178,6 +185,17 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 // Origin names another host than the request's; clients that send neither
 // header (servers, curl) pass.
 var crossOrigin = http.NewCrossOriginProtection()
+
+// crossSite reports whether a browser marks r as sent by a page of another
+// origin: Sec-Fetch-Site same-site (another port of localhost) or
+// cross-site. Clients that send no such header (servers, curl) are not.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-site", "cross-site":
+		return true
+	}
+	return false
+}
 
 // loopbackHost reports whether a Host header names this machine: localhost
 // or a loopback address, with any port. A DNS name that resolves to
@@ -212,6 +230,9 @@ type scopeKey struct{}
 // appKey carries the app a caller's token is bound to ("" for none).
 type appKey struct{}
 
+// openKey marks a request served in open mode (no tokens configured).
+type openKey struct{}
+
 // boundApp is the app the request's token is bound to; "" when it reaches
 // every app (an unbound service token, an admin token, open mode).
 func boundApp(r *http.Request) string {
@@ -224,7 +245,8 @@ func boundApp(r *http.Request) string {
 func (s *Server) auth(scope string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.open {
-			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), scopeKey{}, ScopeAdmin)))
+			ctx := context.WithValue(context.WithValue(r.Context(), scopeKey{}, ScopeAdmin), openKey{}, true)
+			h.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

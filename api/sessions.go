@@ -319,9 +319,8 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if !mayReach(r, sess.App) {
+	if !h.mayRead(w, r, sess.App) {
 		// Another app's session is not there for a bound token.
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
 		return
 	}
 	v := sessionView{SessionID: sess.ID, UserID: sess.UserID, App: sess.App, Status: sess.Status, StartedAt: sess.StartedAt,

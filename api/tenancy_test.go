@@ -136,11 +136,25 @@ func TestCrossSiteRequestsCannotChangeState(t *testing.T) {
 		{"POST", []string{"Sec-Fetch-Site", "none"}, 200},
 		{"POST", nil, 200},
 		{"DELETE", nil, 200},
-		// Reading is not state-changing.
+		{"GET", []string{"Sec-Fetch-Site", "same-origin"}, 200},
+		{"GET", nil, 200},
+	}
+	// Reading is not state-changing: with tokens a page of another site
+	// cannot read (its browser has no token to send); in open mode it is
+	// refused as its writes are (TestOpenModeRefusesCrossSiteReads).
+	closedOnly := []struct {
+		method  string
+		headers []string
+		want    int
+	}{
 		{"GET", []string{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}, 200},
 	}
 	for i, srv := range []*api.Server{open, closed} {
-		for _, c := range cases {
+		all := cases
+		if srv == closed {
+			all = append(all, closedOnly...)
+		}
+		for _, c := range all {
 			body, ct := "", ""
 			if c.method == "POST" || c.method == "PUT" || c.method == "PATCH" {
 				body, ct = "{}", "application/json"
@@ -347,6 +361,64 @@ func TestBoundTokensSeeOnlyTheirApp(t *testing.T) {
 			}
 			if rec := request(srv, "DELETE", "/v1/users/u-1", monaToken, "", ""); rec.Code != 202 {
 				t.Errorf("Mona's token erases Mona's user: %d %s", rec.Code, rec.Body)
+			}
+		})
+	}
+}
+
+// TestOpenModeRefusesCrossSiteReads: without tokens, an <img> on any page
+// the developer visits (Sec-Fetch-Site: cross-site) read the context pack
+// and so marked the user's memories used. Such reads are refused now, on
+// both databases, and nothing is marked; the same read from a client that
+// is not a browser page of another site still answers.
+func TestOpenModeRefusesCrossSiteReads(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			srv, st, _ := setupAPIWith(t, b, func(cfg *api.Config, _ *api.Data) { cfg.Tokens = nil })
+			ctx := context.Background()
+			at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+			if err := st.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.InsertMemory(ctx, store.Memory{ID: "m-1", UserID: "u-1", Key: "name", Value: "Priya", Category: "fact",
+				Importance: 9, Confidence: 0.9, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			used := func() bool {
+				m, err := st.GetMemory(ctx, "u-1", "m-1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m.LastUsedAt != nil
+			}
+			for _, site := range []string{"cross-site", "same-site"} {
+				for _, path := range []string{"/v1/users/u-1/context", "/v1/users/u-1/memories", "/v1/users/u-1/cues"} {
+					rec := request(srv, "GET", path, "", "", "", "Host", "localhost:8080", "Sec-Fetch-Site", site)
+					code, msg, _ := errorOf(rec.Body.Bytes())
+					if rec.Code != http.StatusForbidden || code != "cross_site" || !strings.Contains(msg, "MNEMO_API_TOKENS") {
+						t.Errorf("GET %s from a %s page = %d %s; want 403 cross_site", path, site, rec.Code, rec.Body)
+					}
+					if strings.Contains(rec.Body.String(), "Priya") {
+						t.Errorf("GET %s from a %s page answered the memory", path, site)
+					}
+				}
+			}
+			if used() {
+				t.Fatal("a refused cross-site read marked the memory used")
+			}
+			for _, site := range []string{"", "same-origin", "none"} {
+				rec := request(srv, "GET", "/v1/users/u-1/context", "", "", "", "Host", "localhost:8080", "Sec-Fetch-Site", site)
+				if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Priya") {
+					t.Fatalf("GET context with Sec-Fetch-Site %q = %d %s; want 200 with the pack", site, rec.Code, rec.Body)
+				}
+			}
+			if !used() {
+				t.Fatal("the pack did not mark its memory used: the check above proves nothing")
+			}
+			if rec := request(srv, "GET", "/healthz", "", "", "", "Host", "localhost:8080", "Sec-Fetch-Site", "cross-site"); rec.Code != http.StatusOK {
+				t.Errorf("healthz from another site = %d; probes answer", rec.Code)
 			}
 		})
 	}

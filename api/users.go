@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/views"
 )
 
 // mountUsers registers the user data controls.
@@ -37,10 +38,41 @@ func writeUnknownUser(w http.ResponseWriter) {
 	WriteError(w, http.StatusNotFound, "not_found", "not found")
 }
 
-// userOf reads the user of the path; false means an error was answered.
-// Every route that reads or changes a user goes through it: a user of
-// another app than the token's answers as an unknown user.
+// userOf reads the user of the path for a route that reads or changes the
+// user's data; false means an error was answered. Every such route goes
+// through it: a user of another app than the token's answers as an unknown
+// user, and one whose data is not the token's to read (views.MayRead: a
+// Clara user's, for the admin token) is 403.
 func (h *handlers) userOf(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+	u, ok := h.userReached(w, r)
+	if !ok || !h.mayRead(w, r, u.App) {
+		return store.User{}, false
+	}
+	return u, true
+}
+
+// mayRead applies the one rule of who reads a user's data (views.MayRead)
+// to the request's token and a user of app; false means the refusal was
+// answered.
+func (h *handlers) mayRead(w http.ResponseWriter, r *http.Request, app string) bool {
+	scope, _ := r.Context().Value(scopeKey{}).(string)
+	open, _ := r.Context().Value(openKey{}).(bool)
+	status, why := views.MayRead(views.Viewer{Open: open, Scope: scope, App: boundApp(r)}, app, h.Handoff.Apps[app])
+	switch status {
+	case 0:
+		return true
+	case http.StatusNotFound:
+		writeUnknownUser(w)
+	default:
+		WriteError(w, status, "forbidden", why)
+	}
+	return false
+}
+
+// userReached reads the user of the path for a route that reads none of
+// the user's data (an erasure); false means an error was answered. A user
+// of another app than the token's answers as an unknown user.
+func (h *handlers) userReached(w http.ResponseWriter, r *http.Request) (store.User, bool) {
 	id := r.PathValue("user_id")
 	if !handoff.ValidID(id) {
 		writeUnknownUser(w)
@@ -418,7 +450,7 @@ func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handlers) eraseUser(w http.ResponseWriter, r *http.Request) {
-	u, ok := h.userOf(w, r)
+	u, ok := h.userReached(w, r) // the operator erases any user
 	if !ok {
 		return
 	}

@@ -84,17 +84,37 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 	if len(said) == 0 {
 		return out, nil
 	}
-	history, err := tx.ListProfileHistory(ctx, w.UserID)
-	if err != nil {
-		return out, err
-	}
-	lines := fieldLines(history)
 	version := out.Version + 1
 	here := store.FieldStatement{At: w.StatedAt.UTC(), By: w.By}
+	// The history is read only when a statement is not the newest of its
+	// field (a session handed over late), or the profile's statements were
+	// kept before each field's newest was: otherwise each field's newest
+	// statement (FieldStatement.Newest) says all the write needs.
+	var lines map[string][]fieldSaid
+	if !indexed(stated, out.Before) || !newestOfAll(said, stated, here, w.Edit) {
+		history, err := tx.ListProfileHistory(ctx, w.UserID)
+		if err != nil {
+			return out, err
+		}
+		lines = fieldLines(history)
+		for field, line := range lines {
+			if _, ok := said[field]; !ok {
+				last, start := lineState(line)
+				e, ok := stated[field]
+				stated[field] = statementOf(e, ok, last, start)
+			}
+		}
+	}
 	for field, v := range said {
-		line := append(lines[field], fieldSaid{at: here.At, by: here.By, edit: w.Edit, version: version, rec: now, v: v})
-		sortLine(line)
-		last, start := lineState(line)
+		said := fieldSaid{at: here.At, by: here.By, edit: w.Edit, version: version, rec: now, v: v}
+		last, start := said, said
+		if lines != nil {
+			line := append(lines[field], said)
+			sortLine(line)
+			last, start = lineState(line)
+		} else if e, ok := stated[field]; ok && !e.Removed && sameValue(v, out.Before[field]) {
+			start = fieldSaid{at: e.Newest.RunAt, by: e.Newest.RunBy}
+		}
 		if last.version != version {
 			out.Older[field] = v
 		}
@@ -107,16 +127,13 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 			out.After[field] = last.v
 			out.Changed[field] = last.v
 		}
-		switch {
-		case last.v == nil:
-			delete(stated, field)
-		case w.Derived:
+		if w.Derived {
 			// Derived from every session up to the newest: stated then.
-			stated[field] = store.FieldStatement{At: last.at, By: last.by}
-		default:
-			stated[field] = store.FieldStatement{At: start.at, By: start.by}
+			start = last
 		}
+		stated[field] = statementOf(store.FieldStatement{}, false, last, start)
 	}
+	err = nil // GetProfile's ErrNotFound for a first write
 	enc := func(v any) json.RawMessage {
 		if err == nil {
 			var b []byte
@@ -133,6 +150,61 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 	err = tx.SaveProfile(ctx, store.Profile{UserID: w.UserID, App: w.App, Doc: doc, Version: version, Stated: statedJSON, UpdatedAt: now},
 		store.ProfileChange{Changed: changed, Older: older, Said: saidJSON, Actor: w.Actor, SessionID: w.SessionID, At: now, StatedAt: here.At})
 	return out, err
+}
+
+// statementOf is a field's entry e (ok: it has one) once its line ends
+// with the newest statement last, in the run of equal values begun by
+// start: the newest statement is kept, and a field without an entry is
+// stated at start. A field whose newest statement removed it is kept as
+// removed, so that a later write knows it.
+func statementOf(e store.FieldStatement, ok bool, last, start fieldSaid) store.FieldStatement {
+	newest := &store.NewestStatement{At: last.at, By: last.by, Edit: last.edit, RunAt: start.at, RunBy: start.by}
+	if last.v == nil {
+		return store.FieldStatement{Removed: true, Newest: newest}
+	}
+	if !ok || e.Removed {
+		e.At, e.By = start.at, start.by
+	}
+	e.Removed, e.Newest = false, newest
+	return e
+}
+
+// indexed reports whether every field the profile has stated keeps its
+// newest statement, so that a field without an entry was never stated.
+func indexed(stated map[string]store.FieldStatement, doc map[string]any) bool {
+	for _, e := range stated {
+		if e.Newest == nil {
+			return false
+		}
+	}
+	for field := range doc {
+		if _, ok := stated[field]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// newestOfAll reports whether a statement made at here (an edit, or a
+// session's) comes after the newest statement of every field it says, in
+// sortLine's order: it then ends each field's line.
+func newestOfAll(said map[string]any, stated map[string]store.FieldStatement, here store.FieldStatement, edit bool) bool {
+	for field := range said {
+		e, ok := stated[field]
+		if !ok {
+			continue
+		}
+		n := e.Newest
+		switch {
+		case here.At.After(n.At):
+		case !here.At.Equal(n.At):
+			return false
+		case edit: // an edit comes after what sessions said at one instant, and after older edits
+		case n.Edit || here.By < n.By:
+			return false
+		}
+	}
+	return true
 }
 
 // saidFields are the fields of updates that state something: a null or a

@@ -220,6 +220,9 @@ func parseTemplate(name, text string) (*template.Template, error) {
 	if err := checkTemplate(t); err != nil {
 		return nil, err
 	}
+	if t.Tree != nil {
+		guardRanges(t.Tree.Root)
+	}
 	return t, nil
 }
 

@@ -2,10 +2,14 @@ package prompts
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"text/template"
 	"text/template/parse"
@@ -26,7 +30,9 @@ import (
 //     strings and maps.
 //   - Rendering writes into a buffer that refuses to grow past a bound and
 //     stops at a time limit (execute); at load, with sample data, and on
-//     every render.
+//     every render. A stopped rendering really stops: every {{range}} is
+//     rewritten to check for the stop at each element (guardRanges), so
+//     that a loop that writes nothing ends too.
 //
 // Session text reaches a template only escaped: every string of the session
 // is a Text, its JSON encoding with <, > and & escaped, so that even
@@ -173,11 +179,11 @@ func rangesOverData(p *parse.PipeNode) bool {
 var errStopped = errors.New("stopped")
 
 // boundedWriter is a buffer that refuses to grow past max bytes, and refuses
-// every write once stopped.
+// every write once its rendering is stopped.
 type boundedWriter struct {
 	buf     bytes.Buffer
 	max     int
-	stopped atomic.Bool
+	stopped *atomic.Bool
 }
 
 func (w *boundedWriter) Write(p []byte) (int, error) {
@@ -190,11 +196,154 @@ func (w *boundedWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// execute renders t for data into at most max bytes within limit. A
-// rendering past the limit is abandoned: its next write fails, which ends
-// it (checkTemplate leaves no loop that writes nothing long).
+// The functions a {{range}} is rewritten to call (guardRanges): with one
+// variable or none, and with two (index or key, then element). They are no
+// template's to call: checkTemplate refuses them as any function outside
+// allowedFuncs.
+const (
+	rangeFunc     = "mnemoRange"
+	rangePairFunc = "mnemoRange2"
+)
+
+// guardRanges rewrites every {{range X}} of a checked tree into {{range
+// mnemoRange X}}, which ranges over X's elements one at a time and ends the
+// loop once the rendering is stopped (rangeOver). A loop that writes nothing
+// thus stops at the time limit too, and not only at its next write: an
+// abandoned rendering burns no CPU on. Ranging keeps its meaning: the same
+// elements in the same order, {{else}} when there are none.
+func guardRanges(n parse.Node) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			guardRanges(c)
+		}
+	case *parse.IfNode:
+		guardBranch(&n.BranchNode)
+	case *parse.WithNode:
+		guardBranch(&n.BranchNode)
+	case *parse.RangeNode:
+		name := rangeFunc
+		if len(n.Pipe.Decl) > 1 {
+			name = rangePairFunc
+		}
+		cmd := n.Pipe.Cmds[0] // one field of the data (checkTemplate)
+		ident := parse.NewIdentifier(name).SetPos(cmd.Pos)
+		cmd.Args = append([]parse.Node{ident}, cmd.Args...)
+		guardBranch(&n.BranchNode)
+	}
+}
+
+func guardBranch(b *parse.BranchNode) {
+	guardRanges(b.List)
+	if b.ElseList != nil {
+		guardRanges(b.ElseList)
+	}
+}
+
+var boolType = reflect.TypeFor[bool]()
+
+// rangeOver is what a guarded {{range}} ranges over: an iterator (iter.Seq,
+// or iter.Seq2 of index or key and element when pairs) over x's elements,
+// in text/template's order (map keys sorted), that stops yielding once
+// stopped is set. A nil x ranges over nothing.
+func rangeOver(stopped *atomic.Bool, pairs bool, x any) (reflect.Value, error) {
+	v := reflect.ValueOf(x)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return reflect.Value{}, nil
+		}
+		v = v.Elem()
+	}
+	var (
+		keyType, elemType reflect.Type
+		n                 int
+		at                func(i int) (key, elem reflect.Value)
+	)
+	switch v.Kind() {
+	case reflect.Invalid:
+		return reflect.Value{}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if pairs {
+			return reflect.Value{}, fmt.Errorf("can't use %v to iterate over more than one variable", v)
+		}
+		if v.CanInt() {
+			n = int(max(v.Int(), 0))
+		} else {
+			n = int(min(v.Uint(), uint64(math.MaxInt)))
+		}
+		elemType = v.Type()
+		at = func(i int) (reflect.Value, reflect.Value) {
+			return reflect.Value{}, reflect.ValueOf(i).Convert(elemType)
+		}
+	case reflect.Array, reflect.Slice:
+		n, keyType, elemType = v.Len(), reflect.TypeFor[int](), v.Type().Elem()
+		at = func(i int) (reflect.Value, reflect.Value) { return reflect.ValueOf(i), v.Index(i) }
+	case reflect.Map:
+		keys := v.MapKeys()
+		var err error
+		slices.SortFunc(keys, func(a, b reflect.Value) int {
+			switch {
+			case a.Kind() == reflect.String:
+				return strings.Compare(a.String(), b.String())
+			case a.CanInt():
+				return cmp.Compare(a.Int(), b.Int())
+			case a.CanUint():
+				return cmp.Compare(a.Uint(), b.Uint())
+			}
+			err = fmt.Errorf("range over a map keyed by %s", a.Type())
+			return 0
+		})
+		if err != nil {
+			return reflect.Value{}, err
+		}
+		n, keyType, elemType = len(keys), v.Type().Key(), v.Type().Elem()
+		at = func(i int) (reflect.Value, reflect.Value) { return keys[i], v.MapIndex(keys[i]) }
+	default:
+		return reflect.Value{}, fmt.Errorf("range can't iterate over %v", v)
+	}
+	in := []reflect.Type{elemType}
+	if pairs {
+		in = []reflect.Type{keyType, elemType}
+	}
+	yieldType := reflect.FuncOf(in, []reflect.Type{boolType}, false)
+	seq := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{yieldType}, nil, false), func(args []reflect.Value) []reflect.Value {
+		for i := range n {
+			if stopped.Load() {
+				break
+			}
+			key, elem := at(i)
+			vals := []reflect.Value{elem}
+			if pairs {
+				vals = []reflect.Value{key, elem}
+			}
+			if !args[0].Call(vals)[0].Bool() {
+				break
+			}
+		}
+		return nil
+	})
+	return seq, nil
+}
+
+// execute renders t (parsed by parseTemplate) for data into at most max
+// bytes within limit. A rendering past the limit is stopped: its loops end
+// at their next element and its next write fails (guardRanges), and execute
+// returns once it has ended, so that nothing of it runs on.
 func execute(t *template.Template, data any, max int, limit time.Duration) (string, error) {
-	w := &boundedWriter{max: max}
+	t, err := t.Clone()
+	if err != nil {
+		return "", err
+	}
+	stopped := new(atomic.Bool)
+	t.Funcs(template.FuncMap{
+		rangeFunc:     func(x any) (reflect.Value, error) { return rangeOver(stopped, false, x) },
+		rangePairFunc: func(x any) (reflect.Value, error) { return rangeOver(stopped, true, x) },
+	})
+	w := &boundedWriter{max: max, stopped: stopped}
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -213,7 +362,8 @@ func execute(t *template.Template, data any, max int, limit time.Duration) (stri
 		}
 		return w.buf.String(), nil
 	case <-timer.C:
-		w.stopped.Store(true)
+		stopped.Store(true)
+		<-done
 		return "", fmt.Errorf("rendering took longer than %v", limit)
 	}
 }

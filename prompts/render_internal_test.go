@@ -2,7 +2,10 @@ package prompts
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"text/template"
 	"time"
@@ -92,4 +95,102 @@ func FuzzTemplateCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestStoppedRenderingBurnsNoCPU: a quadratic loop that writes nothing was
+// "stopped" at its time limit but ran on, burning a core for minutes, since
+// only a write noticed the stop. Now every loop checks for it: once execute
+// has answered the time limit, the rendering has ended and the process uses
+// no CPU for it. Not parallel: the CPU measured is the whole process's.
+func TestStoppedRenderingBurnsNoCPU(t *testing.T) {
+	tmpl, err := parseTemplate(fileUser, `{{transcript .Messages}}{{range .Messages}}{{range $.Messages}}{{if eq .Content "never"}}{{end}}{{end}}{{end}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := UserData{Messages: make([]Turn, 20_000)}
+	for i := range d.Messages {
+		d.Messages[i] = Turn{ID: fmt.Sprint("m", i), Role: "user", Content: "hello"}
+	}
+	view := newUserView(d)
+	goroutines := runtime.NumGoroutine()
+	before := cpuTime(t)
+	if _, err := execute(tmpl.Funcs(funcsFor(&d)), view, view.maxBytes(), 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "longer than 50ms") {
+		t.Fatalf("got %v, want the time limit", err)
+	}
+	returned := cpuTime(t)
+	if n := runtime.NumGoroutine(); n > goroutines {
+		t.Errorf("%d goroutines after the rendering returned, %d before: it runs on", n, goroutines)
+	}
+	// A window in which a rendering left running would use a core.
+	<-time.After(500 * time.Millisecond)
+	settled := cpuTime(t)
+	t.Logf("CPU: %v until execute returned, %v in the 500ms after", returned-before, settled-returned)
+	if burnt := settled - returned; burnt > 150*time.Millisecond {
+		t.Fatalf("the process used %v of CPU in the 500ms after the rendering was stopped", burnt)
+	}
+}
+
+// TestGuardedRangeKeepsItsMeaning: the rewritten {{range}} (guardRanges)
+// prints what text/template's own prints, over slices, maps, numbers, nil
+// and empty values, with one variable, two, none, {{else}}, {{break}} and
+// {{continue}}.
+func TestGuardedRangeKeepsItsMeaning(t *testing.T) {
+	t.Parallel()
+	type item struct{ Name string }
+	var nilMap map[string]int
+	data := struct {
+		List  []string
+		Items []item
+		Any   []any
+		Map   map[string]any
+		Ints  map[int]string
+		N     int
+		U     uint8
+		Empty []int
+		Nil   map[string]int
+		Ptr   *[]int
+		Iface any
+	}{
+		List: []string{"a", "", "c"}, Items: []item{{"x"}, {"y"}}, Any: []any{1, "two", nil, map[string]any{"k": 3}},
+		Map: map[string]any{"b": 2, "a": []any{1, 2}, "c": ""}, Ints: map[int]string{3: "c", -1: "a", 2: "b"},
+		N: 3, U: 2, Ptr: &[]int{7, 8}, Iface: []string{"i"}, Nil: nilMap,
+	}
+	for _, text := range []string{
+		`{{range .List}}[{{.}}]{{end}}`,
+		`{{range $i, $e := .List}}{{$i}}={{$e}};{{end}}`,
+		`{{range $e := .List}}{{if $e}}{{$e}}{{else}}-{{end}}{{end}}`,
+		`{{$i := 0}}{{$e := ""}}{{range $i, $e = .List}}{{$i}}{{$e}}{{end}}|{{$i}}{{$e}}`,
+		`{{range .Items}}{{.Name}}{{range $.List}}{{.}}{{end}}{{end}}`,
+		`{{range .Any}}<{{.}}>{{if .}}t{{else}}f{{end}}{{end}}`,
+		`{{range $k, $v := .Map}}{{$k}}:{{$v}} {{end}}{{range .Map}}{{.}}{{end}}`,
+		`{{range $k, $v := .Ints}}{{$k}}{{$v}}{{end}}`,
+		`{{range .N}}{{.}}{{end}}{{range $n := .U}}{{$n}}{{end}}`,
+		`{{range .Empty}}x{{else}}empty{{end}}{{range .Nil}}x{{else}}nil{{end}}`,
+		`{{range .Ptr}}{{.}}{{end}}{{range .Iface}}{{.}}{{end}}`,
+		`{{range .List}}{{if eq . "c"}}{{break}}{{end}}{{.}}{{end}}{{range .List}}{{if not .}}{{continue}}{{end}}{{.}}{{end}}`,
+	} {
+		plain := template.Must(template.New("t").Option("missingkey=error").Parse(text))
+		want := new(strings.Builder)
+		if err := plain.Execute(want, data); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		guarded, err := parseTemplate("t", text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		got, err := execute(guarded, data, 1<<20, time.Minute)
+		if err != nil || got != want.String() {
+			t.Errorf("%s:\ngot  %q, %v\nwant %q", text, got, err, want)
+		}
+	}
 }

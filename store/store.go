@@ -137,6 +137,23 @@ type Profile struct {
 type FieldStatement struct {
 	At time.Time `json:"at"`
 	By string    `json:"by"`
+	// Removed marks a field an edit removed: it is not in Doc, and its
+	// entry keeps Newest.
+	Removed bool `json:"removed,omitempty"`
+	// Newest is the field's newest statement, so that a write newer than it
+	// needs none of the profile's history; absent on entries written before
+	// it was kept.
+	Newest *NewestStatement `json:"newest,omitempty"`
+}
+
+// NewestStatement is a profile field's newest statement and where the run
+// of equal values it ends began.
+type NewestStatement struct {
+	At    time.Time `json:"at"`
+	By    string    `json:"by"`
+	Edit  bool      `json:"edit,omitempty"`
+	RunAt time.Time `json:"run_at"`
+	RunBy string    `json:"run_by"`
 }
 
 // ProfileChange is one recorded version of a profile.

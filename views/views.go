@@ -34,6 +34,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -263,21 +264,42 @@ func (h *Handler) caregiverOnly(app string) bool {
 	return a != nil && extract.KindOfApp(a).CaregiverOnly()
 }
 
-// mayView decides whether v may see u's page: 0 when it may, else the
-// status to answer (404 for a user of another app than the token's, as if
-// there were none) and why.
-func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
-	clara := h.caregiverOnly(u.App)
+// MayRead is the one rule of who reads a user's data, for these pages and
+// for the JSON API alike: 0 when v may read the data of a user of app (a,
+// nil when not configured), else the status to answer (404 for a user of
+// another app than the token's, as if there were none) and why. The data of
+// a user of a kind that keeps it for the caregiver (extract.Kind.
+// CaregiverOnly: a person with dementia's emotions are health data) reaches
+// that app's caregiver token and its own service token only: not the
+// operator's admin token, nor a service token of every app. The operator
+// still sees job state, re-runs jobs and carries out an erasure, none of
+// which reads it. A caregiver token reads its app's users and nothing else;
+// open mode (the developer's machine) reads everything.
+func MayRead(v Viewer, app string, a *prompts.App) (int, string) {
+	careOnly := a != nil && extract.KindOfApp(a).CaregiverOnly()
 	switch {
 	case v.Open:
 		return 0, ""
-	case v.App != "" && v.App != u.App:
+	case v.App != "" && v.App != app:
 		return http.StatusNotFound, "There is no such user."
-	case v.Scope == ScopeCaregiver && clara:
+	case v.Scope == ScopeCaregiver && !careOnly:
+		return http.StatusForbidden, "A caregiver token reads the data of its Clara app's users only."
+	case !careOnly, v.Scope == ScopeCaregiver, v.Scope == ScopeService && v.App == app:
 		return 0, ""
-	case v.Scope == ScopeCaregiver:
-		return http.StatusForbidden, "A caregiver token reads the pages of Clara's users only."
-	case clara:
+	}
+	return http.StatusForbidden, "The data of this app's users is for its caregiver and its own service only: use the caregiver token or the service token bound to the app."
+}
+
+// mayView decides whether v may see u's page: MayRead, and then a Clara
+// user's page is for the caregiver only (not the app's service token, which
+// reads the same data over JSON) and the rest for an admin token or a token
+// bound to the user's app.
+func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
+	if status, why := MayRead(v, u.App, h.cfg.Deps.Apps[u.App]); status != 0 || v.Open || v.Scope == ScopeCaregiver {
+		return status, why
+	}
+	switch {
+	case h.caregiverOnly(u.App):
 		return http.StatusForbidden, "Clara's pages are for the caregiver only: sign in with the caregiver token of this app."
 	case v.Scope == ScopeAdmin || (v.Scope == ScopeService && v.App != ""):
 		return 0, ""

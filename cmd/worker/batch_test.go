@@ -41,9 +41,11 @@ func TestAnalyticsTrendsInsightsByHand(t *testing.T) {
 							"strategy": "called_sponsor", "outcome": outcome}}}})
 				}
 			}
+			clara := c
+			clara.token = claraServiceToken
 			for s := 0; s < 2; s++ {
 				start := day(s, 9)
-				c.closeAndWait(fmt.Sprintf("cl-%d", s), map[string]any{"user_id": "rose", "app": "clara", "started_at": start, "ended_at": day(s, 10),
+				clara.closeAndWait(fmt.Sprintf("cl-%d", s), map[string]any{"user_id": "rose", "app": "clara", "started_at": start, "ended_at": day(s, 10),
 					"messages": []map[string]any{{"id": "m1", "role": "user", "content": "Where am I?", "at": start}},
 					"events": []map[string]any{
 						{"kind": "emotion", "at": start, "data": map[string]any{"emotion": "anxious", "distress_score": 0.8}},
@@ -95,7 +97,7 @@ func TestAnalyticsTrendsInsightsByHand(t *testing.T) {
 			}
 
 			batch("run", "trends", "--now", "2026-11-16T03:00:00Z")
-			code, tr := c.do("GET", "/v1/users/rose/trends", nil)
+			code, tr := clara.do("GET", "/v1/users/rose/trends", nil)
 			trends, _ := tr["trends"].(map[string]any)
 			if code != 200 || trends["baseline_distress"] == nil || trends["sessions_considered"] != float64(2) {
 				t.Fatalf("trends = %d %v", code, tr)

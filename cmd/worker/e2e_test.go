@@ -22,6 +22,10 @@ import (
 
 const serviceToken = "service-token-for-tests-0001"
 
+// claraServiceToken is bound to the clara app: a Clara user's data is for
+// the caregiver and the app's own service only, not for serviceToken.
+const claraServiceToken = "clara-service-token-for-tests-0001"
+
 // client talks to a started worker as a chat service would.
 type client struct {
 	t    *testing.T
@@ -81,7 +85,7 @@ func startWithLLM(t *testing.T, url string, llm *llmtest.Server) client {
 	t.Helper()
 	env := map[string]string{
 		"DATABASE_URL":         url,
-		"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:" + adminToken,
+		"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:" + adminToken + ",service@clara:" + claraServiceToken,
 		"MNEMO_ENCRYPTION_KEY": "e2e:a passphrase for the e2e tests",
 		"MNEMO_POLL_INTERVAL":  "50ms",
 		"MNEMO_LOG_LEVEL":      "warn",
@@ -573,12 +577,14 @@ func TestElderTreeZoneCuesAndAggregatesOverHTTP(t *testing.T) {
 			}
 			// Trends of a Clara user say when the batch runs next, from the
 			// worker's own schedule (the batch may already have run at start).
-			if code, _ := c.do("POST", "/v1/sessions/cl-1/close", map[string]any{"user_id": "u-clara", "app": "clara",
+			clara := c
+			clara.token = claraServiceToken
+			if code, _ := clara.do("POST", "/v1/sessions/cl-1/close", map[string]any{"user_id": "u-clara", "app": "clara",
 				"started_at": at(0), "ended_at": at(10),
 				"messages": []map[string]any{{"id": "m1", "role": "user", "content": "Is it Tuesday?", "at": at(1)}}}); code != 202 {
 				t.Fatalf("clara close = %d", code)
 			}
-			code, tr := c.do("GET", "/v1/users/u-clara/trends", nil)
+			code, tr := clara.do("GET", "/v1/users/u-clara/trends", nil)
 			next, _ := time.Parse(time.RFC3339, fmt.Sprint(tr["next_run_at"]))
 			if code != 200 || (tr["status"] != "pending" && tr["status"] != "ready") || !next.After(time.Now()) {
 				t.Fatalf("trends = %d %v; want 200 with status and a next_run_at to come", code, tr)

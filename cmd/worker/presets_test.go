@@ -45,6 +45,7 @@ func TestClaraEndToEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := startWithLLM(t, url, nil)
+			c.token = claraServiceToken
 			events := []map[string]any{
 				event("emotion", 1, map[string]any{"emotion": "anxious", "confidence": 0.8, "distress_score": 0.7, "trajectory": "escalating"}),
 				event("emotion", 2, map[string]any{"emotion": "anxious", "confidence": 0.7, "distress_score": 0.6, "trajectory": "stable"}),

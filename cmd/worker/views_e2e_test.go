@@ -21,13 +21,13 @@ func TestViewsEndToEnd(t *testing.T) {
 			t.Parallel()
 			w := startWorker(t, map[string]string{
 				"DATABASE_URL":         url,
-				"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:" + adminToken + ",caregiver@clara:" + caregiverToken,
+				"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:" + adminToken + ",caregiver@clara:" + caregiverToken + ",service@clara:" + claraServiceToken,
 				"MNEMO_ENCRYPTION_KEY": "e2e:a passphrase for the e2e tests",
 				"MNEMO_POLL_INTERVAL":  "50ms",
 				"MNEMO_LOG_LEVEL":      "warn",
 				"MNEMO_SHUTDOWN_GRACE": "3s",
 			})
-			c := client{t: t, base: "http://" + w.addr}
+			c := client{t: t, base: "http://" + w.addr, token: claraServiceToken}
 			body := map[string]any{"user_id": "u-rose", "app": "clara", "started_at": at(0), "ended_at": at(25), "timezone": "Europe/London",
 				"messages": []map[string]any{{"id": "m1", "role": "user", "content": "Where am I? periwinkle-abacus", "at": at(1)}},
 				"events": []map[string]any{
@@ -66,6 +66,13 @@ func TestViewsEndToEnd(t *testing.T) {
 			c.token = caregiverToken
 			if code, _ := c.do("GET", "/v1/users/u-rose/trends", nil); code != 403 {
 				t.Fatalf("the JSON API for a caregiver token = %d; want 403", code)
+			}
+			// Nor does the operator read them over JSON (issue 22 item 4).
+			for _, tok := range []string{adminToken, serviceToken} {
+				c.token = tok
+				if code, _ := c.do("GET", "/v1/users/u-rose/trends", nil); code != 403 {
+					t.Fatalf("Rose's trends over JSON with a token that is not Clara's own = %d; want 403", code)
+				}
 			}
 		})
 	}
