@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/riverqueue/river/rivertype"
@@ -154,6 +155,29 @@ func splitList(values []string) []string {
 		}
 	}
 	return out
+}
+
+// splitNames is splitList for job kinds and queue names, which it refuses
+// when they hold a control character (a NUL, which Postgres cannot hold in
+// text) or are not UTF-8: such a name names no job, and is answered as the
+// operator's mistake rather than the database's.
+func splitNames(param string, values []string) ([]string, error) {
+	out := splitList(values)
+	for _, name := range out {
+		if err := checkName(param, name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// checkName refuses a kind or queue name with a control character or
+// invalid UTF-8.
+func checkName(param, name string) error {
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+		return invalidf("%s may not hold control characters (such as NUL) or invalid UTF-8", param)
+	}
+	return nil
 }
 
 // ParseSince reads a look-back window: a Go duration ("90m", "24h") or a
@@ -389,8 +413,17 @@ func (h *handlers) listJobs(w http.ResponseWriter, r *http.Request) {
 		h.failAdmin(w, r, "", err)
 		return
 	}
-	rows, err := h.Handoff.Queue.List(r.Context(), jobs.ListFilter{States: states, Kinds: splitList(q["kind"]),
-		Queues: splitList(q["queue"]), Limit: limit})
+	kinds, err := splitNames("kind", q["kind"])
+	if err != nil {
+		h.failAdmin(w, r, "", err)
+		return
+	}
+	queues, err := splitNames("queue", q["queue"])
+	if err != nil {
+		h.failAdmin(w, r, "", err)
+		return
+	}
+	rows, err := h.Handoff.Queue.List(r.Context(), jobs.ListFilter{States: states, Kinds: kinds, Queues: queues, Limit: limit})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -476,7 +509,12 @@ func (h *handlers) retryJobs(w http.ResponseWriter, r *http.Request) {
 		h.failAdmin(w, r, "", err)
 		return
 	}
-	f := RetryFilter{State: states[0], Kinds: splitList([]string{req.Kind}), Since: since}
+	kinds, err := splitNames("kind", []string{req.Kind})
+	if err != nil {
+		h.failAdmin(w, r, "", err)
+		return
+	}
+	f := RetryFilter{State: states[0], Kinds: kinds, Since: since}
 	n, err := RetryMatching(r.Context(), h.Handoff.Queue, f, h.now())
 	if err != nil {
 		h.failAdmin(w, r, "", err)
@@ -511,6 +549,10 @@ func (h *handlers) resumeQueue(w http.ResponseWriter, r *http.Request) {
 
 func (h *handlers) setPaused(w http.ResponseWriter, r *http.Request, pause bool) {
 	name := r.PathValue("queue")
+	if err := checkName("queue", name); err != nil {
+		h.failAdmin(w, r, "", err)
+		return
+	}
 	q := h.Handoff.Queue
 	action, do := "resumed", q.Resume
 	if pause {

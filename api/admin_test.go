@@ -378,3 +378,36 @@ func TestAdminQueues(t *testing.T) {
 		})
 	}
 }
+
+// TestAdminRefusesControlCharacters: a kind or queue holding a NUL (which
+// Postgres cannot hold in text) or another control character is the
+// operator's mistake, a 400 that says so, on either database.
+func TestAdminRefusesControlCharacters(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			tb := setupAdmin(t, b)
+			for _, c := range []struct{ method, path, body string }{
+				{"GET", "/v1/admin/jobs?kind=%00", ""},
+				{"GET", "/v1/admin/jobs?kind=ops_test,a%00b", ""},
+				{"GET", "/v1/admin/jobs?queue=ops%00", ""},
+				{"GET", "/v1/admin/jobs?kind=%1b%5b2J", ""},
+				{"GET", "/v1/admin/jobs?kind=%ff", ""},
+				{"POST", "/v1/admin/jobs/retry", `{"state":"discarded","kind":"\u0000"}`},
+				{"POST", "/v1/admin/queues/ops%00/pause", ""},
+				{"POST", "/v1/admin/queues/ops%00/resume", ""},
+			} {
+				code, res := tb.admin(t, c.method, c.path, c.body)
+				e, _ := res["error"].(map[string]any)
+				msg, _ := e["message"].(string)
+				if code != 400 || errorCode(res) != "bad_request" || !strings.Contains(msg, "control characters") {
+					t.Errorf("%s %s %s = %d %v; want 400 naming the control character", c.method, c.path, c.body, code, res)
+				}
+			}
+			if code, res := tb.admin(t, "GET", "/v1/admin/jobs?kind=ops_test", ""); code != 200 {
+				t.Errorf("a plain kind = %d %v", code, res)
+			}
+		})
+	}
+}

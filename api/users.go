@@ -445,6 +445,10 @@ func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="mnemo-export-`+id+`.json"`)
+	// The archive is all the user's data: not to be sniffed into a page,
+	// nor kept by a browser or proxy cache.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(archive)
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -307,14 +308,136 @@ func clipName(s string) string {
 }
 
 // Fingerprint is the SHA-256 of the body's canonical form: the same session
-// sent again, however formatted, has the same fingerprint.
+// sent again has the same fingerprint however it is formatted, in whatever
+// order its objects' names come (event data included), whichever escapes
+// its strings use, whatever offset its timestamps are written in (they are
+// compared as instants) and however its numbers are written: numbers are
+// compared as exact decimals, so 1, 1.0, 1e0 and 10e-1 are one number, and
+// 0.1 and 0.10000000000000001 are two. An event's data of null, {} or none
+// at all is the same (each is stored as {}).
 func Fingerprint(sessionID string, req Request) string {
+	canon := req
+	canon.StartedAt, canon.EndedAt = req.StartedAt.UTC(), req.EndedAt.UTC()
+	canon.Messages = make([]extract.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		m.At = m.At.UTC()
+		canon.Messages[i] = m
+	}
+	if req.Events != nil {
+		canon.Events = make([]extract.Event, len(req.Events))
+		for i, e := range req.Events {
+			e.At = e.At.UTC()
+			e.Data = canonicalData(e.Data)
+			canon.Events[i] = e
+		}
+	}
+	return fingerprint(sessionID, canon)
+}
+
+// legacyFingerprint is the fingerprint workers before issue 22 stored: the
+// body's values in struct order, but event data compacted as sent (names in
+// the sender's order) and timestamps in the sender's offsets. A session
+// handed over then is recognised when sent again as it was first sent.
+func legacyFingerprint(sessionID string, req Request) string { return fingerprint(sessionID, req) }
+
+func fingerprint(sessionID string, req Request) string {
 	b, _ := json.Marshal(struct {
 		ID  string  `json:"id"`
 		Req Request `json:"req"`
 	}{sessionID, req})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// canonicalData is an event's data in canonical JSON (see canonicalJSON);
+// nil for none, null or {}. Data that does not parse (Validate refuses it)
+// is left as it is.
+func canonicalData(data json.RawMessage) json.RawMessage {
+	if len(data) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return data
+	}
+	if m, ok := v.(map[string]any); v == nil || ok && len(m) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	canonicalJSON(&buf, v)
+	return buf.Bytes()
+}
+
+// canonicalJSON writes a decoded JSON value (numbers as json.Number) with
+// object names sorted, strings escaped as encoding/json escapes them and
+// numbers in canonicalNumber's form.
+func canonicalJSON(buf *bytes.Buffer, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for k := range v {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		buf.WriteByte('{')
+		for i, k := range names {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			canonicalJSON(buf, k)
+			buf.WriteByte(':')
+			canonicalJSON(buf, v[k])
+		}
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			canonicalJSON(buf, e)
+		}
+		buf.WriteByte(']')
+	case json.Number:
+		buf.WriteString(canonicalNumber(string(v)))
+	default: // strings, booleans, null
+		b, _ := json.Marshal(v)
+		buf.Write(b)
+	}
+}
+
+// canonicalNumber writes a JSON number as an exact decimal in one form:
+// its significant digits without leading or trailing zeros, then the
+// exponent that places them (1.50 and 15e-1 are 15e-1, 100 is 1e2, -0 is
+// 0). It never rounds, so two numbers share a form only when they are
+// equal.
+func canonicalNumber(n string) string {
+	sign := ""
+	if strings.HasPrefix(n, "-") {
+		sign, n = "-", n[1:]
+	}
+	mant, exp, _ := strings.Cut(strings.ToLower(n), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	e, err := strconv.Atoi(exp)
+	if exp == "" {
+		e, err = 0, nil
+	}
+	if err != nil { // an exponent beyond int: compared as written
+		return sign + n
+	}
+	digits := strings.TrimLeft(whole+frac, "0")
+	e -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	e += len(digits) - len(trimmed)
+	if trimmed == "" {
+		return "0"
+	}
+	if e == 0 {
+		return sign + trimmed
+	}
+	return sign + trimmed + "e" + strconv.Itoa(e)
 }
 
 // Deps is what a handoff needs besides the transaction.
@@ -353,7 +476,8 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 		}
 		active = true
 	case start.Found:
-		if existing.BodySHA256 != fp {
+		// A session handed over before issue 22 holds the legacy fingerprint.
+		if existing.BodySHA256 != fp && existing.BodySHA256 != legacyFingerprint(sessionID, req) {
 			return Result{}, ErrDifferentBody
 		}
 		return Result{SessionID: sessionID, Jobs: existing.Jobs, Duplicate: true}, nil

@@ -38,6 +38,8 @@ func TestDecodeAndValidate(t *testing.T) {
 		{"sql in user id", "s-1", swap(`"u-1"`, `"u-1'; DROP TABLE x;--"`), "user_id"},
 		{"ended before started", "s-1", swap("09:20:00Z", "08:00:00Z"), "ended_at"},
 		{"far future", "s-1", swap("2026-11-20T09:20:00Z", "2027-11-20T09:20:00Z"), "ended_at"},
+		{"exponent beyond float64", "s-1", swap("0.8", "0e-99999999999999999999"), "events[0].data.confidence"},
+		{"tiny exponent beyond float64", "s-1", swap("0.8", "1E-401"), "events[0].data.confidence"},
 		{"bad zone", "s-1", swap("Europe/Berlin", "Mars/Olympus"), "timezone"},
 		{"machine-dependent zone", "s-1", swap("Europe/Berlin", "Local"), "timezone"},
 		{"bad role", "s-1", swap(`"role":"user"`, `"role":"root"`), "messages[0].role"},
@@ -85,6 +87,71 @@ func TestFingerprintIgnoresFormatting(t *testing.T) {
 	}
 }
 
+// TestFingerprintIsCanonical: a body sent again by a serializer that orders
+// names, escapes strings, writes numbers or offsets its timestamps another
+// way is the same session; a body with another value is not (issue 22).
+func TestFingerprintIsCanonical(t *testing.T) {
+	t.Parallel()
+	fp := func(body string) string {
+		t.Helper()
+		req, err := handoff.Decode([]byte(body))
+		if err != nil {
+			t.Fatalf("decode %s: %v", body, err)
+		}
+		return handoff.Fingerprint("s-1", req)
+	}
+	data := func(d string) string {
+		return strings.Replace(goodBody, `{"emotion":"anxious","confidence":0.8}`, d, 1)
+	}
+	base := fp(goodBody)
+	for _, same := range []string{
+		data(`{"confidence":0.8,"emotion":"anxious"}`),
+		data(`{"confidence":0.80,"emotion":"anxious"}`),
+		data(`{"confidence":8e-1,"emotion":"anxious"}`),
+		data(`{"confidence":80E-2,"emotion":"\u0061nxious"}`),
+		strings.ReplaceAll(goodBody, "Z\"", "+00:00\""),
+		strings.Replace(goodBody, `"started_at":"2026-11-20T09:00:00Z"`, `"started_at":"2026-11-20T10:00:00+01:00"`, 1),
+		`{"events":[{"data":{"confidence":0.8,"emotion":"anxious"},"message_id":"m1","at":"2026-11-20T09:00:05Z","kind":"emotion"}],
+		 "messages":[{"at":"2026-11-20T09:00:05Z","content":"my name is John","role":"user","id":"m1"}],
+		 "display_name":"Peggy","timezone":"Europe/Berlin","ended_at":"2026-11-20T09:20:00Z","started_at":"2026-11-20T09:00:00Z","app":"mona","user_id":"u-1"}`,
+	} {
+		if fp(same) != base {
+			t.Errorf("the same session has another fingerprint: %s", same)
+		}
+	}
+	for _, other := range []string{
+		data(`{"confidence":0.81,"emotion":"anxious"}`),
+		data(`{"confidence":0.8000000000000001,"emotion":"anxious"}`),
+		data(`{"confidence":"0.8","emotion":"anxious"}`),
+		data(`{"confidence":0.8,"emotion":"Anxious"}`),
+		data(`{"confidence":0.8}`),
+		data(`{"confidence":0.8,"emotion":"anxious","tags":[]}`),
+		strings.Replace(goodBody, "09:00:05Z\",\"message_id", "09:00:06Z\",\"message_id", 1),
+	} {
+		if fp(other) == base {
+			t.Errorf("a different session has the same fingerprint: %s", other)
+		}
+	}
+	// Numbers compare as exact decimals, whatever their notation.
+	num := func(n string) string { return fp(data(`{"confidence":` + n + `}`)) }
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"1", "1.0", true}, {"1", "1e0", true}, {"1", "10e-1", true}, {"0", "-0", true}, {"0", "0.000", true},
+		{"0.5", "5E-1", true}, {"1", "1.0000000000000001", false}, {"0.1", "0.10000000000000001", false}, {"1", "-1", false},
+	} {
+		if got := num(c.a) == num(c.b); got != c.same {
+			t.Errorf("%s and %s: same fingerprint %v; want %v", c.a, c.b, got, c.same)
+		}
+	}
+	// An event's data of null, {} or none is stored as {}: one session.
+	none := fp(data(`{}`))
+	if fp(data(`null`)) != none || fp(strings.Replace(goodBody, `,"data":{"emotion":"anxious","confidence":0.8}`, "", 1)) != none {
+		t.Error("data of null, {} and none have different fingerprints")
+	}
+}
+
 // FuzzCloseBody feeds arbitrary bodies to the decoder and validator: they
 // never panic, and a body they accept is one a chat service could send.
 func FuzzCloseBody(f *testing.F) {
@@ -109,6 +176,9 @@ func FuzzCloseBody(f *testing.F) {
 		}
 		if _, ok := apps[req.App]; !ok || !handoff.ValidID(req.UserID) || req.EndedAt.Before(req.StartedAt) {
 			t.Fatalf("accepted an invalid body: %+v", req)
+		}
+		if handoff.Fingerprint("s-1", req) != handoff.Fingerprint("s-1", req) {
+			t.Fatal("the fingerprint of a body changes")
 		}
 	})
 }

@@ -816,10 +816,30 @@ func (s *scanner) number(tok token) (float64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxNumber {
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxNumber || exponentBeyond(raw) {
 		return 0, invalid(s.pathString(), "is out of range (numbers are at most %.0e in magnitude)", MaxNumber)
 	}
 	return f, nil
+}
+
+// MaxExponent bounds the exponent a number may be written with: no float64
+// needs more, and an exact decimal with a larger one (0e-99999999999999999999)
+// cannot be read by the event schemas' validator, which panicked on it.
+const MaxExponent = 400
+
+// exponentBeyond reports whether a number is written with an exponent
+// beyond ±MaxExponent.
+func exponentBeyond(raw []byte) bool {
+	i := bytes.IndexAny(raw, "eE")
+	if i < 0 {
+		return false
+	}
+	exp := bytes.TrimLeft(bytes.TrimLeft(raw[i+1:], "+-"), "0")
+	if len(exp) > 3 {
+		return true
+	}
+	n, _ := strconv.Atoi(string(exp))
+	return n > MaxExponent
 }
 
 // str is a string token's value, unescaped as encoding/json does.

@@ -266,7 +266,7 @@ func tokenCheckString(path, s string) error {
 
 func tokenCheckNumber(path string, n json.Number) (float64, error) {
 	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxNumber {
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > MaxNumber || exponentBeyond([]byte(n)) {
 		return 0, invalid(path, "is out of range (numbers are at most %.0e in magnitude)", MaxNumber)
 	}
 	return f, nil

@@ -98,8 +98,11 @@ func (d *Deps) countRisk(a RiskCueArgs) {
 }
 
 // webhookClient posts risk cues; a slow endpoint fails the attempt, which
-// River retries with its backoff.
-var webhookClient = &http.Client{Timeout: 10 * time.Second}
+// River retries with its backoff. It follows no redirect: a cue goes to the
+// URL the operator set and nowhere else, and a redirect would re-post it
+// with that URL (and any token in it) as the Referer.
+var webhookClient = &http.Client{Timeout: 10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // RiskCueWorker counts a risk cue and posts it to the app's webhook.
 type RiskCueWorker struct {
@@ -112,7 +115,7 @@ func NewRiskCueWorker(d *Deps) *RiskCueWorker { return &RiskCueWorker{deps: d} }
 
 // Work counts the cue on its first attempt and posts it when the policy
 // asks. A 4xx answer other than 408 and 429 is final; anything else that is
-// not 2xx is retried.
+// not 2xx, a redirect included, is retried.
 func (w *RiskCueWorker) Work(ctx context.Context, job *river.Job[RiskCueArgs]) error {
 	d, a := w.deps, job.Args
 	if job.Attempt == 1 {
@@ -155,6 +158,10 @@ func postRisk(ctx context.Context, d *Deps, app *prompts.App, a RiskCueArgs) err
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return nil
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		// Not followed: the operator sets the final URL (its Location is not
+		// logged, as it may carry a token too).
+		d.log().ErrorContext(ctx, "risk webhook redirected the cue, which is not followed; set the final URL", slog.String("app", a.App), slog.Int("status", resp.StatusCode))
 	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests:
 		d.log().ErrorContext(ctx, "risk webhook refused the cue", slog.String("app", a.App), slog.Int("status", resp.StatusCode))
 		return river.JobCancel(errors.New("risk webhook of " + a.App + " answered " + strconv.Itoa(resp.StatusCode)))

@@ -118,3 +118,46 @@ func TestRiskCueWebhook(t *testing.T) {
 		t.Errorf("counts %v", c)
 	}
 }
+
+// A webhook that redirects gets the cue once: the redirect is not followed
+// (the cue and the URL's token never reach the other server, as a body or
+// as a Referer), and the attempt fails, so River retries it.
+func TestRiskCueWebhookFollowsNoRedirect(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		if ref := r.Header.Get("Referer"); ref != "" {
+			t.Errorf("the redirect target got Referer %q", ref)
+		}
+	}))
+	defer other.Close()
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		var posts atomic.Int32
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			posts.Add(1)
+			if ref := r.Header.Get("Referer"); ref != "" {
+				t.Errorf("the webhook got Referer %q", ref)
+			}
+			http.Redirect(w, r, other.URL+"/steal", code)
+		}))
+		app := &prompts.App{Name: "mona", Policy: prompts.Policy{RiskWebhook: hook.URL + "/hook?token=s3cr3t-token"}}
+		w := jobs.NewRiskCueWorker(&jobs.Deps{Apps: map[string]*prompts.App{"mona": app}, Metrics: &riskCounter{counts: map[string]int{}}})
+		args := jobs.RiskCueArgs{UserID: "u1", SessionID: "s1", App: "mona", Class: extract.RiskDistress,
+			Severity: extract.SeverityHigh, MessageID: "m1", Actor: extract.ActorUser, At: time.Date(2026, 11, 20, 9, 1, 0, 0, time.UTC)}
+		err := w.Work(context.Background(), &river.Job[jobs.RiskCueArgs]{Args: args, JobRow: &rivertype.JobRow{Attempt: 1}})
+		var cancel *river.JobCancelError
+		if err == nil || errors.As(err, &cancel) {
+			t.Errorf("a %d gave %v; want a failed attempt that River retries", code, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("the error names the URL's token: %v", err)
+		}
+		if posts.Load() != 1 {
+			t.Errorf("a %d: the webhook got %d posts; want 1", code, posts.Load())
+		}
+		hook.Close()
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect target got %d requests; want none", n)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -122,9 +124,10 @@ type Privacy interface {
 	// DeleteErasure deletes an erasure request (its user's rows are gone).
 	DeleteErasure(ctx context.Context, id string) error
 	// ScrubJobs deletes River's jobs that name refs: by their args (a
-	// session, export or user id) in any state but running, and finished
-	// jobs whose log lines or errors mention one of the ids. It returns how
-	// many it deleted and how many running jobs still name refs.
+	// session, export or user id, as the whole value) in any state but
+	// running, and finished jobs whose log lines or errors name one of the
+	// ids as a token (never as part of a longer word). It returns how many
+	// it deleted and how many running jobs still name refs.
 	ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error)
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
 	// the erasure request itself.
@@ -257,22 +260,30 @@ func (q queries) DeleteErasure(ctx context.Context, id string) error {
 	return nil
 }
 
-// scrubJobsSQL finds River's jobs naming refs, per dialect: $1 session ids,
-// $2 export ids (JSON arrays), $3 the user id, $4 every id (JSON array).
-var scrubJobsSQL = map[string]struct{ byArgs, byText string }{
+// scrubJobsSQL finds River's jobs naming refs, per dialect. byArgs matches
+// the args' id fields as whole values: $1 session ids, $2 export ids (JSON
+// arrays), $3 the user id. byText narrows finished jobs to those whose
+// metadata or errors hold one of $4 (every id, a JSON array) anywhere, and
+// reads that text for ScrubJobs to look for the ids as tokens; byID deletes
+// the jobs of $1 (a JSON array of job ids) that are not running.
+var scrubJobsSQL = map[string]struct{ byArgs, byText, byID string }{
 	DialectPostgres: {
 		byArgs: `(args->>'session_id' IN (SELECT jsonb_array_elements_text($1::jsonb))
 			OR args->>'export_id' IN (SELECT jsonb_array_elements_text($2::jsonb))
 			OR ($3 <> '' AND args->>'user_id' = $3))`,
-		byText: `(state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM jsonb_array_elements_text($4::jsonb) AS n(id)
-			WHERE strpos(metadata::text, n.id) > 0 OR strpos(coalesce(errors::text, ''), n.id) > 0))`,
+		byText: `SELECT id, metadata::text, coalesce(array_to_json(errors)::text, '') FROM river_job
+			WHERE state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM jsonb_array_elements_text($1::jsonb) AS n(id)
+			WHERE strpos(metadata::text, n.id) > 0 OR strpos(coalesce(errors::text, ''), n.id) > 0)`,
+		byID: `DELETE FROM river_job WHERE state <> 'running' AND id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)`,
 	},
 	DialectSQLite: {
 		byArgs: `(json_extract(args, '$.session_id') IN (SELECT value FROM json_each($1))
 			OR json_extract(args, '$.export_id') IN (SELECT value FROM json_each($2))
 			OR ($3 <> '' AND json_extract(args, '$.user_id') = $3))`,
-		byText: `(state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM json_each($4) AS n
-			WHERE instr(json(metadata), n.value) > 0 OR instr(coalesce(json(errors), ''), n.value) > 0))`,
+		byText: `SELECT id, json(metadata), coalesce(json(errors), '') FROM river_job
+			WHERE state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM json_each($1) AS n
+			WHERE instr(json(metadata), n.value) > 0 OR instr(coalesce(json(errors), ''), n.value) > 0)`,
+		byID: `DELETE FROM river_job WHERE state <> 'running' AND id IN (SELECT value FROM json_each($1))`,
 	},
 }
 
@@ -288,16 +299,131 @@ func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running 
 	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
 	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
 	ids, _ := json.Marshal(all)
-	args := []any{string(sessions), string(exports), refs.UserID, string(ids)}
-	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND ("+sq.byArgs+" OR "+sq.byText+")", args...); err != nil {
+	args := []any{string(sessions), string(exports), refs.UserID}
+	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND "+sq.byArgs, args...); err != nil {
 		return 0, 0, fmt.Errorf("scrub jobs: %w", err)
 	}
-	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, args[:3],
+	// The text of a finished job names an id only where the id stands as a
+	// token: "e" is not named by "kind=export" or by "u-e" (issue 22).
+	named, err := queryAll(ctx, q, sq.byText, []any{string(ids)}, func(r rows) (int64, error) {
+		var id int64
+		var metadata, errs string
+		if err := r.Scan(&id, &metadata, &errs); err != nil {
+			return 0, err
+		}
+		if jsonnamesToken(metadata, all) || jsonnamesToken(errs, all) {
+			return id, nil
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
+	}
+	named = slices.DeleteFunc(named, func(id int64) bool { return id == 0 })
+	if len(named) > 0 {
+		list, _ := json.Marshal(named)
+		n, err := q.e.exec(ctx, sq.byID, string(list))
+		if err != nil {
+			return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
+		}
+		deleted += n
+	}
+	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, args,
 		func(r rows) error { return r.Scan(&running) })
 	if err != nil {
 		return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
 	}
 	return deleted, running, nil
+}
+
+// jsonNamesToken reports whether a string anywhere in the JSON document doc
+// (a job's metadata, whose "river:log" lines are strings, or its errors)
+// names one of ids as a token; a document that does not parse is searched
+// as text.
+func jsonnamesToken(doc string, ids []string) bool {
+	if doc == "" {
+		return false
+	}
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		return namesToken(doc, ids)
+	}
+	return walkStrings(v, func(s string) bool { return namesToken(s, ids) })
+}
+
+// walkStrings calls f on every string value of a decoded JSON value (not on
+// object keys, which name fields) until f returns true, and reports whether
+// one did.
+func walkStrings(v any, f func(string) bool) bool {
+	switch v := v.(type) {
+	case string:
+		return f(v)
+	case []any:
+		for _, e := range v {
+			if walkStrings(e, f) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if walkStrings(e, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesToken reports whether text names one of ids as a token: an
+// occurrence not preceded by a character ids are made of (letters, digits,
+// . _ : @ -) and not followed by one, but for trailing punctuation (. _ :
+// @ -) that ends the token, as in "session s-1: gone" or "erased e.". Ids
+// are what handoff.ValidID accepts. So "e" is named by "user_id=e" and
+// "\"e\"", not by "kind=export", "u-e" or "e-mail"; "s-1" is not named by
+// "s-10".
+func namesToken(text string, ids []string) bool {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(text[from:], id)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(id)
+			if (i == 0 || !idByte(text[i-1])) && tokenEnds(text[end:]) {
+				return true
+			}
+			from = i + 1
+		}
+	}
+	return false
+}
+
+// tokenEnds reports whether an id ends where rest begins: rest is empty,
+// starts with a byte ids do not hold, or with punctuation that runs to such
+// a byte or the end.
+func tokenEnds(rest string) bool {
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case !idByte(c):
+			return true
+		case c == '.' || c == '_' || c == ':' || c == '@' || c == '-':
+			continue
+		default: // a letter or digit: the id goes on
+			return false
+		}
+	}
+	return true
+}
+
+// idByte reports whether c may be part of an id.
+func idByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '.' || c == '_' || c == ':' || c == '@' || c == '-'
 }
 
 // Vacuum vacuums Mnemo's tables and River's job table, so that the rows an

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +49,14 @@ func TestExportsAndErasureLeaveNoCopies(t *testing.T) {
 				}
 				deadline := testwait.GiveUpAt(t)
 				for {
-					code, body := c.rawGet("/v1/users/" + user + "/exports/" + id)
+					code, h, body := c.rawGetHeader("/v1/users/" + user + "/exports/" + id)
 					if code == 200 {
+						// The archive is the user's data: a browser must not
+						// sniff it into a page, nor any cache keep it.
+						if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "no-store" {
+							t.Fatalf("the archive is served with X-Content-Type-Options %q, Cache-Control %q; want nosniff, no-store",
+								h.Get("X-Content-Type-Options"), h.Get("Cache-Control"))
+						}
 						return id, body
 					}
 					if code != 202 || testwait.Past(deadline) {
@@ -222,4 +230,18 @@ func TestExportTTLSetting(t *testing.T) {
 	if d, err := parseExportTTL(def); err != nil || d != 7*24*time.Hour {
 		t.Fatalf("export-ttl default %q = %v, %v; want 7 days", def, d, err)
 	}
+}
+
+// rawGetHeader is rawGet with the answer's headers.
+func (c client) rawGetHeader(path string) (int, http.Header, []byte) {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", c.base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+serviceToken)
+	resp, err := specClient(c.t).Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
 }

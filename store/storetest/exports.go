@@ -3,11 +3,13 @@ package storetest
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-ai/mnemo/store"
@@ -119,10 +121,8 @@ var exportCases = []testCase{
 		jobs.add(t, "running", `{"session_id":"s-1"}`, `{}`)
 		// A finished batch whose log names a session of the user.
 		jobs.add(t, "completed", `{"batch":"session-expiry"}`, `{"river:log":[{"log":"expired session_id=s-2"}]}`)
-		// Another user's jobs stay, but for a finished one whose log holds
-		// one of the ids as a substring (s-10 holds s-1): the match on text
-		// errs on the side of deleting, which loses only a finished job's
-		// history.
+		// Another user's jobs stay, a finished one whose log holds one of
+		// the ids inside a longer id (s-10 holds s-1) too.
 		jobs.add(t, "completed", `{"session_id":"s-10"}`, `{"river:log":[{"log":"session_id=s-10"}]}`)
 		jobs.add(t, "completed", `{"session_id":"x-1"}`, `{"river:log":[{"log":"session_id=x-1"}]}`)
 		jobs.add(t, "available", `{"session_id":"s-10"}`, `{}`)
@@ -131,14 +131,51 @@ var exportCases = []testCase{
 
 		deleted, running, err := s.ScrubJobs(ctx, store.JobRefs{UserID: "u-1", SessionIDs: []string{"s-1", "s-2"}, ExportIDs: []string{"e-1"}})
 		must(t, err)
-		if deleted != 6 || running != 1 {
-			t.Fatalf("scrub deleted %d, left %d running; want 6 and 1", deleted, running)
+		if deleted != 5 || running != 1 {
+			t.Fatalf("scrub deleted %d, left %d running; want 5 and 1", deleted, running)
 		}
-		if left := jobs.count(t); left != 4 {
-			t.Fatalf("%d jobs left; want 4 (the running one, another user's two, the pending batch)", left)
+		if left := jobs.count(t); left != 5 {
+			t.Fatalf("%d jobs left; want 5 (the running one, another user's three, the pending batch)", left)
 		}
 		if d, r, err := s.ScrubJobs(ctx, store.JobRefs{}); err != nil || d != 0 || r != 0 {
 			t.Fatalf("scrub of no refs = %d, %d, %v", d, r, err)
+		}
+	}},
+	{"ScrubJobsOfAOneLetterUser", func(t *testing.T, s store.Store) {
+		// Erasing user "e" deletes the jobs that name "e", s-e1 or x-e as a
+		// whole id, and none of the many whose args, logs or errors merely
+		// hold the letter (issue 22).
+		ctx := context.Background()
+		jobs := riverJobs(t, s)
+		gone := []int64{
+			jobs.add(t, "completed", `{"user_id":"e","session_id":"s-e1"}`, `{}`),
+			jobs.add(t, "discarded", `{"export_id":"x-e"}`, `{}`),
+			jobs.add(t, "completed", `{"batch":"session-expiry"}`,
+				`{"river:log":[{"attempt":1,"log":"time=2026-01-05T10:00:00Z level=INFO msg=\"session expired\" user_id=e took=1.5e-05s\n"}]}`),
+			jobs.addErrors(t, "discarded", `{"batch":"trends"}`, `{}`, `{"attempt":1,"error":"session s-e1: decode summary"}`),
+			jobs.add(t, "cancelled", `{"batch":"weekly"}`, `{"river:log":[{"attempt":1,"log":"user \"e\" skipped"}]}`),
+		}
+		kept := []int64{
+			// A discarded export of another app's user, whose log and error
+			// are full of the letter.
+			jobs.addErrors(t, "discarded", `{"export_id":"ex-7"}`,
+				`{"river:log":[{"attempt":5,"log":"level=ERROR msg=\"attempt finished\" kind=export result=error\n"}]}`,
+				`{"attempt":5,"error":"export ex-7: seal archive: key rewrapped elsewhere"}`),
+			jobs.add(t, "completed", `{"session_id":"se-2"}`, `{"river:log":[{"attempt":1,"log":"msg=\"attempt started\" kind=extract queue=extract\n"}]}`),
+			jobs.add(t, "completed", `{"user_id":"u-e","session_id":"e-mail"}`, `{"river:log":[{"log":"user_id=u-e session_id=e-mail took=2e-3s"}]}`),
+			jobs.add(t, "completed", `{"user_id":"E"}`, `{"river:log":[{"log":"user_id=E"}]}`),
+			jobs.addErrors(t, "completed", `{"batch":"decay"}`, `{"e":"ee"}`, `{"attempt":1,"error":"the e1 e-2 3e e:x"}`),
+			jobs.add(t, "available", `{"batch":"trends"}`, `{"river:log":[{"log":"user_id=e"}]}`),
+		}
+		deleted, running, err := s.ScrubJobs(ctx, store.JobRefs{UserID: "e", SessionIDs: []string{"s-e1"}, ExportIDs: []string{"x-e"}})
+		must(t, err)
+		if deleted != int64(len(gone)) || running != 0 {
+			t.Fatalf("scrub deleted %d, left %d running; want %d and 0", deleted, running, len(gone))
+		}
+		left, err := jobs.ids(ctx)
+		must(t, err)
+		if !slices.Equal(left, kept) {
+			t.Fatalf("jobs left %v; want %v (deleted: %v)", left, kept, gone)
 		}
 	}},
 }
@@ -156,7 +193,9 @@ func exportIDs(es []store.Export) []string {
 type riverJobTable struct {
 	exec func(ctx context.Context, q string, args ...any) error
 	one  func(ctx context.Context, q string) (int, error)
-	dia  string
+	// ids lists the jobs' ids in order.
+	ids func(ctx context.Context) ([]int64, error)
+	dia string
 }
 
 func riverJobs(t *testing.T, s store.Store) riverJobTable {
@@ -170,6 +209,13 @@ func riverJobs(t *testing.T, s store.Store) riverJobTable {
 			one: func(ctx context.Context, q string) (n int, err error) {
 				err = db.QueryRow(ctx, q).Scan(&n)
 				return n, err
+			},
+			ids: func(ctx context.Context) ([]int64, error) {
+				r, err := db.Query(ctx, "SELECT id FROM river_job ORDER BY id")
+				if err != nil {
+					return nil, err
+				}
+				return pgx.CollectRows(r, pgx.RowTo[int64])
 			}}
 		must(t, j.exec(ctx, `CREATE TABLE IF NOT EXISTS river_job (id bigserial PRIMARY KEY, state text NOT NULL,
 			args jsonb NOT NULL, metadata jsonb NOT NULL, errors jsonb[], finalized_at timestamptz)`))
@@ -182,6 +228,22 @@ func riverJobs(t *testing.T, s store.Store) riverJobTable {
 			one: func(ctx context.Context, q string) (n int, err error) {
 				err = db.QueryRowContext(ctx, q).Scan(&n)
 				return n, err
+			},
+			ids: func(ctx context.Context) ([]int64, error) {
+				r, err := db.QueryContext(ctx, "SELECT id FROM river_job ORDER BY id")
+				if err != nil {
+					return nil, err
+				}
+				defer r.Close()
+				var out []int64
+				for r.Next() {
+					var id int64
+					if err := r.Scan(&id); err != nil {
+						return nil, err
+					}
+					out = append(out, id)
+				}
+				return out, r.Err()
 			}}
 		// River's SQLite driver keeps args and metadata as JSONB blobs.
 		must(t, j.exec(ctx, `CREATE TABLE IF NOT EXISTS river_job (id integer PRIMARY KEY, state text NOT NULL,
@@ -192,13 +254,28 @@ func riverJobs(t *testing.T, s store.Store) riverJobTable {
 	return j
 }
 
-func (j riverJobTable) add(t *testing.T, state, args, metadata string) {
+func (j riverJobTable) add(t *testing.T, state, args, metadata string) int64 {
 	t.Helper()
-	q := "INSERT INTO river_job (state, args, metadata) VALUES ($1, $2::jsonb, $3::jsonb)"
+	return j.addErrors(t, state, args, metadata)
+}
+
+// addErrors adds a job with the errors River records of failed attempts
+// (each a JSON object), and returns its id.
+func (j riverJobTable) addErrors(t *testing.T, state, args, metadata string, errs ...string) int64 {
+	t.Helper()
+	ctx := context.Background()
 	if j.dia == store.DialectSQLite {
-		q = "INSERT INTO river_job (state, args, metadata) VALUES (?1, jsonb(?2), jsonb(?3))"
+		list, _ := json.Marshal(errs)
+		must(t, j.exec(ctx, `INSERT INTO river_job (state, args, metadata, errors)
+			VALUES (?1, jsonb(?2), jsonb(?3), CASE WHEN ?4 = '[]' THEN NULL ELSE (SELECT jsonb_group_array(jsonb(value)) FROM json_each(?4)) END)`,
+			state, args, metadata, string(list)))
+	} else {
+		must(t, j.exec(ctx, "INSERT INTO river_job (state, args, metadata, errors) VALUES ($1, $2::jsonb, $3::jsonb, $4::jsonb[])",
+			state, args, metadata, errs))
 	}
-	must(t, j.exec(context.Background(), q, state, args, metadata))
+	id, err := j.one(ctx, "SELECT max(id) FROM river_job")
+	must(t, err)
+	return int64(id)
 }
 
 func (j riverJobTable) count(t *testing.T) int {
