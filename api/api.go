@@ -92,6 +92,8 @@ type Server struct {
 	// open is true when no tokens are configured (loopback only): every
 	// request is treated as admin.
 	open bool
+	// bodies bounds the request body bytes in flight; nil is no bound.
+	bodies *bodyBudget
 }
 
 // Config configures a Server.
@@ -99,6 +101,13 @@ type Config struct {
 	Tokens []Token
 	Ready  Readiness
 	Logger *slog.Logger
+	// BodyBytesInFlight bounds the request body bytes held at once, each
+	// request reserving its Content-Length (MaxBodyBytes when unannounced);
+	// a request that finds no room within BodyWait (0: DefaultBodyWait) is
+	// answered 503 busy with Retry-After. 0 is no bound.
+	BodyBytesInFlight int64
+	MaxBodyBytes      int64
+	BodyWait          time.Duration
 }
 
 // New builds the server and its routes.
@@ -107,6 +116,7 @@ func New(cfg Config) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.bodies = newBodyBudget(cfg.BodyBytesInFlight, cfg.MaxBodyBytes, cfg.BodyWait, s.log)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
@@ -114,8 +124,10 @@ func New(cfg Config) *Server {
 }
 
 // Handle registers h for pattern, reachable only with a token of scope (or admin).
+// A request with a body first waits for room among the body bytes in
+// flight, once its token is checked.
 func (s *Server) Handle(pattern, scope string, h http.Handler) {
-	s.mux.Handle(pattern, s.auth(scope, h))
+	s.mux.Handle(pattern, s.auth(scope, s.bodies.wrap(h)))
 }
 
 // ServeHTTP serves every route; unknown routes answer a JSON 404, a wrong

@@ -445,6 +445,23 @@ type Deps struct {
 	Queue jobs.Queue
 	Apps  map[string]*prompts.App
 	Keys  *seal.Keyring
+	// MaxEvents bounds the events of one session (MNEMO_MAX_SESSION_EVENTS),
+	// as MaxMessages bounds its turns; 0 or more than MaxEvents is MaxEvents.
+	// A session's events are written in its handoff's transaction, which
+	// holds SQLite's one writer: 10 000 of them held it 5.5 s (issue 22).
+	MaxEvents int
+}
+
+// DefaultMaxEvents is MNEMO_MAX_SESSION_EVENTS' default: a handoff of as
+// many events took 0.7–1.2 s on SQLite (10 000: 5.5 s).
+const DefaultMaxEvents = 2000
+
+// maxEvents is the events bound in force.
+func (d Deps) maxEvents() int {
+	if d.MaxEvents <= 0 || d.MaxEvents > MaxEvents {
+		return MaxEvents
+	}
+	return d.MaxEvents
 }
 
 // ErrDifferentBody is returned when a closed session is handed over again
@@ -454,6 +471,9 @@ var ErrDifferentBody = fmt.Errorf("session already closed with a different body:
 // Close hands a validated session over inside tx. The same body again returns
 // the first answer and writes nothing; a different body is ErrDifferentBody.
 func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Request, now time.Time) (Result, error) {
+	if limit := d.maxEvents(); len(req.Events) > limit {
+		return Result{}, invalid("events", "more than %d events, the limit of a session (MNEMO_MAX_SESSION_EVENTS)", limit)
+	}
 	fp := Fingerprint(sessionID, req)
 	// One round trip reads the session, locked, and upserts the user unless
 	// the session is closed already. The user's row says what Close needs

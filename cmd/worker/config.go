@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
@@ -81,6 +82,10 @@ type Config struct {
 	Tuning Tuning
 	// MaxBodyBytes limits request bodies.
 	MaxBodyBytes int64
+	// BodyBytesInFlight bounds the request body bytes held at once.
+	BodyBytesInFlight int64
+	// MaxSessionEvents bounds the events of one session.
+	MaxSessionEvents int
 	// Schedules are the batches' cron schedules with their catch-up policies.
 	Schedules map[string]*schedule.Schedule
 	// Batch tunes the scheduled batches.
@@ -122,6 +127,8 @@ var settings = []setting{
 	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "", "how often an idle queue is polled for jobs no notification announced (empty: derived)"},
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
+	{"max-body-bytes-in-flight", "MNEMO_MAX_BODY_BYTES_IN_FLIGHT", "33554432", "most request body bytes held at once, each request counting its Content-Length (at least max-body-bytes); a request that finds no room within 2s is answered 503 busy with Retry-After"},
+	{"max-session-events", "MNEMO_MAX_SESSION_EVENTS", strconv.Itoa(handoff.DefaultMaxEvents), "most events one session may carry, 1 to 10000 (more is 422)"},
 	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
 	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
 	{"keep-bookkeeping", "MNEMO_KEEP_BOOKKEEPING", "9600h", "how long extraction runs, batch runs, the memory audit log and inactive memories are kept"},
@@ -274,6 +281,12 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.Concurrency, c.FetchCooldown, c.PollInterval, c.PoolSize = c.Tuning.Concurrency, c.Tuning.FetchCooldown, c.Tuning.PollInterval, c.Tuning.PoolSize
 	if c.MaxBodyBytes, err = strconv.ParseInt(get("max-body-bytes"), 10, 64); err != nil || c.MaxBodyBytes < 1024 {
 		return c, settingError("max-body-bytes", "%q is not a byte count of at least 1024", get("max-body-bytes"))
+	}
+	if c.BodyBytesInFlight, err = strconv.ParseInt(get("max-body-bytes-in-flight"), 10, 64); err != nil || c.BodyBytesInFlight < c.MaxBodyBytes {
+		return c, settingError("max-body-bytes-in-flight", "%q is not a byte count of at least max-body-bytes (%d)", get("max-body-bytes-in-flight"), c.MaxBodyBytes)
+	}
+	if c.MaxSessionEvents, err = strconv.Atoi(get("max-session-events")); err != nil || c.MaxSessionEvents < 1 || c.MaxSessionEvents > handoff.MaxEvents {
+		return c, settingError("max-session-events", "%q is not a number from 1 to %d", get("max-session-events"), handoff.MaxEvents)
 	}
 	schedules := map[string]string{}
 	for _, name := range jobs.BatchNames {

@@ -201,7 +201,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		jobs.ObserveJobs(queue, reg)
 	}
 	sys := &system{store: st, queue: queue, deps: deps}
-	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, Ready: func(ctx context.Context) error {
+	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, MaxBodyBytes: cfg.MaxBodyBytes, BodyBytesInFlight: cfg.BodyBytesInFlight, Ready: func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		return nil
 	}})
 	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes, Schedules: cfg.Schedules,
-		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys}})
+		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys, MaxEvents: cfg.MaxSessionEvents}})
 	srv.MountMetrics(reg.Handler())
 	ui, err := api.NewUI(queue, log)
 	if err != nil {
