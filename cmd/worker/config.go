@@ -78,6 +78,8 @@ type Config struct {
 	Tuning Tuning
 	// MaxBodyBytes limits request bodies.
 	MaxBodyBytes int64
+	// Profile bounds a user's profile as an edit would leave it.
+	Profile api.ProfileLimits
 	// Schedules are the batches' cron schedules with their catch-up policies.
 	Schedules map[string]*schedule.Schedule
 	// Batch tunes the scheduled batches.
@@ -118,6 +120,10 @@ var settings = []setting{
 	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "", "how often an idle queue is polled for jobs no notification announced (empty: derived)"},
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
+	{"profile-max-fields", "MNEMO_PROFILE_MAX_FIELDS", "256", "most top-level fields of a user's profile (a PATCH beyond is 422)"},
+	{"profile-max-depth", "MNEMO_PROFILE_MAX_DEPTH", "8", "deepest nesting of a profile value (a PATCH beyond is 422)"},
+	{"profile-max-value-bytes", "MNEMO_PROFILE_MAX_VALUE_BYTES", "4096", "largest profile value, as JSON (a PATCH beyond is 422)"},
+	{"profile-max-bytes", "MNEMO_PROFILE_MAX_BYTES", "65536", "largest profile, as JSON (a PATCH beyond is 413)"},
 	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
 	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
 	{"keep-bookkeeping", "MNEMO_KEEP_BOOKKEEPING", "9600h", "how long extraction runs, batch runs, the memory audit log and inactive memories are kept"},
@@ -267,6 +273,25 @@ func buildConfig(get func(string) string) (Config, error) {
 	c.Concurrency, c.FetchCooldown, c.PollInterval, c.PoolSize = c.Tuning.Concurrency, c.Tuning.FetchCooldown, c.Tuning.PollInterval, c.Tuning.PoolSize
 	if c.MaxBodyBytes, err = strconv.ParseInt(get("max-body-bytes"), 10, 64); err != nil || c.MaxBodyBytes < 1024 {
 		return c, settingError("max-body-bytes", "%q is not a byte count of at least 1024", get("max-body-bytes"))
+	}
+	for _, s := range []struct {
+		name     string
+		v        *int
+		min, max int
+	}{
+		{"profile-max-fields", &c.Profile.MaxFields, 1, 100_000},
+		{"profile-max-depth", &c.Profile.MaxDepth, 1, 64},
+		{"profile-max-value-bytes", &c.Profile.MaxValueBytes, 16, 16 << 20},
+		{"profile-max-bytes", &c.Profile.MaxBytes, 64, 64 << 20},
+	} {
+		n, err := strconv.Atoi(get(s.name))
+		if err != nil || n < s.min || n > s.max {
+			return c, settingError(s.name, "%q is not a whole number from %d to %d", get(s.name), s.min, s.max)
+		}
+		*s.v = n
+	}
+	if c.Profile.MaxValueBytes > c.Profile.MaxBytes {
+		return c, settingError("profile-max-value-bytes", "%d is more than MNEMO_PROFILE_MAX_BYTES (%d)", c.Profile.MaxValueBytes, c.Profile.MaxBytes)
 	}
 	schedules := map[string]string{}
 	for _, name := range jobs.BatchNames {
