@@ -23,6 +23,8 @@ type Data struct {
 	Handoff handoff.Deps
 	// MaxBodyBytes limits request bodies (413 beyond).
 	MaxBodyBytes int64
+	// Profile bounds a profile as an edit would leave it.
+	Profile ProfileLimits
 	// Now reads the clock; nil is time.Now.
 	Now func() time.Time
 	// Schedules are the batches' schedules, by batch name: an aggregate not

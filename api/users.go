@@ -149,6 +149,10 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if refused := h.Profile.checkPatch(patch); refused != nil {
+		refused.write(w)
+		return
+	}
 	now := h.now()
 	var saved store.Profile
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
@@ -169,6 +173,11 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 		// for one it removes), as the newest statement of that field: a
 		// session handed over late, from before the edit, changes none of them.
 		merged, _ := MergePatch(maps.Clone(doc), patch).(map[string]any)
+		// The merged result is bounded, and checked against the app's
+		// profile fields, before anything is written.
+		if refused := h.Profile.checkProfile(merged, h.Handoff.Apps[u.App]); refused != nil {
+			return refused
+		}
 		updates := map[string]any{}
 		for k := range patch {
 			updates[k] = merged[k]
@@ -190,6 +199,11 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 			jobs.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, written.Before, written.After, now)
 		return err
 	})
+	var refused *profileRefusal
+	if errors.As(err, &refused) {
+		refused.write(w)
+		return
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return

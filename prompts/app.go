@@ -189,6 +189,10 @@ func (a *App) Compile() error {
 	if err != nil {
 		return fail(fileSchema, err)
 	}
+	profile, err := compileProfileSchema(a.Name, a.Schema)
+	if err != nil {
+		return fail(fileSchema, err)
+	}
 	system, err := parseTemplate(fileSystem, a.System)
 	if err != nil {
 		return fail(fileSystem, err)
@@ -204,7 +208,7 @@ func (a *App) Compile() error {
 		return fail(fileUser, err)
 	}
 
-	a.schema, a.wireSchema, a.strict = sch, wire, strict
+	a.schema, a.wireSchema, a.strict, a.profile = sch, wire, strict, profile
 	a.system, a.user = system, user
 	a.compiled = true
 	return nil
@@ -382,6 +386,18 @@ func (a *App) Validate(v any) error {
 		return a.notReady()
 	}
 	return validate(a.Name, a.schema, v)
+}
+
+// ValidateProfile checks a profile document (a user's, or an edit's
+// merged result) against the profile fields the app declares: its schema's
+// profile_updates, with their types and ranges (Elder Tree's current_step is
+// 1 to 12). An app that declares none accepts any document. A mismatch is a
+// *ValidationError.
+func (a *App) ValidateProfile(doc map[string]any) error {
+	if a == nil || a.profile == nil {
+		return nil
+	}
+	return validate(a.Name, a.profile, doc)
 }
 
 // ResponseSchema is the schema to send as the endpoint's structured-output

@@ -126,6 +126,7 @@ type App struct {
 	// it). They are shared, never mutated, by copies of the App.
 	compiled   bool
 	schema     *jsonschema.Schema // Schema, compiled
+	profile    *jsonschema.Schema // Schema's profile_updates, compiled; nil when it declares none
 	wireSchema json.RawMessage    // Schema as sent to the endpoint (see ResponseSchema)
 	strict     bool               // whether wireSchema qualifies for strict structured output
 	system     *template.Template

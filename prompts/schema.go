@@ -48,6 +48,32 @@ func compileSchema(app string, raw []byte) (*jsonschema.Schema, []byte, bool, er
 	return sch, b, strict, nil
 }
 
+// compileProfileSchema compiles the profile fields an app's answer schema
+// declares (its profile_updates object); nil when it declares none.
+func compileProfileSchema(app string, raw []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	root, _ := doc.(map[string]any)
+	props, _ := root["properties"].(map[string]any)
+	if _, ok := props["profile_updates"].(map[string]any); !ok {
+		return nil, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	url := "https://mnemo.invalid/apps/" + app + "/schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("invalid schema: %w", err)
+	}
+	sch, err := c.Compile(url + "#/properties/profile_updates")
+	if err != nil {
+		return nil, fmt.Errorf("invalid profile_updates schema: %w", err)
+	}
+	return sch, nil
+}
+
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {

@@ -86,6 +86,8 @@ type Config struct {
 	BodyBytesInFlight int64
 	// MaxSessionEvents bounds the events of one session.
 	MaxSessionEvents int
+	// Profile bounds a user's profile as an edit would leave it.
+	Profile api.ProfileLimits
 	// Schedules are the batches' cron schedules with their catch-up policies.
 	Schedules map[string]*schedule.Schedule
 	// Batch tunes the scheduled batches.
@@ -129,6 +131,10 @@ var settings = []setting{
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
 	{"max-body-bytes-in-flight", "MNEMO_MAX_BODY_BYTES_IN_FLIGHT", "33554432", "most request body bytes held at once, each request counting its Content-Length (at least max-body-bytes); a request that finds no room within 2s is answered 503 busy with Retry-After"},
 	{"max-session-events", "MNEMO_MAX_SESSION_EVENTS", strconv.Itoa(handoff.DefaultMaxEvents), "most events one session may carry, 1 to 10000 (more is 422)"},
+	{"profile-max-fields", "MNEMO_PROFILE_MAX_FIELDS", "256", "most top-level fields of a user's profile (a PATCH beyond is 422)"},
+	{"profile-max-depth", "MNEMO_PROFILE_MAX_DEPTH", "8", "deepest nesting of a profile value (a PATCH beyond is 422)"},
+	{"profile-max-value-bytes", "MNEMO_PROFILE_MAX_VALUE_BYTES", "4096", "largest profile value, as JSON (a PATCH beyond is 422)"},
+	{"profile-max-bytes", "MNEMO_PROFILE_MAX_BYTES", "65536", "largest profile, as JSON (a PATCH beyond is 413)"},
 	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
 	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
 	{"keep-bookkeeping", "MNEMO_KEEP_BOOKKEEPING", "9600h", "how long extraction runs, batch runs, the memory audit log and inactive memories are kept"},
@@ -287,6 +293,25 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.MaxSessionEvents, err = strconv.Atoi(get("max-session-events")); err != nil || c.MaxSessionEvents < 1 || c.MaxSessionEvents > handoff.MaxEvents {
 		return c, settingError("max-session-events", "%q is not a number from 1 to %d", get("max-session-events"), handoff.MaxEvents)
+	}
+	for _, s := range []struct {
+		name     string
+		v        *int
+		min, max int
+	}{
+		{"profile-max-fields", &c.Profile.MaxFields, 1, 100_000},
+		{"profile-max-depth", &c.Profile.MaxDepth, 1, 64},
+		{"profile-max-value-bytes", &c.Profile.MaxValueBytes, 16, 16 << 20},
+		{"profile-max-bytes", &c.Profile.MaxBytes, 64, 64 << 20},
+	} {
+		n, err := strconv.Atoi(get(s.name))
+		if err != nil || n < s.min || n > s.max {
+			return c, settingError(s.name, "%q is not a whole number from %d to %d", get(s.name), s.min, s.max)
+		}
+		*s.v = n
+	}
+	if c.Profile.MaxValueBytes > c.Profile.MaxBytes {
+		return c, settingError("profile-max-value-bytes", "%d is more than MNEMO_PROFILE_MAX_BYTES (%d)", c.Profile.MaxValueBytes, c.Profile.MaxBytes)
 	}
 	schedules := map[string]string{}
 	for _, name := range jobs.BatchNames {
