@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
@@ -26,6 +27,14 @@ func TestPoisonedLLMNumbers(t *testing.T) {
 			t.Parallel()
 			x := setupExtractWith(t, b, true, false)
 			x.deps.Metrics = metrics.New(metrics.Config{Queue: x.q})
+			// The answer of 5,000 memories is large; on a busy machine it
+			// may take longer than the bundle's 500 ms to arrive and be read,
+			// which would make this a test of the timeout instead.
+			var err error
+			if x.deps.LLM, err = extract.NewLLM(extract.LLMConfig{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
+				Timeout: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
 			if err := x.q.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
