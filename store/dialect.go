@@ -30,6 +30,57 @@ type execer interface {
 // sqliteTimeLayout is fixed-width UTC so that SQLite compares timestamps as text correctly.
 const sqliteTimeLayout = "2006-01-02T15:04:05.000000Z"
 
+// The times the store holds run from EarliestTime to LatestTime: what RFC
+// 3339 and JSON can write, and what sqliteTimeLayout writes with four year
+// digits, so that SQLite's text compares in time order ("10000-01-01" sorts
+// before "2026"). A time outside is clamped to the nearer end, when written
+// and when read (rows stored before, or by hand): an expiry past LatestTime
+// still never comes, and the user's memories, pack and export stay readable
+// (issue 22 item 6). Migration 0012 repairs the rows stored earlier.
+var (
+	EarliestTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	LatestTime   = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
+// ClampTime is t within [EarliestTime, LatestTime].
+func ClampTime(t time.Time) time.Time {
+	switch {
+	case t.Before(EarliestTime):
+		return EarliestTime
+	case t.After(LatestTime):
+		return LatestTime
+	}
+	return t
+}
+
+// clampArgs clamps the times among args (see ClampTime), copying args
+// only when one changes.
+func clampArgs(args []any) []any {
+	out := args
+	for i, a := range args {
+		var c any
+		switch v := a.(type) {
+		case time.Time:
+			if !ClampTime(v).Equal(v) {
+				c = ClampTime(v)
+			}
+		case *time.Time:
+			if v != nil && !ClampTime(*v).Equal(*v) {
+				ct := ClampTime(*v)
+				c = &ct
+			}
+		}
+		if c == nil {
+			continue
+		}
+		if len(out) > 0 && &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // placeholderRE matches a numbered placeholder and the cast to a column type
 // that may follow it (valuesSteps writes them).
 var placeholderRE = regexp.MustCompile(`\$(\d+)(?:::(?:text|integer|bigint|float8|boolean|timestamptz)\b)?`)
@@ -52,12 +103,12 @@ func sqliteArgs(args []any) []any {
 	for i, a := range args {
 		switch v := a.(type) {
 		case time.Time:
-			out[i] = v.UTC().Format(sqliteTimeLayout)
+			out[i] = ClampTime(v).UTC().Format(sqliteTimeLayout)
 		case *time.Time:
 			if v == nil {
 				out[i] = nil
 			} else {
-				out[i] = v.UTC().Format(sqliteTimeLayout)
+				out[i] = ClampTime(*v).UTC().Format(sqliteTimeLayout)
 			}
 		case json.RawMessage:
 			out[i] = string(v)
@@ -170,7 +221,7 @@ type scanTime struct{ t *time.Time }
 func (s scanTime) Scan(v any) error {
 	switch x := v.(type) {
 	case time.Time:
-		*s.t = x.UTC()
+		*s.t = ClampTime(x).UTC()
 		return nil
 	case string:
 		return s.parse(x)
@@ -186,11 +237,27 @@ func (s scanTime) Scan(v any) error {
 func (s scanTime) parse(x string) error {
 	t, err := time.Parse(time.RFC3339Nano, x)
 	if err != nil {
-		return fmt.Errorf("scan time %q: %w", x, err)
+		// Outside the four-digit years (SQLite text), or Postgres's
+		// infinities: the nearer end of the range.
+		switch {
+		case x == "-infinity" || beforeYear1RE.MatchString(x):
+			t = EarliestTime
+		case x == "infinity" || afterYear9999RE.MatchString(x):
+			t = LatestTime
+		default:
+			return fmt.Errorf("scan time %q: %w", x, err)
+		}
 	}
-	*s.t = t.UTC()
+	*s.t = ClampTime(t).UTC()
 	return nil
 }
+
+// beforeYear1RE and afterYear9999RE match the timestamps Go writes for a
+// year before 1 ("-0001-…") and after 9999 ("10000-…").
+var (
+	beforeYear1RE   = regexp.MustCompile(`^-\d{4,}-\d\d-\d\dT`)
+	afterYear9999RE = regexp.MustCompile(`^\+?[1-9]\d{4,}-\d\d-\d\dT`)
+)
 
 // scanNullTime reads a nullable timestamp column into a *time.Time.
 type scanNullTime struct{ t **time.Time }

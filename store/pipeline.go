@@ -93,7 +93,7 @@ func (q queries) later(ctx context.Context, steps ...step) error {
 			if s.want > 0 {
 				s = expectRows(s)
 			}
-			if err := t.queue(s.what, s.sql, s.args); err != nil {
+			if err := t.queue(s.what, s.sql, clampArgs(s.args)); err != nil {
 				return err
 			}
 		}
@@ -148,7 +148,7 @@ func wrapStep(s step, err error) error {
 func (e pgExecer) batch(ctx context.Context, steps []step) (err error) {
 	b := &pgx.Batch{}
 	for _, s := range steps {
-		b.Queue(s.sql, s.args...)
+		b.Queue(s.sql, clampArgs(s.args)...)
 	}
 	br := e.db.SendBatch(ctx, b)
 	defer func() {

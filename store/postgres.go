@@ -25,7 +25,7 @@ type pgExecer struct {
 func (e pgExecer) dialect() string { return DialectPostgres }
 
 func (e pgExecer) exec(ctx context.Context, q string, args ...any) (int64, error) {
-	tag, err := e.db.Exec(ctx, q, args...)
+	tag, err := e.db.Exec(ctx, q, clampArgs(args)...)
 	if err != nil {
 		return 0, translate(err)
 	}
@@ -33,7 +33,7 @@ func (e pgExecer) exec(ctx context.Context, q string, args ...any) (int64, error
 }
 
 func (e pgExecer) query(ctx context.Context, q string, args ...any) (rows, error) {
-	r, err := e.db.Query(ctx, q, args...)
+	r, err := e.db.Query(ctx, q, clampArgs(args)...)
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -83,6 +83,13 @@ func (c client) waitProcessed(id string) map[string]any {
 
 func startWithLLM(t *testing.T, url string, llm *llmtest.Server) client {
 	t.Helper()
+	c, _ := startWorkerWithLLM(t, url, llm)
+	return c
+}
+
+// startWorkerWithLLM is startWithLLM with the worker, for a test that stops it.
+func startWorkerWithLLM(t *testing.T, url string, llm *llmtest.Server) (client, *started) {
+	t.Helper()
 	env := map[string]string{
 		"DATABASE_URL":         url,
 		"MNEMO_API_TOKENS":     "service:" + serviceToken + ",admin:" + adminToken + ",service@clara:" + claraServiceToken,
@@ -106,7 +113,7 @@ func startWithLLM(t *testing.T, url string, llm *llmtest.Server) client {
 			}
 		}
 	})
-	return client{t: t, base: "http://" + w.addr}
+	return client{t: t, base: "http://" + w.addr}, w
 }
 
 // base is a recent instant, so that memories with a TTL are still alive when read.

@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/store"
 )
 
 // exportAndWait asks for user's export and waits until it can be
@@ -108,4 +113,100 @@ func TestPoisonedLLMAnswerLeavesUserReadable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStoredOutOfRangeDatesAreRepaired is issue 22 item 6 for the rows a
+// worker stored before dates were bounded: a memory and its statement
+// expiring in the year 10000 (a model's event date of 9999-12-31 plus the
+// TTL) and a memory stated before the year 1, on schema 0011. They broke
+// the user for good: on SQLite the memories and the pack answered 500 and
+// the export was discarded; on Postgres the memories answered 500. The
+// worker now starts on them, migration 0012 clamps them into the years 1 to
+// 9999, and the memories, the pack and the export answer.
+func TestStoredOutOfRangeDatesAreRepaired(t *testing.T) {
+	t.Parallel()
+	for name, url := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			llm := llmtest.NewServer(t)
+			c, w := startWorkerWithLLM(t, url, llm)
+			soon := base.AddDate(0, 0, 7).Format(time.DateOnly)
+			llm.Push(llmtest.Valid(`{"memories":[
+				{"key":"event:launch","value":"product launch","category":"event","importance":60,"confidence":0.9,"source_message_id":"m1","event_date":"` + soon + `","wording":"next week"},
+				{"key":"name","value":"Wren","category":"fact","importance":90,"confidence":0.9,"source_message_id":"m1","event_date":null,"wording":null}],
+				"session_summary":{"summary":"Plans.","topics":["plans"]}}`))
+			c.closeAndWait("s-old", map[string]any{"user_id": "u-old", "app": "mona", "started_at": at(0), "ended_at": at(10),
+				"messages": []map[string]any{{"id": "m1", "role": "user", "content": "I'm Wren; the launch is next week.", "at": at(1)}}})
+			if code := w.stop(t); code != 0 {
+				t.Fatalf("worker exited with %d", code)
+			}
+
+			// Back to schema 0011, with the rows as the worker of before
+			// wrote them, straight to the database.
+			var errOut bytes.Buffer
+			if code := run(context.Background(), []string{"migrate", "down", "1"}, mapEnv(map[string]string{"DATABASE_URL": url}),
+				strings.NewReader(""), io.Discard, &errOut); code != 0 {
+				t.Fatalf("migrate down 1: exit %d\n%s", code, errOut.String())
+			}
+			st := openTestStore(t, url)
+			late, early := "'10000-01-08T00:00:00Z'", "'0002-12-31 00:00:00+00 BC'"
+			if st.Dialect() == store.DialectSQLite {
+				late, early = "'10000-01-08T00:00:00.000000Z'", "'-0001-12-31T00:00:00.000000Z'"
+			}
+			for _, q := range []string{
+				"UPDATE mnemo_memories SET expires_at = " + late + " WHERE user_id = 'u-old' AND key = 'event:launch'",
+				"UPDATE mnemo_memory_statements SET expires_at = " + late + " WHERE user_id = 'u-old' AND key = 'event:launch'",
+				"UPDATE mnemo_memories SET stated_at = " + early + " WHERE user_id = 'u-old' AND key = 'name'",
+			} {
+				if n := execRaw(t, st, q); n != 1 {
+					t.Fatalf("%s: %d rows; want 1", q, n)
+				}
+			}
+
+			c = startWithLLM(t, url, llm)
+			code, res := c.do("GET", "/v1/users/u-old/memories", nil)
+			list, _ := res["memories"].([]any)
+			if code != 200 || len(list) != 2 {
+				t.Fatalf("memories = %d %v; want 200 with the two memories", code, res)
+			}
+			for _, m := range list {
+				m := m.(map[string]any)
+				switch {
+				case m["key"] == "event:launch" && m["expires_at"] != "9999-12-31T23:59:59.999999Z",
+					m["key"] == "name" && m["stated_at"] != "0001-01-01T00:00:00Z":
+					t.Errorf("memory %v expires at %v, stated at %v; want the clamped ends", m["key"], m["expires_at"], m["stated_at"])
+				}
+			}
+			code, pack := c.do("GET", "/v1/users/u-old/context", nil)
+			if text, _ := pack["text"].(string); code != 200 || !strings.Contains(text, "Wren") || !strings.Contains(text, "product launch") {
+				t.Fatalf("context = %d %v; want 200 with the name and the launch", code, pack)
+			}
+			if archive := c.exportAndWait("u-old"); !bytes.Contains(archive, []byte("product launch")) || !bytes.Contains(archive, []byte("9999-12-31T23:59:59.999999Z")) {
+				t.Fatalf("the export lacks the memory or its clamped expiry: %d bytes", len(archive))
+			}
+		})
+	}
+}
+
+// execRaw runs q on st's database below the store and returns the rows it changed.
+func execRaw(t *testing.T, st store.Store, q string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	switch db := st.Raw().(type) {
+	case *sql.DB:
+		res, err := db.ExecContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		n, _ := res.RowsAffected()
+		return n
+	case *pgxpool.Pool:
+		tag, err := db.Exec(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return tag.RowsAffected()
+	}
+	t.Fatalf("unknown store %T", st.Raw())
+	return 0
 }

@@ -1,0 +1,2 @@
+-- 0012 repaired times no reader could read; there is nothing to put back.
+SELECT 1;
