@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -261,7 +262,22 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		if err := tx.DeleteMemory(ctx, u.ID, id); err != nil {
+		// Forgetting a memory forgets its key: "forget where I live" means
+		// the old addresses too. Every version of the key's subject (what a
+		// newer statement replaced, a like become a dislike) goes with its
+		// statements, as a category's forget takes every version of it.
+		keys := extract.SubjectKeys(m.Key)
+		all, err := tx.ListMemories(ctx, u.ID, store.MemoryFilter{All: true})
+		if err != nil {
+			return err
+		}
+		f := jobs.Forgetting{}
+		for _, v := range all {
+			if slices.Contains(keys, v.Key) {
+				f.Memories = append(f.Memories, extract.Mention{Key: v.Key, Value: v.Value})
+			}
+		}
+		if _, err := tx.DeleteKeyMemories(ctx, u.ID, keys); err != nil {
 			return err
 		}
 		// The key is kept with the forget, so that a session from before it,
@@ -269,7 +285,7 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now, Key: m.Key}); err != nil {
 			return err
 		}
-		if err := jobs.ForgetInSummaries(ctx, tx, u.ID, jobs.Forgetting{Memories: []extract.Mention{{Key: m.Key, Value: m.Value}}}); err != nil {
+		if err := jobs.ForgetDerived(ctx, tx, u.ID, f); err != nil {
 			return err
 		}
 		return forgetExports(ctx, tx, u.ID)
@@ -335,7 +351,7 @@ func (h *handlers) forgetCategory(w http.ResponseWriter, r *http.Request) {
 		for _, m := range mems {
 			f.Memories = append(f.Memories, extract.Mention{Key: m.Key, Value: m.Value})
 		}
-		return jobs.ForgetInSummaries(ctx, tx, u.ID, f)
+		return jobs.ForgetDerived(ctx, tx, u.ID, f)
 	})
 	if err != nil {
 		h.fail(w, r, err)

@@ -199,10 +199,14 @@ func countDigits(s string) int {
 }
 
 // scanDigitRuns finds runs of ASCII digits in which digits may be separated by
-// up to three spaces, dashes, dots or tabs, the way people type card numbers
-// ("4111 1111 1111 1111", "4111-1111-1111-1111"). long is true when any run
-// has 13 or more digits; card is true when such a run has at most 19 and
-// passes the Luhn check, which only decides the reason given.
+// up to three characters that are neither letters nor digits: the spaces,
+// dashes and dots people type card numbers with ("4111 1111 1111 1111",
+// "4111-1111-1111-1111"), and any other punctuation, quote, symbol or
+// invisible character, so that a stray quote or a zero-width space cannot
+// split a card number into harmless pieces ("4111 1111\"1111 1111"). long
+// is true when any run has 13 or more digits; card is true when such a run
+// has at most 19 and passes the Luhn check, which only decides the reason
+// given.
 func scanDigitRuns(text string) (card, long bool) {
 	var run []byte
 	sep := 0
@@ -214,13 +218,12 @@ func scanDigitRuns(text string) (card, long bool) {
 		run = run[:0]
 		sep = 0
 	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
+	for _, c := range text {
 		switch {
 		case c >= '0' && c <= '9':
-			run = append(run, c)
+			run = append(run, byte(c))
 			sep = 0
-		case len(run) > 0 && (c == ' ' || c == '-' || c == '.' || c == '\t') && sep < 3:
+		case len(run) > 0 && sep < 3 && !unicode.IsLetter(c) && !unicode.IsDigit(c):
 			sep++
 		default:
 			flush()

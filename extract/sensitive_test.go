@@ -23,6 +23,15 @@ func TestSensitive(t *testing.T) {
 		{"amex 3782 822463 10005", extract.SensitiveCardNumber},
 		{"4111 - 1111 - 1111 - 1111", extract.SensitiveCardNumber},
 		{"x4111111111111111x", extract.SensitiveCardNumber},
+		// Whatever stands between the groups, a quote, a slash, an underscore or
+		// an invisible character, does not split the card (FuzzRules found a
+		// quote that did).
+		{`I like 4111 1111"010110000`, extract.SensitiveCardNumber},
+		{"4111 1111 \u201c1111\u201d 1111", extract.SensitiveCardNumber},
+		{"4111/1111/1111/1111", extract.SensitiveCardNumber},
+		{"4111_1111_1111_1111", extract.SensitiveCardNumber},
+		{"4111\u200b1111\u200b1111\u200b1111", extract.SensitiveCardNumber},
+		{"(4111) '1111' 1111, 1111", extract.SensitiveCardNumber},
 		// A card with a typo is still not something to keep.
 		{"4111 1111 1111 1112", extract.SensitiveLongNumber},
 		{"my cvv is 123", extract.SensitiveCardCode},
@@ -63,6 +72,7 @@ func TestSensitive(t *testing.T) {
 		{"I have 3 cats and 2 dogs", ""},
 		{"call me at 555-123-4567", ""},
 		{"it was 2023-11-20 at 10:30", ""},
+		{"I have 3 cats, 2 dogs, and 1 fish (5 pets in all)", ""},
 		{"I am 25 years old and 180 cm tall", ""},
 		{"my account is 3 years old", ""},
 		{"ok12 times I went home", ""},
@@ -92,6 +102,7 @@ func TestRulesNeverStoresSensitive(t *testing.T) {
 		{"My name is John and my card is 4111 1111 1111 1111", "1111", "sensitive:card_number"},
 		{"I like pizza. My card number is 5500-0000-0000-0004.", "0004", "sensitive:card_number"},
 		{"My favorite number is 4111111111111111", "4111111111111111", "sensitive:card_number"},
+		{`I like 4111 1111"010110000`, "010110000", "sensitive:card_number"},
 		{"I'm feeling tired, my SSN is 123-45-6789", "6789", "sensitive:ssn"},
 		{"my social security number is 123456789 and I like tea", "123456789", "sensitive:ssn"},
 		{"My name is Ann. My password is hunter2", "hunter2", "sensitive:password"},

@@ -304,6 +304,18 @@ func States(ctx context.Context, d *Deps, now time.Time) ([]BatchState, error) {
 // (River periodic job, leader only); the ledger and unique jobs make a
 // repeated or concurrent tick harmless.
 func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
+	// The dirty periods of every batch as the tick begins: a mark made while
+	// it runs (a re-run it enqueued that a worker finished at once, marking
+	// the week's insights) waits for the next tick, as the mark says.
+	// What one tick enqueues then depends on the state it began with, not
+	// on how fast the workers took its jobs.
+	dirty := make(map[string][]store.DirtyPeriod, len(BatchNames))
+	for _, name := range BatchNames {
+		var err error
+		if dirty[name], err = d.Store.ListDirty(ctx, name, schedule.MaxDue); err != nil {
+			return 0, err
+		}
+	}
 	enqueued := 0
 	for _, name := range BatchNames {
 		s := d.Schedules[name]
@@ -342,7 +354,7 @@ func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
 				return enqueued, err
 			}
 		}
-		n, err := rerunDirty(ctx, d, q, name, s, now)
+		n, err := rerunDirty(ctx, d, q, name, s, dirty[name], now)
 		enqueued += n
 		if err != nil {
 			return enqueued, err
@@ -407,15 +419,15 @@ const settleMax = time.Hour
 // errDuplicateRerun rolls back a re-run whose job already exists.
 var errDuplicateRerun = errors.New("re-run already enqueued")
 
-// rerunDirty enqueues a re-run of each dirty period of a batch within its
-// catch-up window, once per batch, period and mark, and never while a run of
-// the period is queued or going (that run covers the marks it finds at its
-// start; the marks after stay for the next tick). A dirty period beyond the
-// window is logged once and shown stale by `batch list`.
-func rerunDirty(ctx context.Context, d *Deps, q Queue, name string, s *schedule.Schedule, now time.Time) (int, error) {
-	dirty, err := d.Store.ListDirty(ctx, name, schedule.MaxDue)
-	if err != nil || len(dirty) == 0 {
-		return 0, err
+// rerunDirty enqueues a re-run of each dirty period of a batch (dirty, as
+// the tick began) within its catch-up window, once per batch, period and
+// mark, and never while a run of the period is queued or going (that run
+// covers the marks it finds at its start; the marks after stay for the next
+// tick). A dirty period beyond the window is logged once and shown stale by
+// `batch list`.
+func rerunDirty(ctx context.Context, d *Deps, q Queue, name string, s *schedule.Schedule, dirty []store.DirtyPeriod, now time.Time) (int, error) {
+	if len(dirty) == 0 {
+		return 0, nil
 	}
 	newest, _, err := lastAndOrigin(ctx, d.Store, name)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,10 +49,13 @@ func (f Forgetting) names(rolling []map[string]any) func(string) bool {
 	return func(s string) bool { return named(s) || ofCategory(s) }
 }
 
-// ForgetInSummaries takes what the user asked to forget out of every text
-// Mnemo derived from their sessions: each session summary (every prompt
-// version) and each rolling summary of a session in progress, rewritten in
-// tx without the list items, lines and facts that name it.
+// ForgetDerived takes what the user asked to forget out of every text
+// Mnemo derived from their sessions, in tx: each session summary (every
+// prompt version) and each rolling summary of a session in progress are
+// rewritten without the list items, lines and facts that name it; a record
+// or a cue that names it, in its key or field or anywhere in its data, is
+// deleted whole, as the pack leaves it out (a record is a fold the next
+// session starts again, a cue one statement).
 //
 // The rolling buffer itself is left as it is: forgetting a fact is not
 // deleting the conversation it was said in, any more than it deletes a
@@ -59,7 +63,7 @@ func (f Forgetting) names(rolling []map[string]any) func(string) bool {
 // memory off. What the buffer says is not summarised again: the forget
 // marker keeps the rolling summary job, and the extraction when the
 // session closes, from bringing it back (statements made before it).
-func ForgetInSummaries(ctx context.Context, tx store.Tx, userID string, f Forgetting) error {
+func ForgetDerived(ctx context.Context, tx store.Tx, userID string, f Forgetting) error {
 	rolling, err := tx.ListRollingSummaries(ctx, userID)
 	if err != nil {
 		return err
@@ -96,7 +100,56 @@ func ForgetInSummaries(ctx context.Context, tx store.Tx, userID string, f Forget
 			return err
 		}
 	}
+	recs, err := tx.ListRecords(ctx, userID, nil)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if names(r.Key) || namesIn(r.Data, names) {
+			if err := tx.DeleteRecord(ctx, userID, r.Kind, r.Key); err != nil {
+				return err
+			}
+		}
+	}
+	cues, err := tx.ListCues(ctx, userID, false)
+	if err != nil {
+		return err
+	}
+	for _, c := range cues {
+		if names(c.Field) || namesIn(c.Detail, names) {
+			if err := tx.DeleteCue(ctx, userID, c.ID); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// namesIn is whether any text in a JSON document names: a string of it
+// (a value or an object's key) anywhere. A document that does not parse
+// is read as its raw text.
+func namesIn(raw json.RawMessage, names func(string) bool) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return len(raw) > 0 && names(string(raw))
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case string:
+			return names(x)
+		case []any:
+			return slices.ContainsFunc(x, walk)
+		case map[string]any:
+			for k, e := range x {
+				if names(k) || walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
 }
 
 // Forgotten are a user's forget markers as a reader of derived text needs
@@ -118,7 +171,7 @@ func (g Forgotten) Empty() bool { return len(g.f.keys) == 0 && len(g.f.categorie
 // Since is whether a text written at or before at names a key the user
 // forgot after it, or a key of a category they forgot after it. Values
 // are not known here (a marker keeps none): the routes that forget rewrite
-// what names them (ForgetInSummaries); this catches what was written before
+// what names them (ForgetDerived); this catches what was written before
 // they did, or raced them.
 func (g Forgotten) Since(at time.Time) func(string) bool {
 	var ms []extract.Mention

@@ -5,9 +5,16 @@ import (
 	"fmt"
 )
 
-// Forgetting is what a user's forget and memory off need of the text a
-// session in progress left: its rolling summaries and buffered turns.
+// Forgetting is what a user's forget and memory off need beyond a
+// memory's row: every version of a key, the text a session in progress
+// left (its rolling summaries and buffered turns), and single cues.
 type Forgetting interface {
+	// DeleteKeyMemories forgets every memory of a user under keys, whatever
+	// its status (the versions a newer statement replaced too), with the
+	// statements of those keys, and returns how many memories went.
+	DeleteKeyMemories(ctx context.Context, userID string, keys []string) (int64, error)
+	// DeleteCue deletes one cue of a user; ErrNotFound when it is not theirs.
+	DeleteCue(ctx context.Context, userID, id string) error
 	// ListRollingSummaries lists a user's rolling summaries, oldest first.
 	ListRollingSummaries(ctx context.Context, userID string) ([]RollingSummary, error)
 	// ReplaceRollingSummary writes s.Summary over the rolling summary of
@@ -17,6 +24,33 @@ type Forgetting interface {
 	// DeleteUserRolling deletes every buffered turn and rolling summary of
 	// a user (memory off) and returns how many rows went.
 	DeleteUserRolling(ctx context.Context, userID string) (int64, error)
+}
+
+func (q queries) DeleteKeyMemories(ctx context.Context, userID string, keys []string) (int64, error) {
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	args := []any{userID}
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	in := " AND key IN (" + placeholders(2, len(keys)) + ")"
+	// A statement belongs to a memory of its key, and goes with it by
+	// cascade; the statements are named by key as well, so that none is left
+	// whichever memory it was moved to.
+	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_memory_statements WHERE user_id = $1"+in, args...); err != nil {
+		return 0, fmt.Errorf("forget statements: %w", err)
+	}
+	n, err := q.e.exec(ctx, "DELETE FROM mnemo_memories WHERE user_id = $1"+in, args...)
+	if err != nil {
+		return 0, fmt.Errorf("forget key: %w", err)
+	}
+	return n, nil
+}
+
+func (q queries) DeleteCue(ctx context.Context, userID, id string) error {
+	n, err := q.e.exec(ctx, "DELETE FROM mnemo_cues WHERE user_id = $1 AND id = $2", userID, id)
+	return mustAffect(n, err, "delete cue")
 }
 
 func (q queries) ListRollingSummaries(ctx context.Context, userID string) ([]RollingSummary, error) {

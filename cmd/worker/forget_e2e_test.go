@@ -194,8 +194,10 @@ func TestForgetReachesTheRollingSummary(t *testing.T) {
 // over HTTP on both databases: a session summary names only the memories
 // stored (a line dropped as special:health is not a topic, and the count is
 // of what was stored); forgetting a memory takes it out of the session's
-// summary, every rolling summary, the pack and a new export; on SQLite the
-// forget leaves no copy in the write-ahead log.
+// summary, every rolling summary, the pack and a new export; forgetting
+// where the user lives forgets the address they moved from too, and a new
+// export holds neither anywhere; on SQLite the forget leaves no copy in the
+// write-ahead log.
 func TestSummariesHoldWhatWasStoredAndForgetReachesThem(t *testing.T) {
 	t.Parallel()
 	for name, url := range databases(t) {
@@ -265,11 +267,42 @@ func TestSummariesHoldWhatWasStoredAndForgetReachesThem(t *testing.T) {
 				t.Errorf("forgetting two memories took others out of the pack: %v", pack)
 			}
 
+			// The user moves: the newer address replaces the old one. Forgetting
+			// where they live forgets both, and every statement of them.
+			s3 := []map[string]any{{"id": "m0", "role": "user", "content": "I live in Zorbington now.", "at": at(30)}}
+			c.closeAndWait("s-3", map[string]any{"user_id": "bz", "app": "mona", "started_at": at(30), "ended_at": at(40), "messages": s3})
+			_, all := c.do("GET", "/v1/users/bz/memories?status=all", nil)
+			if a := textOf(t, all); !strings.Contains(a, "Plonkton") || !strings.Contains(a, "Zorbington") {
+				t.Fatalf("memories of any status after moving = %s; want the old and the new address", a)
+			}
+			if code, _ := c.do("DELETE", "/v1/users/bz/memories/"+memoriesByKey(t, c, "bz")["lives_in"]["id"].(string), nil); code != 204 {
+				t.Fatalf("forget lives_in = %d", code)
+			}
+			_, all = c.do("GET", "/v1/users/bz/memories?status=all", nil)
+			_, pack = c.do("GET", "/v1/users/bz/context", nil)
+			// The whole archive: the forgotten values are in none of its
+			// parts (memories of any status, statements, summaries, records,
+			// cues); the transcripts of these sessions are not kept (Mona's
+			// retention is 0s).
+			archive := textOf(t, c.exportOf("bz"))
+			for _, w := range []string{"Snorkelwick", "Plonkton", "Zorbington"} {
+				for what, v := range map[string]string{"the memories of any status": textOf(t, all), "the pack": textOf(t, pack), "a new export": archive} {
+					if strings.Contains(v, w) {
+						t.Errorf("after forgetting, %s holds %q: %s", what, w, v)
+					}
+				}
+			}
+			if !strings.Contains(archive, "Grumbleberries") {
+				t.Errorf("forgetting where the user lives took the allergy out of the export: %s", archive)
+			}
+
 			// SQLite: the forget checkpoints the write-ahead log, as an erase does.
 			if path, ok := strings.CutPrefix(url, "sqlite://"); ok {
 				b, _ := os.ReadFile(path + "-wal")
-				if strings.Contains(string(b), "Snorkelwick") {
-					t.Error("after forgetting, the SQLite write-ahead log holds the forgotten value")
+				for _, w := range []string{"Snorkelwick", "Plonkton"} {
+					if strings.Contains(string(b), w) {
+						t.Errorf("after forgetting, the SQLite write-ahead log holds the forgotten value %q", w)
+					}
 				}
 			}
 		})
