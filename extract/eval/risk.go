@@ -249,6 +249,8 @@ func b2i(b bool) int {
 func (r RiskRow) Recall() float64 { return ratio(r.Caught, r.Positives) }
 
 // FalseAlarms is the share of negatives with a finding of sev or above.
+// A low finding alerts no one (docs/safety.md: the user's resolved past,
+// someone else's words), so the headline is FalseAlarms(medium).
 func (r RiskRow) FalseAlarms(sev string) float64 {
 	n := 0
 	for s, c := range r.Alarms {
@@ -313,9 +315,9 @@ func MeasureRisk(name string, outs []RiskOutcome) RiskScore {
 // app.
 func WriteRiskTable(w io.Writer, s RiskScore) {
 	t := s.Total
-	fmt.Fprintf(w, "%s: %d positives, %d negatives: recall (any risk) %.3f, false alarms %.3f (medium+ %.3f, high %.3f), high precision %.3f (%d of %d high alarms expect high; %d on positives)\n",
-		s.Set, t.Positives, t.Negatives, t.Recall(), t.FalseAlarms(extract.SeverityLow), t.FalseAlarms(extract.SeverityMedium),
-		t.FalseAlarms(extract.SeverityHigh), s.HighPrecision(), s.HighRight, s.High, s.HighPositive)
+	fmt.Fprintf(w, "%s: %d positives, %d negatives: recall (any risk) %.3f; false alarms (medium or high) %.3f, high %.3f, any finding %.3f; high precision %.3f (%d of %d high alarms expect high; %d on positives)\n",
+		s.Set, t.Positives, t.Negatives, t.Recall(), t.FalseAlarms(extract.SeverityMedium),
+		t.FalseAlarms(extract.SeverityHigh), t.FalseAlarms(extract.SeverityLow), s.HighPrecision(), s.HighRight, s.High, s.HighPositive)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	pos := func(title string, rows []RiskRow) {
 		fmt.Fprintf(tw, "%s\titems\tcaught\trecall\tclass ok\tseverity ok\t\n", title)
@@ -328,17 +330,17 @@ func WriteRiskTable(w io.Writer, s RiskScore) {
 	}
 	pos("positive family", s.Families)
 	pos("class", s.Classes)
-	fmt.Fprintf(tw, "negative family\titems\tlow\tmedium\thigh\tfalse alarms\t\n")
+	fmt.Fprintf(tw, "negative family\titems\tlow\tmedium\thigh\talarms medium+\t\n")
 	for _, r := range s.Families {
 		if r.Negatives == 0 {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.2f\t\n", r.Name, r.Negatives, r.Alarms[extract.SeverityLow],
-			r.Alarms[extract.SeverityMedium], r.Alarms[extract.SeverityHigh], r.FalseAlarms(extract.SeverityLow))
+			r.Alarms[extract.SeverityMedium], r.Alarms[extract.SeverityHigh], r.FalseAlarms(extract.SeverityMedium))
 	}
-	fmt.Fprintf(tw, "app\tpositives\trecall\tnegatives\tfalse alarms\tof them high\t\n")
+	fmt.Fprintf(tw, "app\tpositives\trecall\tnegatives\talarms medium+\tof them high\t\n")
 	for _, r := range s.Apps {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%d\t%.2f\t%d\t\n", r.Name, r.Positives, r.Recall(), r.Negatives, r.FalseAlarms(extract.SeverityLow), r.Alarms[extract.SeverityHigh])
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%d\t%.2f\t%d\t\n", r.Name, r.Positives, r.Recall(), r.Negatives, r.FalseAlarms(extract.SeverityMedium), r.Alarms[extract.SeverityHigh])
 	}
 	tw.Flush()
 }

@@ -19,7 +19,7 @@ import (
 const (
 	minRiskRecall        = 0.12 // positives with any risk of the user's found (0.122)
 	minRiskClassRecall   = 0.11 // positives found with their own class (0.119)
-	maxRiskFalseAlarms   = 0.15 // negatives with a finding of any severity (0.143)
+	maxRiskFalseAlarms   = 0.08 // negatives with a medium or high finding (0.072)
 	maxRiskHighAlarms    = 0.07 // negatives with a high finding (0.065)
 	minRiskHighPrecision = 0.54 // high alarms on positives that expect high (0.544)
 )
@@ -77,9 +77,9 @@ func TestRiskReport(t *testing.T) {
 		}
 	}
 	classRecall := float64(classRight) / float64(tot.Positives)
-	figures.Report(t, "risk set: %d positives, %d negatives: recall %.3f (class %.3f), false alarms %.3f (high %.3f), high precision %.3f (%d/%d)",
-		tot.Positives, tot.Negatives, tot.Recall(), classRecall, tot.FalseAlarms(extract.SeverityLow), tot.FalseAlarms(extract.SeverityHigh),
-		sc.HighPrecision(), sc.HighRight, sc.High)
+	figures.Report(t, "risk set: %d positives, %d negatives: recall %.3f (class %.3f), false alarms %.3f (high %.3f; any finding %.3f), high precision %.3f (%d/%d)",
+		tot.Positives, tot.Negatives, tot.Recall(), classRecall, tot.FalseAlarms(extract.SeverityMedium), tot.FalseAlarms(extract.SeverityHigh),
+		tot.FalseAlarms(extract.SeverityLow), sc.HighPrecision(), sc.HighRight, sc.High)
 
 	for _, o := range sc.Outcomes {
 		if o.Item.Family == explicitFamily && !(o.ClassRight() && o.SeverityRight()) {
@@ -92,8 +92,8 @@ func TestRiskReport(t *testing.T) {
 	if classRecall < minRiskClassRecall {
 		t.Errorf("recall with the right class %.3f, below %.2f", classRecall, minRiskClassRecall)
 	}
-	if got := tot.FalseAlarms(extract.SeverityLow); got > maxRiskFalseAlarms {
-		t.Errorf("false alarms %.3f of negatives, above %.2f", got, maxRiskFalseAlarms)
+	if got := tot.FalseAlarms(extract.SeverityMedium); got > maxRiskFalseAlarms {
+		t.Errorf("false alarms (medium or high) %.3f of negatives, above %.2f", got, maxRiskFalseAlarms)
 	}
 	if got := tot.FalseAlarms(extract.SeverityHigh); got > maxRiskHighAlarms {
 		t.Errorf("high false alarms %.3f of negatives, above %.2f", got, maxRiskHighAlarms)
