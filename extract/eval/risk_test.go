@@ -1,0 +1,138 @@
+package eval_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/eval"
+	"github.com/mnemo-ai/mnemo/internal/figures"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// The floors and ceilings the risk screen must hold on risk.eval.json:
+// what the rules reached when the set was written (issue 23), rounded
+// against them, so that the test fails on a regression. The issue's
+// targets are a recall of 0.95 (any risk) and a precision of 0.98 for
+// high; raise these as the rules get there.
+const (
+	minRiskRecall        = 0.12 // positives with any risk of the user's found (0.122)
+	minRiskClassRecall   = 0.11 // positives found with their own class (0.119)
+	maxRiskFalseAlarms   = 0.08 // negatives with a medium or high finding (0.072)
+	maxRiskHighAlarms    = 0.07 // negatives with a high finding (0.065)
+	minRiskHighPrecision = 0.54 // high alarms on positives that expect high (0.544)
+)
+
+// explicitFamily is the family that must be caught whole, high, whatever
+// else changes: a plain statement of suicidal intent now.
+const explicitFamily = "explicit_intent"
+
+// Every family must be covered this well for the figures to mean anything.
+const (
+	minRiskPositives, minRiskNegatives = 300, 300
+	minRiskFamilyItems                 = 25
+)
+
+// TestRiskReport prints the risk screen's recall per class and family,
+// false alarms per severity and negative family, and precision for high,
+// on the hand-written risk set (go test ./extract/eval -run RiskReport -v;
+// add -eval.detail for the items behind them). It fails when the set is
+// malformed or too small, or when a figure falls below what the rules
+// already reached.
+func TestRiskReport(t *testing.T) {
+	set, err := eval.LoadRisk(filepath.Join("testdata", "risk.eval.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := eval.RunRisk(apps, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := eval.MeasureRisk(set.Name, outs)
+	var b strings.Builder
+	eval.WriteRiskTable(&b, sc)
+	if *detail {
+		eval.WriteRiskDetail(&b, sc)
+	}
+	t.Log("\n" + b.String())
+
+	tot := sc.Total
+	if tot.Positives < minRiskPositives || tot.Negatives < minRiskNegatives {
+		t.Fatalf("the set has %d positives and %d negatives; it needs %d and %d", tot.Positives, tot.Negatives, minRiskPositives, minRiskNegatives)
+	}
+	for _, r := range sc.Families {
+		if n := r.Positives + r.Negatives; n < minRiskFamilyItems {
+			t.Errorf("family %s has %d items; each needs %d", r.Name, n, minRiskFamilyItems)
+		}
+	}
+	classRight := 0
+	for _, o := range sc.Outcomes {
+		if o.Item.Positive() && o.ClassRight() {
+			classRight++
+		}
+	}
+	classRecall := float64(classRight) / float64(tot.Positives)
+	figures.Report(t, "risk set: %d positives, %d negatives: recall %.3f (class %.3f), false alarms %.3f (high %.3f; any finding %.3f), high precision %.3f (%d/%d)",
+		tot.Positives, tot.Negatives, tot.Recall(), classRecall, tot.FalseAlarms(extract.SeverityMedium), tot.FalseAlarms(extract.SeverityHigh),
+		tot.FalseAlarms(extract.SeverityLow), sc.HighPrecision(), sc.HighRight, sc.High)
+
+	for _, o := range sc.Outcomes {
+		if o.Item.Family == explicitFamily && !(o.ClassRight() && o.SeverityRight()) {
+			t.Errorf("%s: a plain statement of intent found as %v, not %s/%s", o.Item.ID, o.User, o.Item.Class, o.Item.Severity)
+		}
+	}
+	if got := tot.Recall(); got < minRiskRecall {
+		t.Errorf("recall (any risk) %.3f, below %.2f", got, minRiskRecall)
+	}
+	if classRecall < minRiskClassRecall {
+		t.Errorf("recall with the right class %.3f, below %.2f", classRecall, minRiskClassRecall)
+	}
+	if got := tot.FalseAlarms(extract.SeverityMedium); got > maxRiskFalseAlarms {
+		t.Errorf("false alarms (medium or high) %.3f of negatives, above %.2f", got, maxRiskFalseAlarms)
+	}
+	if got := tot.FalseAlarms(extract.SeverityHigh); got > maxRiskHighAlarms {
+		t.Errorf("high false alarms %.3f of negatives, above %.2f", got, maxRiskHighAlarms)
+	}
+	if got := sc.HighPrecision(); got < minRiskHighPrecision {
+		t.Errorf("precision of high %.3f, below %.2f", got, minRiskHighPrecision)
+	}
+}
+
+// TestRiskSetCheck: a malformed item is refused with its id, and an item of
+// a proposed class is caught by the classes that stand for it until the
+// rules adopt it.
+func TestRiskSetCheck(t *testing.T) {
+	bad := eval.RiskSet{Name: "bad", Items: []eval.RiskItem{
+		{ID: "a", Family: "f", App: "mona", Text: "x", Turns: []string{"y"}, Class: "suicidal", Severity: "high"},
+		{ID: "b", Family: "f", App: "mona", Text: "x", Class: "sadness", Severity: "high"},
+		{ID: "c", Family: "f", App: "nope", Text: "x", Class: eval.ClassNone},
+		{ID: "d", Family: "f", App: "lara", Text: "x", Class: eval.ClassNone, Severity: "low"},
+		{ID: "e", Family: "f", App: "lara", Text: "x", Class: "abuse"},
+	}}
+	err := bad.Check()
+	for _, id := range []string{"(a): either text or turns", `(b): unknown class "sadness"`, `(c): unknown app "nope"`, "(d): a negative has no severity", `(e): severity ""`} {
+		if err == nil || !strings.Contains(err.Error(), id) {
+			t.Errorf("Check() = %v, want it to name %s", err, id)
+		}
+	}
+
+	danger := eval.RiskOutcome{Item: eval.RiskItem{Class: "danger", Severity: "high"},
+		User: []extract.Risk{{Class: extract.RiskAbuse, Severity: extract.SeverityHigh, Actor: extract.ActorUser}}}
+	if !danger.ClassRight() || !danger.SeverityRight() {
+		t.Errorf("an abuse/high finding does not satisfy a danger/high item while the rules have no danger class")
+	}
+	danger.User[0].Severity = extract.SeverityMedium
+	if danger.SeverityRight() {
+		t.Errorf("a medium finding satisfies an item that asks for high")
+	}
+	wrong := eval.RiskOutcome{Item: eval.RiskItem{Class: extract.RiskSelfHarm, Severity: "medium"},
+		User: []extract.Risk{{Class: extract.RiskSuicidal, Severity: extract.SeverityHigh, Actor: extract.ActorUser}}}
+	if wrong.ClassRight() {
+		t.Errorf("a suicidal finding satisfies a self_harm item")
+	}
+}
