@@ -108,6 +108,11 @@ func Load(path string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(path, raw)
+}
+
+// parse decodes and checks a set read from path.
+func parse(path string, raw []byte) (*Set, error) {
 	var s Set
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
