@@ -464,6 +464,9 @@ Commands:
                         dropped and why, and the context pack
   extract --app APP [--in FILE] [--llm=off]
                         run extraction offline on a session-close body, print JSON
+  eval [--llm=off] [--sets S,…] [--corpora DIR] [--persona-chats N] [--sample FILE] [--json]
+                        score the shipped sets (memories, persona chat, risk) against
+                        the configured extractor: precision, recall, forbidden, cost
 
 Derived defaults: unless set, the queues' concurrency, the fetch cooldown, the
 poll interval and the Postgres pool follow from the cores (GOMAXPROCS) and the

@@ -56,6 +56,7 @@ func commands() map[string]command {
 		"keys":        {summary: "keys rewrap: seal stored transcripts again under the newest key", run: keysCmd},
 		"demo":        {summary: "hand sample sessions of every preset to an embedded worker and print what was remembered", flags: registerDemoFlags, run: demo},
 		"extract":     {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
+		"eval":        {summary: "score the shipped evaluation sets against the configured extractor (rules or LLM)", flags: registerEvalFlags, run: evalCmd},
 		"jobs":        {summary: "jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json] | jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR] | jobs cancel ID…", flags: registerJobsFlags, run: jobsCmd},
 		"queues":      {summary: "queues list [--json] | queues pause NAME | queues resume NAME", flags: registerQueuesFlags, run: queuesCmd},
 	}

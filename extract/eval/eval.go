@@ -8,6 +8,7 @@
 package eval
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,6 +108,11 @@ func Load(path string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(path, raw)
+}
+
+// parse decodes and checks a set read from path.
+func parse(path string, raw []byte) (*Set, error) {
 	var s Set
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
@@ -281,6 +287,7 @@ type Outcome struct {
 	Set        *Set
 	Candidates int      // memories the extractor proposed
 	Stored     []Stored // what the merge policy would write (per session, on an empty store)
+	Spend      Spend
 	// bySession holds the stored memories by session (persona/date).
 	bySession map[string][]Stored
 }
@@ -290,6 +297,12 @@ type Outcome struct {
 // empty store), as the extraction job would for a first session. Sessions
 // start at 19:00 UTC on their date, in Asia/Shanghai, a turn a minute.
 func Run(app *prompts.App, set *Set) Outcome {
+	out, _ := RunWith(context.Background(), app, set, Options{}) // the rules never fail
+	return out
+}
+
+// RunWith is Run with the extractor of opts (the rules, or a model).
+func RunWith(ctx context.Context, app *prompts.App, set *Set, opts Options) (Outcome, error) {
 	out := Outcome{Set: set, bySession: map[string][]Stored{}}
 	for _, ses := range set.Sessions {
 		id := ses.Persona + "/" + ses.Date
@@ -316,12 +329,12 @@ func Run(app *prompts.App, set *Set) Outcome {
 			es.Messages = append(es.Messages, extract.Message{ID: rid, Role: "assistant", Content: reply, At: at})
 		}
 		es.EndedAt = at.Add(time.Minute)
-		res := extract.Rules(app, es, es.EndedAt)
-		out.Candidates += len(res.Memories)
-		for _, op := range extract.Plan(nil, res.Memories, es.ID, app.Policy, es.EndedAt) {
-			if op.Kind == extract.OpSkip {
-				continue
-			}
+		ops, proposed, err := extractSession(ctx, app, es, opts, &out.Spend)
+		if err != nil {
+			return out, err
+		}
+		out.Candidates += proposed
+		for _, op := range ops {
 			turn, ok := turnOf[op.Memory.SourceMessageID]
 			if !ok {
 				turn = -1
@@ -331,7 +344,7 @@ func Run(app *prompts.App, set *Set) Outcome {
 			out.bySession[id] = append(out.bySession[id], st)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Violation is a stored memory that breaks a must-not.

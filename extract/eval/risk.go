@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,14 +92,20 @@ func LoadRisk(path string) (*RiskSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseRisk(path, raw)
+}
+
+// ParseRisk reads and checks a risk set from its JSON (a shipped one:
+// ShippedFile(RiskSetName)); name says where it came from in errors.
+func ParseRisk(name string, raw []byte) (*RiskSet, error) {
 	var s RiskSet
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := s.Check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &s, nil
 }

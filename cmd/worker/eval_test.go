@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/eval"
+	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// runEval runs `worker eval --json` with args and env and decodes its output.
+func runEval(t *testing.T, env map[string]string, args ...string) evalOutput {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), append([]string{"eval", "--json"}, args...), mapEnv(env), strings.NewReader(""), &out, &errOut)
+	if code != 0 {
+		t.Fatalf("worker eval %v: exit %d\n%s", args, code, errOut.String())
+	}
+	var got evalOutput
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("worker eval printed no JSON: %v\n%s", err, out.String())
+	}
+	return got
+}
+
+// adversarialRules is the adversarial set scored by the eval package itself.
+func adversarialRules(t *testing.T) eval.Score {
+	t.Helper()
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := eval.LoadShipped("adversarial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eval.Run(apps["mona"], set).Measure()
+}
+
+// TestEvalRules: with --llm=off, worker eval prints the figures the
+// evaluation package computes for the rules, per set and category, and says
+// which sets it skipped for want of a corpus.
+func TestEvalRules(t *testing.T) {
+	want := adversarialRules(t)
+	got := runEval(t, map[string]string{}, "--llm=off", "--sets", "adversarial,persona-chat")
+	if got.Extractor.Source != "rules" || got.Extractor.Model != "" {
+		t.Errorf("extractor = %+v; want the rules", got.Extractor)
+	}
+	if len(got.Sets) != 1 || got.Sets[0].Name != "adversarial" {
+		t.Fatalf("sets = %+v; want adversarial", got.Sets)
+	}
+	s := got.Sets[0]
+	if s.Precision != want.Total.Precision() || s.Recall != want.Total.Recall() || s.Forbidden != want.Total.Forbidden ||
+		s.Total.Stored != want.Total.Stored || len(s.Categories) != len(want.Rows) {
+		t.Errorf("adversarial = %+v; the eval package says %+v", s, want.Total)
+	}
+	if s.Spend.Sessions != len(mustShipped(t, "adversarial").Sessions) || s.Spend.LLM != 0 || s.Spend.InputTokens != 0 || s.Spend.CostUSD != 0 {
+		t.Errorf("spend = %+v; want every session by the rules, nothing spent", s.Spend)
+	}
+	if len(got.Skipped) != 1 || got.Skipped[0].Set != "persona-chat" || !strings.Contains(got.Skipped[0].Reason, "--corpora") {
+		t.Errorf("skipped = %+v; want persona-chat, for want of --corpora", got.Skipped)
+	}
+
+	// The table says the same.
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"eval", "--llm=off", "--sets", "adversarial"}, mapEnv(nil), strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, w := range []string{"extractor: rules", "adversarial (app mona)", "precision", "forbidden", "spend: 20 sessions"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("the table lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+func mustShipped(t *testing.T, name string) *eval.Set {
+	t.Helper()
+	s, err := eval.LoadShipped(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestEvalBadFlags: an unknown set or extractor is a usage error that names
+// what is known.
+func TestEvalBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--sets", "nope"}, {"--llm", "maybe"}, {"--persona-chats", "-1"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), append([]string{"eval"}, args...), mapEnv(nil), strings.NewReader(""), &out, &errOut); code != exitUsage {
+			t.Errorf("worker eval %v: exit %d, want %d (%s)", args, code, exitUsage, errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	run(context.Background(), []string{"eval", "--sets", "nope"}, mapEnv(nil), strings.NewReader(""), &out, &errOut)
+	if !strings.Contains(errOut.String(), "adversarial") {
+		t.Errorf("the error names no known set: %s", errOut.String())
+	}
+}
+
+// TestEvalLLM qualifies a scripted model: one that answers every session
+// with a memory nothing asked for scores precision 0 and costs its tokens at
+// the configured price; one whose requests all fail falls back to the rules
+// in every session, with the rules' figures.
+func TestEvalLLM(t *testing.T) {
+	rules := adversarialRules(t)
+	sessions := len(mustShipped(t, "adversarial").Sessions)
+	env := func(llm *llmtest.Server) map[string]string {
+		return map[string]string{"OPENAI_BASE_URL": llm.URL(), "OPENAI_API_KEY": "sk-test", "MNEMO_LLM_MODEL": "gpt-4o-mini",
+			"MNEMO_LLM_PRICES": "gpt-4o-mini=1/2"}
+	}
+
+	t.Run("wrong answers", func(t *testing.T) {
+		llm := llmtest.NewServer(t)
+		llm.SetDefault(func(llmtest.Request) llmtest.Reply {
+			return llmtest.WithUsage(1000, 50, llmtest.Valid(`{"memories":[{"key":"likes:zebra_crossings","value":"zebra crossings","category":"preference","importance":80,"confidence":0.9,"source_message_id":"q0"}],
+				"session_summary":{"summary":"Small talk.","topics":[]}}`))
+		})
+		got := runEval(t, env(llm), "--sets", "adversarial")
+		if got.Extractor.Source != "llm" || got.Extractor.Model != "gpt-4o-mini" {
+			t.Errorf("extractor = %+v; want the model", got.Extractor)
+		}
+		s := got.Sets[0]
+		// The safety screen drops the memory where the first turn is
+		// distress or special; the others are stored, all wrong.
+		if s.Total.Stored == 0 || s.Total.Stored > sessions || s.Precision != 0 || s.Recall != 0 {
+			t.Errorf("stored %d, precision %v, recall %v; want up to one wrong memory a session (%d), precision and recall 0", s.Total.Stored, s.Precision, s.Recall, sessions)
+		}
+		sp := s.Spend
+		calls := len(llm.Requests())
+		if sp.LLM != sessions || sp.Fallbacks != 0 || sp.Calls != calls || sp.InputTokens != 1000*calls || sp.OutputTokens != 50*calls {
+			t.Errorf("spend = %+v; want %d sessions by the model, %d calls of 1000+50 tokens", sp, sessions, calls)
+		}
+		if want := float64(calls) * (1000*1 + 50*2) / 1e6; math.Abs(sp.CostUSD-want) > 1e-9 || math.Abs(got.Spend.CostUSD-want) > 1e-9 {
+			t.Errorf("cost = %v (all sets %v); want %v", sp.CostUSD, got.Spend.CostUSD, want)
+		}
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		llm := llmtest.NewServer(t)
+		llm.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Status(400, "") })
+		s := runEval(t, env(llm), "--sets", "adversarial").Sets[0]
+		if s.Spend.Fallbacks != sessions || s.Spend.LLM != 0 {
+			t.Errorf("spend = %+v; want every session fallen back to the rules", s.Spend)
+		}
+		if s.Precision != rules.Total.Precision() || s.Recall != rules.Total.Recall() || s.Total.Stored != rules.Total.Stored {
+			t.Errorf("figures %+v; the rules give %+v", s.Total, rules.Total)
+		}
+	})
+
+	t.Run("off", func(t *testing.T) {
+		llm := llmtest.NewServer(t) // no script: a request would fail the test
+		s := runEval(t, env(llm), "--sets", "adversarial", "--llm=off").Sets[0]
+		if s.Spend.LLM != 0 || len(llm.Requests()) != 0 {
+			t.Errorf("--llm=off called the model: %+v", s.Spend)
+		}
+	})
+}
+
+// TestEvalPersonaChat: with the corpus, worker eval scores the first N
+// persona-chat conversations and writes the hand-checking sample.
+func TestEvalPersonaChat(t *testing.T) {
+	dir := os.Getenv("MNEMO_CORPORA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpora")
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(eval.PersonaCorpus))); err != nil {
+		if os.Getenv("MNEMO_REQUIRE_CORPORA") == "1" {
+			t.Fatalf("MNEMO_REQUIRE_CORPORA=1 but the persona-chat corpus is not in %s: %v", dir, err)
+		}
+		t.Skipf("the persona-chat corpus is not in %s (set MNEMO_CORPORA): %v", dir, err)
+	}
+	sample := filepath.Join(t.TempDir(), "sample.json")
+	got := runEval(t, nil, "--llm=off", "--sets", "persona-chat", "--corpora", dir, "--persona-chats", "50", "--sample", sample)
+	p := got.Persona
+	if p == nil || p.Chats != 50 || p.Sessions != 100 || p.Lines == 0 || p.Recall != p.PersonaScore.Recall() {
+		t.Fatalf("persona_chat = %+v; want 50 chats scored", p)
+	}
+	raw, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mems []eval.PersonaMemory
+	if err := json.Unmarshal(raw, &mems); err != nil {
+		t.Fatal(err)
+	}
+	if len(mems) != min(eval.PersonaSampleSize, p.Total.Stored) {
+		t.Errorf("the sample holds %d memories of %d stored", len(mems), p.Total.Stored)
+	}
+}
+
+// TestEvalRiskSet: `worker eval --sets risk` scores the shipped risk set
+// with the rules and reports what the eval package measures of it.
+func TestEvalRiskSet(t *testing.T) {
+	raw, ok := eval.ShippedFile(eval.RiskSetName)
+	if !ok {
+		t.Fatal("the binary has no risk set")
+	}
+	set, err := eval.ParseRisk(eval.RiskSetName, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps, err := prompts.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := eval.RunRisk(apps, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := eval.MeasureRisk(set.Name, outs)
+	got := runEval(t, map[string]string{}, "--llm=off", "--sets", "risk")
+	if got.Risk == nil {
+		t.Fatalf("no risk report; skipped = %+v", got.Skipped)
+	}
+	if got.Risk.Recall != want.Total.Recall() || got.Risk.HighPrecision != want.HighPrecision() ||
+		got.Risk.FalseAlarmsHigh != want.Total.FalseAlarms(extract.SeverityHigh) || len(got.Risk.Families) != len(want.Families) {
+		t.Errorf("risk = %+v; the eval package says recall %v, high precision %v", got.Risk, want.Total.Recall(), want.HighPrecision())
+	}
+}

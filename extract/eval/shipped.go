@@ -1,0 +1,50 @@
+package eval
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// shipped are the annotated sets built into the binary, for `worker eval`.
+// A set whose turns live in a corpus (MemoryBank) still needs the corpus at
+// run time.
+//
+//go:embed testdata/*.eval.json
+var shipped embed.FS
+
+// ShippedSets names the memory sets built into the binary ("adversarial",
+// "memorybank"), sorted. Files that are not memory sets (the risk set) are
+// left out.
+func ShippedSets() []string {
+	entries, _ := fs.ReadDir(shipped, "testdata")
+	var names []string
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".eval.json")
+		if name != RiskSetName {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// RiskSetName is the risk screen's set (testdata/risk.eval.json), scored
+// apart from the memory sets.
+const RiskSetName = "risk"
+
+// ShippedFile is a built-in set's raw JSON (name as ShippedSets gives it,
+// or RiskSetName); ok is false when the binary has no such set.
+func ShippedFile(name string) (raw []byte, ok bool) {
+	raw, err := shipped.ReadFile(path.Join("testdata", name+".eval.json"))
+	return raw, err == nil
+}
+
+// LoadShipped reads and checks a built-in memory set.
+func LoadShipped(name string) (*Set, error) {
+	raw, ok := ShippedFile(name)
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return parse(name+".eval.json", raw)
+}
