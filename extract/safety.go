@@ -106,7 +106,7 @@ var riskPatterns = []riskPattern{
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
 	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never)\s+wants?\s+to\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+any\s?mor)`, `\s*(?:in|with|near|like)\b`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:better|beter|happier|easier)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\bsleep\s+and\s+never\s+wake\s+up\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kms|unalive\s+myself)\b`, ""),
 	// Passive ideation in other words.
@@ -119,10 +119,10 @@ var riskPatterns = []riskPattern{
 	// a quantity, stockpiling, a chosen time.
 	rp(RiskSuicidal, `\b(?:wrote|written|writing|write|left|leave|leaving)\s+(?:a\s+|my\s+|the\s+)?(?:goodbye|farewell|suicide|last)\s+(?:letters?|notes?|messages?|videos?)\b|\b(?:note|letter)\s+for\s+whoever\s+finds\s+me\b`,
 		`to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`),
-	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:\s+[a-z']+){0,10}?\s+(?:(?:won't|wont|will\s+not)\s+need\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, ""),
-	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal)\b`, ""),
-	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
-	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b`)},
+	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:[\s,]+[a-z']+){0,10}?[\s,]+(?:(?:won't|wont|will\s+not)\s+(?:be\s+)?need(?:ing)?\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, ""),
+	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal)\b|\bhow\s+(?:high|tall)\s+(?:a|the)\s+(?:bridge|building|roof|cliff|balcony)\s+(?:has|would\s+have|needs)\s+to\s+be\b|\b(?:letters?|notes?)\b(?:\s+[a-z']+){0,5}?\s+explaining\s+why\b`, ""),
+	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b|\benough\s+(?:of\s+)?(?:my\s+)?`+pills+`\s+(?:saved|stashed|hidden|put\s+away|to\s+(?:die|do\s+it|end\s+it|not\s+wake))`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
+	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
 	// Acts: an overdose, an attempt.
 	rp(RiskSuicidal, `\b(?:tried\s+to|attempted\s+to|i|i've|i\s+have)\s+(?:overdos(?:e|ed)|od)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
 	// Intent to "end it": a relationship, a call or a game cancels it.
@@ -130,11 +130,11 @@ var riskPatterns = []riskPattern{
 		not: regexp.MustCompile(`^\s*(?:with|between|before|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
 
 	// Self-harm.
-	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratching|starve|starving|punish|punishing|hit|hitting)\s+`+reflexive+`\b`, accident),
+	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident),
 	{class: RiskSelfHarm, mention: true, re: regexp.MustCompile(`\bself[- ]?(?:harm|injur)\w*`)},
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|slash(?:ed|ing)?|slit|carv(?:e|ed|ing)|burn(?:ed|t|ing|s)?|scratch(?:ed|es|ing)?|stab(?:bed|bing)?|press(?:ed|ing)?|razor|blade|lighter)\b(?:\s+[a-z']+){0,6}?\s+(?:on\s+|into\s+|in\s+)?(?:my|his|her)\s+(?:own\s+)?`+bodyPart+`\b`, accident),
 	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b`,
-		"").needing(`\b(?:cut\w*|burn\w*|scratch\w*|hit\w*|bang\w*|punch\w*|press\w*|razor|blade|bite|biting|stab\w*|pinch\w*|carv\w*)\b(?:\s+[a-z']+){0,4}?\s+(?:my|myself|my\s+self)\b|\bcutting\s+again\b`),
+		"").needing(`\b(?:cut\w*|burn\w*|scratch\w*|hit\w*|bang\w*|punch\w*|press\w*|razor|blade|bite|biting|stab\w*|pinch\w*|carv\w*|pick\w*|dig\w*|tear\w*|rip\w*|pull\w*)\b(?:\s+[a-z']+){0,4}?\s+(?:my|myself|my\s+self)\b|\bcutting\s+again\b`),
 
 	// Abuse and danger from others.
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned|threatens|threatened)\s+me\b`),
@@ -146,15 +146,16 @@ var riskPatterns = []riskPattern{
 	rp(RiskAbuse, `\b(?:afraid|scared|terrified)\s+(?:of\s+(?:my|his|her)\s+(?:husband|wife|partner|boyfriend|girlfriend|dad|father|mom|mum|mother|stepdad|stepfather|stepmom|stepmother|ex)\b|(?:he|she|they)(?:'ll|\s+will|\s+is\s+going\s+to|\s+might|'s\s+going\s+to)\s+(?:hurt|kill|hit|beat)\s+me\b)`,
 		`(?:'s|s)?\s*(?:driving|cooking|dog|cat|snake|spider)`),
 	// Followed, watched, held, pushed, locked in.
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+wall|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out\s+of)\b`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out\s+of)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
 	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\b(?:checks|checked|checking|goes\s+through|went\s+through|reads|tracks|tracking|monitors)\s+(?:my\s+)?(?:phone|messages|texts|location|emails)\b`),
-		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money|mum|mom|parents)\b`)},
+		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money)\b`)},
 	// A secret or silence kept under threat, and touching a child.
 	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret)\b`),
-		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away)\b`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\s+(?:in\s+(?:my|the)\s+)?(?:private|down\s+there|there\b|under|where|between|at\s+night|in\s+bed|in\s+my\s+bed|inappropriately|weird)`)},
+		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|sorry|regret|pay\s+for|or\s+else)\b`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b`),
+		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one))\b`)},
 
 	// Hopelessness.
 	rp(RiskHopelessness, `\bhopeless(?:ness)?\b`, `at\b|with\b|when it comes|romantic|case|cook|at math`),
@@ -162,32 +163,32 @@ var riskPatterns = []riskPattern{
 	rp(RiskHopelessness, `\bwhat'?s\s+(?:even\s+)?the\s+point\s+(?:of\s+|in\s+)?(?:anything|living|life|going\s+on|being\s+alive|trying\s+any\s?more|any\s+of\s+it|it\s+all|me)\b`, ""),
 	rp(RiskHopelessness, `\b(?:don't|do\s+not|doesn't|does\s+not|didn't|can't|cannot|dont)\s+see\s+(?:the|a|any)\s+point\s+(?:any\s?more|in\s+(?:anything|living|life|trying|going\s+on|getting\s+up|any\s+of)|of\s+(?:anything|living|life|me|trying|going\s+on|it\s+all|any\s+of|being\s+(?:here|alive))|to\s+(?:anything|life|living|any\s+of))`, ""),
 	{class: RiskHopelessness, weak: true, re: regexp.MustCompile(`\b(?:don't|do\s+not|can't|cannot|dont)\s+see\s+(?:the|a|any)\s+point\s*$`)},
-	rp(RiskHopelessness, `\b(?:nothing|no\s+one|nobody)\s+(?:left\s+)?to\s+live\s+for\b|\bno\s+reason\s+to\s+(?:live|go\s+on|keep\s+going|get\s+up|be\s+alive)\b`, ""),
-	rp(RiskHopelessness, `\bcan'?t\s+(?:go\s+on|carry\s+on|keep\s+going|take\s+(?:it|this)\s+any\s?more|do\s+this\s+any\s?more|take\s+much\s+more)\b`,
+	rp(RiskHopelessness, `\b(?:nothing|no\s+one|nobody)\s+(?:left\s+)?to\s+live\s+for\b|\b(?:no|(?:don't|do\s+not|can't|cannot)\s+(?:see|find|have)\s+(?:a|any))\s+reason\s+to\s+(?:live|go\s+on|keep\s+going|get\s+up|be\s+alive|stay|carry\s+on|be\s+here)\b`, ""),
+	rp(RiskHopelessness, `\bcan(?:'?t|not)?\s+(?:go\s+on|carry\s+on|keep\s+going|keep\s+doing\s+this|take\s+(?:it|this)|do\s+this|take\s+much\s+more|cope|hold\s+on)(?:\s+(?:much\s+longer|any\s?more|any\s+longer))?\b`,
 		`the\b|a\b|an\b|that\b|my\b|our\b|vacation|holiday|trip|tour|stage|air|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|with\b|to\b|without\b`),
 	rp(RiskHopelessness, `\b(?:nothing|it|things|life)\s+(?:will|is\s+going\s+to|'s\s+going\s+to|'ll)\s+(?:never|not\s+ever)\s+get\s+better\b|\bnothing\s+(?:will\s+)?ever\s+gets?\s+better\b`, ""),
 	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just|i'm\s+nothing\s+but|i'm\s+only|i\s+feel\s+like\s+such)\s+(?:such\s+)?(?:a\s+)?burden\b`)},
 	rp(RiskHopelessness, `\bg(?:ive|iven|ave|iving)\s+up\s+on\s+(?:life|everything|myself|living)\b`, ""),
-	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b`, ""),
+	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can`),
 
 	// Severe and acute distress.
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+`+possessive+`\s+(?:life|lives|existence)\b`, `choices|decisions|coach|insurance|phone|plan`),
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+(?:`+reflexive+`|being\s+alive|being\s+me|who\s+i\s+am|everything\s+about\s+me)\b`, `for\b`),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel|i've\s+been\s+feeling|i\s+have\s+been\s+feeling|feeling|feel)\s+(?:so\s+|completely\s+|totally\s+|really\s+|just\s+|very\s+|utterly\s+)*(?:worthless|dead\s+inside|empty\s+inside|broken\s+inside|like\s+(?:a\s+)?(?:nothing|a\s+waste\s+of\s+space))\b`)},
-	rp(RiskDistress, `\bcan'?t\s+stop\s+crying\b|\bcry(?:ing)?\s+myself\s+to\s+sleep\b`, ""),
+	rp(RiskDistress, `\bcan'?t\s+stop\s+(?:crying|shaking|sobbing|panicking)\b|\bcry(?:ing)?\s+myself\s+to\s+sleep\b`, ""),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\bi(?:'ve|\s+have|'m|\s+am|\s+was|\s+keep|\s+just\s+keep)?\s+(?:been\s+)?crying\s+(?:for\s+(?:hours|days|the\s+whole\s+day)|all\s+(?:day|night)|non-?stop|and\s+(?:i\s+)?can'?t\s+stop)\b`)},
 	rp(RiskDistress, `\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b`)},
 	rp(RiskDistress, `\bwant\s+to\s+disappear\b`, `for\s+(?:a|the)\s+(?:day|weekend|week)|on\s+(?:a|an)\s+(?:island|holiday|vacation)|into\b|in\b`),
 	rp(RiskDistress, `\bpanic\s+attacks?\b|\bcan'?t\s+breathe\b`, `from|laughing|lol|haha|in\s+(?:this|that|these|here)|with\s+(?:this|my)\s+(?:cold|mask)`),
-	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely)\s+(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks)\b`, ""),
+	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely|unable\s+to)\s+(?:been\s+able\s+to\s+)?(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))(?:\s+(?:or|and|nor)\s+(?:eaten|slept|eat|sleep))?\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks)\b`, ""),
 
 	// Substance crisis: far more than usual and feeling wrong; holding the
 	// drink or the drug and not caring what happens.
 	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|used|drank|had|did|done|smoked|snorted|injected)\s+(?:way|far|a\s+lot|much|so\s+much|loads|twice|double)\s+more\s+(?:than\s+(?:usual|normal|i\s+(?:usually|normally|should|ever))|of\s+it)\b`),
-		needs: regexp.MustCompile(`\b(?:feel|feeling|felt)\s+(?:really\s+|so\s+|very\s+)?(?:wrong|weird|off|strange|sick|bad|scared|not\s+right|funny|like\s+i'm\s+dying)|\bcan'?t\s+(?:feel|breathe|stand|stop\s+shaking|see\s+straight)|\bheart\s+(?:is\s+)?(?:racing|pounding|beating)|\bchest\b|\bnumb\b|\bdizzy\b|\bpass(?:ing)?\s+out|\bthrowing\s+up|\bshaking\b|\bdon'?t\s+care\b`)},
+		needs: regexp.MustCompile(`\b(?:feels?|feeling|felt)\s+(?:really\s+|so\s+|very\s+)?(?:wrong|weird|off|strange|sick|bad|scared|not\s+right|funny|like\s+i'm\s+dying)|\bcan'?t\s+(?:feel|breathe|stand|stop\s+shaking|see\s+straight)|\bheart\s+(?:is\s+)?(?:racing|pounding|beating)|\bchest\b|\bnumb\b|\bdizzy\b|\bpass(?:ing)?\s+out|\bthrowing\s+up|\bshaking\b|\bdon'?t\s+care\b`)},
 	{class: RiskSubstance, re: regexp.MustCompile(`\bdon't\s+care\s+(?:what\s+happens|any\s?more|if\s+i\s+wake)`),
-		needs: regexp.MustCompile(`\b(?:holding|have|got|staring\s+at|sitting\s+with|poured|in\s+front\s+of\s+me|in\s+my\s+hand)\b.{0,40}?\b(?:bottle|drink|pills|bag|needle|syringe|glass|vodka|whiskey|wine|gin|stash|baggie|it)\b`)},
+		needs: regexp.MustCompile(`\b(?:holding|have|got|staring\s+at|sitting|poured|bought|in\s+front\s+of\s+me|in\s+my\s+hand|here\s+with|next\s+to\s+me)\b.{0,40}?\b(?:bottle|drink|pills|bag|needle|syringe|glass|vodka|whiskey|wine|gin|stash|baggie|it)\b`)},
 }
 
 // Words the subject of a statement may be.
@@ -708,12 +709,18 @@ func nearestSubject(prefix string, person bool) string {
 func lastWordsNegate(clause string, n int) bool {
 	words := riskWords.FindAllString(clause, -1)
 	for i := len(words) - 1; i >= 0 && i >= len(words)-n; i-- {
+		if i+1 < len(words) && doubtVerbs[words[i+1]] {
+			return false // "I don't think I can go on": a doubt, not a denial
+		}
 		if negators[words[i]] || words[i] == "longer" {
 			return true
 		}
 	}
 	return false
 }
+
+// doubtVerbs after a negator make it a doubt about what follows.
+var doubtVerbs = set("think", "know", "believe", "reckon")
 
 // riskyText reports whether a candidate's own text (a memory's value, a
 // summary line written by a model) holds a risk phrasing, whoever's and
