@@ -97,7 +97,7 @@ const (
 var riskPatterns = []riskPattern{
 	// Suicidal: a wish to be dead is passive ideation, medium; intent,
 	// plans, means and acts are high.
-	rp(RiskSuicidal, `\b(?:want|wants|wanted|wanna|wish|wishes|wished|plan|planning|ready|trying|tried)\s+(?:to\s+)?(?:just\s+)?(?:die\b|dye\s*$|be\s+(?:dead|ded)\b)`,
+	rp(RiskSuicidal, `\b(?:want|wants|wanted|wanna|wish|wishes|wished|plan|planning|ready|trying|tried)\s+(?:to\s+)?(?:just\s+)?(?:die\b|dye?\s*$|be\s+(?:dead|ded)\b)`,
 		`of\b|from\b|laughing|for\b|inside|on the inside|a little|my hair|my\b|your\b|it\b|the\b|them\b|in (?:a|my) (?:game|dream)`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kill?|kill(?:ing|ed)|hang(?:ing|ed)?|drown(?:ing|ed)?|poison(?:ing|ed)?|shoot(?:ing)?|off(?:ing)?)\s+`+reflexive+`\b`, accident+`|in\b|with work|lol|haha|jk`),
 	rp(RiskSuicidal, `\b(?:end|ending|take|taking|took)\s+`+possessive+`\s+(?:own\s+)?life\b`, ""),
@@ -106,8 +106,12 @@ var riskPatterns = []riskPattern{
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
 	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never)\s+wants?\s+to\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+any\s?mor)`, `\s*(?:in|with|near|like)\b`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b`, "").with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\bsleep\s+and\s+never\s+wake\s+up\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|'d)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
+		`for\b|tonight|this\s+(?:evening|weekend|week)|while|at\b|today|tomorrow|on\b|in\s+the\s+(?:kitchen|car|house)`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:thoughts?\s+(?:of|about)|thinking\s+(?:of|about)|thought\s+(?:of|about)|imagin(?:e|ing)|fantasi[sz]\w*\s+about|dream\s+about)\s+(?:ending\s+(?:it|my\s+life|everything)|jumping\s+(?:off|from|in\s+front)|dying|being\s+dead|not\s+being\s+(?:here|alive|around)|killing\s+myself|hanging\s+myself|overdosing|my\s+own\s+funeral|disappearing\s+forever|crashing\s+my\s+car|driving\s+(?:off|into))\b`,
+		`the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them)`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\bsleep\s+and\s+never\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kms|unalive\s+myself)\b`, ""),
 	// Passive ideation in other words.
 	rp(RiskSuicidal, `\b(?:disappear|vanish)\w*\s+(?:for\s+good|forever|for\s+ever|permanently)\b|\b(?:nobody|no\s+one|no-one|noone)\b(?:\s+[a-z']+){0,4}?\s+(?:notice|care|miss\s+me|even\s+notice)\w*\s+if\s+i\s+(?:was|were|died|disappeared|vanished|wasn't|weren't|didn't|stopped|was\s+gone|never)\b`,
@@ -133,27 +137,33 @@ var riskPatterns = []riskPattern{
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident),
 	{class: RiskSelfHarm, mention: true, re: regexp.MustCompile(`\bself[- ]?(?:harm|injur)\w*`)},
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|slash(?:ed|ing)?|slit|carv(?:e|ed|ing)|burn(?:ed|t|ing|s)?|scratch(?:ed|es|ing)?|stab(?:bed|bing)?|press(?:ed|ing)?|razor|blade|lighter)\b(?:\s+[a-z']+){0,6}?\s+(?:on\s+|into\s+|in\s+)?(?:my|his|her)\s+(?:own\s+)?`+bodyPart+`\b`, accident),
-	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b`,
+	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin|bruise[sd]?)\b|\b(?:until|till|and)\b(?:\s+[a-z']+){0,5}?\s+(?:it|they)\s+(?:bleeds|bled|bleed)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b`,
 		"").needing(`\b(?:cut\w*|burn\w*|scratch\w*|hit\w*|bang\w*|punch\w*|press\w*|razor|blade|bite|biting|stab\w*|pinch\w*|carv\w*|pick\w*|dig\w*|tear\w*|rip\w*|pull\w*)\b(?:\s+[a-z']+){0,4}?\s+(?:my|myself|my\s+self)\b|\bcutting\s+again\b`),
 
 	// Abuse and danger from others.
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned|threatens|threatened)\s+me\b`),
-		not: regexp.MustCompile(`^\s*(?:up\b|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
+		not: regexp.MustCompile(`^\s*(?:up\b|off\b|out\b|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:threatens|threatened|threatening|said\s+(?:he|she|they)(?:'d|'ll|\s+would|\s+will)?)\s+(?:to\s+)?(?:kill|hurt|hit|beat)\s+me\b`)},
 	rp(RiskAbuse, `\b(?:i'm|i\s+am|i\s+was|i've\s+been|i\s+have\s+been|i\s+got|i\s+get|i\s+keep\s+getting)\s+(?:being\s+|repeatedly\s+|sexually\s+)?(?:abused|raped|assaulted|molested|beaten(?:\s+up)?|groped|trafficked|strangled)\b`,
 		`by (?:a|the) (?:car|ball|bus|truck|bike|train|wave|branch|door)|at (?:chess|cards|tennis|poker)`),
 	{class: RiskAbuse, mention: true, re: regexp.MustCompile(`\bdomestic\s+(?:violence|abuse)\b`)},
 	rp(RiskAbuse, `\b(?:afraid|scared|terrified)\s+(?:of\s+(?:my|his|her)\s+(?:husband|wife|partner|boyfriend|girlfriend|dad|father|mom|mum|mother|stepdad|stepfather|stepmom|stepmother|ex)\b|(?:he|she|they)(?:'ll|\s+will|\s+is\s+going\s+to|\s+might|'s\s+going\s+to)\s+(?:hurt|kill|hit|beat)\s+me\b)`,
 		`(?:'s|s)?\s*(?:driving|cooking|dog|cat|snake|spider)`),
+	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'d|\s+would|\s+might)\s+(?:hurt|kill|hit|beat)\s+me\b`),
+		not:   regexp.MustCompile(`^\s*(?:if\s+i'm\s+late|when\s+(?:she|he|they)\s+(?:sees?|finds?)|if\s+(?:she|he|they)\s+finds?|for\s+(?:this|that|being|breaking|losing|eating|forgetting))`),
+		needs: regexp.MustCompile(`\b(?:scared|afraid|terrified|frightened|threat\w*|told\s+me|said|says)\b`)},
 	// Followed, watched, held, pushed, locked in.
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`),
+		not: regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+wall|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out\s+of)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
-	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\b(?:checks|checked|checking|goes\s+through|went\s+through|reads|tracks|tracking|monitors)\s+(?:my\s+)?(?:phone|messages|texts|location|emails)\b`),
-		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money)\b`)},
+	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b`),
+		not: regexp.MustCompile(`^\s*(?:the\s+(?:movie|film|show|game|end)|it\b|that\b|this\b)`)},
+	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:checks|checked|checking|goes\s+through|went\s+through|reads|tracks|tracking|monitors)\s+(?:my\s+)?(?:phone|messages|texts|location|emails)\b`),
+		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money|freak\w*|lose\s+it|loses\s+it|rage)\b`)},
 	// A secret or silence kept under threat, and touching a child.
-	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret)\b`),
-		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|sorry|regret|pay\s+for|or\s+else)\b`)},
+	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+(?:me|you))\b`),
+		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|sorry|regret|pay\s+for|or\s+else|believe)\b`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b`),
 		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one))\b`)},
 
@@ -167,9 +177,10 @@ var riskPatterns = []riskPattern{
 	rp(RiskHopelessness, `\bcan(?:'?t|not)?\s+(?:go\s+on|carry\s+on|keep\s+going|keep\s+doing\s+this|take\s+(?:it|this)|do\s+this|take\s+much\s+more|cope|hold\s+on)(?:\s+(?:much\s+longer|any\s?more|any\s+longer))?\b`,
 		`the\b|a\b|an\b|that\b|my\b|our\b|vacation|holiday|trip|tour|stage|air|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|with\b|to\b|without\b`),
 	rp(RiskHopelessness, `\b(?:nothing|it|things|life)\s+(?:will|is\s+going\s+to|'s\s+going\s+to|'ll)\s+(?:never|not\s+ever)\s+get\s+better\b|\bnothing\s+(?:will\s+)?ever\s+gets?\s+better\b`, ""),
-	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just|i'm\s+nothing\s+but|i'm\s+only|i\s+feel\s+like\s+such)\s+(?:such\s+)?(?:a\s+)?burden\b`)},
+	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just|i'm\s+nothing\s+but|i'm\s+only|i\s+feel\s+like\s+such)\s+(?:such\s+)?(?:a\s+)?burden\b`),
+		not: regexp.MustCompile(`^\s*(?:on|to)\s+(?:the|our|my)\s+(?:budget|bill|wallet|finances|team|schedule)`)},
 	rp(RiskHopelessness, `\bg(?:ive|iven|ave|iving)\s+up\s+on\s+(?:life|everything|myself|living)\b`, ""),
-	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can`),
+	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bno\s+way\s+out\b|\b(?:done|finished)\s+with\s+(?:everything|life|living|it\s+all|being\s+alive)\b|\bnothing\s+matters\s+(?:to\s+me\s+)?any\s?more\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can|of\s+(?:the|this)\s+(?:contract|deal|room|maze|game|lease|traffic|parking|level)|at\s+work\s+today|for\s+(?:today|the\s+day|now)`),
 
 	// Severe and acute distress.
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+`+possessive+`\s+(?:life|lives|existence)\b`, `choices|decisions|coach|insurance|phone|plan`),
@@ -178,18 +189,24 @@ var riskPatterns = []riskPattern{
 	rp(RiskDistress, `\bcan'?t\s+stop\s+(?:crying|shaking|sobbing|panicking)\b|\bcry(?:ing)?\s+myself\s+to\s+sleep\b`, ""),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\bi(?:'ve|\s+have|'m|\s+am|\s+was|\s+keep|\s+just\s+keep)?\s+(?:been\s+)?crying\s+(?:for\s+(?:hours|days|the\s+whole\s+day)|all\s+(?:day|night)|non-?stop|and\s+(?:i\s+)?can'?t\s+stop)\b`)},
 	rp(RiskDistress, `\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
-	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b`)},
+	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b|\b(?:i'm|i\s+am)\s+drowning\b`),
+		not: regexp.MustCompile(`^\s*(?:in\b|with\b|under\b)`)},
 	rp(RiskDistress, `\bwant\s+to\s+disappear\b`, `for\s+(?:a|the)\s+(?:day|weekend|week)|on\s+(?:a|an)\s+(?:island|holiday|vacation)|into\b|in\b`),
 	rp(RiskDistress, `\bpanic\s+attacks?\b|\bcan'?t\s+breathe\b`, `from|laughing|lol|haha|in\s+(?:this|that|these|here)|with\s+(?:this|my)\s+(?:cold|mask)`),
-	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely|unable\s+to)\s+(?:been\s+able\s+to\s+)?(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))(?:\s+(?:or|and|nor)\s+(?:eaten|slept|eat|sleep))?\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks)\b`, ""),
+	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely|unable\s+to)\s+(?:been\s+able\s+to\s+)?(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))(?:\s+(?:or|and|nor)\s+(?:eaten|slept|eat|sleep))?\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks|a\s+week)\b|\b(?:awake|up)\s+for\s+(?:[a-z0-9]+\s+)?(?:days|nights)\s+(?:straight|in\s+a\s+row)\b`, ""),
 
 	// Substance crisis: far more than usual and feeling wrong; holding the
 	// drink or the drug and not caring what happens.
-	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|used|drank|had|did|done|smoked|snorted|injected)\s+(?:way|far|a\s+lot|much|so\s+much|loads|twice|double)\s+more\s+(?:than\s+(?:usual|normal|i\s+(?:usually|normally|should|ever))|of\s+it)\b`),
-		needs: regexp.MustCompile(`\b(?:feels?|feeling|felt)\s+(?:really\s+|so\s+|very\s+)?(?:wrong|weird|off|strange|sick|bad|scared|not\s+right|funny|like\s+i'm\s+dying)|\bcan'?t\s+(?:feel|breathe|stand|stop\s+shaking|see\s+straight)|\bheart\s+(?:is\s+)?(?:racing|pounding|beating)|\bchest\b|\bnumb\b|\bdizzy\b|\bpass(?:ing)?\s+out|\bthrowing\s+up|\bshaking\b|\bdon'?t\s+care\b`)},
+	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|swallowed|popped)\s+(?:some|a\s+few|a\s+bunch|a\s+handful|a\s+lot|loads|all)\s+(?:of\s+)?(?:my\s+|the\s+|her\s+|his\s+)?` + pills + `\b|\b(?:drank|downed|finished)\s+(?:a\s+whole|an\s+entire|two|three|a\s+full)\s+bottles?\b`),
+		needs: substanceBody},
+	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|used|using|drank|drinking|had|did|done|smoked|snorted|injected)\b(?:[\s,]+[a-z']+){0,4}?[\s,]+(?:way|far|a\s+lot|much|so\s+much|loads|twice|double)\s+more\s+(?:than\s+(?:usual|normal|i\s+(?:usually|normally|should|ever))|of\s+it)\b`),
+		needs: substanceBody},
 	{class: RiskSubstance, re: regexp.MustCompile(`\bdon't\s+care\s+(?:what\s+happens|any\s?more|if\s+i\s+wake)`),
 		needs: regexp.MustCompile(`\b(?:holding|have|got|staring\s+at|sitting|poured|bought|in\s+front\s+of\s+me|in\s+my\s+hand|here\s+with|next\s+to\s+me)\b.{0,40}?\b(?:bottle|drink|pills|bag|needle|syringe|glass|vodka|whiskey|wine|gin|stash|baggie|it)\b`)},
 }
+
+// substanceBody: what a substance crisis feels like.
+var substanceBody = regexp.MustCompile(`\b(?:feels?|feeling|felt)\s+(?:really\s+|so\s+|very\s+)?(?:wrong|weird|off|strange|sick|bad|scared|not\s+right|funny|like\s+i'm\s+dying)|\bcan'?t\s+(?:feel|breathe|stand|stop\s+shaking|see\s+straight)|\bheart\s+(?:is\s+)?(?:racing|pounding|beating)|\bchest\b|\bnumb\b|\bdizzy\b|\bpass(?:ing)?\s+out|\bthrowing\s+up|\bshaking\b|\bdon'?t\s+care\b`)
 
 // Words the subject of a statement may be.
 var (
@@ -202,7 +219,8 @@ var (
 		"grandma", "grandmother", "cousin", "teacher", "coach", "boss", "manager", "coworker", "co-worker", "colleague", "roommate",
 		"flatmate", "neighbor", "neighbour", "friend", "friends", "classmate", "fiance", "fiancé", "fiancee", "spouse", "son", "daughter",
 		"family", "guardian", "carer", "caretaker", "priest", "man", "guy", "woman", "bully", "bullies", "kids", "boys", "girls",
-		"landlord", "supervisor", "mate", "bestie", "pastor", "nephew", "niece", "in-law", "in-laws", "stepbrother", "stepsister")
+		"landlord", "supervisor", "mate", "bestie", "pastor", "nephew", "niece", "in-law", "in-laws", "stepbrother", "stepsister",
+		"stepmum", "mummy", "daddy", "nan", "gran", "granny", "babysitter", "nanny", "tutor", "foster", "carer's", "stranger")
 	thirdVerbs = set("wants", "hates", "wishes", "cuts", "burns", "hurts", "feels", "says", "kills", "harms", "takes", "ends")
 	negators   = set("not", "don't", "dont", "doesn't", "didn't", "never", "won't", "wouldn't", "isn't", "aren't", "wasn't",
 		"haven't", "hasn't", "stopped", "quit", "no", "can't", "cannot", "nor")
@@ -350,7 +368,7 @@ var (
 	// sentence it cancels a bare topic noun and what is not the user's own
 	// first-person statement; in the message or the previous turn, what is
 	// someone else's.
-	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix)\b`)
+	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading|watched|watching)\b`)
 	// jokeFrame in the sentence lowers a wish to die or to hurt oneself.
 	jokeFrame = regexp.MustCompile(`\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just\s+kidding|kidding|joking)\b|😂|🤣`)
 	// hyperbole in the sentence cancels a wish to die: a ride, an illness,
@@ -378,7 +396,7 @@ var (
 	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|pills|goodbye|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed)\b`)
 	// otherPast: someone else's statement in a distant or resolved past is
 	// no finding at all.
-	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery)\b`)
+	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then)\b`)
 	// resolvedPast: the user's own statement about a past that is over.
 	resolvedPast = regexp.MustCompile(`\b(?:doing\s+(?:well|better|good|great|okay|ok|fine)\s+now|better\s+now|clean\s+for|sober\s+for|in\s+recovery|recovered|back\s+in|as\s+a\s+teen(?:ager)?|last\s+year|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|many|several|a\s+few)\s+years?\s+(?:ago|clean|free|sober))\b`)
 )
@@ -624,6 +642,9 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			f.Severity = SeverityMedium
 		}
 	}
+	if p.class == RiskAbuse && p.person && peers[nearestPerson(prefix)] {
+		f.Severity = SeverityMedium // a sibling's or a classmate's blow: a fight, seen, not an emergency
+	}
 	if actor == ActorOther {
 		if otherPast.MatchString(sent) {
 			return RiskFinding{}, false // someone else's past
@@ -648,6 +669,26 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		f.Severity = SeverityLow
 	}
 	return f, true
+}
+
+// peers are the people whose blows are a fight between children or
+// friends rather than abuse by someone with power over the user.
+var peers = set("brother", "sister", "cousin", "friend", "friends", "classmate", "kids", "boys", "girls", "bestie", "mate",
+	"stepbrother", "stepsister")
+
+// nearestPerson is the person noun nearest before a phrasing, or "".
+func nearestPerson(prefix string) string {
+	words := riskWords.FindAllString(prefix, -1)
+	for i := len(words) - 1; i >= 0; i-- {
+		w := strings.TrimSuffix(words[i], "'s")
+		if personNouns[w] {
+			return w
+		}
+		if subjectUser[w] {
+			return ""
+		}
+	}
+	return ""
 }
 
 // singularI reports whether the nearest subject before a phrasing is the
