@@ -104,14 +104,14 @@ var riskPatterns = []riskPattern{
 	rp(RiskSuicidal, `\bend(?:ing)?\s+it\s+all\b`, ""),
 	{class: RiskSuicidal, mention: true, re: regexp.MustCompile(`\bsuicid(?:e|al)\b`),
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
-	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never)\s+wants?\s+to\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+any\s?mor)`, `\s*(?:in|with|near|like)\b`).with(SeverityMedium),
+	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|never\s+existed|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never)\s+wants?\s+to\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+(?:any\s?mor|no\s+more)|carry\s+on|go\s+on|keep\s+going|keep\s+living)`, `\s*(?:in|with|near|like|the|a|an|this|that|my|our|to|at|for|tour|holiday|vacation|trip|stage|about|and\s+on|playing|working|doing)\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|'d)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
 		`for\b|tonight|this\s+(?:evening|weekend|week)|while|at\b|today|tomorrow|on\b|in\s+the\s+(?:kitchen|car|house)`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b|\bnever\s+(?:have\s+to\s+)?(?:feel\s+anything|wake\s+up|exist)\s+again\b|\b(?:going\s+to|gonna|might|will|i'll)\s+do\s+something\s+(?:stupid|drastic)\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:thoughts?\s+(?:of|about)|thinking\s+(?:of|about)|thought\s+(?:of|about)|imagin(?:e|ing)|fantasi[sz]\w*\s+about|dream\s+about)\s+(?:ending\s+(?:it|my\s+life|everything)|jumping\s+(?:off|from|in\s+front)|dying|being\s+dead|not\s+being\s+(?:here|alive|around)|killing\s+myself|hanging\s+myself|overdosing|my\s+own\s+funeral|disappearing\s+forever|crashing\s+my\s+car|driving\s+(?:off|into))\b`,
-		`the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them)`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\bsleep\s+and\s+never\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
+		`(?:my|her|his|the)\s+(?:hair|shirt|clothes|jeans|eggs|fabric)|it\s+(?:pink|red|blue|green|purple|black|blonde)|(?:pink|red|blue|green|purple|black|blonde)\b|the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them)`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\bsleep\s+and\s+never\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b|\b(?:disappointed|sad|upset|angry|annoyed|gutted)\s+(?:that\s+)?i\s+(?:woke\s+up|wake\s+up|am\s+still\s+(?:here|alive)|'m\s+still\s+(?:here|alive)|survived)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kms|unalive\s+myself)\b`, ""),
 	// Passive ideation in other words.
 	rp(RiskSuicidal, `\b(?:disappear|vanish)\w*\s+(?:for\s+good|forever|for\s+ever|permanently)\b|\b(?:nobody|no\s+one|no-one|noone)\b(?:\s+[a-z']+){0,4}?\s+(?:notice|care|miss\s+me|even\s+notice)\w*\s+if\s+i\s+(?:was|were|died|disappeared|vanished|wasn't|weren't|didn't|stopped|was\s+gone|never)\b`,
@@ -121,14 +121,14 @@ var riskPatterns = []riskPattern{
 	rp(RiskSuicidal, `\b(?:rather|sooner)\s+(?:be\s+)?(?:dead|die)\b`, `than\s+(?:wear|eat|go|do|watch|listen|sit|be\s+seen|admit|lose|miss|work|sing|dance|drive|call|ask|say|tell)|lol|haha`).with(SeverityMedium),
 	// Preparation: farewells, giving things away, researching a method or
 	// a quantity, stockpiling, a chosen time.
-	rp(RiskSuicidal, `\b(?:wrote|written|writing|write|left|leave|leaving)\s+(?:a\s+|my\s+|the\s+)?(?:goodbye|farewell|suicide|last)\s+(?:letters?|notes?|messages?|videos?)\b|\b(?:note|letter)\s+for\s+whoever\s+finds\s+me\b`,
+	rp(RiskSuicidal, `\b(?:wrote|written|writing|write|left|leave|leaving)\s+(?:a\s+|my\s+|the\s+)?(?:goodbye|farewell|suicide|last)\s+(?:letters?|notes?|messages?|videos?)\b|\b(?:note|letter)\s+for\s+whoever\s+finds\s+me\b|\b(?:letters?|notes?|messages?)\b(?:\s+[a-z']+){0,4}?\s+(?:saying|to\s+say)\s+(?:sorry\s+and\s+)?goodbye\b`,
 		`to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`),
 	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:[\s,]+[a-z']+){0,10}?[\s,]+(?:(?:won't|wont|will\s+not)\s+(?:be\s+)?need(?:ing)?\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, ""),
 	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal)\b|\bhow\s+(?:high|tall)\s+(?:a|the)\s+(?:bridge|building|roof|cliff|balcony)\s+(?:has|would\s+have|needs)\s+to\s+be\b|\b(?:letters?|notes?)\b(?:\s+[a-z']+){0,5}?\s+explaining\s+why\b`, ""),
 	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b|\benough\s+(?:of\s+)?(?:my\s+)?`+pills+`\s+(?:saved|stashed|hidden|put\s+away|to\s+(?:die|do\s+it|end\s+it|not\s+wake))`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
 	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
 	// Acts: an overdose, an attempt.
-	rp(RiskSuicidal, `\b(?:tried\s+to|attempted\s+to|i|i've|i\s+have)\s+(?:overdos(?:e|ed)|od)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
+	rp(RiskSuicidal, `\b(?:tried\s+to|attempted\s+to|i|i've|i\s+have)\s+(?:overdos(?:e|ed)|od)\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
 	// Intent to "end it": a relationship, a call or a game cancels it.
 	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just)\s+(?:to\s+)?(?:just\s+)?end\s+(?:it|everything)\b`),
 		not: regexp.MustCompile(`^\s*(?:with|between|before|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
@@ -137,12 +137,12 @@ var riskPatterns = []riskPattern{
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident),
 	{class: RiskSelfHarm, mention: true, re: regexp.MustCompile(`\bself[- ]?(?:harm|injur)\w*`)},
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|slash(?:ed|ing)?|slit|carv(?:e|ed|ing)|burn(?:ed|t|ing|s)?|scratch(?:ed|es|ing)?|stab(?:bed|bing)?|press(?:ed|ing)?|razor|blade|lighter)\b(?:\s+[a-z']+){0,6}?\s+(?:on\s+|into\s+|in\s+)?(?:my|his|her)\s+(?:own\s+)?`+bodyPart+`\b`, accident),
-	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin|bruise[sd]?)\b|\b(?:until|till|and)\b(?:\s+[a-z']+){0,5}?\s+(?:it|they)\s+(?:bleeds|bled|bleed)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b`,
-		"").needing(`\b(?:cut\w*|burn\w*|scratch\w*|hit\w*|bang\w*|punch\w*|press\w*|razor|blade|bite|biting|stab\w*|pinch\w*|carv\w*|pick\w*|dig\w*|tear\w*|rip\w*|pull\w*)\b(?:\s+[a-z']+){0,4}?\s+(?:my|myself|my\s+self)\b|\bcutting\s+again\b`),
+	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin|bruise[sd]?)\b|\b(?:until|till|and)\b(?:\s+[a-z']+){0,5}?\s+(?:it|they)\s+(?:bleeds|bled|bleed)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b|\b(?:bang\w*|smash\w*|bash\w*|hit\w*|slam\w*|punch\w*)\s+my\s+(?:head|fists?|hands?)\s+(?:against|on|into)\s+(?:the\s+|a\s+)?walls?\b`,
+		"").needing(`\b(?:cut\w*|burn\w*|scratch\w*|hit\w*|bang\w*|punch\w*|press\w*|razor|blade|bite|biting|stab\w*|pinch\w*|carv\w*|pick\w*|dig\w*|tear\w*|rip\w*|pull\w*|smash\w*|bash\w*|slam\w*)\b(?:\s+[a-z']+){0,4}?\s+(?:my|myself|my\s+self)\b|\bcutting\s+again\b`),
 
 	// Abuse and danger from others.
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned|threatens|threatened)\s+me\b`),
-		not: regexp.MustCompile(`^\s*(?:up\b|off\b|out\b|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned|threatens|threatened|grabbed|attacked|jumped|mugged|assaulted|hurts)\s+me\b`),
+		not: regexp.MustCompile(`^\s*(?:up\b|off\b|out\b|a\b|an\b|some\b|by\s+(?:the\s+hand|saying|ignoring|lying|not|leaving|cheating)|and\s+hugged|to\s+(?:dance|help|show)|when\s+(?:he|she|they)\s+(?:says|said|ignores|lies|leaves|talks)|feelings|emotionally|so\s+much\s+by|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:threatens|threatened|threatening|said\s+(?:he|she|they)(?:'d|'ll|\s+would|\s+will)?)\s+(?:to\s+)?(?:kill|hurt|hit|beat)\s+me\b`)},
 	rp(RiskAbuse, `\b(?:i'm|i\s+am|i\s+was|i've\s+been|i\s+have\s+been|i\s+got|i\s+get|i\s+keep\s+getting)\s+(?:being\s+|repeatedly\s+|sexually\s+)?(?:abused|raped|assaulted|molested|beaten(?:\s+up)?|groped|trafficked|strangled)\b`,
 		`by (?:a|the) (?:car|ball|bus|truck|bike|train|wave|branch|door)|at (?:chess|cards|tennis|poker)`),
@@ -156,15 +156,15 @@ var riskPatterns = []riskPattern{
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`),
 		not: regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+wall|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out\s+of)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
-	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b`),
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
+	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\bcontrols?\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+(?:money|finances|phone|life|every\s+move)\b`),
 		not: regexp.MustCompile(`^\s*(?:the\s+(?:movie|film|show|game|end)|it\b|that\b|this\b)`)},
 	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:checks|checked|checking|goes\s+through|went\s+through|reads|tracks|tracking|monitors)\s+(?:my\s+)?(?:phone|messages|texts|location|emails)\b`),
 		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money|freak\w*|lose\s+it|loses\s+it|rage)\b`)},
 	// A secret or silence kept under threat, and touching a child.
 	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+(?:me|you))\b`),
 		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|sorry|regret|pay\s+for|or\s+else|believe)\b`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b`),
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b|\b(?:does|did|doing)\s+(?:things|stuff)\s+to\s+me\b|\bmakes?\s+me\s+(?:touch|take\s+(?:off\s+)?my\s+clothes)`),
 		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one))\b`)},
 
 	// Hopelessness.
@@ -173,33 +173,33 @@ var riskPatterns = []riskPattern{
 	rp(RiskHopelessness, `\bwhat'?s\s+(?:even\s+)?the\s+point\s+(?:of\s+|in\s+)?(?:anything|living|life|going\s+on|being\s+alive|trying\s+any\s?more|any\s+of\s+it|it\s+all|me)\b`, ""),
 	rp(RiskHopelessness, `\b(?:don't|do\s+not|doesn't|does\s+not|didn't|can't|cannot|dont)\s+see\s+(?:the|a|any)\s+point\s+(?:any\s?more|in\s+(?:anything|living|life|trying|going\s+on|getting\s+up|any\s+of)|of\s+(?:anything|living|life|me|trying|going\s+on|it\s+all|any\s+of|being\s+(?:here|alive))|to\s+(?:anything|life|living|any\s+of))`, ""),
 	{class: RiskHopelessness, weak: true, re: regexp.MustCompile(`\b(?:don't|do\s+not|can't|cannot|dont)\s+see\s+(?:the|a|any)\s+point\s*$`)},
-	rp(RiskHopelessness, `\b(?:nothing|no\s+one|nobody)\s+(?:left\s+)?to\s+live\s+for\b|\b(?:no|(?:don't|do\s+not|can't|cannot)\s+(?:see|find|have)\s+(?:a|any))\s+reason\s+to\s+(?:live|go\s+on|keep\s+going|get\s+up|be\s+alive|stay|carry\s+on|be\s+here)\b`, ""),
+	rp(RiskHopelessness, `\b(?:nothing|no\s+one|nobody)\s+(?:left\s+)?to\s+live\s+for\b|\b(?:no|(?:don't|do\s+not|can't|cannot)\s+(?:see|find|have)\s+(?:a|any))\s+reason\s+(?:for\s+me\s+)?to\s+(?:live|go\s+on|keep\s+going|get\s+up|be\s+alive|stay|carry\s+on|be\s+here)\b`, ""),
 	rp(RiskHopelessness, `\bcan(?:'?t|not)?\s+(?:go\s+on|carry\s+on|keep\s+going|keep\s+doing\s+this|take\s+(?:it|this)|do\s+this|take\s+much\s+more|cope|hold\s+on)(?:\s+(?:much\s+longer|any\s?more|any\s+longer))?\b`,
 		`the\b|a\b|an\b|that\b|my\b|our\b|vacation|holiday|trip|tour|stage|air|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|with\b|to\b|without\b`),
 	rp(RiskHopelessness, `\b(?:nothing|it|things|life)\s+(?:will|is\s+going\s+to|'s\s+going\s+to|'ll)\s+(?:never|not\s+ever)\s+get\s+better\b|\bnothing\s+(?:will\s+)?ever\s+gets?\s+better\b`, ""),
 	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just|i'm\s+nothing\s+but|i'm\s+only|i\s+feel\s+like\s+such)\s+(?:such\s+)?(?:a\s+)?burden\b`),
 		not: regexp.MustCompile(`^\s*(?:on|to)\s+(?:the|our|my)\s+(?:budget|bill|wallet|finances|team|schedule)`)},
 	rp(RiskHopelessness, `\bg(?:ive|iven|ave|iving)\s+up\s+on\s+(?:life|everything|myself|living)\b`, ""),
-	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bno\s+way\s+out\b|\b(?:done|finished)\s+with\s+(?:everything|life|living|it\s+all|being\s+alive)\b|\bnothing\s+matters\s+(?:to\s+me\s+)?any\s?more\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can|of\s+(?:the|this)\s+(?:contract|deal|room|maze|game|lease|traffic|parking|level)|at\s+work\s+today|for\s+(?:today|the\s+day|now)`),
+	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bno\s+way\s+out\b|\b(?:don't|do\s+not|can't|cannot)\s+see\s+(?:a|any)\s+(?:future|way\s+out|light\s+at\s+the\s+end|end\s+to\s+(?:this|it))\b|\blife\s+has\s+no\s+(?:meaning|point|purpose)\b|\b(?:done|finished)\s+with\s+(?:everything|life|living|it\s+all|being\s+alive)\b|\bnothing\s+matters\s+(?:to\s+me\s+)?any\s?more\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can|of\s+(?:the|this)\s+(?:contract|deal|room|maze|game|lease|traffic|parking|level)|at\s+work\s+today|for\s+(?:today|the\s+day|now)`),
 
 	// Severe and acute distress.
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+`+possessive+`\s+(?:life|lives|existence)\b`, `choices|decisions|coach|insurance|phone|plan`),
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+(?:`+reflexive+`|being\s+alive|being\s+me|who\s+i\s+am|everything\s+about\s+me)\b`, `for\b`),
-	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel|i've\s+been\s+feeling|i\s+have\s+been\s+feeling|feeling|feel)\s+(?:so\s+|completely\s+|totally\s+|really\s+|just\s+|very\s+|utterly\s+)*(?:worthless|dead\s+inside|empty\s+inside|broken\s+inside|like\s+(?:a\s+)?(?:nothing|a\s+waste\s+of\s+space))\b`)},
+	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel|i've\s+been\s+feeling|i\s+have\s+been\s+feeling|feeling|feel)\s+(?:so\s+|completely\s+|totally\s+|really\s+|just\s+|very\s+|utterly\s+)*(?:worthless|dead\s+inside|empty\s+inside|broken\s+inside|like\s+(?:a\s+)?(?:nothing|a\s+waste\s+of\s+space)|a\s+waste\s+of\s+(?:space|air|oxygen))\b`)},
 	rp(RiskDistress, `\bcan'?t\s+stop\s+(?:crying|shaking|sobbing|panicking)\b|\bcry(?:ing)?\s+myself\s+to\s+sleep\b`, ""),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\bi(?:'ve|\s+have|'m|\s+am|\s+was|\s+keep|\s+just\s+keep)?\s+(?:been\s+)?crying\s+(?:for\s+(?:hours|days|the\s+whole\s+day)|all\s+(?:day|night)|non-?stop|and\s+(?:i\s+)?can'?t\s+stop)\b`)},
-	rp(RiskDistress, `\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
+	rp(RiskDistress, `\b(?:my\s+)?life\s+(?:is|feels)\s+(?:so\s+)?(?:pointless|meaningless)\b|\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b|\b(?:i'm|i\s+am)\s+drowning\b`),
 		not: regexp.MustCompile(`^\s*(?:in\b|with\b|under\b)`)},
 	rp(RiskDistress, `\bwant\s+to\s+disappear\b`, `for\s+(?:a|the)\s+(?:day|weekend|week)|on\s+(?:a|an)\s+(?:island|holiday|vacation)|into\b|in\b`),
-	rp(RiskDistress, `\bpanic\s+attacks?\b|\bcan'?t\s+breathe\b`, `from|laughing|lol|haha|in\s+(?:this|that|these|here)|with\s+(?:this|my)\s+(?:cold|mask)`),
+	rp(RiskDistress, `\bpanic\s+attacks?\b|\bcan'?t\s+breathe\b|\b(?:feel|felt|feeling)\s+like\s+i'm\s+(?:dying|having\s+a\s+heart\s+attack|going\s+to\s+die)\b|\bheart\s+won't\s+stop\s+(?:pounding|racing)\b`, `of\b|from|laughing|lol|haha|in\s+(?:this|that|these|here)|with\s+(?:this|my)\s+(?:cold|mask)`),
 	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely|unable\s+to)\s+(?:been\s+able\s+to\s+)?(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))(?:\s+(?:or|and|nor)\s+(?:eaten|slept|eat|sleep))?\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks|a\s+week)\b|\b(?:awake|up)\s+for\s+(?:[a-z0-9]+\s+)?(?:days|nights)\s+(?:straight|in\s+a\s+row)\b`, ""),
 
 	// Substance crisis: far more than usual and feeling wrong; holding the
 	// drink or the drug and not caring what happens.
 	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|swallowed|popped)\s+(?:some|a\s+few|a\s+bunch|a\s+handful|a\s+lot|loads|all)\s+(?:of\s+)?(?:my\s+|the\s+|her\s+|his\s+)?` + pills + `\b|\b(?:drank|downed|finished)\s+(?:a\s+whole|an\s+entire|two|three|a\s+full)\s+bottles?\b`),
 		needs: substanceBody},
-	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|used|using|drank|drinking|had|did|done|smoked|snorted|injected)\b(?:[\s,]+[a-z']+){0,4}?[\s,]+(?:way|far|a\s+lot|much|so\s+much|loads|twice|double)\s+more\s+(?:than\s+(?:usual|normal|i\s+(?:usually|normally|should|ever))|of\s+it)\b`),
+	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|used|using|drank|drinking|had|did|done|smoked|snorted|injected)\b(?:[\s,]+[a-z']+){0,4}?[\s,]+(?:way|far|a\s+lot|much|so\s+much|loads|twice|double)\s+more\s+(?:[a-z]+\s+)?(?:than\s+(?:usual|normal|i\s+(?:usually|normally|should|ever))|of\s+it)\b`),
 		needs: substanceBody},
 	{class: RiskSubstance, re: regexp.MustCompile(`\bdon't\s+care\s+(?:what\s+happens|any\s?more|if\s+i\s+wake)`),
 		needs: regexp.MustCompile(`\b(?:holding|have|got|staring\s+at|sitting|poured|bought|in\s+front\s+of\s+me|in\s+my\s+hand|here\s+with|next\s+to\s+me)\b.{0,40}?\b(?:bottle|drink|pills|bag|needle|syringe|glass|vodka|whiskey|wine|gin|stash|baggie|it)\b`)},
@@ -384,7 +384,7 @@ var (
 	deliberate = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|to\s+feel\s+something|to\s+punish\s+myself|because\s+i\s+(?:wanted|deserve))\b`)
 	// relationshipFrame in the message or the previous turn makes "end it"
 	// a break-up, a call or a game.
-	relationshipFrame = regexp.MustCompile(`\b(?:relationship|dating|boyfriend|girlfriend|bf|gf|husband|wife|partner|marriage|engaged|engagement|break\s+up|breaking\s+up|broke\s+up|divorce|him|her|them|friendship|lease|contract|subscription|membership|game|match|season|call|meeting|argument|fight|discussion|conversation|chat|project|job|together|lying|cheat\w*)\b`)
+	relationshipFrame = regexp.MustCompile(`\b(?:relationship|dating|boyfriend|girlfriend|bf|gf|husband|wife|partner|marriage|engaged|engagement|break\s+up|breaking\s+up|broke\s+up|divorce|him|her|them|friendship|lease|contract|subscription|membership|game|match|season|call|meeting|argument|fight|discussion|conversation|chat|project|job|together|lying|cheat\w*|amicabl\w*|hard\s+feelings)\b`)
 	// trivialIf is an antecedent that makes "if X, I'll kill myself" a
 	// figure of speech.
 	trivialIf = regexp.MustCompile(`\b(?:meetings?|exams?|tests?|homework|class|lectures?|songs?|ads?|adverts?|commercials?|traffic|another|one\s+more\s+(?:[a-z]+\s+)?(?:meeting|email|song|salad|episode|word|minute)|sit\s+through|listen\s+to|hear|watch|eat|late|lol|haha\w*|lmao)\b`)
@@ -393,7 +393,7 @@ var (
 	consequent = regexp.MustCompile(`,|\bi'll\b|\bi\s+will\b|\bi'm\s+(?:going|gonna)\b|\bi\s+would\b|\bi'd\b|\bthen\b|\bi\s+swear\b`)
 	// riskContext in the message or the previous turn lets a weak
 	// phrasing count: drinking, a relapse, despair.
-	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|pills|goodbye|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed)\b`)
+	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed)\b`)
 	// otherPast: someone else's statement in a distant or resolved past is
 	// no finding at all.
 	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then)\b`)
@@ -546,14 +546,17 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	}
 	// A condition: the phrasing inside it is hypothetical ("what if I
 	// wanted to die"), after it is intent unless the condition is trivial.
+	conditional := false
 	if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
 		cond := sent[max(i-1, 0):end]
 		if !consequent.MatchString(cond) || trivialIf.MatchString(cond) || trivialIf.MatchString(sent[end:]) {
 			return RiskFinding{}, false
 		}
+		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
 	}
-	if p.endIt && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.prev)) {
-		return RiskFinding{}, false // ending a relationship, a call, a game
+	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.prev) ||
+		(nearestSubject(prefix, false) == ActorUser && !singularI(prefix))) {
+		return RiskFinding{}, false // ending a relationship, a call, a game; "we've decided to end it"
 	}
 	if p.class == RiskAbuse && playFrame.MatchString(ctx.msg) {
 		return RiskFinding{}, false // play-fighting, a pillow fight
@@ -588,7 +591,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if own && actor == ActorOther {
 		actor = ActorUser // "carved his name into my arm"
 	}
-	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || (p.needs != nil && victimMe.MatchString(ctx.msg))) {
+	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg))) {
 		actor = ActorUser // "he hits me": the victim is the user, whatever the subject
 	}
 	subject := nearestSubject(prefix, p.person)
@@ -643,6 +646,9 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		}
 	}
 	if p.class == RiskAbuse && p.person && peers[nearestPerson(prefix)] {
+		if madeUp.MatchString(ctx.msg) {
+			return RiskFinding{}, false // "we're fine now"
+		}
 		f.Severity = SeverityMedium // a sibling's or a classmate's blow: a fight, seen, not an emergency
 	}
 	if actor == ActorOther {
@@ -675,6 +681,9 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 // friends rather than abuse by someone with power over the user.
 var peers = set("brother", "sister", "cousin", "friend", "friends", "classmate", "kids", "boys", "girls", "bestie", "mate",
 	"stepbrother", "stepsister")
+
+// madeUp: a fight between peers that is over.
+var madeUp = regexp.MustCompile(`\b(?:(?:we're|we\s+are|it's|we've)\s+(?:fine|ok|okay|good|friends\s+again|cool)\s+now|made\s+up)\b`)
 
 // nearestPerson is the person noun nearest before a phrasing, or "".
 func nearestPerson(prefix string) string {
@@ -724,6 +733,8 @@ func nearestSubject(prefix string, person bool) string {
 				return ""
 			}
 			return ActorUser
+		case (personNouns[w] || personNouns[strings.TrimSuffix(w, "'s")]) && objectOfI(words[:i]):
+			continue // "I wrote my mum a letter": my mum is the object
 		case personNouns[w] || personNouns[strings.TrimSuffix(w, "'s")]:
 			return "person"
 		case subjectOther[w]:
@@ -744,6 +755,22 @@ func nearestSubject(prefix string, person bool) string {
 	}
 	return ""
 }
+
+// objectOfI reports whether the person noun after before is the object of
+// the user's own verb: "I wrote my mum", not "I think my brother".
+func objectOfI(before []string) bool {
+	n := len(before)
+	if n < 3 || (before[n-1] != "my" && before[n-1] != "our") {
+		return false
+	}
+	verb := before[n-2]
+	return !complementVerbs[verb] && !subjectUser[verb] && (before[n-3] == "i" || before[n-3] == "i've" || before[n-3] == "just")
+}
+
+// complementVerbs introduce someone else's statement: "I think my brother
+// wants to die" is the brother's.
+var complementVerbs = set("think", "thought", "know", "knew", "feel", "felt", "guess", "heard", "hear", "believe", "said", "say",
+	"worry", "worried", "fear", "suspect", "reckon", "noticed", "notice", "found", "saw", "see", "swear", "bet", "hope", "wish")
 
 // lastWordsNegate reports whether one of the last n words of clause negates
 // what follows ("i don't really want to die").
