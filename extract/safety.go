@@ -89,7 +89,7 @@ const (
 	reflexive  = `(?:myself|my\s+self|himself|herself|themselves|themself|yourself)`
 	possessive = `(?:my|his|her|their)`
 	// accident is what follows "cut myself" when it was not on purpose.
-	accident = `on (?:a|an|the|some|broken)\b|on my (?:way|bike|skateboard)|while\b|when i (?:fell|slipped|tripped)|shaving|cooking|chopping|slicing|playing|at\b|during\b|in the (?:kitchen|garden|gym)|by accident|accidentally|lifting|running|skiing|falling|opening|trying to|doing|with (?:a|the) (?:can|paper|tin)|for (?:forgetting|being|not|that|this|missing|saying|doing)|laughing|over\b|to (?:finish|get|make|meet|keep up|pay|please|impress|death)`
+	accident = `out\b|on (?:a|an|the|some|broken)\b|on my (?:way|bike|skateboard)|while\b|when i (?:fell|slipped|tripped)|shaving|cooking|chopping|slicing|playing|at\b|during\b|in the (?:kitchen|garden|gym)|by accident|accidentally|lifting|running|skiing|falling|opening|trying to|doing|with (?:a|the) (?:can|paper|tin)|for (?:forgetting|being|not|that|this|missing|saying|doing)|laughing|over\b|to (?:finish|get|make|meet|keep up|pay|please|impress|death)`
 	bodyPart = `(?:wrists?|arms?|forearms?|thighs?|legs?|skin|stomach|belly|hips?|body|chest|ankles?)`
 	pills    = `(?:pills|tablets|meds|medication|medicine|insulin|paracetamol|tylenol|ibuprofen|painkillers|antidepressants|sleeping\s+pills|xanax|oxy\w*)`
 )
@@ -105,13 +105,13 @@ var riskPatterns = []riskPattern{
 	{class: RiskSuicidal, mention: true, re: regexp.MustCompile(`\bsuicid(?:e|al)\b`),
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
 	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|never\s+existed|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never)\s+wants?\s+to\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+(?:any\s?mor|no\s+more)|carry\s+on|go\s+on|keep\s+going|keep\s+living)`, `\s*(?:in|with|near|like|the|a|an|this|that|my|our|to|at|for|tour|holiday|vacation|trip|stage|about|and\s+on|playing|working|doing)\b`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|'d)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
+	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|dont)\s+(?:wants?\s+to|wanna)\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+(?:any\s?mor|no\s+more)|carry\s+on|go\s+on|keep\s+going|keep\s+living)`, `\s*(?:in|with|near|like|the|a|an|this|that|my|our|to|at|for|tour|holiday|vacation|trip|stage|about|and\s+on|playing|working|doing)\b`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|'d)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|were\s+(?:gone|dead)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
 		`for\b|tonight|this\s+(?:evening|weekend|week)|while|at\b|today|tomorrow|on\b|in\s+the\s+(?:kitchen|car|house)`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b|\bnever\s+(?:have\s+to\s+)?(?:feel\s+anything|wake\s+up|exist)\s+again\b|\b(?:going\s+to|gonna|might|will|i'll)\s+do\s+something\s+(?:stupid|drastic)\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b|\bnever\s+(?:have\s+to\s+)?(?:feel\s+anything|wake\s+up|exist)\s+again\b|\b(?:going\s+to|gonna|might|will|i'll)\s+do\s+something\s+(?:stupid|drastic)\b|\b(?:favou?r|kindness)\s+by\s+(?:not\s+being\s+(?:here|around|alive)|dying|disappearing)\b|\b(?:wish|wishing|hope|hoping|pray|praying)\b(?:\s+[a-z']+){0,4}?\s+(?:would|will|could)\s+(?:just\s+)?(?:hit\s+me|kill\s+me|run\s+me\s+over|take\s+me)\b|\bstop\s+(?:being\s+alive|living|breathing)\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:thoughts?\s+(?:of|about)|thinking\s+(?:of|about)|thought\s+(?:of|about)|imagin(?:e|ing)|fantasi[sz]\w*\s+about|dream\s+about)\s+(?:ending\s+(?:it|my\s+life|everything)|jumping\s+(?:off|from|in\s+front)|dying|being\s+dead|not\s+being\s+(?:here|alive|around)|killing\s+myself|hanging\s+myself|overdosing|my\s+own\s+funeral|disappearing\s+forever|crashing\s+my\s+car|driving\s+(?:off|into))\b`,
 		`(?:my|her|his|the)\s+(?:hair|shirt|clothes|jeans|eggs|fabric)|it\s+(?:pink|red|blue|green|purple|black|blonde)|(?:pink|red|blue|green|purple|black|blonde)\b|the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them)`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\bsleep\s+and\s+never\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b|\b(?:disappointed|sad|upset|angry|annoyed|gutted)\s+(?:that\s+)?i\s+(?:woke\s+up|wake\s+up|am\s+still\s+(?:here|alive)|'m\s+still\s+(?:here|alive)|survived)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\b(?:a)?sleep\s+and\s+(?:never|not)\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b|\b(?:disappointed|sad|upset|angry|annoyed|gutted)\s+(?:that\s+)?i\s+(?:woke\s+up|wake\s+up|am\s+still\s+(?:here|alive)|'m\s+still\s+(?:here|alive)|survived)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kms|unalive\s+myself)\b`, ""),
 	// Passive ideation in other words.
 	rp(RiskSuicidal, `\b(?:disappear|vanish)\w*\s+(?:for\s+good|forever|for\s+ever|permanently)\b|\b(?:nobody|no\s+one|no-one|noone)\b(?:\s+[a-z']+){0,4}?\s+(?:notice|care|miss\s+me|even\s+notice)\w*\s+if\s+i\s+(?:was|were|died|disappeared|vanished|wasn't|weren't|didn't|stopped|was\s+gone|never)\b`,
@@ -122,15 +122,15 @@ var riskPatterns = []riskPattern{
 	// Preparation: farewells, giving things away, researching a method or
 	// a quantity, stockpiling, a chosen time.
 	rp(RiskSuicidal, `\b(?:wrote|written|writing|write|left|leave|leaving)\s+(?:a\s+|my\s+|the\s+)?(?:goodbye|farewell|suicide|last)\s+(?:letters?|notes?|messages?|videos?)\b|\b(?:note|letter)\s+for\s+whoever\s+finds\s+me\b|\b(?:letters?|notes?|messages?)\b(?:\s+[a-z']+){0,4}?\s+(?:saying|to\s+say)\s+(?:sorry\s+and\s+)?goodbye\b`,
-		`to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`),
+		`(?:on|in)\s+(?:(?:a|the|my|his|her|their|[a-z]+'s)\s+){1,2}(?:[a-z]+\s+)?card|to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`),
 	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:[\s,]+[a-z']+){0,10}?[\s,]+(?:(?:won't|wont|will\s+not)\s+(?:be\s+)?need(?:ing)?\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, ""),
-	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal)\b|\bhow\s+(?:high|tall)\s+(?:a|the)\s+(?:bridge|building|roof|cliff|balcony)\s+(?:has|would\s+have|needs)\s+to\s+be\b|\b(?:letters?|notes?)\b(?:\s+[a-z']+){0,5}?\s+explaining\s+why\b`, ""),
+	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal|i'd\s+need|i\s+would\s+need)\b|\bhow\s+(?:high|tall)\s+(?:a|the)\s+(?:bridge|building|roof|cliff|balcony)\s+(?:has|would\s+have|needs)\s+to\s+be\b|\b(?:letters?|notes?)\b(?:\s+[a-z']+){0,5}?\s+explaining\s+why\b`, `for\s+(?:a|my|the)\s+(?:headache|cold|pain|flu|fever|back|period|migraine)`),
 	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b|\benough\s+(?:of\s+)?(?:my\s+)?`+pills+`\s+(?:saved|stashed|hidden|put\s+away|to\s+(?:die|do\s+it|end\s+it|not\s+wake))`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
 	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
 	// Acts: an overdose, an attempt.
 	rp(RiskSuicidal, `\b(?:tried\s+to|attempted\s+to|i|i've|i\s+have)\s+(?:overdos(?:e|ed)|od)\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
 	// Intent to "end it": a relationship, a call or a game cancels it.
-	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just)\s+(?:to\s+)?(?:just\s+)?end\s+(?:it|everything)\b`),
+	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just|i'm)\s+(?:to\s+)?(?:just\s+)?end(?:ing)?\s+(?:it|everything)\b`),
 		not: regexp.MustCompile(`^\s*(?:with|between|before|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
 
 	// Self-harm.
@@ -149,13 +149,13 @@ var riskPatterns = []riskPattern{
 	{class: RiskAbuse, mention: true, re: regexp.MustCompile(`\bdomestic\s+(?:violence|abuse)\b`)},
 	rp(RiskAbuse, `\b(?:afraid|scared|terrified)\s+(?:of\s+(?:my|his|her)\s+(?:husband|wife|partner|boyfriend|girlfriend|dad|father|mom|mum|mother|stepdad|stepfather|stepmom|stepmother|ex)\b|(?:he|she|they)(?:'ll|\s+will|\s+is\s+going\s+to|\s+might|'s\s+going\s+to)\s+(?:hurt|kill|hit|beat)\s+me\b)`,
 		`(?:'s|s)?\s*(?:driving|cooking|dog|cat|snake|spider)`),
-	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'d|\s+would|\s+might)\s+(?:hurt|kill|hit|beat)\s+me\b`),
+	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'d|\s+would|\s+might)\s+(?:hurt|kill|hit|beat)\s+(?:me|my\s+(?:family|mum|mom|dad|kids|children|baby|dog|cat|sister|brother))\b`),
 		not:   regexp.MustCompile(`^\s*(?:if\s+i'm\s+late|when\s+(?:she|he|they)\s+(?:sees?|finds?)|if\s+(?:she|he|they)\s+finds?|for\s+(?:this|that|being|breaking|losing|eating|forgetting))`),
 		needs: regexp.MustCompile(`\b(?:scared|afraid|terrified|frightened|threat\w*|told\s+me|said|says)\b`)},
 	// Followed, watched, held, pushed, locked in.
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`),
 		not: regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy)`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+wall|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+(?:wall|door|table|wardrobe|cupboard|car|floor|ground|mirror)|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
 	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\bcontrols?\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+(?:money|finances|phone|life|every\s+move)\b`),
 		not: regexp.MustCompile(`^\s*(?:the\s+(?:movie|film|show|game|end)|it\b|that\b|this\b)`)},
@@ -180,7 +180,7 @@ var riskPatterns = []riskPattern{
 	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just|i'm\s+nothing\s+but|i'm\s+only|i\s+feel\s+like\s+such)\s+(?:such\s+)?(?:a\s+)?burden\b`),
 		not: regexp.MustCompile(`^\s*(?:on|to)\s+(?:the|our|my)\s+(?:budget|bill|wallet|finances|team|schedule)`)},
 	rp(RiskHopelessness, `\bg(?:ive|iven|ave|iving)\s+up\s+on\s+(?:life|everything|myself|living)\b`, ""),
-	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bno\s+way\s+out\b|\b(?:don't|do\s+not|can't|cannot)\s+see\s+(?:a|any)\s+(?:future|way\s+out|light\s+at\s+the\s+end|end\s+to\s+(?:this|it))\b|\blife\s+has\s+no\s+(?:meaning|point|purpose)\b|\b(?:done|finished)\s+with\s+(?:everything|life|living|it\s+all|being\s+alive)\b|\bnothing\s+matters\s+(?:to\s+me\s+)?any\s?more\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can|of\s+(?:the|this)\s+(?:contract|deal|room|maze|game|lease|traffic|parking|level)|at\s+work\s+today|for\s+(?:today|the\s+day|now)`),
+	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bno\s+way\s+out\b|\bwhy\s+i\s+(?:even\s+)?(?:bother|should\s+bother)\s+(?:waking\s+up|getting\s+up|living|trying|going\s+on)\b|\b(?:don't|do\s+not|can't|cannot)\s+see\s+(?:a|any)\s+(?:future|way\s+out|light\s+at\s+the\s+end|end\s+to\s+(?:this|it))\b|\blife\s+has\s+no\s+(?:meaning|point|purpose)\b|\b(?:done|finished)\s+with\s+(?:everything|life|living|it\s+all|being\s+alive)\b|\bnothing\s+matters\s+(?:to\s+me\s+)?any\s?more\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can|of\s+(?:the|this)\s+(?:contract|deal|room|maze|game|lease|traffic|parking|level)|at\s+work\s+today|for\s+(?:today|the\s+day|now)`),
 
 	// Severe and acute distress.
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+`+possessive+`\s+(?:life|lives|existence)\b`, `choices|decisions|coach|insurance|phone|plan`),
@@ -378,7 +378,7 @@ var (
 	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|haha\w*|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
 	// accidentFrame in the sentence cancels a self-harm act unless it was
 	// on purpose.
-	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*)\b`)
+	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*|nick|plasters?|band-?aids?|just\s+a\s+(?:little|small|tiny))\b`)
 	// victimMe: a silence kept about what is done to the user.
 	victimMe   = regexp.MustCompile(`\btouch\w*\s+me\b|\bto\s+me\b|\bif\s+i\s+(?:ever\s+)?(?:tell|told)\b|\bme\s+away\b|\bphotos?\s+of\s+me\b`)
 	deliberate = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|to\s+feel\s+something|to\s+punish\s+myself|because\s+i\s+(?:wanted|deserve))\b`)
@@ -390,15 +390,16 @@ var (
 	trivialIf = regexp.MustCompile(`\b(?:meetings?|exams?|tests?|homework|class|lectures?|songs?|ads?|adverts?|commercials?|traffic|another|one\s+more\s+(?:[a-z]+\s+)?(?:meeting|email|song|salad|episode|word|minute)|sit\s+through|listen\s+to|hear|watch|eat|late|lol|haha\w*|lmao)\b`)
 	// consequent after "if": the match is what will follow, not the
 	// condition ("if he leaves me again I'll end it").
-	consequent = regexp.MustCompile(`,|\bi'll\b|\bi\s+will\b|\bi'm\s+(?:going|gonna)\b|\bi\s+would\b|\bi'd\b|\bthen\b|\bi\s+swear\b`)
+	consequent  = regexp.MustCompile(`,|\bi'll\b|\bi\s+will\b|\bi'm\s+(?:going|gonna)\b|\bi\s+would\b|\bi'd\b|\bthen\b|\bi\s+swear\b`)
+	consequentI = regexp.MustCompile(`\bi'm\b|\bi\s+am\b`)
 	// riskContext in the message or the previous turn lets a weak
 	// phrasing count: drinking, a relapse, despair.
 	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed)\b`)
 	// otherPast: someone else's statement in a distant or resolved past is
 	// no finding at all.
-	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then)\b`)
+	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then|before\s+i\s+was\s+born|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen|little|young|a\s+\w+))\b`)
 	// resolvedPast: the user's own statement about a past that is over.
-	resolvedPast = regexp.MustCompile(`\b(?:doing\s+(?:well|better|good|great|okay|ok|fine)\s+now|better\s+now|clean\s+for|sober\s+for|in\s+recovery|recovered|back\s+in|as\s+a\s+teen(?:ager)?|last\s+year|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|many|several|a\s+few)\s+years?\s+(?:ago|clean|free|sober))\b`)
+	resolvedPast = regexp.MustCompile(`\b(?:doing\s+(?:well|better|good|great|okay|ok|fine)\s+now|better\s+now|clean\s+for|sober\s+for|in\s+recovery|recovered|back\s+in|as\s+a\s+teen(?:ager)?|last\s+year|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen)|a\s+long\s+time\s+ago|i'm\s+(?:good|okay|ok|fine|happy|better)\s+now|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|many|several|a\s+few)\s+years?\s+(?:ago|clean|free|sober))\b`)
 )
 
 // riskCtx is what the frames read beyond the sentence: the message and the
@@ -549,7 +550,11 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	conditional := false
 	if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
 		cond := sent[max(i-1, 0):end]
-		if !consequent.MatchString(cond) || trivialIf.MatchString(cond) || trivialIf.MatchString(sent[end:]) {
+		after := "" // the condition past its subject: "if I get fired| I'm ending it"
+		if f := strings.Fields(cond); len(f) > 2 {
+			after = strings.Join(f[2:], " ")
+		}
+		if !consequent.MatchString(cond) && !consequentI.MatchString(after) || trivialIf.MatchString(cond) || trivialIf.MatchString(sent[end:]) {
 			return RiskFinding{}, false
 		}
 		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
@@ -604,6 +609,9 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		return RiskFinding{}, false
 	case subject == "generic" && actor != ActorUser:
 		return RiskFinding{}, false
+	}
+	if strings.HasSuffix(prefix, " part of me ") {
+		actor = ActorUser // "part of me wants to die"
 	}
 	if actor == "" && len(words) > 0 && thirdVerbs[words[0]] {
 		actor = ActorOther
@@ -744,6 +752,8 @@ func nearestSubject(prefix string, person bool) string {
 			return ActorOther
 		case subjectYou[w]:
 			return "you"
+		case subjectGeneric[w] && objectOfUser(words[:i]):
+			continue // "I'd be doing everyone a favour": everyone is the object
 		case subjectGeneric[w]:
 			if person {
 				return "person"
@@ -766,6 +776,24 @@ func objectOfI(before []string) bool {
 	verb := before[n-2]
 	return !complementVerbs[verb] && !subjectUser[verb] && (before[n-3] == "i" || before[n-3] == "i've" || before[n-3] == "just")
 }
+
+// objectOfUser reports whether a word after before is the object of the
+// user's own verb ("I'd be doing everyone a favour").
+func objectOfUser(before []string) bool {
+	n := len(before)
+	if n < 2 || complementVerbs[before[n-1]] || subjectUser[before[n-1]] || objectStops[before[n-1]] {
+		return false
+	}
+	for j := n - 2; j >= 0 && j >= n-4; j-- {
+		if before[j] == "i" || before[j] == "i'd" || before[j] == "i'm" || before[j] == "i've" || before[j] == "i'll" {
+			return true
+		}
+	}
+	return false
+}
+
+// objectStops end a clause or open a subordinate one.
+var objectStops = set("that", "because", "cause", "when", "if", "and", "but", "so", "why", "how", "where", "while", "until", "with", "like")
 
 // complementVerbs introduce someone else's statement: "I think my brother
 // wants to die" is the brother's.
