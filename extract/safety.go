@@ -106,7 +106,7 @@ var riskPatterns = []riskPattern{
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
 	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|never\s+existed|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|dont)\s+(?:wants?\s+to|wanna)\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+(?:any\s?mor|no\s+more)|carry\s+on|go\s+on|keep\s+going|keep\s+living)`, `\s*(?:in|with|near|like|the|a|an|this|that|my|our|to|at|for|tour|holiday|vacation|trip|stage|about|and\s+on|playing|working|doing)\b`).with(SeverityMedium),
-	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|'d)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|were\s+(?:gone|dead)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
+	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|i'd|we'd|they'd|it'd|everyone'd)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|were\s+(?:gone|dead)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
 		`for\b|tonight|this\s+(?:evening|weekend|week)|while|at\b|today|tomorrow|on\b|in\s+the\s+(?:kitchen|car|house)`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b|\bnever\s+(?:have\s+to\s+)?(?:feel\s+anything|wake\s+up|exist)\s+again\b|\b(?:going\s+to|gonna|might|will|i'll)\s+do\s+something\s+(?:stupid|drastic)\b|\b(?:favou?r|kindness)\s+by\s+(?:not\s+being\s+(?:here|around|alive)|dying|disappearing)\b|\b(?:wish|wishing|hope|hoping|pray|praying)\b(?:\s+[a-z']+){0,4}?\s+(?:would|will|could)\s+(?:just\s+)?(?:hit\s+me|kill\s+me|run\s+me\s+over|take\s+me)\b|\bstop\s+(?:being\s+alive|living|breathing)\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:thoughts?\s+(?:of|about)|thinking\s+(?:of|about)|thought\s+(?:of|about)|imagin(?:e|ing)|fantasi[sz]\w*\s+about|dream\s+about)\s+(?:ending\s+(?:it|my\s+life|everything)|jumping\s+(?:off|from|in\s+front)|dying|being\s+dead|not\s+being\s+(?:here|alive|around)|killing\s+myself|hanging\s+myself|overdosing|my\s+own\s+funeral|disappearing\s+forever|crashing\s+my\s+car|driving\s+(?:off|into))\b`,
@@ -128,7 +128,7 @@ var riskPatterns = []riskPattern{
 	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b|\benough\s+(?:of\s+)?(?:my\s+)?`+pills+`\s+(?:saved|stashed|hidden|put\s+away|to\s+(?:die|do\s+it|end\s+it|not\s+wake))`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
 	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
 	// Acts: an overdose, an attempt.
-	rp(RiskSuicidal, `\b(?:tried\s+to|attempted\s+to|i|i've|i\s+have)\s+(?:overdos(?:e|ed)|od)\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
+	rp(RiskSuicidal, `\b(?:tried|attempted)\s+to\s+(?:overdose|od)\b|\bi(?:'ve|\s+have)?\s+overdosed?\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
 	// Intent to "end it": a relationship, a call or a game cancels it.
 	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just|i'm)\s+(?:to\s+)?(?:just\s+)?end(?:ing)?\s+(?:it|everything)\b`),
 		not: regexp.MustCompile(`^\s*(?:with|between|before|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
@@ -404,7 +404,22 @@ var (
 
 // riskCtx is what the frames read beyond the sentence: the message and the
 // user's previous turn, normalised.
-type riskCtx struct{ msg, prev string }
+type riskCtx struct {
+	msg, prev string
+	rawPrev   string // prev before normalising: most messages never need it
+	prevDone  bool
+}
+
+// previous is the user's previous turn, normalised on first use.
+func (c *riskCtx) previous() string {
+	if !c.prevDone {
+		c.prevDone = true
+		if c.rawPrev != "" {
+			c.prev = riskNorm(c.rawPrev)
+		}
+	}
+	return c.prev
+}
 
 // RiskOf reports the strongest distress or crisis statement in text, a
 // user's message. The conventions, chosen to be conservative (the
@@ -453,15 +468,13 @@ func RiskInTurn(prev, text string) (RiskFinding, bool) {
 	if may == 0 {
 		return RiskFinding{}, false // most messages hold none of the patterns' words
 	}
-	if prev != "" {
-		ctx.prev = riskNorm(prev)
-	}
+	ctx.rawPrev = prev
 	best := riskPass(ctx, false)
 	if may&weakMask == 0 {
 		return best, best.Class != ""
 	}
 	// A weak phrasing counts after a finding or in a risk context.
-	if best.Class != "" || riskContext.MatchString(ctx.msg) || (ctx.prev != "" && riskContext.MatchString(ctx.prev)) {
+	if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) {
 		if w := riskPass(ctx, true); better(w, best) {
 			best = w
 		}
@@ -559,7 +572,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		}
 		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
 	}
-	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.prev) ||
+	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.previous()) ||
 		(nearestSubject(prefix, false) == ActorUser && !singularI(prefix))) {
 		return RiskFinding{}, false // ending a relationship, a call, a game; "we've decided to end it"
 	}
@@ -633,7 +646,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if topicFrame.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
 		return RiskFinding{}, false
 	}
-	if actor == ActorOther && (topicFrame.MatchString(ctx.msg) || topicFrame.MatchString(ctx.prev)) {
+	if actor == ActorOther && (topicFrame.MatchString(ctx.msg) || topicFrame.MatchString(ctx.previous())) {
 		return RiskFinding{}, false
 	}
 	if p.mention && actor == ActorUser && !singularI(prefix) && !own {
