@@ -349,6 +349,11 @@ var (
 		"I'm burning myself out at work.",
 		"Our teacher told us how to spot signs of abuse.",
 		"I'm afraid of my dad's dog.",
+		"I can do this!",
+		"I can take it from here.",
+		"He follows me everywhere, he's such a cute puppy.",
+		"I need to end this call, bye!",
+		"I'm drowning in paperwork.",
 	}
 )
 
