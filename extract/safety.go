@@ -16,6 +16,7 @@ const (
 	RiskAbuse        = "abuse"        // being hit, abused, assaulted or threatened by someone
 	RiskHopelessness = "hopelessness" // no point, nothing to live for, can't go on
 	RiskDistress     = "distress"     // severe distress: "I hate my life", "I hate myself"
+	RiskSubstance    = "substance"    // a substance crisis: far more than usual and feeling wrong
 )
 
 // Risk severities.
@@ -47,12 +48,24 @@ type RiskFinding struct {
 // requires the nearest subject before the phrasing to be a person ("my
 // husband hits me", not "the ball hit me"); first requires the phrasing to
 // carry the speaker itself ("i'm worthless", not "this phone is worthless").
+// sev, when set, is the severity of the user's own statement instead of
+// the class's (passive ideation is medium, a plan is high). needs must
+// match somewhere in the message (a silence threat with what is kept
+// silent). weak phrasings ("I've picked the day") count only in a risk
+// context: another risk or distress in the message or the user's previous
+// turn. mention marks a bare topic noun ("suicide", "self-harm") that a
+// topic frame cancels; endIt is "end it", which a relationship cancels.
 type riskPattern struct {
-	class  string
-	re     *regexp.Regexp
-	not    *regexp.Regexp
-	person bool
-	first  bool
+	class   string
+	re      *regexp.Regexp
+	not     *regexp.Regexp
+	person  bool
+	first   bool
+	sev     string
+	needs   *regexp.Regexp
+	weak    bool
+	mention bool
+	endIt   bool
 }
 
 func rp(class, re, not string) riskPattern {
@@ -63,64 +76,137 @@ func rp(class, re, not string) riskPattern {
 	return p
 }
 
+// with returns p with the user's severity sev.
+func (p riskPattern) with(sev string) riskPattern { p.sev = sev; return p }
+
+// needing returns p counted only when needs matches the message.
+func (p riskPattern) needing(needs string) riskPattern {
+	p.needs = regexp.MustCompile(needs)
+	return p
+}
+
 const (
-	reflexive  = `(?:myself|himself|herself|themselves|themself|yourself)`
+	reflexive  = `(?:myself|my\s+self|himself|herself|themselves|themself|yourself)`
 	possessive = `(?:my|his|her|their)`
 	// accident is what follows "cut myself" when it was not on purpose.
-	accident = `on (?:a|an|the|my|some|broken)\b|while\b|when i (?:fell|slipped|tripped)|shaving|cooking|chopping|slicing|playing|at\b|during\b|in the (?:kitchen|garden|gym)|by accident|accidentally|lifting|running|skiing|falling|opening|trying to|doing|with (?:a|the) (?:can|paper|tin)|for (?:forgetting|being|not|that|this|missing|saying|doing)|laughing|over\b|to (?:finish|get|make|meet|keep up|pay|please|impress|death)`
+	accident = `out\b|on (?:a|an|the|some|broken)\b|on my (?:way|bike|skateboard)|while\b|when i (?:fell|slipped|tripped)|shaving|cooking|chopping|slicing|playing|at\b|during\b|in the (?:kitchen|garden|gym)|by accident|accidentally|lifting|running|skiing|falling|opening|trying to|doing|with (?:a|the) (?:can|paper|tin)|for (?:forgetting|being|not|that|this|missing|saying|doing)|laughing|over\b|to (?:finish|get|make|meet|keep up|pay|please|impress|death)`
+	bodyPart = `(?:wrists?|arms?|forearms?|thighs?|legs?|skin|stomach|belly|hips?|body|chest|ankles?)`
+	pills    = `(?:pills|tablets|meds|medication|medicine|insulin|paracetamol|tylenol|ibuprofen|painkillers|antidepressants|sleeping\s+pills|xanax|oxy\w*)`
 )
 
 var riskPatterns = []riskPattern{
-	// A wish to die, suicidal ideation or plans.
-	rp(RiskSuicidal, `\b(?:want|wants|wanted|wanna|wish|wishes|wished|going|gonna|plan|planning|ready|trying|tried)\s+(?:to\s+)?(?:just\s+)?(?:die|be dead)\b`,
-		`of\b|from\b|laughing|for\b|inside|on the inside|a little|my hair|my\b|your\b|it\b|the\b|them\b|in (?:a|my) (?:game|dream)`),
-	rp(RiskSuicidal, `\bkill(?:ing|ed)?\s+`+reflexive+`\b`, accident),
+	// Suicidal: a wish to be dead is passive ideation, medium; intent,
+	// plans, means and acts are high.
+	rp(RiskSuicidal, `\b(?:want|wants|wanted|wanna|wish|wishes|wished|plan|planning|ready|trying|tried)\s+(?:to\s+)?(?:just\s+)?(?:die\b|dye?\s*$|be\s+(?:dead|ded)\b)`,
+		`of\b|from\b|laughing|for\b|inside|on the inside|a little|my hair|my\b|your\b|it\b|the\b|them\b|in (?:a|my) (?:game|dream)`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:kill?|kill(?:ing|ed)|hang(?:ing|ed)?|drown(?:ing|ed)?|poison(?:ing|ed)?|shoot(?:ing)?|off(?:ing)?)\s+`+reflexive+`\b`, accident+`|in\b|with work|lol|haha|jk`),
 	rp(RiskSuicidal, `\b(?:end|ending|take|taking|took)\s+`+possessive+`\s+(?:own\s+)?life\b`, ""),
 	rp(RiskSuicidal, `\bend(?:ing)?\s+it\s+all\b`, ""),
-	rp(RiskSuicidal, `\bsuicid(?:e|al)\b`, `squad|bomber|doors|prevention (?:training|course|charity)`),
-	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|dead|die|not\s+wake\s+up)\b`, ""),
-	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never)\s+wants?\s+to\s+(?:live|be\s+alive|exist|wake\s+up|be\s+here\s+any\s?more)\b`, ""),
-	rp(RiskSuicidal, `\bbetter\s+off\s+(?:dead|without\s+me|if\s+i\s+(?:was|were)(?:n't|\s+not)?\s+(?:gone|here|around))\b`, ""),
-	rp(RiskSuicidal, `\bhope\s+i\s+(?:don't|never)\s+wake\s+up\b`, ""),
+	{class: RiskSuicidal, mention: true, re: regexp.MustCompile(`\bsuicid(?:e|al)\b`),
+		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
+	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|never\s+existed|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:don't|do\s+not|doesn't|does\s+not|no\s+longer|never|dont)\s+(?:wants?\s+to|wanna)\s+(?:live|be\s+alive|exist|wake\s+up|be\s+(?:here|around)\s+(?:any\s?mor|no\s+more)|carry\s+on|go\s+on|keep\s+going|keep\s+living)`, `\s*(?:in|with|near|like|the|a|an|this|that|my|our|to|at|for|tour|holiday|vacation|trip|stage|about|and\s+on|playing|working|doing)\b`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:better|beter|happier|easier|fine|okay|ok|lighter)\s+(?:off\s+)?(?:for\s+(?:everyone|everybody|them|all)\s+)?(?:dead|without\s+me|if\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't)\s*(?:not\s+|never\s+)?(?:gone|here|around|alive|dead|born))\b|\b(?:would|i'd|we'd|they'd|it'd|everyone'd)\b(?:\s+[a-z']+){0,5}?\s+if\s+i\s+(?:just\s+)?(?:wasn't\s+(?:around|here|alive)|weren't\s+(?:around|here|alive)|was\s+(?:gone|dead|never\s+born)|were\s+(?:gone|dead)|died|disappeared|didn't\s+exist|never\s+existed)\b`,
+		`for\b|tonight|this\s+(?:evening|weekend|week)|while|at\b|today|tomorrow|on\b|in\s+the\s+(?:kitchen|car|house)`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b|\bnever\s+(?:have\s+to\s+)?(?:feel\s+anything|wake\s+up|exist)\s+again\b|\b(?:going\s+to|gonna|might|will|i'll)\s+do\s+something\s+(?:stupid|drastic)\b|\b(?:favou?r|kindness)\s+by\s+(?:not\s+being\s+(?:here|around|alive)|dying|disappearing)\b|\b(?:wish|wishing|hope|hoping|pray|praying)\b(?:\s+[a-z']+){0,4}?\s+(?:would|will|could)\s+(?:just\s+)?(?:hit\s+me|kill\s+me|run\s+me\s+over|take\s+me)\b|\bstop\s+(?:being\s+alive|living|breathing)\b`, "").with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:thoughts?\s+(?:of|about)|thinking\s+(?:of|about)|thought\s+(?:of|about)|imagin(?:e|ing)|fantasi[sz]\w*\s+about|dream\s+about)\s+(?:ending\s+(?:it|my\s+life|everything)|jumping\s+(?:off|from|in\s+front)|dying|being\s+dead|not\s+being\s+(?:here|alive|around)|killing\s+myself|hanging\s+myself|overdosing|my\s+own\s+funeral|disappearing\s+forever|crashing\s+my\s+car|driving\s+(?:off|into))\b`,
+		`(?:my|her|his|the)\s+(?:hair|shirt|clothes|jeans|eggs|fabric)|it\s+(?:pink|red|blue|green|purple|black|blonde)|(?:pink|red|blue|green|purple|black|blonde)\b|the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them)`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\b(?:a)?sleep\s+and\s+(?:never|not)\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b|\b(?:disappointed|sad|upset|angry|annoyed|gutted)\s+(?:that\s+)?i\s+(?:woke\s+up|wake\s+up|am\s+still\s+(?:here|alive)|'m\s+still\s+(?:here|alive)|survived)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kms|unalive\s+myself)\b`, ""),
+	// Passive ideation in other words.
+	rp(RiskSuicidal, `\b(?:disappear|vanish)\w*\s+(?:for\s+good|forever|for\s+ever|permanently)\b|\b(?:nobody|no\s+one|no-one|noone)\b(?:\s+[a-z']+){0,4}?\s+(?:notice|care|miss\s+me|even\s+notice)\w*\s+if\s+i\s+(?:was|were|died|disappeared|vanished|wasn't|weren't|didn't|stopped|was\s+gone|never)\b`,
+		`into\b|in\b|behind\b|under\b`).with(SeverityMedium),
+	rp(RiskSuicidal, `\btired\s+of\s+(?:being\s+alive|living|existing|life)\b|\b(?:life|living)\s+(?:isn't|is\s+not|ain't|is\s+no\s+longer)\s+worth\s+(?:living|it)\b|\bdon't\s+care\s+if\s+i\s+(?:die|live|wake\s+up|don't\s+wake\s+up)\b`,
+		`in\b|with\b|at\b|on\b|like\s+th|out\s+of|paycheck`).with(SeverityMedium),
+	rp(RiskSuicidal, `\b(?:rather|sooner)\s+(?:be\s+)?(?:dead|die)\b`, `than\s+(?:wear|eat|go|do|watch|listen|sit|be\s+seen|admit|lose|miss|work|sing|dance|drive|call|ask|say|tell)|lol|haha`).with(SeverityMedium),
+	// Preparation: farewells, giving things away, researching a method or
+	// a quantity, stockpiling, a chosen time.
+	rp(RiskSuicidal, `\b(?:wrote|written|writing|write|left|leave|leaving)\s+(?:a\s+|my\s+|the\s+)?(?:goodbye|farewell|suicide|last)\s+(?:letters?|notes?|messages?|videos?)\b|\b(?:note|letter)\s+for\s+whoever\s+finds\s+me\b|\b(?:letters?|notes?|messages?)\b(?:\s+[a-z']+){0,4}?\s+(?:saying|to\s+say)\s+(?:sorry\s+and\s+)?goodbye\b`,
+		`(?:on|in)\s+(?:(?:a|the|my|his|her|their|[a-z]+'s)\s+){1,2}(?:[a-z]+\s+)?card|to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`),
+	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:[\s,]+[a-z']+){0,10}?[\s,]+(?:(?:won't|wont|will\s+not)\s+(?:be\s+)?need(?:ing)?\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, ""),
+	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal|i'd\s+need|i\s+would\s+need)\b|\bhow\s+(?:high|tall)\s+(?:a|the)\s+(?:bridge|building|roof|cliff|balcony)\s+(?:has|would\s+have|needs)\s+to\s+be\b|\b(?:letters?|notes?)\b(?:\s+[a-z']+){0,5}?\s+explaining\s+why\b`, `for\s+(?:a|my|the)\s+(?:headache|cold|pain|flu|fever|back|period|migraine)`),
+	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b|\benough\s+(?:of\s+)?(?:my\s+)?`+pills+`\s+(?:saved|stashed|hidden|put\s+away|to\s+(?:die|do\s+it|end\s+it|not\s+wake))`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
+	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
+	// Acts: an overdose, an attempt.
+	rp(RiskSuicidal, `\b(?:tried|attempted)\s+to\s+(?:overdose|od)\b|\bi(?:'ve|\s+have)?\s+overdosed?\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
+	// Intent to "end it": a relationship, a call or a game cancels it.
+	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just|i'm)\s+(?:to\s+)?(?:just\s+)?end(?:ing)?\s+(?:it|everything)\b`),
+		not: regexp.MustCompile(`^\s*(?:with|between|before|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
 
 	// Self-harm.
-	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratching|starve|starving|punish|punishing)\s+`+reflexive+`\b`, accident),
-	rp(RiskSelfHarm, `\bself[- ]?(?:harm|injur)\w*`, ""),
-	rp(RiskSelfHarm, `\b(?:cut|cutting|burn|burning|burned)\s+(?:my|his|her)\s+(?:wrists?|arms?|thighs?|legs?|skin)\b`, accident),
-	rp(RiskSelfHarm, `\bcutting\s+again\b`, ""),
+	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident),
+	{class: RiskSelfHarm, mention: true, re: regexp.MustCompile(`\bself[- ]?(?:harm|injur)\w*`)},
+	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|slash(?:ed|ing)?|slit|carv(?:e|ed|ing)|burn(?:ed|t|ing|s)?|scratch(?:ed|es|ing)?|stab(?:bed|bing)?|press(?:ed|ing)?|razor|blade|lighter)\b(?:\s+[a-z']+){0,6}?\s+(?:on\s+|into\s+|in\s+)?(?:my|his|her)\s+(?:own\s+)?`+bodyPart+`\b`, accident),
+	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin|bruise[sd]?)\b|\b(?:until|till|and)\b(?:\s+[a-z']+){0,5}?\s+(?:it|they)\s+(?:bleeds|bled|bleed)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b|\b(?:bang\w*|smash\w*|bash\w*|hit\w*|slam\w*|punch\w*)\s+my\s+(?:head|fists?|hands?)\s+(?:against|on|into)\s+(?:the\s+|a\s+)?walls?\b`,
+		"").needing(`\b(?:cut\w*|burn\w*|scratch\w*|hit\w*|bang\w*|punch\w*|press\w*|razor|blade|bite|biting|stab\w*|pinch\w*|carv\w*|pick\w*|dig\w*|tear\w*|rip\w*|pull\w*|smash\w*|bash\w*|slam\w*)\b(?:\s+[a-z']+){0,4}?\s+(?:my|myself|my\s+self)\b|\bcutting\s+again\b`),
 
-	// Abuse: hurt by someone.
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned)\s+me\b`),
-		not: regexp.MustCompile(`^\s*(?:up\b|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:threatens|threatened|threatening|going|gonna|will|would|said\s+(?:he|she|they)'?d?)\s+to\s+(?:kill|hurt|hit|beat)\s+me\b`)},
+	// Abuse and danger from others.
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned|threatens|threatened|grabbed|attacked|jumped|mugged|assaulted|hurts)\s+me\b`),
+		not: regexp.MustCompile(`^\s*(?:up\b|off\b|out\b|a\b|an\b|some\b|by\s+(?:the\s+hand|saying|ignoring|lying|not|leaving|cheating)|and\s+hugged|to\s+(?:dance|help|show)|when\s+(?:he|she|they)\s+(?:says|said|ignores|lies|leaves|talks)|feelings|emotionally|so\s+much\s+by|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:threatens|threatened|threatening|said\s+(?:he|she|they)(?:'d|'ll|\s+would|\s+will)?)\s+(?:to\s+)?(?:kill|hurt|hit|beat)\s+me\b`)},
 	rp(RiskAbuse, `\b(?:i'm|i\s+am|i\s+was|i've\s+been|i\s+have\s+been|i\s+got|i\s+get|i\s+keep\s+getting)\s+(?:being\s+|repeatedly\s+|sexually\s+)?(?:abused|raped|assaulted|molested|beaten(?:\s+up)?|groped|trafficked|strangled)\b`,
 		`by (?:a|the) (?:car|ball|bus|truck|bike|train|wave|branch|door)|at (?:chess|cards|tennis|poker)`),
-	rp(RiskAbuse, `\bdomestic\s+(?:violence|abuse)\b`, ""),
+	{class: RiskAbuse, mention: true, re: regexp.MustCompile(`\bdomestic\s+(?:violence|abuse)\b`)},
 	rp(RiskAbuse, `\b(?:afraid|scared|terrified)\s+(?:of\s+(?:my|his|her)\s+(?:husband|wife|partner|boyfriend|girlfriend|dad|father|mom|mum|mother|stepdad|stepfather|stepmom|stepmother|ex)\b|(?:he|she|they)(?:'ll|\s+will|\s+is\s+going\s+to|\s+might|'s\s+going\s+to)\s+(?:hurt|kill|hit|beat)\s+me\b)`,
 		`(?:'s|s)?\s*(?:driving|cooking|dog|cat|snake|spider)`),
+	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'d|\s+would|\s+might)\s+(?:hurt|kill|hit|beat)\s+(?:me|my\s+(?:family|mum|mom|dad|kids|children|baby|dog|cat|sister|brother))\b`),
+		not:   regexp.MustCompile(`^\s*(?:if\s+i'm\s+late|when\s+(?:she|he|they)\s+(?:sees?|finds?)|if\s+(?:she|he|they)\s+finds?|for\s+(?:this|that|being|breaking|losing|eating|forgetting))`),
+		needs: regexp.MustCompile(`\b(?:scared|afraid|terrified|frightened|threat\w*|told\s+me|said|says)\b`)},
+	// Followed, watched, held, pushed, locked in.
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`),
+		not: regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy|.*\b(?:puppy|kitten|cute|like\s+a\s+shadow)\b)`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+(?:wall|door|table|wardrobe|cupboard|car|floor|ground|mirror)|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
+	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\bcontrols?\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+(?:money|finances|phone|life|every\s+move)\b`),
+		not: regexp.MustCompile(`^\s*(?:the\s+(?:movie|film|show|game|end)|it\b|that\b|this\b)`)},
+	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:checks|checked|checking|goes\s+through|went\s+through|reads|tracks|tracking|monitors)\s+(?:my\s+)?(?:phone|messages|texts|location|emails)\b`),
+		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money|freak\w*|lose\s+it|loses\s+it|rage)\b`)},
+	// A secret or silence kept under threat, and touching a child.
+	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+(?:me|you))\b`),
+		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|sorry|regret|pay\s+for|or\s+else|believe)\b`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b|\b(?:does|did|doing)\s+(?:things|stuff)\s+to\s+me\b|\bmakes?\s+me\s+(?:touch|take\s+(?:off\s+)?my\s+clothes)`),
+		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one))\b`)},
 
 	// Hopelessness.
 	rp(RiskHopelessness, `\bhopeless(?:ness)?\b`, `at\b|with\b|when it comes|romantic|case|cook|at math`),
 	rp(RiskHopelessness, `\bno\s+point\s+(?:in\s+|to\s+)?(?:anything|living|life|trying\s+any\s?more|going\s+on|being\s+alive|carrying\s+on|it\s+all|getting\s+up|any\s?more)\b`, ""),
-	rp(RiskHopelessness, `\bwhat'?s\s+the\s+point\s+(?:of\s+|in\s+)?(?:anything|living|life|going\s+on|being\s+alive|trying\s+any\s?more|any\s+of\s+it|it\s+all|me)\b`, ""),
-	rp(RiskHopelessness, `\b(?:nothing|no\s+one|nobody)\s+(?:left\s+)?to\s+live\s+for\b|\bno\s+reason\s+to\s+(?:live|go\s+on|keep\s+going|get\s+up|be\s+alive)\b`, ""),
-	rp(RiskHopelessness, `\bcan'?t\s+(?:go\s+on|carry\s+on|keep\s+going|take\s+(?:it|this)\s+any\s?more|do\s+this\s+any\s?more|take\s+much\s+more)\b`,
+	rp(RiskHopelessness, `\bwhat'?s\s+(?:even\s+)?the\s+point\s+(?:of\s+|in\s+)?(?:anything|living|life|going\s+on|being\s+alive|trying\s+any\s?more|any\s+of\s+it|it\s+all|me)\b`, ""),
+	rp(RiskHopelessness, `\b(?:don't|do\s+not|doesn't|does\s+not|didn't|can't|cannot|dont)\s+see\s+(?:the|a|any)\s+point\s+(?:any\s?more|in\s+(?:anything|living|life|trying|going\s+on|getting\s+up|any\s+of)|of\s+(?:anything|living|life|me|trying|going\s+on|it\s+all|any\s+of|being\s+(?:here|alive))|to\s+(?:anything|life|living|any\s+of))`, ""),
+	{class: RiskHopelessness, weak: true, re: regexp.MustCompile(`\b(?:don't|do\s+not|can't|cannot|dont)\s+see\s+(?:the|a|any)\s+point\s*$`)},
+	rp(RiskHopelessness, `\b(?:nothing|no\s+one|nobody)\s+(?:left\s+)?to\s+live\s+for\b|\b(?:no|(?:don't|do\s+not|can't|cannot)\s+(?:see|find|have)\s+(?:a|any))\s+reason\s+(?:for\s+me\s+)?to\s+(?:live|go\s+on|keep\s+going|get\s+up|be\s+alive|stay|carry\s+on|be\s+here)\b`, ""),
+	rp(RiskHopelessness, `\bcan(?:'?t|not)\s+(?:go\s+on|carry\s+on|keep\s+going|take\s+much\s+more)\b|\bcan(?:'?t|not)?\s+(?:keep\s+doing\s+this|take\s+(?:it|this)|do\s+this|hold\s+on|go\s+on|keep\s+going|carry\s+on|cope)\s+(?:much\s+longer|any\s?more|any\s+longer)\b`,
 		`the\b|a\b|an\b|that\b|my\b|our\b|vacation|holiday|trip|tour|stage|air|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow|with\b|to\b|without\b`),
 	rp(RiskHopelessness, `\b(?:nothing|it|things|life)\s+(?:will|is\s+going\s+to|'s\s+going\s+to|'ll)\s+(?:never|not\s+ever)\s+get\s+better\b|\bnothing\s+(?:will\s+)?ever\s+gets?\s+better\b`, ""),
-	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just)\s+(?:such\s+)?a\s+burden\b`)},
+	{class: RiskHopelessness, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel\s+like|i'm\s+just|i\s+am\s+just|i'm\s+nothing\s+but|i'm\s+only|i\s+feel\s+like\s+such)\s+(?:such\s+)?(?:a\s+)?burden\b`),
+		not: regexp.MustCompile(`^\s*(?:on|to)\s+(?:the|our|my)\s+(?:budget|bill|wallet|finances|team|schedule)`)},
 	rp(RiskHopelessness, `\bg(?:ive|iven|ave|iving)\s+up\s+on\s+(?:life|everything|myself|living)\b`, ""),
-	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b`, ""),
+	rp(RiskHopelessness, `\bno\s+(?:hope|future)\s+(?:left|for\s+me|any\s?more)\b|\bno\s+way\s+out\b|\bwhy\s+i\s+(?:even\s+)?(?:bother|should\s+bother)\s+(?:waking\s+up|getting\s+up|living|trying|going\s+on)\b|\b(?:don't|do\s+not|can't|cannot)\s+see\s+(?:a|any)\s+(?:future|way\s+out|light\s+at\s+the\s+end|end\s+to\s+(?:this|it))\b|\blife\s+has\s+no\s+(?:meaning|point|purpose)\b|\b(?:done|finished)\s+with\s+(?:everything|life|living|it\s+all|being\s+alive)\b|\bnothing\s+matters\s+(?:to\s+me\s+)?any\s?more\b|\bwant\s+(?:it|everything|it\s+all|all\s+of\s+(?:it|this))\s+(?:all\s+)?to\s+(?:stop|end|be\s+over)\b`, `raining|snowing|beeping|ringing|barking|hurting|so\s+i\s+can|of\s+(?:the|this)\s+(?:contract|deal|room|maze|game|lease|traffic|parking|level)|at\s+work\s+today|for\s+(?:today|the\s+day|now)`),
 
-	// Severe distress.
+	// Severe and acute distress.
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+`+possessive+`\s+(?:life|lives|existence)\b`, `choices|decisions|coach|insurance|phone|plan`),
 	rp(RiskDistress, `\bhat(?:e|es|ed|ing)\s+(?:`+reflexive+`|being\s+alive|being\s+me|who\s+i\s+am|everything\s+about\s+me)\b`, `for\b`),
-	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel|i've\s+been\s+feeling|i\s+have\s+been\s+feeling|feeling|feel)\s+(?:so\s+|completely\s+|totally\s+|really\s+|just\s+|very\s+|utterly\s+)*(?:worthless|dead\s+inside|empty\s+inside|broken\s+inside|like\s+(?:a\s+)?(?:nothing|a\s+waste\s+of\s+space))\b`)},
-	rp(RiskDistress, `\bcan'?t\s+stop\s+crying\b|\bcry(?:ing)?\s+myself\s+to\s+sleep\b`, ""),
-	rp(RiskDistress, `\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
-	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b`)},
-	rp(RiskDistress, `\bwant\s+to\s+disappear\b`, `for\s+(?:a|the)\s+(?:day|weekend|week)|on\s+(?:a|an)\s+(?:island|holiday|vacation)`),
+	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am|i\s+feel|i've\s+been\s+feeling|i\s+have\s+been\s+feeling|feeling|feel)\s+(?:so\s+|completely\s+|totally\s+|really\s+|just\s+|very\s+|utterly\s+)*(?:worthless|dead\s+inside|empty\s+inside|broken\s+inside|like\s+(?:a\s+)?(?:nothing|a\s+waste\s+of\s+space)|a\s+waste\s+of\s+(?:space|air|oxygen))\b`)},
+	rp(RiskDistress, `\bcan'?t\s+stop\s+(?:crying|shaking|sobbing|panicking)\b|\bcry(?:ing)?\s+myself\s+to\s+sleep\b`, ""),
+	{class: RiskDistress, first: true, re: regexp.MustCompile(`\bi(?:'ve|\s+have|'m|\s+am|\s+was|\s+keep|\s+just\s+keep)?\s+(?:been\s+)?crying\s+(?:for\s+(?:hours|days|the\s+whole\s+day)|all\s+(?:day|night)|non-?stop|and\s+(?:i\s+)?can'?t\s+stop)\b`)},
+	rp(RiskDistress, `\b(?:my\s+)?life\s+(?:is|feels)\s+(?:so\s+)?(?:pointless|meaningless)\b|\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
+	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b|\b(?:i'm|i\s+am)\s+drowning\b`),
+		not: regexp.MustCompile(`^\s*(?:in\b|with\b|under\b)`)},
+	rp(RiskDistress, `\bwant\s+to\s+disappear\b`, `for\s+(?:a|the)\s+(?:day|weekend|week)|on\s+(?:a|an)\s+(?:island|holiday|vacation)|into\b|in\b`),
+	rp(RiskDistress, `\bpanic\s+attacks?\b|\bcan'?t\s+breathe\b|\b(?:feel|felt|feeling)\s+like\s+i'm\s+(?:dying|having\s+a\s+heart\s+attack|going\s+to\s+die)\b|\bheart\s+won't\s+stop\s+(?:pounding|racing)\b`, `of\b|from|laughing|lol|haha|in\s+(?:this|that|these|here)|with\s+(?:this|my)\s+(?:cold|mask)`),
+	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely|unable\s+to)\s+(?:been\s+able\s+to\s+)?(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))(?:\s+(?:or|and|nor)\s+(?:eaten|slept|eat|sleep))?\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks|a\s+week)\b|\b(?:awake|up)\s+for\s+(?:[a-z0-9]+\s+)?(?:days|nights)\s+(?:straight|in\s+a\s+row)\b`, ""),
+
+	// Substance crisis: far more than usual and feeling wrong; holding the
+	// drink or the drug and not caring what happens.
+	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|swallowed|popped)\s+(?:some|a\s+few|a\s+bunch|a\s+handful|a\s+lot|loads|all)\s+(?:of\s+)?(?:my\s+|the\s+|her\s+|his\s+)?` + pills + `\b|\b(?:drank|downed|finished)\s+(?:a\s+whole|an\s+entire|two|three|a\s+full)\s+bottles?\b`),
+		needs: substanceBody},
+	{class: RiskSubstance, re: regexp.MustCompile(`\b(?:took|taken|used|using|drank|drinking|had|did|done|smoked|snorted|injected)\b(?:[\s,]+[a-z']+){0,4}?[\s,]+(?:way|far|a\s+lot|much|so\s+much|loads|twice|double)\s+more\s+(?:[a-z]+\s+)?(?:than\s+(?:usual|normal|i\s+(?:usually|normally|should|ever))|of\s+it)\b`),
+		needs: substanceBody},
+	{class: RiskSubstance, re: regexp.MustCompile(`\bdon't\s+care\s+(?:what\s+happens|any\s?more|if\s+i\s+wake)`),
+		needs: regexp.MustCompile(`\b(?:holding|have|got|staring\s+at|sitting|poured|bought|in\s+front\s+of\s+me|in\s+my\s+hand|here\s+with|next\s+to\s+me)\b.{0,40}?\b(?:bottle|drink|pills|bag|needle|syringe|glass|vodka|whiskey|wine|gin|stash|baggie|it)\b`)},
 }
+
+// substanceBody: what a substance crisis feels like.
+var substanceBody = regexp.MustCompile(`\b(?:feels?|feeling|felt)\s+(?:really\s+|so\s+|very\s+)?(?:wrong|weird|off|strange|sick|bad|scared|not\s+right|funny|like\s+i'm\s+dying)|\bcan'?t\s+(?:feel|breathe|stand|stop\s+shaking|see\s+straight)|\bheart\s+(?:is\s+)?(?:racing|pounding|beating)|\bchest\b|\bnumb\b|\bdizzy\b|\bpass(?:ing)?\s+out|\bthrowing\s+up|\bshaking\b|\bdon'?t\s+care\b`)
 
 // Words the subject of a statement may be.
 var (
@@ -133,7 +219,8 @@ var (
 		"grandma", "grandmother", "cousin", "teacher", "coach", "boss", "manager", "coworker", "co-worker", "colleague", "roommate",
 		"flatmate", "neighbor", "neighbour", "friend", "friends", "classmate", "fiance", "fiancé", "fiancee", "spouse", "son", "daughter",
 		"family", "guardian", "carer", "caretaker", "priest", "man", "guy", "woman", "bully", "bullies", "kids", "boys", "girls",
-		"landlord", "supervisor", "mate", "bestie", "pastor", "nephew", "niece", "in-law", "in-laws", "stepbrother", "stepsister")
+		"landlord", "supervisor", "mate", "bestie", "pastor", "nephew", "niece", "in-law", "in-laws", "stepbrother", "stepsister",
+		"stepmum", "mummy", "daddy", "nan", "gran", "granny", "babysitter", "nanny", "tutor", "foster", "carer's", "stranger")
 	thirdVerbs = set("wants", "hates", "wishes", "cuts", "burns", "hurts", "feels", "says", "kills", "harms", "takes", "ends")
 	negators   = set("not", "don't", "dont", "doesn't", "didn't", "never", "won't", "wouldn't", "isn't", "aren't", "wasn't",
 		"haven't", "hasn't", "stopped", "quit", "no", "can't", "cannot", "nor")
@@ -274,35 +361,132 @@ func better(a, b RiskFinding) bool {
 	return classRank(a.Class) > classRank(b.Class)
 }
 
+// Frames that qualify a phrasing (issue 23). Each is read on the sentence,
+// the message or the user's previous turn, as its comment says.
+var (
+	// topicFrame: school work, media, campaigns, someone's story. In the
+	// sentence it cancels a bare topic noun and what is not the user's own
+	// first-person statement; in the message or the previous turn, what is
+	// someone else's.
+	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading|watched|watching)\b`)
+	// jokeFrame in the sentence lowers a wish to die or to hurt oneself.
+	jokeFrame = regexp.MustCompile(`\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just\s+kidding|kidding|joking)\b|😂|🤣`)
+	// hyperbole in the sentence cancels a wish to die: a ride, an illness,
+	// laughter.
+	hyperbole = regexp.MustCompile(`\b(?:roller\s?coasters?|rides?|flu|fever|food\s+poisoning|hangover|laugh\w*|embarrass\w*|hilarious|so\s+funny|cringe)\b`)
+	// playFrame in the message cancels being hit, pushed or held.
+	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|haha\w*|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
+	// accidentFrame in the sentence cancels a self-harm act unless it was
+	// on purpose.
+	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*|nick|plasters?|band-?aids?|just\s+a\s+(?:little|small|tiny))\b`)
+	// victimMe: a silence kept about what is done to the user.
+	victimMe   = regexp.MustCompile(`\btouch\w*\s+me\b|\bto\s+me\b|\bif\s+i\s+(?:ever\s+)?(?:tell|told)\b|\bme\s+away\b|\bphotos?\s+of\s+me\b`)
+	deliberate = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|to\s+feel\s+something|to\s+punish\s+myself|because\s+i\s+(?:wanted|deserve))\b`)
+	// relationshipFrame in the message or the previous turn makes "end it"
+	// a break-up, a call or a game.
+	relationshipFrame = regexp.MustCompile(`\b(?:relationship|dating|boyfriend|girlfriend|bf|gf|husband|wife|partner|marriage|engaged|engagement|break\s+up|breaking\s+up|broke\s+up|divorce|him|her|them|friendship|lease|contract|subscription|membership|game|match|season|call|meeting|argument|fight|discussion|conversation|chat|project|job|together|lying|cheat\w*|amicabl\w*|hard\s+feelings)\b`)
+	// trivialIf is an antecedent that makes "if X, I'll kill myself" a
+	// figure of speech.
+	trivialIf = regexp.MustCompile(`\b(?:meetings?|exams?|tests?|homework|class|lectures?|songs?|ads?|adverts?|commercials?|traffic|another|one\s+more\s+(?:[a-z]+\s+)?(?:meeting|email|song|salad|episode|word|minute)|sit\s+through|listen\s+to|hear|watch|eat|late|lol|haha\w*|lmao)\b`)
+	// consequent after "if": the match is what will follow, not the
+	// condition ("if he leaves me again I'll end it").
+	consequent  = regexp.MustCompile(`,|\bi'll\b|\bi\s+will\b|\bi'm\s+(?:going|gonna)\b|\bi\s+would\b|\bi'd\b|\bthen\b|\bi\s+swear\b`)
+	consequentI = regexp.MustCompile(`\bi'm\b|\bi\s+am\b`)
+	// riskContext in the message or the previous turn lets a weak
+	// phrasing count: drinking, a relapse, despair.
+	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed)\b`)
+	// otherPast: someone else's statement in a distant or resolved past is
+	// no finding at all.
+	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then|before\s+i\s+was\s+born|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen|little|young|a\s+\w+))\b`)
+	// resolvedPast: the user's own statement about a past that is over.
+	resolvedPast = regexp.MustCompile(`\b(?:doing\s+(?:well|better|good|great|okay|ok|fine)\s+now|better\s+now|clean\s+for|sober\s+for|in\s+recovery|recovered|back\s+in|as\s+a\s+teen(?:ager)?|last\s+year|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen)|a\s+long\s+time\s+ago|i'm\s+(?:good|okay|ok|fine|happy|better)\s+now|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|many|several|a\s+few)\s+years?\s+(?:ago|clean|free|sober))\b`)
+)
+
+// riskCtx is what the frames read beyond the sentence: the message and the
+// user's previous turn, normalised.
+type riskCtx struct {
+	msg, prev string
+	rawPrev   string // prev before normalising: most messages never need it
+	prevDone  bool
+}
+
+// previous is the user's previous turn, normalised on first use.
+func (c *riskCtx) previous() string {
+	if !c.prevDone {
+		c.prevDone = true
+		if c.rawPrev != "" {
+			c.prev = riskNorm(c.rawPrev)
+		}
+	}
+	return c.prev
+}
+
 // RiskOf reports the strongest distress or crisis statement in text, a
-// user's message. The conventions, chosen to be conservative:
+// user's message. The conventions, chosen to be conservative (the
+// taxonomy is docs/safety.md):
 //
-//   - The user's own statements are high (suicidal, self_harm, abuse) or
-//     medium (hopelessness, distress) severity. Questions count when they
-//     are about the user or no one ("is it normal to want to die?"), not
-//     when they ask the companion ("do you ever want to die?") or about
-//     people in general ("why do people hurt themselves?").
+//   - The user's own statements: intent, plans, preparation, means, acts
+//     and danger now are high ("I'm going to kill myself", "I've been
+//     saving my pills", "he held me down"); passive ideation ("I wish I
+//     wouldn't wake up", "everyone would be better off without me"),
+//     hopelessness, distress and control ("he checks my phone") are
+//     medium. Questions count when they are about the user or no one ("is
+//     it normal to want to die?"), not when they ask the companion ("do you
+//     ever want to die?") or about people in general.
 //   - A negated wish to die or to hurt oneself ("I don't want to die", "I'm
 //     not suicidal", "I would never hurt myself") and a past one ("I used
-//     to cut myself") are low: a denial is still worth seeing on the
-//     session, never an alert. Negated or past hopelessness and distress
-//     ("I don't hate my life anymore") are no risk at all; past abuse ("I
+//     to cut myself", "years ago I tried, I'm doing well now") are low: a
+//     denial is still worth seeing on the session, never an alert. Negated
+//     or past hopelessness and distress are no risk at all; past abuse ("I
 //     was abused as a child") is medium.
-//   - Reported speech about someone else ("my friend said she hates her
-//     life", "my brother wants to kill himself") is a low risk with actor
-//     other: a concern the user carries, not their own state.
+//   - Someone else's crisis ("my friend said she hates her life", "my
+//     brother wants to kill himself") is a low risk with actor other: a
+//     concern the user carries, not their own state. Someone else's past
+//     ("my grandfather took his own life when my dad was little") is none.
+//   - Frames cancel a phrasing: a topic (school work, books, films, games,
+//     campaigns, someone's recovery story), a title or lyric, hyperbole
+//     and idioms ("dying to see", "killing me", "thought I'd die on that
+//     ride"), play ("we were play-fighting and he punched me"), accidents
+//     ("cut my finger chopping onions"), "end it" about a relationship,
+//     "no point" about a trivial thing, "if I have to sit through another
+//     meeting I'll kill myself". A condition does not cancel intent: "if
+//     he leaves me again I'll end it" is high.
 //   - Quoted text is a title or lyric unless a speech verb introduces it
-//     ("my song is "I Hate My Life"" is nothing; `she said "I want to
-//     die"` is other, `I told him "I want to die"` is the user's). A
-//     phrasing after song, film, book, called, lyrics… in its clause is a
-//     title too.
-//   - Idioms are not risks: "this traffic is killing me", "I could kill for
-//     a coffee", "dying to see the movie", "I want to die of embarrassment",
-//     "I cut myself shaving", "I'm hopeless at maths".
+//     (`she said "I want to die"` is other, `I told him "I want to die"` is
+//     the user's).
 func RiskOf(text string) (RiskFinding, bool) {
+	return RiskInTurn("", text)
+}
+
+// RiskInTurn is RiskOf of a user's message read after prev, the same
+// user's previous turn in the session ("" for none): a frame there (a
+// book being discussed, a boyfriend) and distress there ("I drank on
+// Saturday.") qualify what the message says.
+func RiskInTurn(prev, text string) (RiskFinding, bool) {
+	ctx := &riskCtx{msg: riskNorm(text)}
+	may := riskSet.mask(ctx.msg)
+	if may == 0 {
+		return RiskFinding{}, false // most messages hold none of the patterns' words
+	}
+	ctx.rawPrev = prev
+	best := riskPass(ctx, false)
+	if may&weakMask == 0 {
+		return best, best.Class != ""
+	}
+	// A weak phrasing counts after a finding or in a risk context.
+	if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) {
+		if w := riskPass(ctx, true); better(w, best) {
+			best = w
+		}
+	}
+	return best, best.Class != ""
+}
+
+// riskPass reads the message's sentences once: the strong phrasings, or
+// with weak the weak ones only.
+func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 	var best RiskFinding
-	norm := riskNorm(text)
-	for _, sent := range splitRiskSentences(norm) {
+	for _, sent := range splitRiskSentences(ctx.msg) {
 		// Quotes first: each is classified alone, then attributed.
 		var quotes [][]int
 		if mayQuote(sent) {
@@ -314,7 +498,7 @@ func RiskOf(text string) (RiskFinding, bool) {
 			if !speechVerb.MatchString(before) {
 				continue // a title, a lyric, a name
 			}
-			for _, f := range sentenceRisks(" " + inner + " ") {
+			for _, f := range sentenceRisks(" "+inner+" ", ctx, weak) {
 				if f.Actor == ActorUser && nearestSubject(strings.TrimSuffix(before, speechVerb.FindString(before)), false) != ActorUser {
 					f = RiskFinding{Class: f.Class, Severity: SeverityLow, Actor: ActorOther}
 				}
@@ -324,28 +508,29 @@ func RiskOf(text string) (RiskFinding, bool) {
 			}
 		}
 		sent = replaceSpans(sent, quotes, " _ ")
-		for _, f := range sentenceRisks(sent) {
+		for _, f := range sentenceRisks(sent, ctx, weak) {
 			if better(f, best) {
 				best = f
 			}
 		}
 	}
-	return best, best.Class != ""
+	return best
 }
 
-// sentenceRisks lists what the patterns find in one normalised sentence.
-func sentenceRisks(sent string) []RiskFinding {
+// sentenceRisks lists what the patterns find in one normalised sentence:
+// the strong phrasings, or with weak the weak ones.
+func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
 	may := riskSet.mask(sent)
 	if may == 0 {
 		return nil // most sentences hold none of the patterns' words
 	}
 	var out []RiskFinding
 	for i, p := range riskPatterns {
-		if may&(1<<i) == 0 {
+		if may&(1<<i) == 0 || p.weak != weak {
 			continue // a sentence holds the words of few patterns, if any
 		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
-			if f, ok := judge(p, sent, loc[0], loc[1]); ok {
+			if f, ok := judge(p, sent, loc[0], loc[1], ctx); ok {
 				out = append(out, f)
 			}
 		}
@@ -354,9 +539,12 @@ func sentenceRisks(sent string) []RiskFinding {
 }
 
 // judge decides what one match of p in sent means.
-func judge(p riskPattern, sent string, start, end int) (RiskFinding, bool) {
+func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFinding, bool) {
 	match := sent[start:end]
 	if p.not != nil && p.not.MatchString(sent[end:]) {
+		return RiskFinding{}, false
+	}
+	if p.needs != nil && !p.needs.MatchString(ctx.msg) {
 		return RiskFinding{}, false
 	}
 	prefix := sent[:start]
@@ -367,18 +555,46 @@ func judge(p riskPattern, sent string, start, end int) (RiskFinding, bool) {
 	if titleContext.MatchString(clause) {
 		return RiskFinding{}, false
 	}
-	if strings.Contains(clause, " if ") || strings.HasPrefix(strings.TrimSpace(clause), "if ") ||
-		strings.Contains(prefix, "accidentally") || strings.Contains(prefix, "by accident") {
+	if strings.Contains(prefix, "accidentally") || strings.Contains(prefix, "by accident") {
 		return RiskFinding{}, false
+	}
+	// A condition: the phrasing inside it is hypothetical ("what if I
+	// wanted to die"), after it is intent unless the condition is trivial.
+	conditional := false
+	if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
+		cond := sent[max(i-1, 0):end]
+		after := "" // the condition past its subject: "if I get fired| I'm ending it"
+		if f := strings.Fields(cond); len(f) > 2 {
+			after = strings.Join(f[2:], " ")
+		}
+		if !consequent.MatchString(cond) && !consequentI.MatchString(after) || trivialIf.MatchString(cond) || trivialIf.MatchString(sent[end:]) {
+			return RiskFinding{}, false
+		}
+		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
+	}
+	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.previous()) ||
+		(nearestSubject(prefix, false) == ActorUser && !singularI(prefix))) {
+		return RiskFinding{}, false // ending a relationship, a call, a game; "we've decided to end it"
+	}
+	if p.class == RiskAbuse && playFrame.MatchString(ctx.msg) {
+		return RiskFinding{}, false // play-fighting, a pillow fight
+	}
+	if p.class == RiskSelfHarm && accidentFrame.MatchString(sent) && !deliberate.MatchString(sent) {
+		return RiskFinding{}, false // an accident or a minor injury
+	}
+	if p.class == RiskSuicidal && p.sev == SeverityMedium && hyperbole.MatchString(sent) {
+		return RiskFinding{}, false // a ride, an illness, laughter
 	}
 
 	// Whose words: the phrasing's own pronouns, then a third-person verb,
 	// then the nearest subject before it.
 	actor := ""
+	own := false // the phrasing names the user itself
 	words := riskWords.FindAllString(match, -1)
 	for _, w := range words {
 		switch {
-		case w == "i" || w == "my" || w == "myself" || w == "me" || w == "i'm" || w == "i'd":
+		case w == "i" || w == "my" || w == "myself" || w == "me" || w == "i'm" || w == "i'd" || w == "i've" || w == "i'll" || w == "self":
+			own = true
 			if actor == "" {
 				actor = ActorUser
 			}
@@ -390,7 +606,10 @@ func judge(p riskPattern, sent string, start, end int) (RiskFinding, bool) {
 			return RiskFinding{}, false
 		}
 	}
-	if p.class == RiskAbuse && strings.HasSuffix(match, " me") {
+	if own && actor == ActorOther {
+		actor = ActorUser // "carved his name into my arm"
+	}
+	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg))) {
 		actor = ActorUser // "he hits me": the victim is the user, whatever the subject
 	}
 	subject := nearestSubject(prefix, p.person)
@@ -403,6 +622,9 @@ func judge(p riskPattern, sent string, start, end int) (RiskFinding, bool) {
 		return RiskFinding{}, false
 	case subject == "generic" && actor != ActorUser:
 		return RiskFinding{}, false
+	}
+	if strings.HasSuffix(prefix, " part of me ") {
+		actor = ActorUser // "part of me wants to die"
 	}
 	if actor == "" && len(words) > 0 && thirdVerbs[words[0]] {
 		actor = ActorOther
@@ -419,19 +641,46 @@ func judge(p riskPattern, sent string, start, end int) (RiskFinding, bool) {
 		actor = ActorOther
 	}
 
-	f := RiskFinding{Class: p.class, Actor: actor}
-	switch p.class {
-	case RiskSuicidal, RiskSelfHarm, RiskAbuse:
-		f.Severity = SeverityHigh
-	default:
-		f.Severity = SeverityMedium
+	// A topic: a bare noun, someone else's words and what is not the
+	// user's own statement are the topic's, not the user's state.
+	if topicFrame.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
+		return RiskFinding{}, false
+	}
+	if actor == ActorOther && (topicFrame.MatchString(ctx.msg) || topicFrame.MatchString(ctx.previous())) {
+		return RiskFinding{}, false
+	}
+	if p.mention && actor == ActorUser && !singularI(prefix) && !own {
+		// "suicide rates", "domestic violence is": a mention, not a
+		// statement, unless the user is the subject.
+		if nearestSubject(prefix, false) != ActorUser {
+			return RiskFinding{}, false
+		}
+	}
+
+	f := RiskFinding{Class: p.class, Actor: actor, Severity: p.sev}
+	if f.Severity == "" {
+		switch p.class {
+		case RiskSuicidal, RiskSelfHarm, RiskAbuse, RiskSubstance:
+			f.Severity = SeverityHigh
+		default:
+			f.Severity = SeverityMedium
+		}
+	}
+	if p.class == RiskAbuse && p.person && peers[nearestPerson(prefix)] {
+		if madeUp.MatchString(ctx.msg) {
+			return RiskFinding{}, false // "we're fine now"
+		}
+		f.Severity = SeverityMedium // a sibling's or a classmate's blow: a fight, seen, not an emergency
 	}
 	if actor == ActorOther {
+		if otherPast.MatchString(sent) {
+			return RiskFinding{}, false // someone else's past
+		}
 		f.Severity = SeverityLow
 		return f, true
 	}
 	negated := lastWordsNegate(clause, 3)
-	history := historyMarks.MatchString(clause) || historyMarks.MatchString(sent[end:])
+	history := historyMarks.MatchString(clause) || historyMarks.MatchString(sent[end:]) || resolvedPast.MatchString(sent)
 	switch {
 	case negated && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
@@ -443,8 +692,49 @@ func judge(p riskPattern, sent string, start, end int) (RiskFinding, bool) {
 		f.Severity = SeverityMedium
 	case history:
 		return RiskFinding{}, false
+	case jokeFrame.MatchString(sent) && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
+		f.Severity = SeverityLow
 	}
 	return f, true
+}
+
+// peers are the people whose blows are a fight between children or
+// friends rather than abuse by someone with power over the user.
+var peers = set("brother", "sister", "cousin", "friend", "friends", "classmate", "kids", "boys", "girls", "bestie", "mate",
+	"stepbrother", "stepsister")
+
+// madeUp: a fight between peers that is over.
+var madeUp = regexp.MustCompile(`\b(?:(?:we're|we\s+are|it's|we've)\s+(?:fine|ok|okay|good|friends\s+again|cool)\s+now|made\s+up)\b`)
+
+// nearestPerson is the person noun nearest before a phrasing, or "".
+func nearestPerson(prefix string) string {
+	words := riskWords.FindAllString(prefix, -1)
+	for i := len(words) - 1; i >= 0; i-- {
+		w := strings.TrimSuffix(words[i], "'s")
+		if personNouns[w] {
+			return w
+		}
+		if subjectUser[w] {
+			return ""
+		}
+	}
+	return ""
+}
+
+// singularI reports whether the nearest subject before a phrasing is the
+// user alone ("I", not "we").
+func singularI(prefix string) bool {
+	words := riskWords.FindAllString(prefix, -1)
+	for i := len(words) - 1; i >= 0; i-- {
+		w := words[i]
+		switch {
+		case w == "i" || w == "i'm" || w == "i've" || w == "i'd" || w == "i'll" || w == "me" || w == "myself":
+			return true
+		case subjectUser[w] || subjectOther[w] || subjectYou[w] || subjectGeneric[w] || personNouns[w]:
+			return false
+		}
+	}
+	return false
 }
 
 // nearestSubject reads the words before a phrasing backwards and names the
@@ -455,12 +745,17 @@ func nearestSubject(prefix string, person bool) string {
 	words := riskWords.FindAllString(prefix, -1)
 	for i := len(words) - 1; i >= 0; i-- {
 		w := words[i]
+		if t := strings.TrimSuffix(w, "'s"); t != w && (subjectGeneric[t] || subjectOther[t]) {
+			w = t // "someone's been waiting"
+		}
 		switch {
 		case subjectUser[w]:
 			if person {
 				return ""
 			}
 			return ActorUser
+		case (personNouns[w] || personNouns[strings.TrimSuffix(w, "'s")]) && objectOfI(words[:i]):
+			continue // "I wrote my mum a letter": my mum is the object
 		case personNouns[w] || personNouns[strings.TrimSuffix(w, "'s")]:
 			return "person"
 		case subjectOther[w]:
@@ -470,6 +765,8 @@ func nearestSubject(prefix string, person bool) string {
 			return ActorOther
 		case subjectYou[w]:
 			return "you"
+		case subjectGeneric[w] && objectOfUser(words[:i]):
+			continue // "I'd be doing everyone a favour": everyone is the object
 		case subjectGeneric[w]:
 			if person {
 				return "person"
@@ -482,17 +779,57 @@ func nearestSubject(prefix string, person bool) string {
 	return ""
 }
 
+// objectOfI reports whether the person noun after before is the object of
+// the user's own verb: "I wrote my mum", not "I think my brother".
+func objectOfI(before []string) bool {
+	n := len(before)
+	if n < 3 || (before[n-1] != "my" && before[n-1] != "our") {
+		return false
+	}
+	verb := before[n-2]
+	return !complementVerbs[verb] && !subjectUser[verb] && (before[n-3] == "i" || before[n-3] == "i've" || before[n-3] == "just")
+}
+
+// objectOfUser reports whether a word after before is the object of the
+// user's own verb ("I'd be doing everyone a favour").
+func objectOfUser(before []string) bool {
+	n := len(before)
+	if n < 2 || complementVerbs[before[n-1]] || subjectUser[before[n-1]] || objectStops[before[n-1]] {
+		return false
+	}
+	for j := n - 2; j >= 0 && j >= n-4; j-- {
+		if before[j] == "i" || before[j] == "i'd" || before[j] == "i'm" || before[j] == "i've" || before[j] == "i'll" {
+			return true
+		}
+	}
+	return false
+}
+
+// objectStops end a clause or open a subordinate one.
+var objectStops = set("that", "because", "cause", "when", "if", "and", "but", "so", "why", "how", "where", "while", "until", "with", "like")
+
+// complementVerbs introduce someone else's statement: "I think my brother
+// wants to die" is the brother's.
+var complementVerbs = set("think", "thought", "know", "knew", "feel", "felt", "guess", "heard", "hear", "believe", "said", "say",
+	"worry", "worried", "fear", "suspect", "reckon", "noticed", "notice", "found", "saw", "see", "swear", "bet", "hope", "wish")
+
 // lastWordsNegate reports whether one of the last n words of clause negates
 // what follows ("i don't really want to die").
 func lastWordsNegate(clause string, n int) bool {
 	words := riskWords.FindAllString(clause, -1)
 	for i := len(words) - 1; i >= 0 && i >= len(words)-n; i-- {
+		if i+1 < len(words) && doubtVerbs[words[i+1]] {
+			return false // "I don't think I can go on": a doubt, not a denial
+		}
 		if negators[words[i]] || words[i] == "longer" {
 			return true
 		}
 	}
 	return false
 }
+
+// doubtVerbs after a negator make it a doubt about what follows.
+var doubtVerbs = set("think", "know", "believe", "reckon")
 
 // riskyText reports whether a candidate's own text (a memory's value, a
 // summary line written by a model) holds a risk phrasing, whoever's and
@@ -503,6 +840,9 @@ func riskyText(text string) (class string, ok bool) {
 	for i, p := range riskPatterns {
 		if may&(1<<i) == 0 {
 			continue
+		}
+		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) {
+			continue // a weak phrasing or one short of its context says nothing alone
 		}
 		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
 			if p.not != nil && p.not.MatchString(norm[loc[1]:]) {
@@ -571,9 +911,9 @@ func AboutPerson(value string) bool {
 // Screen is the one gate every extraction result passes, whatever its kind
 // and whether the rules or a model produced it: safety before memory.
 //
-//   - Every user message is read with RiskOf; each statement found becomes
-//     a Risk (class, severity, message, actor; never the text) in
-//     res.Risks. Nothing of a message holding the user's own risk
+//   - Every user message is read with RiskInTurn after the user's previous
+//     turn; each statement found becomes a Risk (class, severity, message,
+//     actor; never the text) in res.Risks. Nothing of a message holding the user's own risk
 //     statement of medium or high severity is stored: its memories are
 //     dropped with reason risk:<class>. Any candidate whose own text holds
 //     a risk phrasing (a model's paraphrase, a summary line) is dropped
@@ -598,11 +938,13 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	special := SpecialPolicy(p, kind.Name())
 	res.Risks = nil
 	unsafe := map[string]string{} // message ID -> class of the user's own medium or high risk
+	prev := ""                    // the user's previous turn: its frames and distress carry over
 	for _, m := range s.Messages {
 		if !isUser(m.Role) {
 			continue
 		}
-		f, ok := RiskOf(m.Content)
+		f, ok := RiskInTurn(prev, m.Content)
+		prev = m.Content
 		if !ok {
 			continue
 		}
@@ -777,6 +1119,18 @@ func keyWords(key string) string {
 // riskSet reads a sentence once for the words of every risk pattern: a
 // sentence with none of them has no finding.
 var riskSet = newPrefilterSet(prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) }))
+
+// weakMask has the bits of the weak patterns: a message with none of their
+// words needs no second reading.
+var weakMask = func() uint64 {
+	var m uint64
+	for i, p := range riskPatterns {
+		if p.weak {
+			m |= 1 << i
+		}
+	}
+	return m
+}()
 
 // prefiltersOf lists n prefilters, the ith from pre.
 func prefiltersOf(n int, pre func(int) prefilter) []prefilter {
