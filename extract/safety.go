@@ -33,7 +33,7 @@ const (
 )
 
 // RiskClasses lists the classes in tie-break order.
-var RiskClasses = []string{RiskSuicidal, RiskSelfHarm, RiskAbuse, RiskHopelessness, RiskDistress}
+var RiskClasses = []string{RiskSuicidal, RiskSelfHarm, RiskSubstance, RiskAbuse, RiskHopelessness, RiskDistress}
 
 // RiskFinding is what RiskOf found in a text: never the text itself.
 type RiskFinding struct {
@@ -102,6 +102,7 @@ var riskPatterns = []riskPattern{
 	rp(RiskSuicidal, `\b(?:kill?|kill(?:ing|ed)|hang(?:ing|ed)?|drown(?:ing|ed)?|poison(?:ing|ed)?|shoot(?:ing)?|off(?:ing)?)\s+`+reflexive+`\b`, accident+`|in\b|with work|lol|haha|jk`),
 	rp(RiskSuicidal, `\b(?:end|ending|take|taking|took)\s+`+possessive+`\s+(?:own\s+)?life\b`, ""),
 	rp(RiskSuicidal, `\bend(?:ing)?\s+it\s+all\b`, ""),
+	rp(RiskSuicidal, `\b(?:put|putting)\s+an\s+end\s+to\s+(?:myself|my\s+(?:own\s+)?life)\b|\b(?:end|ending)\s+myself\b`, ""),
 	{class: RiskSuicidal, mention: true, re: regexp.MustCompile(`\bsuicid(?:e|al)\b`),
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
 	rp(RiskSuicidal, `\bwish(?:es|ed)?\s+(?:i|he|she|they)(?:'d|\s+had|\s+was|\s+were|\s+would)?\s+(?:never\s+been\s+born|not\s+been\s+born|was\s+never\s+born|never\s+born|never\s+existed|dead|ded|die|not\s+wake\s+up|wasn't\s+(?:here|alive|born))\b`, "").with(SeverityMedium),

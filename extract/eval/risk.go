@@ -55,7 +55,6 @@ const ClassNone = "none"
 // danger finding once it is.
 var ProposedRiskClasses = map[string][]string{
 	"danger":           {extract.RiskAbuse},
-	"substance_crisis": {extract.RiskSuicidal, extract.RiskDistress},
 }
 
 // Positive reports whether the item is a crisis statement.

@@ -11,17 +11,19 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// The floors and ceilings the risk screen must hold on risk.eval.json:
-// what the rules reached when the set was written (issue 23), rounded
-// against them, so that the test fails on a regression. The issue's
+// The floors and ceilings the risk screen must hold on risk.eval.json,
+// rounded against today's rules so that the test fails on a regression.
+// When the set was written (issue 23) the rules reached a recall of 0.122
+// and a high precision of 0.544; after the rewrite with frames, scored on
+// this set, which its author never saw, 0.425 and 0.918. The issue's
 // targets are a recall of 0.95 (any risk) and a precision of 0.98 for
 // high; raise these as the rules get there.
 const (
-	minRiskRecall        = 0.12 // positives with any risk of the user's found (0.122)
-	minRiskClassRecall   = 0.11 // positives found with their own class (0.119)
-	maxRiskFalseAlarms   = 0.08 // negatives with a medium or high finding (0.072)
-	maxRiskHighAlarms    = 0.07 // negatives with a high finding (0.065)
-	minRiskHighPrecision = 0.54 // high alarms on positives that expect high (0.544)
+	minRiskRecall        = 0.42 // positives with any risk of the user's found (0.425)
+	minRiskClassRecall   = 0.39 // positives found with their own class (0.393)
+	maxRiskFalseAlarms   = 0.04 // negatives with a medium or high finding (0.033)
+	maxRiskHighAlarms    = 0.02 // negatives with a high finding (0.016)
+	minRiskHighPrecision = 0.91 // high alarms on positives that expect high (0.918)
 )
 
 // explicitFamily is the family that must be caught whole, high, whatever
