@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -461,8 +462,14 @@ func splitJoined(s string) []string {
 	return out
 }
 
+// expletiveIt is the "it" of "I like it when it rains", which names nothing.
+var expletiveIt = regexp.MustCompile(`(?i)^it\s+(?:when|whenever|if|that)\b`)
+
 // prefMemories are the likes or dislikes of a list.
 func prefMemories(after string, key string) ([]Memory, string) {
+	if expletiveIt.MatchString(after) {
+		return nil, DropInvalidValue // "I like it when it rains": no thing is liked
+	}
 	vs, long := items(after)
 	if long {
 		return nil, DropTooLong
@@ -523,6 +530,8 @@ func capWords(s string, n int) string {
 		}
 		r, _ := utf8.DecodeRuneInString(trimmed)
 		switch {
+		case newSubjects[strings.ToLower(trimmed)] || capPronouns[strings.ToLower(trimmed)]:
+			return joinCap(out) // "Chicago and I work …": a pronoun names no place
 		case unicode.IsUpper(r) || (unicode.IsDigit(r) && len(out) > 0):
 		case len(out) == 0 && strings.EqualFold(trimmed, "the") && !end:
 		case len(out) > 0 && (trimmed == "of" || trimmed == "de" || trimmed == "la" || trimmed == "and" || trimmed == "&") && !end && i+1 < len(ws):
@@ -539,6 +548,9 @@ func capWords(s string, n int) string {
 	}
 	return joinCap(out)
 }
+
+// capPronouns are capitalised words that are no part of a name.
+var capPronouns = toSet("my his her their our your its me him them us")
 
 func joinCap(ws []string) string {
 	for len(ws) > 0 {
@@ -1068,7 +1080,7 @@ func nameAt(s string, strict bool) string {
 			return ""
 		}
 	}
-	n := parseName(s)
+	n := parseName(sameCaseWords(s))
 	if n == "" {
 		return ""
 	}
@@ -1080,6 +1092,25 @@ func nameAt(s string, strict bool) string {
 		}
 	}
 	return n
+}
+
+// sameCaseWords is the start of s that a name may take: a name typed with
+// a capital goes on only over capitalised words ("Elena lives in Lisbon"
+// is Elena), one typed in lower case is one word.
+func sameCaseWords(s string) string {
+	ws := strings.Fields(s[:min(len(s), 200)])
+	if len(ws) == 0 {
+		return ""
+	}
+	r, _ := utf8.DecodeRuneInString(ws[0])
+	n := 1
+	for unicode.IsUpper(r) && n < len(ws) {
+		if r2, _ := utf8.DecodeRuneInString(ws[n]); !unicode.IsUpper(r2) {
+			break
+		}
+		n++
+	}
+	return strings.Join(ws[:n], " ")
 }
 
 // introFollowers may follow the name of "I'm Priya".

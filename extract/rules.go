@@ -15,7 +15,7 @@ import (
 // RulesVersion names the rule set. It is the PromptVersion of every rules
 // result and changes whenever the rules would extract something different
 // from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-3"
+const RulesVersion = "rules-4"
 
 // MaxValueRunes is the longest memory value the rules produce and the merge
 // policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
@@ -60,6 +60,11 @@ const (
 	// DropNotAboutUser: the statement is about the assistant ("my favorite
 	// thing about you").
 	DropNotAboutUser = "not_about_user"
+	// DropUnresolved: the value is a pronoun ("He is my favourite actor",
+	// "I hate that") whose referent the sentence does not name.
+	DropUnresolved = "unresolved_reference"
+	// DropListCap: a list longer than maxListItems; its first items are kept.
+	DropListCap = "list_cap"
 )
 
 // Rules is the deterministic extractor. It never calls out, never guesses and
@@ -348,7 +353,7 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 			reasons = append(reasons, r)
 		}
 	}
-	for _, sent := range splitSentences(apostrophes.Replace(text)) {
+	for _, sent := range splitSentences(withoutReported(apostrophes.Replace(text))) {
 		if shouted(sent.text) {
 			// "I LOVE PIZZA": capitals that mark no proper noun.
 			sent.text = strings.ToLower(sent.text)
@@ -370,7 +375,12 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 			dateEvents(sent.text, hits, dc)
 		}
 		for _, h := range hits {
-			found = append(found, h.m)
+			m, reason := completeValue(h.m)
+			if reason != "" {
+				addReason(reason)
+				continue
+			}
+			found = append(found, m)
 		}
 	}
 	return found, reasons
@@ -1099,6 +1109,9 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		return favorite(group(rest, loc, 1), v)
 	case kindFeeling:
 		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
+		if clause, _ := cutClause(after); aimedAtOther(clause) {
+			return Memory{}, DropNotAboutUser // "I feel so happy for you"
+		}
 		v, reason := feelingValue(after)
 		if v == "" {
 			return Memory{}, reason
@@ -1109,12 +1122,15 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindFeelingWord:
 		w := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
+		clause, _ := cutClause(after)
+		if aimedAtOther(clause) {
+			return Memory{}, DropNotAboutUser // "glad you liked it", "proud of you"
+		}
 		if next := strings.Fields(after); len(next) > 0 {
 			if n, _ := firstWord(next[0], 0); n == "to" || n == "of" || n == "that" {
 				return Memory{}, DropInvalidValue // "I'm happy to help" is an offer, "sick of it" an opinion.
 			}
 		}
-		clause, _ := cutClause(after)
 		v, _ := feelingTail(w, lowerWords(trimFillers(clause)))
 		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindEvent:
@@ -1154,6 +1170,18 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		return upcoming(strings.TrimSpace(verb + " " + what))
 	}
 	return Memory{}, ""
+}
+
+// aimedAtOther reports whether a feeling's clause is about the other
+// speaker: "glad you liked it", "proud of you", "happy for you" are praise
+// or sympathy, not the user's own state.
+func aimedAtOther(clause string) bool {
+	for _, w := range lowerWords(clause) {
+		if aboutMona[w] || w == "you're" || w == "youre" || w == "you've" || w == "you'll" {
+			return true
+		}
+	}
+	return false
 }
 
 // event is the event memory of value v, or none when v is empty or too long.
@@ -1337,6 +1365,14 @@ func preference(v string) (string, string) {
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
 	first, _ := firstWord(v+" ", 0)
+	for _, w := range lowerWords(v) {
+		if aboutMona[w] {
+			return "", DropNotAboutUser // "I love that for you", "I like your idea"
+		}
+	}
+	if referenceWords[first] {
+		return "", DropUnresolved // "I hate that", "He is my favourite actor"
+	}
 	if v == "" || notItems[first] || !hasAlnum(v) {
 		return "", ""
 	}
@@ -1420,7 +1456,7 @@ func cutClause(rest string) (clause string, tooLong bool) {
 			return tidy(rest[:i+k]), false
 		}
 		lw := strings.ToLower(strings.TrimRight(w, ".'"))
-		if clauseEnds[lw] {
+		if clauseEnds[lw] && (i > 0 || lw != "so") { // "so tired": an intensifier, not "so …"
 			return tidy(rest[:i]), false
 		}
 		if joiners[lw] && j < limit {

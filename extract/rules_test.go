@@ -180,7 +180,7 @@ func TestRulesNotMined(t *testing.T) {
 		// reason is recorded (nothing silent).
 		{"I love you", []string{"about_person"}},
 		{"I like it when it rains", []string{"invalid_value"}},
-		{"I hate that", []string{"invalid_value"}},
+		{"I hate that", []string{"unresolved_reference"}},
 		{"my name is not important", []string{"invalid_value"}},
 		{"Call me crazy", []string{"invalid_value"}},
 		{"I'm happy to help", []string{"invalid_value"}},
@@ -737,6 +737,7 @@ func FuzzRules(f *testing.F) {
 			switch r, _ := strings.CutPrefix(d.Reason, "sensitive:"); r {
 			case extract.DropQuestion, extract.DropRequest, extract.DropUncertain, extract.DropTooLong,
 				extract.DropInvalidValue, extract.DropAboutPerson, extract.DropNegated, extract.DropNotAboutUser,
+				extract.DropUnresolved, extract.DropListCap,
 				extract.SensitivePrivateKey, extract.SensitiveAPIKey, extract.SensitivePassword, extract.SensitiveSSN,
 				extract.SensitiveCardNumber, extract.SensitiveCardCode, extract.SensitiveIBAN,
 				extract.SensitiveBankAccount, extract.SensitiveLongNumber:

@@ -1,0 +1,69 @@
+package extract_test
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRulesChattyValues: in chatty text a value is a complete phrase or
+// nothing, and what is said about or to someone else is not the user's
+// (issue 23, section 2).
+func TestRulesChattyValues(t *testing.T) {
+	t.Parallel()
+	type m = [2]string // key, value
+	tests := []struct {
+		msg     string
+		want    []m
+		dropped []string
+	}{
+		// A value ends where a new clause starts.
+		{"I live in Chicago and I work as a physical therapist", []m{{"lives_in", "Chicago"}}, nil},
+		{"I live in Chicago and I love it", []m{{"lives_in", "Chicago"}}, []string{"unresolved_reference"}},
+		{"I live in Boston and My wife works downtown", []m{{"lives_in", "Boston"}}, nil},
+		// A name goes on over capitalised words only.
+		{"My sister Elena lives in Lisbon", []m{{"family:sister", "Elena"}}, nil},
+		{"My brother John Paul works in Rome", []m{{"family:brother", "John Paul"}}, nil},
+		{"my sister is named maya and she is 12", []m{{"family:sister", "Maya"}}, nil},
+		// A pronoun is no value.
+		{"He is my favourite actor", nil, []string{"unresolved_reference"}},
+		{"That is my favorite movie", nil, []string{"unresolved_reference"}},
+		{"I really hate those", nil, []string{"unresolved_reference"}},
+		{"I love so many things", nil, []string{"invalid_value"}},
+		// "so" opens a feeling as an intensifier.
+		{"I feel so tired", []m{{"feeling", "tired"}}, nil},
+		// Affect aimed at the other speaker is not the user's feeling or like.
+		{"I'm so glad you liked it", nil, []string{"not_about_user"}},
+		{"I'm proud of you", nil, []string{"not_about_user"}},
+		{"I'm so happy for you!", nil, []string{"not_about_user"}},
+		{"I feel so happy for you", nil, []string{"not_about_user"}},
+		{"I love that for you", nil, []string{"not_about_user"}},
+		// Someone else's words are not the user's.
+		{`He said "I like cheese and I love wine"`, nil, nil},
+		{"My stalker said: I like cheese", nil, nil},
+		{"She told me, I love pizza. I love tacos.", []m{{"likes:tacos", "tacos"}}, nil},
+		{`He went like "I love you" and I like pasta`, []m{{"likes:pasta", "pasta"}}, nil},
+		{"My brother loves football", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, x := range got.Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+			var r []string
+			for _, d := range got.Dropped {
+				if d.Reason[:min(len(d.Reason), 8)] != "special:" {
+					r = append(r, d.Reason)
+				}
+			}
+			if !slices.Equal(r, tt.dropped) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}
