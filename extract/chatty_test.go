@@ -1,8 +1,13 @@
 package extract_test
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
 )
 
 // TestRulesChattyValues: in chatty text a value is a complete phrase or
@@ -65,5 +70,45 @@ func TestRulesChattyValues(t *testing.T) {
 				t.Errorf("dropped %q, want %q", r, tt.dropped)
 			}
 		})
+	}
+}
+
+// TestRulesCorrectionsSupersede: a correction in a later session replaces
+// the fact it corrects, and leaves the facts it does not touch.
+func TestRulesCorrectionsSupersede(t *testing.T) {
+	t.Parallel()
+	say := func(id string, at time.Time, msg string) []extract.Memory {
+		return extract.Rules(rulesApp(), extract.Session{ID: id, App: "mona", Messages: []extract.Message{
+			{ID: id + "-m1", Role: "user", Content: msg, At: at},
+		}}, at).Memories
+	}
+	first := rulesNow.Add(-30 * 24 * time.Hour)
+	var stored []extract.Stored
+	for i, m := range say("s-1", first, "I live in Chicago. I'm lactose intolerant. I hate spelling.") {
+		stored = append(stored, extract.Stored{ID: fmt.Sprint("mem-", i), Key: m.Key, Value: m.Value, Category: m.Category,
+			Importance: m.Importance, Confidence: m.Confidence, SourceSessionID: "s-1", StatedAt: m.StatedAt})
+	}
+	byKey := map[string]string{}
+	for _, s := range stored {
+		byKey[s.Key] = s.ID
+	}
+	for _, k := range []string{"lives_in", "allergy:lactose", "dislikes:spelling"} {
+		if byKey[k] == "" {
+			t.Fatalf("first session stored %v, want %s", byKey, k)
+		}
+	}
+	later := say("s-2", rulesNow, "Actually I moved to Denver last month. I don't eat meat anymore. actually i like spelling now")
+	superseded := map[string]string{}
+	for _, op := range extract.Plan(stored, later, "s-2", rulesApp().Policy, rulesNow) {
+		if op.Kind == extract.OpSupersede {
+			superseded[op.Target] = op.Memory.Key + "=" + op.Memory.Value
+		}
+	}
+	want := map[string]string{
+		byKey["lives_in"]:          "lives_in=Denver",
+		byKey["dislikes:spelling"]: "likes:spelling=spelling",
+	}
+	if !reflect.DeepEqual(superseded, want) {
+		t.Errorf("superseded %v, want %v (the allergy stays)", superseded, want)
 	}
 }

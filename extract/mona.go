@@ -624,7 +624,13 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if food := g(3); food != "" {
 			return []Memory{fact("diet", "no "+food)}, ""
 		}
-		return []Memory{fact("diet", firstNonEmpty(g(1), g(2)))}, ""
+		d := firstNonEmpty(g(1), g(2))
+		if item, ok := strings.CutSuffix(strings.ReplaceAll(d, "-", " "), " intolerant"); ok {
+			// An intolerance is the body's, not a choice: it must outlive
+			// "I don't eat meat anymore", which restates the diet.
+			return []Memory{{Key: "allergy:" + item, Value: d, Category: CategoryFact, Importance: 85, Confidence: 0.8}}, ""
+		}
+		return []Memory{fact("diet", d)}, ""
 	case kindNegated:
 		return nil, DropNegated
 	case kindAllergy:
@@ -743,6 +749,15 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	m, reason := build(k, rest, loc, dated)
 	if m.Key == "" {
 		return nil, reason
+	}
+	if k == kindEvent {
+		// "Actually I moved to Denver last month" also says where the user
+		// lives now, and supersedes lives_in.
+		if to, ok := strings.CutPrefix(strings.ToLower(m.Value), "moved to "); ok {
+			if v, _ := place(m.Value[len(m.Value)-len(to):], !hasUpper(to)); v != "" {
+				return []Memory{m, fact("lives_in", v)}, ""
+			}
+		}
 	}
 	return []Memory{m}, ""
 }
