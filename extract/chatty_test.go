@@ -112,3 +112,42 @@ func TestRulesCorrectionsSupersede(t *testing.T) {
 		t.Errorf("superseded %v, want %v (the allergy stays)", superseded, want)
 	}
 }
+
+// TestRulesChattyLists: a list keeps every item up to maxListItems (eight),
+// records the rest as list_cap, and sorts activities from work.
+func TestRulesChattyLists(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg     string
+		want    []m
+		dropped []string
+	}{
+		{"My favourite things to cook are shakshuka, pad thai and lentil soup",
+			[]m{{"favorite_things_to_cook", "shakshuka, pad thai and lentil soup"}}, nil},
+		{"I like to hike, run my little bakery and read",
+			[]m{{"likes:hiking", "hiking"}, {"works_at", "little bakery"}, {"likes:reading", "reading"}}, nil},
+		{"I love to travel, read, and go to the movies.",
+			[]m{{"likes:traveling", "traveling"}, {"likes:reading", "reading"}, {"likes:movies", "going to the movies"}}, nil},
+		{"I like pizza, pasta, sushi, tacos, burgers, ramen, curry, salads and soup", []m{
+			{"likes:pizza", "pizza"}, {"likes:pasta", "pasta"}, {"likes:sushi", "sushi"}, {"likes:tacos", "tacos"},
+			{"likes:burgers", "burgers"}, {"likes:ramen", "ramen"}, {"likes:curry", "curry"}, {"likes:salads", "salads"},
+		}, []string{"list_cap"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, x := range got.Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+			if r := reasons(got.Dropped); !slices.Equal(r, append([]string{}, tt.dropped...)) && !(len(r) == 0 && tt.dropped == nil) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}

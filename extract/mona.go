@@ -383,7 +383,7 @@ func items(after string) ([]string, bool) {
 	segs := []string{first}
 	rest := after[min(len(after), len(first)):]
 	listed := false
-	for len(segs) < maxListItems {
+	for len(segs) < maxListScan {
 		rest = strings.TrimLeft(rest, " \"'")
 		if !strings.HasPrefix(rest, ",") {
 			break
@@ -416,13 +416,28 @@ func items(after string) ([]string, bool) {
 	for _, s := range segs {
 		out = append(out, splitJoined(s)...)
 	}
-	if len(out) > maxListItems {
-		out = out[:maxListItems]
+	if len(out) > maxListScan {
+		out = out[:maxListScan]
 	}
 	return out, false
 }
 
-const maxListItems = 6
+// maxListItems is how many items of one list the rules keep: "I like A, B,
+// …" keeps the first eight and records DropListCap for the rest, so that a
+// long list is neither one memory nor a flood. maxListScan bounds how far
+// a list is read.
+const (
+	maxListItems = 8
+	maxListScan  = 32
+)
+
+// capList keeps the first maxListItems of vs; capped reports a cut.
+func capList(vs []string) (kept []string, capped bool) {
+	if len(vs) > maxListItems {
+		return vs[:maxListItems], true
+	}
+	return vs, false
+}
 
 // fixedPairs are items whose "and" is part of their name.
 var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons")
@@ -474,9 +489,20 @@ func prefMemories(after string, key string) ([]Memory, string) {
 	if long {
 		return nil, DropTooLong
 	}
+	vs, capped := capList(vs)
+	infinitive := strings.HasPrefix(strings.ToLower(strings.TrimLeft(after, " ")), "to ")
 	var out []Memory
 	reason := ""
-	for _, raw := range vs {
+	for i, raw := range vs {
+		if infinitive {
+			// "I like to hike, run my little bakery and read": the verbs are
+			// activities (hiking, reading), what one runs or owns is work.
+			if m, ok := runsPlace(raw); ok {
+				out = append(out, m)
+				continue
+			}
+			raw = gerundItem(raw, i == 0)
+		}
 		if personItem(raw) {
 			reason = firstNonEmpty(reason, DropAboutPerson)
 			continue
@@ -498,9 +524,90 @@ func prefMemories(after string, key string) ([]Memory, string) {
 		out = append(out, Memory{Key: k, Value: v, Category: CategoryPreference, Importance: 75, Confidence: 0.7})
 	}
 	if len(out) > 0 {
+		if capped {
+			return out, DropListCap
+		}
 		return out, ""
 	}
 	return nil, reason
+}
+
+var (
+	// likeVerbs open an item that restates the liking: "… and love gardening".
+	likeVerbs = toSet("like love enjoy adore")
+	// soloVerbs are activities named by a verb alone: "to hike, swim and read".
+	soloVerbs = toSet("read cook bake swim hike run travel dance sing write draw paint knit sew shop fish camp ski surf garden relax explore walk jog bike cycle climb sleep eat volunteer sail skate golf play write craft")
+)
+
+// ownVerbs make an item of a list of likes the user's work or business.
+var ownVerbs = toSet("run own manage")
+
+// runsPlace reads "run my little bakery" in a list of likes as where the
+// user works.
+func runsPlace(item string) (Memory, bool) {
+	ws := strings.Fields(strings.TrimPrefix(strings.ToLower(item), "to "))
+	if len(ws) < 2 || !ownVerbs[ws[0]] || (ws[1] != "my" && ws[1] != "a" && ws[1] != "an" && ws[1] != "our") {
+		return Memory{}, false
+	}
+	v, _ := org(strings.Join(ws[2:], " "))
+	if v == "" {
+		return Memory{}, false
+	}
+	return fact("works_at", v), true
+}
+
+// gerundItem turns the verb that opens an item of "I like to …" into its
+// -ing form, so that "to hike" and "hiking" are one like. The first item
+// opens with a verb; a later one may be another object of it ("to play
+// Mario Kart, Minecraft and Roblox", "to walk with my sisters and dogs"),
+// so it is read as a verb only when it is one of soloVerbs or a lower-case
+// word not ending in s followed by more words ("build sandcastles").
+func gerundItem(item string, first bool) string {
+	item = strings.TrimPrefix(item, "to ")
+	w, next := firstWord(item, 0)
+	if likeVerbs[w] && next < len(item) {
+		return item[next:] // "… and love gardening"
+	}
+	if w == "" || strings.HasSuffix(w, "ing") || notItems[w] || !isLowerWord(w) {
+		return item
+	}
+	if !first && !soloVerbs[w] && (next >= len(item) || (strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"))) {
+		return item
+	}
+	rest := ""
+	if next < len(item) {
+		rest = item[next-1:]
+	}
+	return gerund(w) + rest
+}
+
+func isLowerWord(w string) bool {
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// gerund is the -ing form of a regular English verb.
+func gerund(v string) string {
+	if g, ok := gerunds[v]; ok {
+		return g
+	}
+	n := len(v)
+	vowel := func(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+	switch {
+	case v == "be" || v == "see":
+		return v + "ing"
+	case strings.HasSuffix(v, "ie"):
+		return v[:n-2] + "ying"
+	case n > 2 && v[n-1] == 'e' && !vowel(v[n-2]):
+		return v[:n-1] + "ing"
+	case n >= 3 && n <= 4 && !vowel(v[n-1]) && vowel(v[n-2]) && !vowel(v[n-3]) && strings.IndexByte("wxy", v[n-1]) < 0:
+		return v + v[n-1:] + "ing"
+	}
+	return v + "ing"
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -642,6 +749,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			if vs, long = items(after); long {
 				return nil, DropTooLong
 			}
+			vs, _ = capList(vs)
 		}
 		var out []Memory
 		for _, raw := range vs {
@@ -999,6 +1107,7 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 	if long {
 		return nil, DropTooLong
 	}
+	objs, _ = capList(objs)
 	if len(objs) == 0 {
 		objs = []string{""}
 	}

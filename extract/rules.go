@@ -1102,9 +1102,16 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		}
 		return Memory{Key: "nickname", Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.9}, ""
 	case kindFavorite:
-		v, long := cutClause(after)
-		if long {
+		vs, long := items(after)
+		if long || len(vs) == 0 {
 			return Memory{}, DropTooLong
+		}
+		// "My favourite things to cook are shakshuka, pad thai and lentil
+		// soup" is one favourite, all of the list.
+		vs, _ = capList(vs)
+		v := vs[0]
+		if len(vs) > 1 {
+			v = strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 		}
 		return favorite(group(rest, loc, 1), v)
 	case kindFeeling:

@@ -99,7 +99,7 @@ func TestRulesPatterns(t *testing.T) {
 		{"I’m a fan of “The Beatles” and I don’t like Mondays", []kv{likes("beatles", "The Beatles"), dislikes("mondays", "Mondays")}},
 		{"I like dogs more than cats", []kv{likes("dogs", "dogs")}},
 		{"I like mac and cheese", []kv{likes("mac_and_cheese", "mac and cheese")}},
-		{"I like to swim", []kv{likes("swim", "swim")}},
+		{"I like to swim", []kv{likes("swimming", "swimming")}},
 		{"I enjoy my mom's cooking", []kv{likes("moms_cooking", "my mom's cooking")}},
 		{"I like ice cream, it's the best", []kv{likes("ice_cream", "ice cream")}},
 		{"I don't like mushrooms", []kv{dislikes("mushrooms", "mushrooms")}},

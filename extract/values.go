@@ -64,8 +64,12 @@ func phraseValue(v string) (string, string) {
 			break
 		}
 	}
+	full := ws
 	for len(ws) > 0 && danglingWords[ws[len(ws)-1]] {
 		ws = ws[:len(ws)-1]
+	}
+	if !hasContentWord(ws) {
+		ws = full // "the who" is a band: nothing is left to dangle from
 	}
 	if len(ws) == 0 {
 		return "", DropInvalidValue
@@ -116,4 +120,15 @@ func withoutReported(text string) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// hasContentWord reports whether ws holds a word that is no function word.
+func hasContentWord(ws []string) bool {
+	for _, w := range ws {
+		lw := strings.ToLower(strings.Trim(w, ",.!?'"))
+		if !referenceWords[lw] && !functionOnly[lw] && !danglingWords[lw] {
+			return true
+		}
+	}
+	return false
 }
