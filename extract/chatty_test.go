@@ -151,3 +151,44 @@ func TestRulesChattyLists(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesChattyFamilies: the families of facts chatty text states in
+// other words than MemoryBank's: things done (also as "we"), indirect
+// preferences, roles, names in apposition, past occupations.
+func TestRulesChattyFamilies(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg  string
+		want []m
+	}{
+		{"I bought a new car", []m{{"event:bought_new_car", "bought a new car"}}},
+		{"We won the championship", []m{{"event:won_championship", "won the championship"}}},
+		{"I finished my first marathon", []m{{"event:finished_first_marathon", "finished my first marathon"}}},
+		{"I lost my job", []m{{"event:lost_job", "lost my job"}}},
+		{"I tried sushi for the first time", []m{{"event:tried_sushi_for_first_time", "tried sushi for the first time"}}},
+		{"I served in the army for 8 years", []m{{"event:served_in_army_for_8_years", "served in the army for 8 years"}}},
+		{"I used to be a painter", []m{{"event:used_to_be_painter", "used to be a painter"}}},
+		{"I won't keep you any longer", nil},
+		{"Painting makes me happy", []m{{"likes:painting", "painting"}}},
+		{"I'm hooked on Wordle", []m{{"likes:wordle", "Wordle"}}},
+		{"My favourite game is called Stardew Valley", []m{{"favorite_game", "Stardew Valley"}}},
+		{"I'm interning at Google", []m{{"works_at", "Google"}}},
+		{"I'm majoring in biology", []m{{"occupation", "biology student"}}},
+		{"I'm studying Spanish", []m{{"hobby:spanish", "studying Spanish"}}},
+		{"Biscuit, my hamster, is so cute", []m{{"pet:hamster", "Biscuit"}}},
+		{"Sadly, my dog is sick", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			var ms []m
+			for _, x := range rulesSay(tt.msg).Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+		})
+	}
+}

@@ -802,6 +802,8 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			}
 		}
 		return nil, ""
+	case kindMajor:
+		return major(firstNonEmpty(g(1), after))
 	case kindGoal:
 		what, long := cutClause(after)
 		if long {
@@ -1289,4 +1291,79 @@ func commonSuffix(w string) bool {
 		}
 	}
 	return false
+}
+
+// notSubjects open what one is "studying" that is no subject: "for my
+// exam", "abroad", "hard".
+var notSubjects = toSet("for to a an the hard abroad at with now all right tonight today this that it up so because really more late in on my your some lots")
+
+// major builds "I'm majoring in biology", "I'm studying psychology" and
+// "I'm a history major": the user is a student of a subject, an occupation.
+func major(after string) ([]Memory, string) {
+	clause, long := cutClause(after)
+	if long {
+		return nil, DropTooLong
+	}
+	clause = cutAtWords(trimFillers(clause), "at", "in", "for", "since", "now", "and", "with", "because", "right", "this", "next", "last")
+	ws := strings.Fields(stripTrailing(clause, placeTrailing))
+	if len(ws) == 0 || len(ws) > 3 || notSubjects[strings.ToLower(ws[0])] || notItems[strings.ToLower(ws[0])] {
+		return nil, DropInvalidValue
+	}
+	v := strings.Join(ws, " ")
+	if languages[strings.ToLower(v)] {
+		// "I'm studying Spanish": a language learnt, not a course of study.
+		return []Memory{{Key: "hobby:" + slug(v, nil), Value: "studying " + v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	}
+	return []Memory{fact("occupation", v+" student")}, ""
+}
+
+// languages are what one studies as a hobby rather than a degree.
+var languages = toSet("spanish french german italian japanese chinese mandarin cantonese korean portuguese russian arabic english latin greek hindi dutch swedish turkish hebrew polish")
+
+// makesMeRe reads "painting makes me happy" over a whole clause.
+var makesMeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:(?:always|really|just|truly|also)\s+)?makes?\s+me\s+(?:(?:so|really|very|feel|truly)\s+)*(?:happy|smile|laugh|calm|relaxed|good|joyful|feel\s+alive)$`)
+
+// matchMakesMe reads "X makes me happy" as a like of X.
+func matchMakesMe(rest string) ([]Memory, bool, string) {
+	clause, long := cutClause(rest)
+	if long || len(clause) > reverseWindow {
+		return nil, false, ""
+	}
+	sm := makesMeRe.FindStringSubmatch(clause)
+	if sm == nil {
+		return nil, false, ""
+	}
+	subj := sm[1]
+	if w, next := firstWord(subj, 0); strings.HasSuffix(w, "ing") {
+		subj = w + subj[min(len(subj), next-1):] // "Painting makes me happy": no name
+		if next >= len(sm[1]) {
+			subj = w
+		}
+	}
+	ms, reason := prefMemories(subj, "likes:")
+	return ms, true, reason
+}
+
+// appositionRe reads "Biscuit, my hamster" at a clause start.
+var appositionRe = regexp.MustCompile(`^(\p{Lu}[\p{L}'\-]*(?:\s+\p{Lu}[\p{L}'\-]*)?),\s+[Mm]y\s+(?:(?:little|baby|big|older|younger|new|old|sweet)\s+)?([\p{L}]+)\b`)
+
+// matchApposition reads a pet or relative named before it is introduced:
+// "Biscuit, my hamster, is so cute".
+func matchApposition(rest string) ([]Memory, bool, string) {
+	sm := appositionRe.FindStringSubmatch(rest[:min(len(rest), prefixWindow)])
+	if sm == nil {
+		return nil, false, ""
+	}
+	n := nameAt(sm[1], true)
+	if lw := strings.ToLower(n); n == "" || interjections[lw] || strings.HasSuffix(lw, "ly") || commonSuffix(lw) {
+		return nil, false, "" // "Sadly, my dog died"
+	}
+	w := strings.ToLower(sm[2])
+	if sp, ok := species[w]; ok {
+		return []Memory{{Key: "pet:" + sp, Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
+	}
+	if r, ok := relations[w]; ok {
+		return []Memory{{Key: "family:" + r, Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
+	}
+	return nil, false, ""
 }
