@@ -178,6 +178,9 @@ func TestRulesChattyFamilies(t *testing.T) {
 		{"I'm studying Spanish", []m{{"hobby:spanish", "studying Spanish"}}},
 		{"Biscuit, my hamster, is so cute", []m{{"pet:hamster", "Biscuit"}}},
 		{"Sadly, my dog is sick", nil},
+		{"I'm a famous Twitch streamer who is a recluse", []m{{"occupation", "famous twitch streamer"}}},
+		{"Now I'm a housekeeper", []m{{"occupation", "housekeeper"}}},
+		{"I'm a team player", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {

@@ -219,7 +219,7 @@ func sortByLenDesc(ws []string) {
 
 var (
 	// occupations end the phrase of "I'm a nurse", "I'm a software engineer".
-	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay-at-home\s+(?:mom|dad|parent)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist`
+	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay-at-home\s+(?:mom|dad|parent)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist|housekeeper|custodian|athlete|olympian|player|tour\s+guide|guide|activist|veteran|model|stylist|hairdresser|salesman|saleswoman|salesperson|coder|blogger|vlogger|influencer|gamer|comedian|magician|sculptor|poet|novelist|composer|producer|director|dj|investor|trader|broker|miner|welder|fisherman|butcher|florist|tailor|jeweler|landscaper|gardener|courier|mailman|postman|trucker|ranger|guard|detective|judge|politician|stunt\s+double|lifeguard|babysitter|optometrist|midwife|zookeeper|archaeologist|astronaut|biologist|chemist|physicist|economist|historian|mathematician|geologist|botanist|volunteer|animator|illustrator|filmmaker|cameraman|reporter|anchor|host|owner|ceo|founder`
 	// selfJudgements make "I'm a terrible cook" a judgement, not a job.
 	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring former retired")
 	diets          = `vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|keto|paleo|plant[- ]based|flexitarian`
@@ -984,7 +984,7 @@ func firstField(s string) string {
 
 // occupationFollowers may follow an occupation: "I'm a nurse at St Mary's",
 // "I'm a teacher and I love it".
-var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the")
+var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the that as living")
 
 // occupation builds "I'm a software engineer" (mods "software", occ
 // "engineer"), and the workplace or school "at" names.
