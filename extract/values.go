@@ -74,6 +74,9 @@ func phraseValue(v string) (string, string) {
 	if len(ws) == 0 {
 		return "", DropInvalidValue
 	}
+	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
+		return "", DropUnresolved // "the peanut butter ones": ones of what?
+	}
 	ref := false
 	for _, w := range ws {
 		lw := strings.ToLower(strings.Trim(w, ",.!?'"))
