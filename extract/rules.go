@@ -964,7 +964,7 @@ func matchAt(rest string, dated bool, may uint64) (ms []Memory, ok bool, reason 
 	if ms, ok, reason = matchReverse(rest, containsFoldASCII(head, "fav"), may&comparisonBit != 0 && containsFoldASCII(head, "my ")); ok {
 		return ms, ok, reason
 	}
-	if containsFoldASCII(head, "me ") || containsFoldASCII(head, "me.") || strings.HasSuffix(head, "me") {
+	if containsFoldASCII(head, "make") && containsFoldASCII(head, " me") {
 		if ms, ok, reason = matchMakesMe(rest); ok {
 			return ms, ok, reason
 		}

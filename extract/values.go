@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -101,10 +102,13 @@ func phraseValue(v string) (string, string) {
 // not the user's.
 var reportedRe = regexp.MustCompile(`(?i)\b([\p{L}']+)\s+(?:said|says|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|asked|asks|wrote|writes|texted|texts|messaged|yelled|shouted|screamed|replied|whispered|goes|went\s+like|was\s+like|is\s+like|keeps\s+saying|kept\s+saying)\s*(?:,|:)?\s*(?:"[^"]*(?:"|$)|[,:]\s*[^.!?\n]*)`)
 
+// speechWords are in every match of reportedRe: a cheap test first.
+var speechWords = []string{"said", "says", "told", "tells", "ask", "wrote", "writes", "text", "messaged", "yelled", "shouted", "screamed", "replied", "whispered", "goes", "went like", "was like", "is like", "saying"}
+
 // withoutReported blanks the reported speech of text (reportedRe), so that
 // no pattern reads a third party's words as the user's; "I said …" stays.
 func withoutReported(text string) string {
-	if !strings.ContainsAny(text, `":,`) {
+	if !strings.ContainsAny(text, `":,`) || !slices.ContainsFunc(speechWords, func(w string) bool { return containsFoldASCII(text, w) }) {
 		return text
 	}
 	locs := reportedRe.FindAllStringSubmatchIndex(text, -1)
