@@ -34,6 +34,7 @@ func TestRulesChattyValues(t *testing.T) {
 		{"That is my favorite movie", nil, []string{"unresolved_reference"}},
 		{"I really hate those", nil, []string{"unresolved_reference"}},
 		{"I love the peanut butter ones", nil, []string{"unresolved_reference"}},
+		{"I love going to their concerts", nil, []string{"unresolved_reference"}},
 		{"I love so many things", nil, []string{"invalid_value"}},
 		// "so" opens a feeling as an intensifier.
 		{"I feel so tired", []m{{"feeling", "tired"}}, nil},

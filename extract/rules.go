@@ -1204,6 +1204,9 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 	return Memory{}, ""
 }
 
+// thirdPossessives point at someone named elsewhere.
+var thirdPossessives = toSet("their his its theirs")
+
 // aimedAtOther reports whether a feeling's clause is about the other
 // speaker: "glad you liked it", "proud of you", "happy for you" are praise
 // or sympathy, not the user's own state.
@@ -1400,6 +1403,9 @@ func preference(v string) (string, string) {
 	for _, w := range lowerWords(v) {
 		if aboutMona[w] {
 			return "", DropNotAboutUser // "I love that for you", "I like your idea"
+		}
+		if thirdPossessives[w] {
+			return "", DropUnresolved // "I love going to their concerts": whose?
 		}
 	}
 	if referenceWords[first] {
