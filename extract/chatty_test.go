@@ -127,6 +127,8 @@ func TestRulesChattyLists(t *testing.T) {
 	}{
 		{"My favourite things to cook are shakshuka, pad thai and lentil soup",
 			[]m{{"favorite_things_to_cook", "shakshuka, pad thai and lentil soup"}}, nil},
+		{"I love Halloween and trick or treating",
+			[]m{{"likes:halloween", "Halloween"}, {"likes:trick_or_treating", "trick or treating"}}, nil},
 		{"I like to hike, run my little bakery and read",
 			[]m{{"likes:hiking", "hiking"}, {"works_at", "little bakery"}, {"likes:reading", "reading"}}, nil},
 		{"I love to travel, read, and go to the movies.",

@@ -440,7 +440,7 @@ func capList(vs []string) (kept []string, capped bool) {
 }
 
 // fixedPairs are items whose "and" is part of their name.
-var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons")
+var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons hide_and_seek trick_or_treating truth_or_dare rain_or_shine now_or_never")
 
 // splitJoined splits "X and Y" and "X or Y" into items unless they are a
 // fixed pair.
@@ -469,9 +469,12 @@ func splitJoined(s string) []string {
 	// A fixed pair inside a longer list ("pizza and mac and cheese") is
 	// joined again.
 	for i := 0; i+1 < len(out); i++ {
-		if fixedPairs[slug(out[i]+" and "+out[i+1], articles)] {
-			out[i] = out[i] + " and " + out[i+1]
-			out = append(out[:i+1], out[i+2:]...)
+		for _, j := range []string{" and ", " or "} {
+			if fixedPairs[slug(out[i]+j+out[i+1], articles)] {
+				out[i] = out[i] + j + out[i+1]
+				out = append(out[:i+1], out[i+2:]...)
+				break
+			}
 		}
 	}
 	return out
