@@ -133,6 +133,11 @@ func TestRulesChattyLists(t *testing.T) {
 			[]m{{"likes:hiking", "hiking"}, {"works_at", "little bakery"}, {"likes:reading", "reading"}}, nil},
 		{"I love to travel, read, and go to the movies.",
 			[]m{{"likes:traveling", "traveling"}, {"likes:reading", "reading"}, {"likes:movies", "going to the movies"}}, nil},
+		{"I have one brother and three sisters, and I love dogs.",
+			[]m{{"family:brother", "one brother"}, {"family:sister", "three sisters"}, {"likes:dogs", "dogs"}}, nil},
+		{"I have a wife, two kids and a dog named Rex.",
+			[]m{{"family:wife", "a wife"}, {"family:children", "two kids"}, {"pet:dog", "Rex"}}, nil},
+		{"I have a golden retriever and a poodle.", []m{{"pet:dog", "a golden retriever and a poodle"}}, nil},
 		{"I like pizza, pasta, sushi, tacos, burgers, ramen, curry, salads and soup", []m{
 			{"likes:pizza", "pizza"}, {"likes:pasta", "pasta"}, {"likes:sushi", "sushi"}, {"likes:tacos", "tacos"},
 			{"likes:burgers", "burgers"}, {"likes:ramen", "ramen"}, {"likes:curry", "curry"}, {"likes:salads", "salads"},

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -842,7 +843,11 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindHobby:
 		return hobby(rest, loc, after)
 	case kindFamilyHave, kindPetHave:
-		return have(k, g(1), g(2), g(3), after)
+		ms, reason := have(k, g(1), g(2), g(3), after)
+		if len(ms) == 0 {
+			return ms, reason
+		}
+		return haveMore(ms, after), ""
 	case kindFamilyNamed, kindPetNamed:
 		strict := !containsFoldASCII(rest[:loc[1]], "name") && !containsFoldASCII(rest[:loc[1]], "called")
 		n := nameAt(after, strict)
@@ -1192,6 +1197,45 @@ func have(k kind, count, mods, what, after string) ([]Memory, string) {
 		v = strings.Join(strings.Fields(count+" "+mods+" "+what), " ")
 	}
 	return []Memory{{Key: key, Value: v, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+}
+
+// moreHaveRe reads the next item of "I have one brother and three
+// sisters", "I have a wife, two kids and a dog".
+var moreHaveRe = regexp.MustCompile(`(?i)^\s*(?:,\s*(?:and\s+)?|\s+and\s+)(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(relations) + `|` + wordAlt(species) + `)\b`)
+
+// haveNameRe is the name of the item before: "named Maya", ", Maya".
+// (No (?i): \p{Lu} must mean a capital.)
+var haveNameRe = regexp.MustCompile(`^\s*(?:(?:[Nn]amed|[Cc]alled)\s+\p{Lu}[\p{L}'\-]*|,\s*\p{Lu}[\p{L}'\-]*)`)
+
+// haveMore adds the further relatives and pets of a "have" list to ms; a
+// second of one key joins the first ("a golden retriever and a poodle").
+func haveMore(ms []Memory, after string) []Memory {
+	rest := after
+	// The first item's own words ("named Maya") come before the next.
+	if loc := haveNameRe.FindStringIndex(rest); loc != nil {
+		rest = rest[loc[1]:]
+	}
+	for range maxListItems {
+		sm := moreHaveRe.FindStringSubmatchIndex(rest)
+		if sm == nil {
+			break
+		}
+		count, mods, what := strings.ToLower(rest[sm[2]:sm[3]]), rest[sm[4]:sm[5]], strings.ToLower(rest[sm[6]:sm[7]])
+		kind := kindFamilyHave
+		if _, ok := relations[what]; !ok {
+			kind = kindPetHave
+		}
+		more, _ := have(kind, count, mods, what, rest[sm[1]:])
+		rest = rest[sm[1]:]
+		for _, m := range more {
+			if i := slices.IndexFunc(ms, func(x Memory) bool { return x.Key == m.Key }); i >= 0 {
+				ms[i].Value += " and " + m.Value
+				continue
+			}
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 // nameAt reads the name at the start of s ("Maya", "Maya and Lea"):
