@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -218,7 +220,7 @@ func sortByLenDesc(ws []string) {
 
 var (
 	// occupations end the phrase of "I'm a nurse", "I'm a software engineer".
-	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay-at-home\s+(?:mom|dad|parent)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist`
+	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay-at-home\s+(?:mom|dad|parent)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist|housekeeper|custodian|athlete|olympian|player|tour\s+guide|guide|activist|veteran|model|stylist|hairdresser|salesman|saleswoman|salesperson|coder|blogger|vlogger|influencer|gamer|comedian|magician|sculptor|poet|novelist|composer|producer|director|dj|investor|trader|broker|miner|welder|fisherman|butcher|florist|tailor|jeweler|landscaper|gardener|courier|mailman|postman|trucker|ranger|guard|detective|judge|politician|stunt\s+double|lifeguard|babysitter|optometrist|midwife|zookeeper|archaeologist|astronaut|biologist|chemist|physicist|economist|historian|mathematician|geologist|botanist|volunteer|animator|illustrator|filmmaker|cameraman|reporter|anchor|host|owner|ceo|founder`
 	// selfJudgements make "I'm a terrible cook" a judgement, not a job.
 	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring former retired")
 	diets          = `vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|keto|paleo|plant[- ]based|flexitarian`
@@ -382,7 +384,7 @@ func items(after string) ([]string, bool) {
 	segs := []string{first}
 	rest := after[min(len(after), len(first)):]
 	listed := false
-	for len(segs) < maxListItems {
+	for len(segs) < maxListScan {
 		rest = strings.TrimLeft(rest, " \"'")
 		if !strings.HasPrefix(rest, ",") {
 			break
@@ -415,16 +417,31 @@ func items(after string) ([]string, bool) {
 	for _, s := range segs {
 		out = append(out, splitJoined(s)...)
 	}
-	if len(out) > maxListItems {
-		out = out[:maxListItems]
+	if len(out) > maxListScan {
+		out = out[:maxListScan]
 	}
 	return out, false
 }
 
-const maxListItems = 6
+// maxListItems is how many items of one list the rules keep: "I like A, B,
+// …" keeps the first eight and records DropListCap for the rest, so that a
+// long list is neither one memory nor a flood. maxListScan bounds how far
+// a list is read.
+const (
+	maxListItems = 8
+	maxListScan  = 32
+)
+
+// capList keeps the first maxListItems of vs; capped reports a cut.
+func capList(vs []string) (kept []string, capped bool) {
+	if len(vs) > maxListItems {
+		return vs[:maxListItems], true
+	}
+	return vs, false
+}
 
 // fixedPairs are items whose "and" is part of their name.
-var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons")
+var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons hide_and_seek trick_or_treating truth_or_dare rain_or_shine now_or_never")
 
 // splitJoined splits "X and Y" and "X or Y" into items unless they are a
 // fixed pair.
@@ -453,23 +470,43 @@ func splitJoined(s string) []string {
 	// A fixed pair inside a longer list ("pizza and mac and cheese") is
 	// joined again.
 	for i := 0; i+1 < len(out); i++ {
-		if fixedPairs[slug(out[i]+" and "+out[i+1], articles)] {
-			out[i] = out[i] + " and " + out[i+1]
-			out = append(out[:i+1], out[i+2:]...)
+		for _, j := range []string{" and ", " or "} {
+			if fixedPairs[slug(out[i]+j+out[i+1], articles)] {
+				out[i] = out[i] + j + out[i+1]
+				out = append(out[:i+1], out[i+2:]...)
+				break
+			}
 		}
 	}
 	return out
 }
 
+// expletiveIt is the "it" of "I like it when it rains", which names nothing.
+var expletiveIt = regexp.MustCompile(`(?i)^it\s+(?:when|whenever|if|that)\b`)
+
 // prefMemories are the likes or dislikes of a list.
 func prefMemories(after string, key string) ([]Memory, string) {
+	if expletiveIt.MatchString(after) {
+		return nil, DropInvalidValue // "I like it when it rains": no thing is liked
+	}
 	vs, long := items(after)
 	if long {
 		return nil, DropTooLong
 	}
+	vs, capped := capList(vs)
+	infinitive := strings.HasPrefix(strings.ToLower(strings.TrimLeft(after, " ")), "to ")
 	var out []Memory
 	reason := ""
-	for _, raw := range vs {
+	for i, raw := range vs {
+		if infinitive {
+			// "I like to hike, run my little bakery and read": the verbs are
+			// activities (hiking, reading), what one runs or owns is work.
+			if m, ok := runsPlace(raw); ok {
+				out = append(out, m)
+				continue
+			}
+			raw = gerundItem(raw, i == 0)
+		}
 		if personItem(raw) {
 			reason = firstNonEmpty(reason, DropAboutPerson)
 			continue
@@ -491,9 +528,90 @@ func prefMemories(after string, key string) ([]Memory, string) {
 		out = append(out, Memory{Key: k, Value: v, Category: CategoryPreference, Importance: 75, Confidence: 0.7})
 	}
 	if len(out) > 0 {
+		if capped {
+			return out, DropListCap
+		}
 		return out, ""
 	}
 	return nil, reason
+}
+
+var (
+	// likeVerbs open an item that restates the liking: "… and love gardening".
+	likeVerbs = toSet("like love enjoy adore")
+	// soloVerbs are activities named by a verb alone: "to hike, swim and read".
+	soloVerbs = toSet("read cook bake swim hike run travel dance sing write draw paint knit sew shop fish camp ski surf garden relax explore walk jog bike cycle climb sleep eat volunteer sail skate golf play write craft")
+)
+
+// ownVerbs make an item of a list of likes the user's work or business.
+var ownVerbs = toSet("run own manage")
+
+// runsPlace reads "run my little bakery" in a list of likes as where the
+// user works.
+func runsPlace(item string) (Memory, bool) {
+	ws := strings.Fields(strings.TrimPrefix(strings.ToLower(item), "to "))
+	if len(ws) < 2 || !ownVerbs[ws[0]] || (ws[1] != "my" && ws[1] != "a" && ws[1] != "an" && ws[1] != "our") {
+		return Memory{}, false
+	}
+	v, _ := org(strings.Join(ws[2:], " "))
+	if v == "" {
+		return Memory{}, false
+	}
+	return fact("works_at", v), true
+}
+
+// gerundItem turns the verb that opens an item of "I like to …" into its
+// -ing form, so that "to hike" and "hiking" are one like. The first item
+// opens with a verb; a later one may be another object of it ("to play
+// Mario Kart, Minecraft and Roblox", "to walk with my sisters and dogs"),
+// so it is read as a verb only when it is one of soloVerbs or a lower-case
+// word not ending in s followed by more words ("build sandcastles").
+func gerundItem(item string, first bool) string {
+	item = strings.TrimPrefix(item, "to ")
+	w, next := firstWord(item, 0)
+	if likeVerbs[w] && next < len(item) {
+		return item[next:] // "… and love gardening"
+	}
+	if w == "" || strings.HasSuffix(w, "ing") || notItems[w] || !isLowerWord(w) {
+		return item
+	}
+	if !first && !soloVerbs[w] && (next >= len(item) || (strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"))) {
+		return item
+	}
+	rest := ""
+	if next < len(item) {
+		rest = item[next-1:]
+	}
+	return gerund(w) + rest
+}
+
+func isLowerWord(w string) bool {
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// gerund is the -ing form of a regular English verb.
+func gerund(v string) string {
+	if g, ok := gerunds[v]; ok {
+		return g
+	}
+	n := len(v)
+	vowel := func(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+	switch {
+	case v == "be" || v == "see":
+		return v + "ing"
+	case strings.HasSuffix(v, "ie"):
+		return v[:n-2] + "ying"
+	case n > 2 && v[n-1] == 'e' && !vowel(v[n-2]):
+		return v[:n-1] + "ing"
+	case n >= 3 && n <= 4 && !vowel(v[n-1]) && vowel(v[n-2]) && !vowel(v[n-3]) && strings.IndexByte("wxy", v[n-1]) < 0:
+		return v + v[n-1:] + "ing"
+	}
+	return v + "ing"
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -523,6 +641,8 @@ func capWords(s string, n int) string {
 		}
 		r, _ := utf8.DecodeRuneInString(trimmed)
 		switch {
+		case newSubjects[strings.ToLower(trimmed)] || capPronouns[strings.ToLower(trimmed)]:
+			return joinCap(out) // "Chicago and I work …": a pronoun names no place
 		case unicode.IsUpper(r) || (unicode.IsDigit(r) && len(out) > 0):
 		case len(out) == 0 && strings.EqualFold(trimmed, "the") && !end:
 		case len(out) > 0 && (trimmed == "of" || trimmed == "de" || trimmed == "la" || trimmed == "and" || trimmed == "&") && !end && i+1 < len(ws):
@@ -539,6 +659,9 @@ func capWords(s string, n int) string {
 	}
 	return joinCap(out)
 }
+
+// capPronouns are capitalised words that are no part of a name.
+var capPronouns = toSet("my his her their our your its me him them us")
 
 func joinCap(ws []string) string {
 	for len(ws) > 0 {
@@ -612,7 +735,13 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if food := g(3); food != "" {
 			return []Memory{fact("diet", "no "+food)}, ""
 		}
-		return []Memory{fact("diet", firstNonEmpty(g(1), g(2)))}, ""
+		d := firstNonEmpty(g(1), g(2))
+		if item, ok := strings.CutSuffix(strings.ReplaceAll(d, "-", " "), " intolerant"); ok {
+			// An intolerance is the body's, not a choice: it must outlive
+			// "I don't eat meat anymore", which restates the diet.
+			return []Memory{{Key: "allergy:" + item, Value: d, Category: CategoryFact, Importance: 85, Confidence: 0.8}}, ""
+		}
+		return []Memory{fact("diet", d)}, ""
 	case kindNegated:
 		return nil, DropNegated
 	case kindAllergy:
@@ -624,6 +753,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			if vs, long = items(after); long {
 				return nil, DropTooLong
 			}
+			vs, _ = capList(vs)
 		}
 		var out []Memory
 		for _, raw := range vs {
@@ -676,6 +806,8 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			}
 		}
 		return nil, ""
+	case kindMajor:
+		return major(firstNonEmpty(g(1), after))
 	case kindGoal:
 		what, long := cutClause(after)
 		if long {
@@ -711,7 +843,11 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindHobby:
 		return hobby(rest, loc, after)
 	case kindFamilyHave, kindPetHave:
-		return have(k, g(1), g(2), g(3), after)
+		ms, reason := have(k, g(1), g(2), g(3), after)
+		if len(ms) == 0 {
+			return ms, reason
+		}
+		return haveMore(ms, after), ""
 	case kindFamilyNamed, kindPetNamed:
 		strict := !containsFoldASCII(rest[:loc[1]], "name") && !containsFoldASCII(rest[:loc[1]], "called")
 		n := nameAt(after, strict)
@@ -731,6 +867,15 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	m, reason := build(k, rest, loc, dated)
 	if m.Key == "" {
 		return nil, reason
+	}
+	if k == kindEvent {
+		// "Actually I moved to Denver last month" also says where the user
+		// lives now, and supersedes lives_in.
+		if to, ok := strings.CutPrefix(strings.ToLower(m.Value), "moved to "); ok {
+			if v, _ := place(m.Value[len(m.Value)-len(to):], !hasUpper(to)); v != "" {
+				return []Memory{m, fact("lives_in", v)}, ""
+			}
+		}
 	}
 	return []Memory{m}, ""
 }
@@ -847,7 +992,7 @@ func firstField(s string) string {
 
 // occupationFollowers may follow an occupation: "I'm a nurse at St Mary's",
 // "I'm a teacher and I love it".
-var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the")
+var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the that as living")
 
 // occupation builds "I'm a software engineer" (mods "software", occ
 // "engineer"), and the workplace or school "at" names.
@@ -972,6 +1117,7 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 	if long {
 		return nil, DropTooLong
 	}
+	objs, _ = capList(objs)
 	if len(objs) == 0 {
 		objs = []string{""}
 	}
@@ -1053,6 +1199,45 @@ func have(k kind, count, mods, what, after string) ([]Memory, string) {
 	return []Memory{{Key: key, Value: v, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
 }
 
+// moreHaveRe reads the next item of "I have one brother and three
+// sisters", "I have a wife, two kids and a dog".
+var moreHaveRe = regexp.MustCompile(`(?i)^\s*(?:,\s*(?:and\s+)?|\s+and\s+)(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(relations) + `|` + wordAlt(species) + `)\b`)
+
+// haveNameRe is the name of the item before: "named Maya", ", Maya".
+// (No (?i): \p{Lu} must mean a capital.)
+var haveNameRe = regexp.MustCompile(`^\s*(?:(?:[Nn]amed|[Cc]alled)\s+\p{Lu}[\p{L}'\-]*|,\s*\p{Lu}[\p{L}'\-]*)`)
+
+// haveMore adds the further relatives and pets of a "have" list to ms; a
+// second of one key joins the first ("a golden retriever and a poodle").
+func haveMore(ms []Memory, after string) []Memory {
+	rest := after
+	// The first item's own words ("named Maya") come before the next.
+	if loc := haveNameRe.FindStringIndex(rest); loc != nil {
+		rest = rest[loc[1]:]
+	}
+	for range maxListItems {
+		sm := moreHaveRe.FindStringSubmatchIndex(rest)
+		if sm == nil {
+			break
+		}
+		count, mods, what := strings.ToLower(rest[sm[2]:sm[3]]), rest[sm[4]:sm[5]], strings.ToLower(rest[sm[6]:sm[7]])
+		kind := kindFamilyHave
+		if _, ok := relations[what]; !ok {
+			kind = kindPetHave
+		}
+		more, _ := have(kind, count, mods, what, rest[sm[1]:])
+		rest = rest[sm[1]:]
+		for _, m := range more {
+			if i := slices.IndexFunc(ms, func(x Memory) bool { return x.Key == m.Key }); i >= 0 {
+				ms[i].Value += " and " + m.Value
+				continue
+			}
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
 // nameAt reads the name at the start of s ("Maya", "Maya and Lea"):
 // strict names must be capitalised as typed and not be a common word.
 func nameAt(s string, strict bool) string {
@@ -1068,7 +1253,7 @@ func nameAt(s string, strict bool) string {
 			return ""
 		}
 	}
-	n := parseName(s)
+	n := parseName(sameCaseWords(s))
 	if n == "" {
 		return ""
 	}
@@ -1080,6 +1265,25 @@ func nameAt(s string, strict bool) string {
 		}
 	}
 	return n
+}
+
+// sameCaseWords is the start of s that a name may take: a name typed with
+// a capital goes on only over capitalised words ("Elena lives in Lisbon"
+// is Elena), one typed in lower case is one word.
+func sameCaseWords(s string) string {
+	ws := strings.Fields(s[:min(len(s), 200)])
+	if len(ws) == 0 {
+		return ""
+	}
+	r, _ := utf8.DecodeRuneInString(ws[0])
+	n := 1
+	for unicode.IsUpper(r) && n < len(ws) {
+		if r2, _ := utf8.DecodeRuneInString(ws[n]); !unicode.IsUpper(r2) {
+			break
+		}
+		n++
+	}
+	return strings.Join(ws[:n], " ")
 }
 
 // introFollowers may follow the name of "I'm Priya".
@@ -1134,4 +1338,79 @@ func commonSuffix(w string) bool {
 		}
 	}
 	return false
+}
+
+// notSubjects open what one is "studying" that is no subject: "for my
+// exam", "abroad", "hard".
+var notSubjects = toSet("for to a an the hard abroad at with now all right tonight today this that it up so because really more late in on my your some lots")
+
+// major builds "I'm majoring in biology", "I'm studying psychology" and
+// "I'm a history major": the user is a student of a subject, an occupation.
+func major(after string) ([]Memory, string) {
+	clause, long := cutClause(after)
+	if long {
+		return nil, DropTooLong
+	}
+	clause = cutAtWords(trimFillers(clause), "at", "in", "for", "since", "now", "and", "with", "because", "right", "this", "next", "last")
+	ws := strings.Fields(stripTrailing(clause, placeTrailing))
+	if len(ws) == 0 || len(ws) > 3 || notSubjects[strings.ToLower(ws[0])] || notItems[strings.ToLower(ws[0])] {
+		return nil, DropInvalidValue
+	}
+	v := strings.Join(ws, " ")
+	if languages[strings.ToLower(v)] {
+		// "I'm studying Spanish": a language learnt, not a course of study.
+		return []Memory{{Key: "hobby:" + slug(v, nil), Value: "studying " + v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	}
+	return []Memory{fact("occupation", v+" student")}, ""
+}
+
+// languages are what one studies as a hobby rather than a degree.
+var languages = toSet("spanish french german italian japanese chinese mandarin cantonese korean portuguese russian arabic english latin greek hindi dutch swedish turkish hebrew polish")
+
+// makesMeRe reads "painting makes me happy" over a whole clause.
+var makesMeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:(?:always|really|just|truly|also)\s+)?makes?\s+me\s+(?:(?:so|really|very|feel|truly)\s+)*(?:happy|smile|laugh|calm|relaxed|good|joyful|feel\s+alive)$`)
+
+// matchMakesMe reads "X makes me happy" as a like of X.
+func matchMakesMe(rest string) ([]Memory, bool, string) {
+	clause, long := cutClause(rest)
+	if long || len(clause) > reverseWindow {
+		return nil, false, ""
+	}
+	sm := makesMeRe.FindStringSubmatch(clause)
+	if sm == nil {
+		return nil, false, ""
+	}
+	subj := sm[1]
+	if w, next := firstWord(subj, 0); strings.HasSuffix(w, "ing") {
+		subj = w + subj[min(len(subj), next-1):] // "Painting makes me happy": no name
+		if next >= len(sm[1]) {
+			subj = w
+		}
+	}
+	ms, reason := prefMemories(subj, "likes:")
+	return ms, true, reason
+}
+
+// appositionRe reads "Biscuit, my hamster" at a clause start.
+var appositionRe = regexp.MustCompile(`^(\p{Lu}[\p{L}'\-]*(?:\s+\p{Lu}[\p{L}'\-]*)?),\s+[Mm]y\s+(?:(?:little|baby|big|older|younger|new|old|sweet)\s+)?([\p{L}]+)\b`)
+
+// matchApposition reads a pet or relative named before it is introduced:
+// "Biscuit, my hamster, is so cute".
+func matchApposition(rest string) ([]Memory, bool, string) {
+	sm := appositionRe.FindStringSubmatch(rest[:min(len(rest), prefixWindow)])
+	if sm == nil {
+		return nil, false, ""
+	}
+	n := nameAt(sm[1], true)
+	if lw := strings.ToLower(n); n == "" || interjections[lw] || strings.HasSuffix(lw, "ly") || commonSuffix(lw) {
+		return nil, false, "" // "Sadly, my dog died"
+	}
+	w := strings.ToLower(sm[2])
+	if sp, ok := species[w]; ok {
+		return []Memory{{Key: "pet:" + sp, Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
+	}
+	if r, ok := relations[w]; ok {
+		return []Memory{{Key: "family:" + r, Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
+	}
+	return nil, false, ""
 }

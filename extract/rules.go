@@ -15,7 +15,7 @@ import (
 // RulesVersion names the rule set. It is the PromptVersion of every rules
 // result and changes whenever the rules would extract something different
 // from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-3"
+const RulesVersion = "rules-4"
 
 // MaxValueRunes is the longest memory value the rules produce and the merge
 // policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
@@ -60,6 +60,11 @@ const (
 	// DropNotAboutUser: the statement is about the assistant ("my favorite
 	// thing about you").
 	DropNotAboutUser = "not_about_user"
+	// DropUnresolved: the value is a pronoun ("He is my favourite actor",
+	// "I hate that") whose referent the sentence does not name.
+	DropUnresolved = "unresolved_reference"
+	// DropListCap: a list longer than maxListItems; its first items are kept.
+	DropListCap = "list_cap"
 )
 
 // Rules is the deterministic extractor. It never calls out, never guesses and
@@ -348,7 +353,7 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 			reasons = append(reasons, r)
 		}
 	}
-	for _, sent := range splitSentences(apostrophes.Replace(text)) {
+	for _, sent := range splitSentences(withoutReported(apostrophes.Replace(text))) {
 		if shouted(sent.text) {
 			// "I LOVE PIZZA": capitals that mark no proper noun.
 			sent.text = strings.ToLower(sent.text)
@@ -370,7 +375,12 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 			dateEvents(sent.text, hits, dc)
 		}
 		for _, h := range hits {
-			found = append(found, h.m)
+			m, reason := completeValue(h.m)
+			if reason != "" {
+				addReason(reason)
+				continue
+			}
+			found = append(found, m)
 		}
 	}
 	return found, reasons
@@ -755,6 +765,7 @@ const (
 	kindWorks      // I work at Google, I work as a nurse
 	kindOccupation // I'm a software engineer
 	kindStudies    // I study at UCLA
+	kindMajor      // I'm majoring in biology, I'm studying psychology
 	kindGoal       // my goal is to run a marathon
 	kindPlan       // I'm planning a trip to New Zealand
 	kindConsider   // I'm thinking about changing jobs
@@ -814,6 +825,10 @@ func isASCII(s string) bool {
 	return true
 }
 
+// pastActs are the things done that make an event of "I …": bought, won,
+// finished, lost a job, tried for the first time, served in the army.
+const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
+
 const (
 	iAm      = `(?:i'm|im|i am)`
 	adverbs  = `(?:(?:really|just|absolutely|totally|truly|also|still|genuinely|honestly|seriously|definitely|actually|kind of|kinda|so|sure|do|always|especially|particularly)\s+)*`
@@ -843,15 +858,17 @@ var patterns = []pattern{
 		iAm+`\s+(?:(?:really|just|also|honestly)\s+)*not\s+(?:(?:really|very)\s+)?(?:much\s+of\s+)?(?:a\s+)?(?:(?:big|huge|great)\s+)?(?:fan\s+of|into|fond\s+of)\s+`)},
 	{kindLike, toSet("i i'm im"), prefix(
 		`i\s+`+adverbs+`(?:like|love|enjoy|adore|prefer)s?\s+`,
-		iAm+`\s+(?:(?:really|totally|so|very|quite|also|such)\s+)*(?:a\s+)?(?:(?:big|huge|massive|real|total|great)\s+)?(?:fan\s+of|into|crazy\s+about|obsessed\s+with|passionate\s+about|fond\s+of)\s+`)},
+		iAm+`\s+(?:(?:really|totally|so|very|quite|also|such)\s+)*(?:a\s+)?(?:(?:big|huge|massive|real|total|great)\s+)?(?:fan\s+of|into|crazy\s+about|obsessed\s+with|passionate\s+about|fond\s+of|hooked\s+on)\s+`)},
 	{kindFeeling, toSet("i'm im i i've ive"), prefix(
 		`(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|honestly)\s+)*(not\s+)?feeling\s+`,
 		`i\s+(?:(?:really|just|kinda|kind\s+of|honestly|also|still)\s+)*(don't\s+|do\s+not\s+|dont\s+)?feel\s+`)},
 	{kindFeelingWord, toSet("i'm im i"), prefix(
 		iAm + `\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|totally|completely|extremely|feeling)\s+)*(` + feelWord + `)\b`)},
-	{kindEvent, toSet("i i've ive"), prefix(
+	{kindEvent, toSet("i i've ive we"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
-		`i\s+((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to)\b`)},
+		`i\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to|`+pastActs+`)\b`,
+		// First person plural: what "we" did, the user did.
+		`we\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|camping|hiking|skiing|fishing)|visited|moved\s+to|won\s+(?:a|an|the|our|first|\d)|bought|adopted|got\s+(?:married|engaged)|celebrated)\b`)},
 	{kindPerson, toSet("i'm im i"), prefix(
 		iAm + `\s+(?:(?:more|much\s+more|definitely|really|totally|such|more\s+of)\s+)*an?\s+([\p{L}\-]+)\s+person\b`)},
 	{kindDiet, toSet("i'm im i"), prefix(
@@ -871,13 +888,17 @@ var patterns = []pattern{
 		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+in\s+`,
 		`i\s+(?:originally\s+)?come\s+from\s+`)},
 	{kindWorks, toSet("i i'm im i've ive"), prefix(
-		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?working|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as)\s+`)},
+		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?(?:working|interning)|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as)\s+`)},
 	{kindOccupation, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:now|currently|also|actually|just)\s+)*an?\s+((?:[\p{L}\-]+\s+){0,2}?)(`+occupations+`)s?\b`,
 		iAm+`\s+(?:now\s+)?(retired)\b`)},
 	{kindStudies, toSet("i i'm im"), prefix(
 		`(?:i\s+(?:currently\s+)?study|`+iAm+`\s+(?:currently\s+)?studying|i\s+go\s+to\s+school|i\s+attend\s+school)\s+at\s+`,
 		`i\s+(?:currently\s+)?attend\s+`)},
+	{kindMajor, toSet("i i'm im"), prefix(
+		iAm+`\s+(?:(?:currently|also|now|still)\s+)?(?:studying|majoring\s+in|doing\s+a\s+degree\s+in)\s+`,
+		`i\s+(?:currently\s+|also\s+)?major\s+in\s+`,
+		iAm+`\s+an?\s+([\p{L}\-]+(?:\s+[\p{L}\-]+)?)\s+major\b`)},
 	{kindGoal, toSet("my i i'm im"), prefix(
 		`my\s+(?:(?:big|main|biggest|long-term|long\s+term|ultimate|current|new\s+year'?s?)\s+)?(goal|dream|aim|resolution|ambition|plan)\s+is\s+to\s+`,
 		iAm+`\s+(?:(?:currently|also|really|now)\s+)?((?:working\s+(?:toward|towards|on)|saving\s+(?:up\s+)?for|training\s+for))\s+`,
@@ -940,7 +961,18 @@ func matchAt(rest string, dated bool, may uint64) (ms []Memory, ok bool, reason 
 		return ms, ok, reason
 	}
 	head := rest[:min(len(rest), reverseWindow)]
-	return matchReverse(rest, containsFoldASCII(head, "fav"), may&comparisonBit != 0 && containsFoldASCII(head, "my "))
+	if ms, ok, reason = matchReverse(rest, containsFoldASCII(head, "fav"), may&comparisonBit != 0 && containsFoldASCII(head, "my ")); ok {
+		return ms, ok, reason
+	}
+	if containsFoldASCII(head, "make") && containsFoldASCII(head, " me") {
+		if ms, ok, reason = matchMakesMe(rest); ok {
+			return ms, ok, reason
+		}
+	}
+	if strings.Contains(head, ", my ") || strings.Contains(head, ", My ") {
+		return matchApposition(rest)
+	}
+	return nil, false, ""
 }
 
 // comparisonBit is comparisonRe's in a memoryMask, after the patterns'.
@@ -1092,13 +1124,23 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		}
 		return Memory{Key: "nickname", Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.9}, ""
 	case kindFavorite:
-		v, long := cutClause(after)
-		if long {
+		vs, long := items(after)
+		if long || len(vs) == 0 {
 			return Memory{}, DropTooLong
+		}
+		// "My favourite things to cook are shakshuka, pad thai and lentil
+		// soup" is one favourite, all of the list.
+		vs, _ = capList(vs)
+		v := vs[0]
+		if len(vs) > 1 {
+			v = strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 		}
 		return favorite(group(rest, loc, 1), v)
 	case kindFeeling:
 		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
+		if clause, _ := cutClause(after); aimedAtOther(clause) {
+			return Memory{}, DropNotAboutUser // "I feel so happy for you"
+		}
 		v, reason := feelingValue(after)
 		if v == "" {
 			return Memory{}, reason
@@ -1109,24 +1151,30 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindFeelingWord:
 		w := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
+		clause, _ := cutClause(after)
+		if aimedAtOther(clause) {
+			return Memory{}, DropNotAboutUser // "glad you liked it", "proud of you"
+		}
 		if next := strings.Fields(after); len(next) > 0 {
 			if n, _ := firstWord(next[0], 0); n == "to" || n == "of" || n == "that" {
 				return Memory{}, DropInvalidValue // "I'm happy to help" is an offer, "sick of it" an opinion.
 			}
 		}
-		clause, _ := cutClause(after)
 		v, _ := feelingTail(w, lowerWords(trimFillers(clause)))
 		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindEvent:
 		start := loc[2]
-		if start < 0 {
-			start = loc[4]
+		for i := 2; start < 0 && 2*i < len(loc); i++ {
+			start = loc[2*i]
 		}
 		v, long := cutClause(rest[start:])
 		if long {
 			return Memory{}, DropTooLong
 		}
 		v = stripTrailing(withoutDates(trimFillers(tidy(v))), eventTrailing)
+		if w := strings.Fields(strings.ToLower(v)); len(w) < 2 || (w[0] == "tried" && w[1] == "to") {
+			return Memory{}, DropInvalidValue // "I tried to call": an attempt, no event; "I won": won what?
+		}
 		return event(v)
 	case kindUpcoming:
 		if !startsWithDate(after) {
@@ -1154,6 +1202,21 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		return upcoming(strings.TrimSpace(verb + " " + what))
 	}
 	return Memory{}, ""
+}
+
+// thirdPossessives point at someone named elsewhere.
+var thirdPossessives = toSet("their his its theirs")
+
+// aimedAtOther reports whether a feeling's clause is about the other
+// speaker: "glad you liked it", "proud of you", "happy for you" are praise
+// or sympathy, not the user's own state.
+func aimedAtOther(clause string) bool {
+	for _, w := range lowerWords(clause) {
+		if aboutMona[w] || w == "you're" || w == "youre" || w == "you've" || w == "you'll" {
+			return true
+		}
+	}
+	return false
 }
 
 // event is the event memory of value v, or none when v is empty or too long.
@@ -1308,7 +1371,7 @@ func favorite(thing, value string) (Memory, string) {
 			return Memory{}, DropNotAboutUser // "my favorite thing about you" is about the assistant.
 		}
 	}
-	v, reason := preference(value)
+	v, reason := preference(stripLeading(value, []string{"called", "named"})) // "is called Stardew Valley"
 	if v == "" {
 		return Memory{}, reason
 	}
@@ -1337,6 +1400,17 @@ func preference(v string) (string, string) {
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
 	first, _ := firstWord(v+" ", 0)
+	for _, w := range lowerWords(v) {
+		if aboutMona[w] {
+			return "", DropNotAboutUser // "I love that for you", "I like your idea"
+		}
+		if thirdPossessives[w] {
+			return "", DropUnresolved // "I love going to their concerts": whose?
+		}
+	}
+	if referenceWords[first] {
+		return "", DropUnresolved // "I hate that", "He is my favourite actor"
+	}
 	if v == "" || notItems[first] || !hasAlnum(v) {
 		return "", ""
 	}
@@ -1420,7 +1494,7 @@ func cutClause(rest string) (clause string, tooLong bool) {
 			return tidy(rest[:i+k]), false
 		}
 		lw := strings.ToLower(strings.TrimRight(w, ".'"))
-		if clauseEnds[lw] {
+		if clauseEnds[lw] && (i > 0 || lw != "so") { // "so tired": an intensifier, not "so …"
 			return tidy(rest[:i]), false
 		}
 		if joiners[lw] && j < limit {

@@ -99,7 +99,7 @@ func TestRulesPatterns(t *testing.T) {
 		{"I’m a fan of “The Beatles” and I don’t like Mondays", []kv{likes("beatles", "The Beatles"), dislikes("mondays", "Mondays")}},
 		{"I like dogs more than cats", []kv{likes("dogs", "dogs")}},
 		{"I like mac and cheese", []kv{likes("mac_and_cheese", "mac and cheese")}},
-		{"I like to swim", []kv{likes("swim", "swim")}},
+		{"I like to swim", []kv{likes("swimming", "swimming")}},
 		{"I enjoy my mom's cooking", []kv{likes("moms_cooking", "my mom's cooking")}},
 		{"I like ice cream, it's the best", []kv{likes("ice_cream", "ice cream")}},
 		{"I don't like mushrooms", []kv{dislikes("mushrooms", "mushrooms")}},
@@ -180,7 +180,7 @@ func TestRulesNotMined(t *testing.T) {
 		// reason is recorded (nothing silent).
 		{"I love you", []string{"about_person"}},
 		{"I like it when it rains", []string{"invalid_value"}},
-		{"I hate that", []string{"invalid_value"}},
+		{"I hate that", []string{"unresolved_reference"}},
 		{"my name is not important", []string{"invalid_value"}},
 		{"Call me crazy", []string{"invalid_value"}},
 		{"I'm happy to help", []string{"invalid_value"}},
@@ -737,6 +737,7 @@ func FuzzRules(f *testing.F) {
 			switch r, _ := strings.CutPrefix(d.Reason, "sensitive:"); r {
 			case extract.DropQuestion, extract.DropRequest, extract.DropUncertain, extract.DropTooLong,
 				extract.DropInvalidValue, extract.DropAboutPerson, extract.DropNegated, extract.DropNotAboutUser,
+				extract.DropUnresolved, extract.DropListCap,
 				extract.SensitivePrivateKey, extract.SensitiveAPIKey, extract.SensitivePassword, extract.SensitiveSSN,
 				extract.SensitiveCardNumber, extract.SensitiveCardCode, extract.SensitiveIBAN,
 				extract.SensitiveBankAccount, extract.SensitiveLongNumber:

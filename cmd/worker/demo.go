@@ -408,6 +408,10 @@ func dropWhy(reason string) string {
 		return "about another person, not a preference of the user's"
 	case extract.DropNotAboutUser:
 		return "about the companion, not the user"
+	case extract.DropUnresolved:
+		return "a pronoun (\"that\", \"he\") whose referent the sentence does not name"
+	case extract.DropListCap:
+		return "a list longer than the rules keep: its first items are kept"
 	case "sensitive":
 		return "holds a " + strings.ReplaceAll(sub, "_", " ") + ": nothing of the message is kept"
 	case "risk":

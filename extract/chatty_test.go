@@ -1,0 +1,206 @@
+package extract_test
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+)
+
+// TestRulesChattyValues: in chatty text a value is a complete phrase or
+// nothing, and what is said about or to someone else is not the user's
+// (issue 23, section 2).
+func TestRulesChattyValues(t *testing.T) {
+	t.Parallel()
+	type m = [2]string // key, value
+	tests := []struct {
+		msg     string
+		want    []m
+		dropped []string
+	}{
+		// A value ends where a new clause starts.
+		{"I live in Chicago and I work as a physical therapist", []m{{"lives_in", "Chicago"}}, nil},
+		{"I live in Chicago and I love it", []m{{"lives_in", "Chicago"}}, []string{"unresolved_reference"}},
+		{"I live in Boston and My wife works downtown", []m{{"lives_in", "Boston"}}, nil},
+		// A name goes on over capitalised words only.
+		{"My sister Elena lives in Lisbon", []m{{"family:sister", "Elena"}}, nil},
+		{"My brother John Paul works in Rome", []m{{"family:brother", "John Paul"}}, nil},
+		{"my sister is named maya and she is 12", []m{{"family:sister", "Maya"}}, nil},
+		// A pronoun is no value.
+		{"He is my favourite actor", nil, []string{"unresolved_reference"}},
+		{"That is my favorite movie", nil, []string{"unresolved_reference"}},
+		{"I really hate those", nil, []string{"unresolved_reference"}},
+		{"I love the peanut butter ones", nil, []string{"unresolved_reference"}},
+		{"I love going to their concerts", nil, []string{"unresolved_reference"}},
+		{"I love so many things", nil, []string{"invalid_value"}},
+		// "so" opens a feeling as an intensifier.
+		{"I feel so tired", []m{{"feeling", "tired"}}, nil},
+		// Affect aimed at the other speaker is not the user's feeling or like.
+		{"I'm so glad you liked it", nil, []string{"not_about_user"}},
+		{"I'm proud of you", nil, []string{"not_about_user"}},
+		{"I'm so happy for you!", nil, []string{"not_about_user"}},
+		{"I feel so happy for you", nil, []string{"not_about_user"}},
+		{"I love that for you", nil, []string{"not_about_user"}},
+		// Someone else's words are not the user's.
+		{`He said "I like cheese and I love wine"`, nil, nil},
+		{"My stalker said: I like cheese", nil, nil},
+		{"She told me, I love pizza. I love tacos.", []m{{"likes:tacos", "tacos"}}, nil},
+		{`He went like "I love you" and I like pasta`, []m{{"likes:pasta", "pasta"}}, nil},
+		{"My brother loves football", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, x := range got.Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+			var r []string
+			for _, d := range got.Dropped {
+				if d.Reason[:min(len(d.Reason), 8)] != "special:" {
+					r = append(r, d.Reason)
+				}
+			}
+			if !slices.Equal(r, tt.dropped) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}
+
+// TestRulesCorrectionsSupersede: a correction in a later session replaces
+// the fact it corrects, and leaves the facts it does not touch.
+func TestRulesCorrectionsSupersede(t *testing.T) {
+	t.Parallel()
+	say := func(id string, at time.Time, msg string) []extract.Memory {
+		return extract.Rules(rulesApp(), extract.Session{ID: id, App: "mona", Messages: []extract.Message{
+			{ID: id + "-m1", Role: "user", Content: msg, At: at},
+		}}, at).Memories
+	}
+	first := rulesNow.Add(-30 * 24 * time.Hour)
+	var stored []extract.Stored
+	for i, m := range say("s-1", first, "I live in Chicago. I'm lactose intolerant. I hate spelling.") {
+		stored = append(stored, extract.Stored{ID: fmt.Sprint("mem-", i), Key: m.Key, Value: m.Value, Category: m.Category,
+			Importance: m.Importance, Confidence: m.Confidence, SourceSessionID: "s-1", StatedAt: m.StatedAt})
+	}
+	byKey := map[string]string{}
+	for _, s := range stored {
+		byKey[s.Key] = s.ID
+	}
+	for _, k := range []string{"lives_in", "allergy:lactose", "dislikes:spelling"} {
+		if byKey[k] == "" {
+			t.Fatalf("first session stored %v, want %s", byKey, k)
+		}
+	}
+	later := say("s-2", rulesNow, "Actually I moved to Denver last month. I don't eat meat anymore. actually i like spelling now")
+	superseded := map[string]string{}
+	for _, op := range extract.Plan(stored, later, "s-2", rulesApp().Policy, rulesNow) {
+		if op.Kind == extract.OpSupersede {
+			superseded[op.Target] = op.Memory.Key + "=" + op.Memory.Value
+		}
+	}
+	want := map[string]string{
+		byKey["lives_in"]:          "lives_in=Denver",
+		byKey["dislikes:spelling"]: "likes:spelling=spelling",
+	}
+	if !reflect.DeepEqual(superseded, want) {
+		t.Errorf("superseded %v, want %v (the allergy stays)", superseded, want)
+	}
+}
+
+// TestRulesChattyLists: a list keeps every item up to maxListItems (eight),
+// records the rest as list_cap, and sorts activities from work.
+func TestRulesChattyLists(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg     string
+		want    []m
+		dropped []string
+	}{
+		{"My favourite things to cook are shakshuka, pad thai and lentil soup",
+			[]m{{"favorite_things_to_cook", "shakshuka, pad thai and lentil soup"}}, nil},
+		{"I love Halloween and trick or treating",
+			[]m{{"likes:halloween", "Halloween"}, {"likes:trick_or_treating", "trick or treating"}}, nil},
+		{"I like to hike, run my little bakery and read",
+			[]m{{"likes:hiking", "hiking"}, {"works_at", "little bakery"}, {"likes:reading", "reading"}}, nil},
+		{"I love to travel, read, and go to the movies.",
+			[]m{{"likes:traveling", "traveling"}, {"likes:reading", "reading"}, {"likes:movies", "going to the movies"}}, nil},
+		{"I have one brother and three sisters, and I love dogs.",
+			[]m{{"family:brother", "one brother"}, {"family:sister", "three sisters"}, {"likes:dogs", "dogs"}}, nil},
+		{"I have a wife, two kids and a dog named Rex.",
+			[]m{{"family:wife", "a wife"}, {"family:children", "two kids"}, {"pet:dog", "Rex"}}, nil},
+		{"I have a golden retriever and a poodle.", []m{{"pet:dog", "a golden retriever and a poodle"}}, nil},
+		{"I like pizza, pasta, sushi, tacos, burgers, ramen, curry, salads and soup", []m{
+			{"likes:pizza", "pizza"}, {"likes:pasta", "pasta"}, {"likes:sushi", "sushi"}, {"likes:tacos", "tacos"},
+			{"likes:burgers", "burgers"}, {"likes:ramen", "ramen"}, {"likes:curry", "curry"}, {"likes:salads", "salads"},
+		}, []string{"list_cap"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, x := range got.Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+			if r := reasons(got.Dropped); !slices.Equal(r, append([]string{}, tt.dropped...)) && !(len(r) == 0 && tt.dropped == nil) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}
+
+// TestRulesChattyFamilies: the families of facts chatty text states in
+// other words than MemoryBank's: things done (also as "we"), indirect
+// preferences, roles, names in apposition, past occupations.
+func TestRulesChattyFamilies(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg  string
+		want []m
+	}{
+		{"I bought a new car", []m{{"event:bought_new_car", "bought a new car"}}},
+		{"We won the championship", []m{{"event:won_championship", "won the championship"}}},
+		{"I finished my first marathon", []m{{"event:finished_first_marathon", "finished my first marathon"}}},
+		{"I lost my job", []m{{"event:lost_job", "lost my job"}}},
+		{"I tried sushi for the first time", []m{{"event:tried_sushi_for_first_time", "tried sushi for the first time"}}},
+		{"I served in the army for 8 years", []m{{"event:served_in_army_for_8_years", "served in the army for 8 years"}}},
+		{"I used to be a painter", []m{{"event:used_to_be_painter", "used to be a painter"}}},
+		{"I won't keep you any longer", nil},
+		{"Painting makes me happy", []m{{"likes:painting", "painting"}}},
+		{"I'm hooked on Wordle", []m{{"likes:wordle", "Wordle"}}},
+		{"My favourite game is called Stardew Valley", []m{{"favorite_game", "Stardew Valley"}}},
+		{"I'm interning at Google", []m{{"works_at", "Google"}}},
+		{"I'm majoring in biology", []m{{"occupation", "biology student"}}},
+		{"I'm studying Spanish", []m{{"hobby:spanish", "studying Spanish"}}},
+		{"Biscuit, my hamster, is so cute", []m{{"pet:hamster", "Biscuit"}}},
+		{"Sadly, my dog is sick", nil},
+		{"I'm a famous Twitch streamer who is a recluse", []m{{"occupation", "famous twitch streamer"}}},
+		{"Now I'm a housekeeper", []m{{"occupation", "housekeeper"}}},
+		{"I'm a team player", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			var ms []m
+			for _, x := range rulesSay(tt.msg).Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,141 @@
+package extract
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The last check every value the rules mine passes: a value is a complete
+// phrase or nothing (issue 23, "values that are not values"). The patterns
+// cut a value where its clause ends; this catches what they let through in
+// chatty text: "Chicago and I" (a new clause after "and"), "a walk with" (a
+// dangling function word), "He" (a pronoun whose referent is elsewhere).
+
+var (
+	// newSubjects open a new clause after "and", "or", "but": "Chicago and
+	// I work as …". Matched in lower case.
+	newSubjects = toSet("i i'm im i've ive i'd i'll he she we they you it's he's she's we're they're")
+	// danglingWords cannot end a phrase: "a walk with", "the history of".
+	// Only words typed in lower case count, so that "The Who" keeps its name.
+	danglingWords = toSet("a an the and or but nor of to with for from at in on by into onto about my your his her their our its that which who whose than as is are was were be been so because if when while then")
+	// referenceWords point at something said elsewhere: a value made of them
+	// alone is unresolved ("He is my favourite actor", "I hate that").
+	referenceWords = toSet("it this that these those he she they him her them his hers theirs one ones")
+	// functionOnly are the words that make no value on their own, besides
+	// referenceWords: "my", "the", "some".
+	functionOnly = toSet("i me my mine you your yours we us our ours a an the some any all both each every such same other another something anything everything nothing someone anyone everyone so very much many more most thing things stuff lot lots kind kinds sort sorts")
+)
+
+// completeValue checks the value of a mined memory: a new clause is cut
+// off, dangling function words are trimmed, and a value left with nothing
+// but pronouns and determiners is dropped, with DropUnresolved when it
+// points at something else ("that", "he") and DropInvalidValue otherwise.
+// Names are left to parseName, which reads them word by word.
+func completeValue(m Memory) (Memory, string) {
+	if m.Key == "name" || m.Key == "nickname" {
+		return m, ""
+	}
+	v, reason := phraseValue(m.Value)
+	if v == "" {
+		return Memory{}, reason
+	}
+	if v != m.Value {
+		// A like keyed by words that were cut off is keyed again.
+		for _, p := range []string{"likes:", "dislikes:"} {
+			if strings.HasPrefix(m.Key, p) {
+				k, ok := CanonicalKey(p + slug(v, articles))
+				if !ok {
+					return Memory{}, DropInvalidValue
+				}
+				m.Key = k
+			}
+		}
+	}
+	m.Value = v
+	return m, ""
+}
+
+// phraseValue is completeValue's value, or "" and why it is none.
+func phraseValue(v string) (string, string) {
+	ws := strings.Fields(v)
+	for i := 1; i+1 < len(ws); i++ {
+		if lw := strings.ToLower(ws[i]); (joiners[lw] || lw == "but" || lw == "nor") && newSubjects[strings.ToLower(strings.Trim(ws[i+1], ",.!?"))] {
+			ws = ws[:i]
+			break
+		}
+	}
+	full := ws
+	for len(ws) > 0 && danglingWords[ws[len(ws)-1]] {
+		ws = ws[:len(ws)-1]
+	}
+	if !hasContentWord(ws) {
+		ws = full // "the who" is a band: nothing is left to dangle from
+	}
+	if len(ws) == 0 {
+		return "", DropInvalidValue
+	}
+	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
+		return "", DropUnresolved // "the peanut butter ones": ones of what?
+	}
+	ref := false
+	for _, w := range ws {
+		lw := strings.ToLower(strings.Trim(w, ",.!?'"))
+		switch {
+		case referenceWords[lw]:
+			ref = true
+		case functionOnly[lw]:
+		default:
+			return strings.Join(ws, " "), ""
+		}
+	}
+	if ref {
+		return "", DropUnresolved
+	}
+	return "", DropInvalidValue
+}
+
+// reportedRe finds speech someone else is reported to have said: a
+// speech verb whose subject is not "I", then a quote (to its closing quote,
+// or the end of the message) or a colon or comma (to the end of the
+// sentence). "He said: I like cheese" and `she texted "I love you"` are
+// not the user's.
+var reportedRe = regexp.MustCompile(`(?i)\b([\p{L}']+)\s+(?:said|says|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|asked|asks|wrote|writes|texted|texts|messaged|yelled|shouted|screamed|replied|whispered|goes|went\s+like|was\s+like|is\s+like|keeps\s+saying|kept\s+saying)\s*(?:,|:)?\s*(?:"[^"]*(?:"|$)|[,:]\s*[^.!?\n]*)`)
+
+// speechWords are in every match of reportedRe: a cheap test first.
+var speechWords = []string{"said", "says", "told", "tells", "ask", "wrote", "writes", "text", "messaged", "yelled", "shouted", "screamed", "replied", "whispered", "goes", "went like", "was like", "is like", "saying"}
+
+// withoutReported blanks the reported speech of text (reportedRe), so that
+// no pattern reads a third party's words as the user's; "I said …" stays.
+func withoutReported(text string) string {
+	if !strings.ContainsAny(text, `":,`) || !slices.ContainsFunc(speechWords, func(w string) bool { return containsFoldASCII(text, w) }) {
+		return text
+	}
+	locs := reportedRe.FindAllStringSubmatchIndex(text, -1)
+	if locs == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		if strings.EqualFold(text[l[2]:l[3]], "i") {
+			continue
+		}
+		b.WriteString(text[last:l[3]])
+		b.WriteString(strings.Repeat(" ", l[1]-l[3]))
+		last = l[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// hasContentWord reports whether ws holds a word that is no function word.
+func hasContentWord(ws []string) bool {
+	for _, w := range ws {
+		lw := strings.ToLower(strings.Trim(w, ",.!?'"))
+		if !referenceWords[lw] && !functionOnly[lw] && !danglingWords[lw] {
+			return true
+		}
+	}
+	return false
+}
