@@ -54,7 +54,7 @@ const ClassNone = "none"
 // finding while "danger" is not in extract.RiskClasses, and only by a
 // danger finding once it is.
 var ProposedRiskClasses = map[string][]string{
-	"danger":           {extract.RiskAbuse},
+	"danger": {extract.RiskAbuse},
 }
 
 // Positive reports whether the item is a crisis statement.
