@@ -14,14 +14,14 @@ import (
 
 var personaSample = flag.String("eval.persona-sample", "", "TestPersonaChat writes its sample of stored memories for hand-checking (JSON) to this file; MNEMO_EVAL_PERSONA_SAMPLE too")
 
-// The persona-chat floors: today's rules figures (recall 0.195,
-// persona-matched 0.194, wrong speaker 1 of 10,317, 3 special lines kept),
+// The persona-chat floors: today's rules figures (rules-4: recall 0.206,
+// persona-matched 0.21, wrong speaker 52 of 10,130, 3 special lines kept),
 // a little below, so that a change that loses ground fails. Raise them as
 // the rules improve, towards the targets of issue 23: recall ≥ 0.50, wrong
 // speaker ≤ 0.02, no special-category persona line kept.
 const (
-	personaRecallFloor     = 0.18
-	personaMatchedFloor    = 0.18
+	personaRecallFloor     = 0.20
+	personaMatchedFloor    = 0.20
 	personaWrongCeiling    = 0.02
 	personaSpecialKeptCeil = 3 // the hobby half of "I have an internet addiction and … play roleplaying games" (README.md)
 )
