@@ -291,6 +291,7 @@ func (l *LLM) Extract(ctx context.Context, app *prompts.App, s Session) (Result,
 	res.Memories, res.Cut = capMemories(res.Memories, l.maxMems, &res.Dropped)
 	res.ProfileUpdates = objectFrom(merged["profile_updates"])
 	res.SessionSummary = objectFrom(merged["session_summary"])
+	res.ModelRisks = modelRisksFrom(merged["risks"])
 	res.Dropped = append(res.Dropped, dropDates(s, res.ProfileUpdates)...)
 	res.Dropped = append(res.Dropped, dropDates(s, res.SessionSummary)...)
 	Screen(&res, app.Policy, s) // the model's answer passes the same gate as the rules'

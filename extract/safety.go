@@ -914,7 +914,10 @@ func AboutPerson(value string) bool {
 //
 //   - Every user message is read with RiskInTurn after the user's previous
 //     turn; each statement found becomes a Risk (class, severity, message,
-//     actor; never the text) in res.Risks. Nothing of a message holding the user's own risk
+//     actor; never the text) in res.Risks. On the LLM path they are
+//     combined with the model's own judgement (res.ModelRisks) by
+//     CombineRisks, which records in res.RiskLowered what the model
+//     lowered. Nothing of a message holding the user's own risk
 //     statement of medium or high severity is stored: its memories are
 //     dropped with reason risk:<class>. Any candidate whose own text holds
 //     a risk phrasing (a model's paraphrase, a summary line) is dropped
@@ -950,14 +953,23 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 			continue
 		}
 		res.Risks = append(res.Risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor})
-		if f.Actor == ActorUser && f.Severity != SeverityLow {
-			unsafe[m.ID] = f.Class
-		}
 	}
 	drop := func(messageID, reason string) {
 		d := Dropped{MessageID: messageID, Reason: reason}
 		if !slices.Contains(res.Dropped, d) {
 			res.Dropped = append(res.Dropped, d)
+		}
+	}
+	if res.ModelRisks != nil {
+		var ignored []Dropped
+		res.Risks, res.RiskLowered, ignored = CombineRisks(s, res.Risks, res.ModelRisks)
+		for _, d := range ignored {
+			drop(d.MessageID, d.Reason)
+		}
+	}
+	for _, r := range res.Risks {
+		if r.Actor == ActorUser && r.Severity != SeverityLow {
+			unsafe[r.MessageID] = r.Class
 		}
 	}
 	// verdict is why a candidate's text must not be stored, or "".

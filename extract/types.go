@@ -151,6 +151,12 @@ type Result struct {
 	// Risks are the distress and crisis statements Screen found in the
 	// user's messages: never their text, only class, severity and message.
 	Risks []Risk `json:"risks,omitempty"`
+	// RiskLowered records each rules finding the model lowered with a frame
+	// code (CombineRisks): message, from, to and frame, never the text.
+	RiskLowered []Lowering `json:"risk_lowered,omitempty"`
+	// ModelRisks is the model's own risk judgement from its answer, which
+	// Screen combines with the rules' findings; nil on the rules path.
+	ModelRisks []ModelRisk `json:"-"`
 	// Cut is how many memories of the LLM's answer were left out beyond
 	// LLMConfig.MaxMemories.
 	Cut   int             `json:"cut,omitempty"`

@@ -154,6 +154,15 @@ func TestMonaSchemaEventDate(t *testing.T) {
 	if err != nil || !strict || !strings.Contains(string(schema), `"event_date"`) || !strings.Contains(string(schema), `"pattern"`) {
 		t.Errorf("wire schema strict %t, %v: %s", strict, err, schema)
 	}
+	// "risks" is optional in the answer (it has a default) but required on
+	// the wire, so that mona stays strict; an answer with an empty list is
+	// the same as one without.
+	var wire struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &wire); err != nil || !slices.Contains(wire.Required, "risks") {
+		t.Errorf("wire schema required %v (%v), want risks in it", wire.Required, err)
+	}
 }
 
 func TestValidationErrorNamesLocationNotValues(t *testing.T) {
@@ -209,7 +218,7 @@ func TestLoadDirRefusesMalformedApps(t *testing.T) {
 		{"temperature out of range", editPolicy(`"min_confidence": 0.5`, `"min_confidence": 0.5, "temperature": 7`), "policy.json", "outside [0, 2]"},
 		{"negative budget", editPolicy(`"max_input_tokens": 6000`, `"max_input_tokens": -1`), "policy.json", "negative"},
 		{"name differs from folder", editPolicy(`"name": "mona"`, `"name": "mina"`), "policy.json", "differs from the folder name"},
-		{"missing prompt version", editPolicy(`"prompt_version": "mona-2026-11-26.3"`, `"prompt_version": ""`), "policy.json", "prompt_version"},
+		{"missing prompt version", editPolicy(`"prompt_version": "mona-2026-11-27.1"`, `"prompt_version": ""`), "policy.json", "prompt_version"},
 		{"template syntax", write("system.tmpl", "You are {{.Name"), "system.tmpl", "unclosed action"},
 		{"template unknown field", write("system.tmpl", "You are {{.Nmae}}"), "system.tmpl", "can't evaluate field Nmae"},
 		{"template unknown function", write("user.tmpl", "{{transcript .Messages | shout}}"), "user.tmpl", `function "shout" not defined`},
@@ -264,7 +273,7 @@ func TestLoadOverlaysOperatorApps(t *testing.T) {
 
 	root := t.TempDir()
 	mona := copyBuiltin(t, root, "mona")
-	editPolicy(`"mona-2026-11-26.3"`, `"mona-operator.7"`)(mona)
+	editPolicy(`"mona-2026-11-27.1"`, `"mona-operator.7"`)(mona)
 
 	// An app without the LLM needs nothing but its policy.
 	lara := filepath.Join(root, "lara")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -170,10 +171,24 @@ func wireSchema(node any) (any, bool) {
 				have[s] = true
 			}
 		}
-		for name := range props {
-			if !have[name] {
-				strict = false
+		// A property with a default is required on the wire: writing its
+		// default is the same answer as leaving it out (fillDefaults fills
+		// the absent one in), and strict mode wants every property.
+		wireRequired := slices.Clone(required)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			if have[name] {
+				continue
 			}
+			if p, ok := props[name].(map[string]any); ok {
+				if _, ok := p["default"]; ok {
+					wireRequired = append(wireRequired, name)
+					continue
+				}
+			}
+			strict = false
+		}
+		if len(wireRequired) > len(required) {
+			out["required"] = wireRequired
 		}
 	}
 	return out, strict

@@ -49,8 +49,11 @@ type extractOutput struct {
 	Cues           []extract.Cue    `json:"cues"`
 	// Risks are the distress and crisis statements found (never their text);
 	// the job records each as a risk cue.
-	Risks   []extract.Risk    `json:"risks"`
-	Dropped []extract.Dropped `json:"dropped"`
+	Risks []extract.Risk `json:"risks"`
+	// RiskLowered lists the rules findings the model lowered with a frame
+	// code (LLM path only).
+	RiskLowered []extract.Lowering `json:"risk_lowered,omitempty"`
+	Dropped     []extract.Dropped  `json:"dropped"`
 }
 
 // extractCmd runs the extraction pipeline offline on one session-close body
@@ -113,7 +116,7 @@ func extractCmd(ctx context.Context, e *env) error {
 	}
 	out := extractOutput{App: res.App, Source: res.Source, PromptVersion: app.PromptVersion, RulesVersion: extract.RulesVersion,
 		Memories: res.Memories, ProfileUpdates: res.ProfileUpdates, SessionSummary: res.SessionSummary,
-		Records: res.Records, Dropped: res.Dropped, Risks: res.Risks,
+		Records: res.Records, Dropped: res.Dropped, Risks: res.Risks, RiskLowered: res.RiskLowered,
 		Cues: []extract.Cue{}}
 	if len(app.Policy.SignificantFields) > 0 {
 		// The cues the job would record for a user with no profile yet.
