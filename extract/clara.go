@@ -294,8 +294,13 @@ func (st *claraStats) maxRepeat() int {
 }
 
 // dominant is the most frequent emotion; a tie goes to the emotion with the
-// higher total confidence, then to the first in alphabetical order.
+// higher total confidence, then to the first in alphabetical order. When
+// several emotions were seen once each, none dominated and none is claimed
+// (nil): a caregiver would read "dominant: calm" as a pattern.
 func (st *claraStats) dominant() any {
+	if len(st.emotionCount) > 1 && !slices.ContainsFunc(slices.Collect(maps.Values(st.emotionCount)), func(n int) bool { return n > 1 }) {
+		return nil
+	}
 	best := ""
 	for emo, n := range st.emotionCount {
 		if best == "" {
@@ -412,7 +417,7 @@ func (st *claraStats) text(minutes, messages, users int) string {
 			b.WriteString(" The user seemed " + first + " throughout.")
 		case first != last:
 			b.WriteString(" The user seemed " + first + " at first and " + last + " by the end")
-			if dom != first && dom != last {
+			if dom != "" && dom != first && dom != last {
 				b.WriteString(", most often " + dom)
 			}
 			b.WriteString(".")

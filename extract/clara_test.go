@@ -86,8 +86,10 @@ func TestClaraDominantEmotion(t *testing.T) {
 		{"most frequent", []Event{emo(1, "anxious", 0.6), emo(2, "calm", 0.9), emo(3, "anxious", 0.5)}, "anxious"},
 		{"labels are compared without case", []Event{emo(1, "Anxious", 0.5), emo(2, "calm", 0.9), emo(3, " anxious ", 0.5)}, "anxious"},
 		{"tie: higher total confidence", []Event{emo(1, "anxious", 0.4), emo(2, "calm", 0.9), emo(3, "anxious", 0.4), emo(4, "calm", 0.2)}, "calm"},
-		{"tie: same confidence, alphabetical", []Event{emo(1, "sad", 0.5), emo(2, "lonely", 0.5)}, "lonely"},
-		{"tie: order of events does not matter", []Event{emo(1, "lonely", 0.5), emo(2, "sad", 0.5)}, "lonely"},
+		{"tie: same confidence, alphabetical", []Event{emo(1, "sad", 0.5), emo(2, "lonely", 0.5), emo(3, "sad", 0.5), emo(4, "lonely", 0.5)}, "lonely"},
+		{"tie: order of events does not matter", []Event{emo(1, "lonely", 0.5), emo(2, "sad", 0.5), emo(3, "lonely", 0.5), emo(4, "sad", 0.5)}, "lonely"},
+		// Issue 23: each emotion seen once is no pattern; none is claimed.
+		{"every emotion once: none dominated", []Event{emo(1, "sad", 0.5), emo(2, "lonely", 0.9), emo(3, "calm", 0.7)}, nil},
 		{"an emotion that is prose is no emotion", []Event{emo(1, "she kept talking about the war again", 0.9), emo(2, "calm", 0.1)}, "calm"},
 	}
 	for _, tt := range tests {
