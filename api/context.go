@@ -67,8 +67,15 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	if err != nil {
 		return extract.ContextPack{}, err
 	}
-	forgotten := func(doc map[string]any, at time.Time) bool {
-		return !forgot.Empty() && extract.Unmention(doc, forgot.Since(at))
+	// forgotten takes out of doc what names a forgotten key, and reports
+	// whether it took anything or key itself is forgotten; one matcher
+	// serves both.
+	forgotten := func(doc map[string]any, at time.Time, key string) bool {
+		if forgot.Empty() {
+			return false
+		}
+		names := forgot.Since(at)
+		return extract.Unmention(doc, names) || (key != "" && names(key))
 	}
 	if p, err := st.GetProfile(ctx, userID); err == nil {
 		in.Profile = skip.object("profile", p.Doc)
@@ -88,7 +95,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		if sess, err := st.GetSession(ctx, s.SessionID); err == nil {
 			at = sess.EndedAt
 		}
-		forgotten(data, at)
+		forgotten(data, at, "")
 		in.Summaries = append(in.Summaries, extract.PastSummary{SessionID: s.SessionID, At: at, Data: data})
 	}
 	cues, err := st.ListCues(ctx, userID, true)
@@ -98,7 +105,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	for i := len(cues) - 1; i >= 0; i-- {
 		c := cues[i]
 		detail := skip.object("cue", c.Detail)
-		if forgotten(detail, c.CreatedAt) || (!forgot.Empty() && forgot.Since(c.CreatedAt)(c.Field)) {
+		if forgotten(detail, c.CreatedAt, c.Field) {
 			continue // a cue is one statement: one that named it goes whole
 		}
 		in.Cues = append(in.Cues, extract.PackCue{Kind: c.Kind, Field: c.Field, Detail: detail, At: c.CreatedAt})
@@ -122,13 +129,13 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	}
 	for _, r := range recs {
 		data := skip.object("record", r.Data)
-		if data == nil || forgotten(data, r.StatedAt) || (!forgot.Empty() && forgot.Since(r.StatedAt)(r.Key)) {
+		if data == nil || forgotten(data, r.StatedAt, r.Key) {
 			continue
 		}
 		in.Records = append(in.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
 	}
 	if rs, err := st.LatestRollingSummary(ctx, userID); err == nil {
-		if doc := skip.object("rolling summary", rs.Summary); forgotten(doc, rs.UpdatedAt) {
+		if doc := skip.object("rolling summary", rs.Summary); forgotten(doc, rs.UpdatedAt, "") {
 			rs.Summary, _ = json.Marshal(doc)
 		}
 		in.RollingSummary = rollingText(rs.Summary)

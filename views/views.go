@@ -283,7 +283,7 @@ func MayRead(v Viewer, app string, a *prompts.App) (int, string) {
 	case v.App != "" && v.App != app:
 		return http.StatusNotFound, "There is no such user."
 	case v.Scope == ScopeCaregiver && !careOnly:
-		return http.StatusForbidden, "A caregiver token reads the data of its Clara app's users only."
+		return http.StatusForbidden, "A caregiver token reads the data of its own app's users only."
 	case !careOnly, v.Scope == ScopeCaregiver, v.Scope == ScopeService && v.App == app:
 		return 0, ""
 	}
