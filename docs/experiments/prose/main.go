@@ -40,21 +40,28 @@ func main() {
 				fail(err)
 			}
 			runs = append(runs, r)
-			if m != modeToday {
-				if err := os.MkdirAll(*out, 0o755); err != nil {
-					fail(err)
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				fail(err)
+			}
+			for _, flagged := range []bool{false, true} {
+				name := "changes-"
+				if flagged {
+					name = "incomplete-"
 				}
-				f, err := os.Create(filepath.Join(*out, "changes-"+string(m)+".tsv"))
+				f, err := os.Create(filepath.Join(*out, name+string(m)+".tsv"))
 				if err != nil {
 					fail(err)
 				}
-				writeChanges(f, r)
+				writeChanges(f, r, flagged)
 				if err := f.Close(); err != nil {
 					fail(err)
 				}
 			}
 		}
 		writeValues(os.Stdout, runs)
+		if err := writeLabels(os.Stdout, runs[1], "trim_labels.tsv"); err != nil {
+			fail(err)
+		}
 	}
 	if want["tense"] {
 		fmt.Println("\n== tense (tense_sample.tsv, hand-labelled) ==")

@@ -74,11 +74,18 @@ var (
 	badEnd = set("CC IN DT PDT TO MD PRP PRP$ WDT WP WP$ WRB EX VBZ VBP VBD RP POS , : ( ) `` ''")
 	// badStart cannot open one: "and", "I", "is", "which".
 	badStart = set("CC IN TO MD PRP WDT WP WP$ WRB EX VBZ VBP VBD RP POS , : ( ) `` ''")
-	// finite verbs and pronouns start a new clause inside a value: "Elena
-	// lives", "Chicago and I".
+	// clauseStart make a value not a complete phrase: a finite verb or a
+	// pronoun after its first word ("Elena lives", "Chicago and I").
 	clauseStart = set("VBZ VBP VBD MD PRP")
-	// nominal tags carry a value's content.
-	nominal = set("NN NNS NNP NNPS CD JJ JJR JJS VBG VB FW")
+	// trimEnd and trimStart are the tags trimValue takes off a value's
+	// ends: function words only. Verbs are left: on chat text the tagger
+	// reads many plural nouns as verbs ("shooting landscapes/VBZ").
+	trimEnd   = set("CC IN DT PDT TO MD PRP PRP$ WDT WP WP$ WRB EX POS , : ( ) `` ''")
+	trimStart = set("CC IN TO MD PRP WDT WP WP$ WRB EX POS , : ( ) `` ''")
+	// newClause after a noun open a new clause: "Elena lives".
+	newClause = set("VBZ VBD MD")
+	// pronounOrDet make no value on their own.
+	pronounOrDet = set("PRP PRP$ DT PDT WDT WP EX")
 	// npTag may stand inside a noun-phrase chunk.
 	npTag = set("DT PDT PRP$ POS CD JJ JJR JJS NN NNS NNP NNPS VBG HYPH")
 	// npHead may end one.
@@ -142,33 +149,38 @@ func join(toks []prose.Token) string {
 }
 
 func noSpaceBefore(w string) bool {
-	switch w {
-	case ",", ".", "!", "?", ";", ":", "'s", "'", "n't", "%", ")":
+	switch strings.ToLower(w) {
+	case ",", ".", "!", "?", ";", ":", "'s", "'", "n't", "%", ")", "'re", "'ve", "'m", "'ll", "'d":
 		return true
 	}
 	return false
 }
 
-// trimValue is the conservative prose-based trimmer: it cuts the value at
-// the first finite verb or pronoun after its first word ("Elena lives" →
-// "Elena", "Chicago and I" → "Chicago and"), then trims function words off
-// both ends by their tags. It returns "" when nothing nominal is left.
+// trimValue is the conservative prose-based trimmer. It cuts the value
+// where prose's tags open a new clause: a finite verb after a noun ("Elena
+// lives" → "Elena"), or a pronoun after a conjunction ("Chicago and I" →
+// "Chicago"). Then it trims function words off both ends by their tags,
+// keeping a particle after a verb ("working out"). A value whose tags hold
+// nothing but pronouns and determiners is dropped (""); a value with no
+// noun by the tags at all is kept as it is: on chat text that is more often
+// a tagging error ("I love softball too": softball/RB) than a bad value.
 func trimValue(sp span) string {
 	toks := sp.toks[sp.i:sp.j]
 	for k := 1; k < len(toks); k++ {
-		if clauseStart[toks[k].Tag] {
+		t, prev := toks[k].Tag, toks[k-1].Tag
+		if newClause[t] && npHead[prev] || t == "PRP" && prev == "CC" {
 			toks = toks[:k]
 			break
 		}
 	}
-	for len(toks) > 0 && badEnd[toks[len(toks)-1].Tag] {
+	for len(toks) > 0 && trimEnd[toks[len(toks)-1].Tag] {
 		toks = toks[:len(toks)-1]
 	}
-	for len(toks) > 0 && badStart[toks[0].Tag] {
+	for len(toks) > 0 && trimStart[toks[0].Tag] {
 		toks = toks[1:]
 	}
 	for _, tok := range toks {
-		if nominal[tok.Tag] {
+		if !pronounOrDet[tok.Tag] {
 			return join(toks)
 		}
 	}
@@ -189,7 +201,7 @@ func chunkValue(sp span) string {
 		}
 	}
 	if head < 0 {
-		return trimValue(sp)
+		return trimValue(sp) // an activity or a mis-tagged noun
 	}
 	a, b := head, head+1
 	for a > 0 && npTag[sp.toks[a-1].Tag] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -24,21 +25,34 @@ const (
 
 // valueStats counts what a mode did to the rules' values.
 type valueStats struct {
-	Values     int // memories with a user source whose value was checked
-	Located    int // of those, the value said word for word in its source
-	Incomplete int // values that are not complete phrases by prose's tags (after the mode)
-	Changed    int // values the mode rewrote
-	Dropped    int // values the mode dropped (nothing nominal left)
-	Examples   []change
+	Values     int      // memories with a user source whose value was checked
+	Located    int      // of those, the value said word for word in its source
+	Incomplete int      // values that are not complete phrases by prose's tags (after the mode)
+	Changed    int      // values the mode rewrote
+	Dropped    int      // values the mode dropped (nothing nominal left)
+	Examples   []change // the values the mode changed or dropped
+	Flagged    []change // the values left incomplete by prose's tags
 }
 
 type change struct {
-	Key, Before, After, Source string
+	Key, Before, After, Tags, Source string
 }
 
-// skipKey are keys whose values the rules read word by word (names), left
-// alone as extract.completeValue leaves them.
-func skipKey(k string) bool { return k == "name" || k == "nickname" }
+// skipKey are keys whose values are not meant to be noun phrases: names,
+// which the rules read word by word (extract.completeValue leaves them
+// alone too), and clause- or adjective-valued categories (events, plans,
+// goals, feelings: "went for a run", "excited").
+func skipKey(k string) bool {
+	if k == "name" || k == "nickname" {
+		return true
+	}
+	for _, p := range []string{"event", "plan", "goal", "feeling"} {
+		if k == p || strings.HasPrefix(k, p+":") || strings.HasPrefix(k, p+"_") {
+			return true
+		}
+	}
+	return false
+}
 
 // valueExtractor is extract.Rules with each value passed through the mode's
 // prose-based rewrite, counting what changed.
@@ -72,18 +86,22 @@ func valueExtractor(t *tagger, m mode, st *valueStats) eval.Extractor {
 			}
 			if v == "" {
 				st.Dropped++
-				st.note(mem.Key, mem.Value, "", text)
+				st.note(mem.Key, mem.Value, "", sp, text)
 				continue
 			}
 			if !strings.EqualFold(v, mem.Value) {
 				st.Changed++
-				st.note(mem.Key, mem.Value, v, text)
+				st.note(mem.Key, mem.Value, v, sp, text)
 				mem.Key = rekey(mem.Key, v)
 				mem.Value = v
 				sp = t.find(text, v)
 			}
 			if incomplete(sp.toks[sp.i:sp.j]) {
 				st.Incomplete++
+				n := len(st.Examples)
+				st.note(mem.Key, mem.Value, v, sp, text)
+				st.Flagged = append(st.Flagged, st.Examples[n])
+				st.Examples = st.Examples[:n]
 			}
 			kept = append(kept, mem)
 		}
@@ -92,8 +110,15 @@ func valueExtractor(t *tagger, m mode, st *valueStats) eval.Extractor {
 	}
 }
 
-func (st *valueStats) note(key, before, after, source string) {
-	st.Examples = append(st.Examples, change{key, before, after, source})
+func (st *valueStats) note(key, before, after string, sp span, source string) {
+	var tags []string
+	for _, tok := range sp.toks[sp.i:sp.j] {
+		tags = append(tags, tok.Text+"/"+tok.Tag)
+	}
+	if !sp.located {
+		tags = append(tags, "(not located)")
+	}
+	st.Examples = append(st.Examples, change{key, before, after, strings.Join(tags, " "), source})
 }
 
 // rekey keys a like or dislike by its new value, as extract.completeValue
@@ -174,16 +199,54 @@ func writeValues(w io.Writer, runs []valueRun) {
 	}
 }
 
-// writeChanges writes every change a mode made, tab-separated, for
-// hand-checking.
-func writeChanges(w io.Writer, r valueRun) {
-	fmt.Fprintln(w, "corpus\tkey\tbefore\tafter\tsource")
+// writeChanges writes every change a mode made (or, flagged, every value
+// left incomplete by prose's tags), tab-separated, for hand-checking.
+func writeChanges(w io.Writer, r valueRun, flagged bool) {
+	fmt.Fprintln(w, "corpus\tkey\tbefore\tafter\ttags\tsource")
 	for _, set := range []struct {
 		name string
 		st   valueStats
 	}{{"persona", r.PersonaStats}, {"memorybank", r.MemoryBankStat}} {
-		for _, c := range set.st.Examples {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", set.name, c.Key, c.Before, c.After, strings.ReplaceAll(c.Source, "\t", " "))
+		list := set.st.Examples
+		if flagged {
+			list = set.st.Flagged
+		}
+		for _, c := range list {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", set.name, c.Key, c.Before, c.After, c.Tags, strings.ReplaceAll(c.Source, "\t", " "))
 		}
 	}
+}
+
+// writeLabels counts a mode's changes by their hand labels (a file of
+// before, after, label lines): how many made a value better, worse or no
+// different, and how many are not labelled (the rules changed since).
+func writeLabels(w io.Writer, r valueRun, path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	labels := map[[2]string]string{}
+	for l := range strings.SplitSeq(string(raw), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 3 {
+			return fmt.Errorf("%s: bad line %q", path, l)
+		}
+		labels[[2]string{f[0], f[1]}] = f[2]
+	}
+	n := map[string]int{}
+	for _, st := range []valueStats{r.PersonaStats, r.MemoryBankStat} {
+		for _, c := range st.Examples {
+			l := labels[[2]string{c.Before, c.After}]
+			if l == "" {
+				l = "unlabelled"
+			}
+			n[l]++
+		}
+	}
+	fmt.Fprintf(w, "%s changes by hand label (%s): better %d, same %d, worse %d, unlabelled %d\n",
+		r.Mode, path, n["better"], n["same"], n["worse"], n["unlabelled"])
+	return nil
 }
