@@ -72,8 +72,6 @@ var (
 	// badEnd cannot end a noun phrase: a finite verb, a pronoun, a
 	// conjunction, a preposition, a determiner, a modal, a wh-word.
 	badEnd = set("CC IN DT PDT TO MD PRP PRP$ WDT WP WP$ WRB EX VBZ VBP VBD RP POS , : ( ) `` ''")
-	// badStart cannot open one: "and", "I", "is", "which".
-	badStart = set("CC IN TO MD PRP WDT WP WP$ WRB EX VBZ VBP VBD RP POS , : ( ) `` ''")
 	// clauseStart make a value not a complete phrase: a finite verb or a
 	// pronoun after its first word ("Elena lives", "Chicago and I").
 	clauseStart = set("VBZ VBP VBD MD PRP")

@@ -29,7 +29,7 @@ type valueStats struct {
 	Located    int      // of those, the value said word for word in its source
 	Incomplete int      // values that are not complete phrases by prose's tags (after the mode)
 	Changed    int      // values the mode rewrote
-	Dropped    int      // values the mode dropped (nothing nominal left)
+	Dropped    int      // values the mode dropped (only pronouns and determiners left)
 	Examples   []change // the values the mode changed or dropped
 	Flagged    []change // the values left incomplete by prose's tags
 }
