@@ -198,31 +198,50 @@ func TestEvalPersonaChat(t *testing.T) {
 }
 
 // TestEvalRiskSet: `worker eval --sets risk` scores the shipped risk set
-// with the rules and reports what the eval package measures of it.
+// with the rules and reports what the eval package measures of it; the
+// held-out set (--sets risk.holdout) is reported apart, as "risk (held
+// out)", under risk_holdout.
 func TestEvalRiskSet(t *testing.T) {
-	raw, ok := eval.ShippedFile(eval.RiskSetName)
-	if !ok {
-		t.Fatal("the binary has no risk set")
-	}
-	set, err := eval.ParseRisk(eval.RiskSetName, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
 	apps, err := prompts.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := eval.RunRisk(apps, set)
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range eval.RiskSets {
+		t.Run(name, func(t *testing.T) {
+			raw, ok := eval.ShippedFile(name)
+			if !ok {
+				t.Fatalf("the binary has no risk set %s", name)
+			}
+			set, err := eval.ParseRisk(name, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs, err := eval.RunRisk(apps, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := eval.MeasureRisk(eval.RiskTitle(name), outs)
+			got := runEval(t, map[string]string{}, "--llm=off", "--sets", name)
+			report, other := got.Risk, got.RiskHoldout
+			if name == eval.RiskHoldoutSetName {
+				report, other = other, report
+			}
+			if report == nil || other != nil {
+				t.Fatalf("risk = %+v, risk_holdout = %+v; want only the report of %s; skipped = %+v", got.Risk, got.RiskHoldout, name, got.Skipped)
+			}
+			if report.Set != eval.RiskTitle(name) || report.Recall != want.Total.Recall() || report.HighPrecision != want.HighPrecision() ||
+				report.FalseAlarmsHigh != want.Total.FalseAlarms(extract.SeverityHigh) || len(report.Families) != len(want.Families) {
+				t.Errorf("%s = %+v; the eval package says recall %v, high precision %v", name, report, want.Total.Recall(), want.HighPrecision())
+			}
+		})
 	}
-	want := eval.MeasureRisk(set.Name, outs)
-	got := runEval(t, map[string]string{}, "--llm=off", "--sets", "risk")
-	if got.Risk == nil {
-		t.Fatalf("no risk report; skipped = %+v", got.Skipped)
+
+	// Both sets, one table each, the held-out one under its own title.
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"eval", "--llm=off", "--sets", "risk,risk.holdout"}, mapEnv(nil), strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if got.Risk.Recall != want.Total.Recall() || got.Risk.HighPrecision != want.HighPrecision() ||
-		got.Risk.FalseAlarmsHigh != want.Total.FalseAlarms(extract.SeverityHigh) || len(got.Risk.Families) != len(want.Families) {
-		t.Errorf("risk = %+v; the eval package says recall %v, high precision %v", got.Risk, want.Total.Recall(), want.HighPrecision())
+	if !strings.Contains(out.String(), "\nrisk: ") || !strings.Contains(out.String(), "\nrisk (held out): ") {
+		t.Errorf("the table does not report both risk sets apart:\n%s", out.String())
 	}
 }
