@@ -61,10 +61,12 @@ func appOf(t *testing.T, set *eval.Set) *prompts.App {
 }
 
 // contractSets are the sets TestNoForbiddenStored holds to nothing
-// forbidden stored: Mona's. The per-app sets (appSets) report their
-// forbidden count in TestReport instead: they were written after the apps'
-// rules, which store some of it today (README, "The per-app sets").
-var contractSets = []string{"adversarial.eval.json", "memorybank.eval.json"}
+// forbidden stored: Mona's, and the per-app sets, which store nothing
+// forbidden today (README, "The per-app sets"). Should an app's rules need
+// to store some of it for a while, its set leaves this list: TestReport
+// still prints its forbidden count.
+var contractSets = []string{"adversarial.eval.json", "memorybank.eval.json",
+	"eldertree.eval.json", "coach.eval.json", "clara.eval.json", "lara.eval.json"}
 
 // appSets are the hand-written sets of the apps other than Mona, each with
 // at least minAppTurns annotated user turns.
@@ -93,7 +95,8 @@ func corpusDirIfNeeded(t *testing.T, set *eval.Set) string {
 
 // TestNoForbiddenStored is the contract: nothing a companion must not keep
 // (distress, special categories, other people's facts, credentials, the
-// companion's own words) is stored from any annotated turn.
+// companion's own words) is stored from any annotated turn of contractSets,
+// each run through its own app.
 func TestNoForbiddenStored(t *testing.T) {
 	for _, name := range contractSets {
 		t.Run(strings.TrimSuffix(name, ".eval.json"), func(t *testing.T) {
@@ -111,9 +114,8 @@ func TestNoForbiddenStored(t *testing.T) {
 // memories behind them), each set through its own app: Mona's sets, then
 // the per-app sets, then each app's sets together. It fails only when a set
 // is malformed or too small to say anything (the corpus set under 300
-// annotated user turns, an app set under 100); low figures, and the
-// forbidden memories the per-app sets count today, are reported, not
-// failed.
+// annotated user turns, an app set under 100); low figures are reported,
+// not failed (forbidden ones fail TestNoForbiddenStored).
 func TestReport(t *testing.T) {
 	mb := load(t, "memorybank.eval.json")
 	if n := mb.Turns(); n < minCorpusTurns {
