@@ -245,3 +245,24 @@ func TestEvalRiskSet(t *testing.T) {
 		t.Errorf("the table does not report both risk sets apart:\n%s", out.String())
 	}
 }
+
+// TestEvalAppSets: worker eval runs each app's hand-written set through
+// that app's preset, with the figures the eval package computes for it.
+func TestEvalAppSets(t *testing.T) {
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runEval(t, map[string]string{}, "--llm=off", "--sets", "eldertree,coach,clara,lara")
+	if len(got.Sets) != 4 {
+		t.Fatalf("sets = %+v; want the four app sets", got.Sets)
+	}
+	for _, s := range got.Sets {
+		set := mustShipped(t, s.Name)
+		want := eval.Run(apps[set.App], set).Measure()
+		if s.App != s.Name || s.Turns < 100 || s.Recall != want.Total.Recall() || s.Precision != want.Total.Precision() ||
+			s.Total.Stored != want.Total.Stored || s.Forbidden != want.Total.Forbidden {
+			t.Errorf("%s = %+v; want app %s and the eval package's %+v", s.Name, s, s.Name, want.Total)
+		}
+	}
+}
