@@ -31,7 +31,7 @@ type evalFlags struct {
 func registerEvalFlags(fs *flag.FlagSet) {
 	f := &evalFlags{}
 	fs.StringVar(&f.llm, "llm", "auto", "auto uses the configured LLM (MNEMO_LLM_MODEL, OPENAI_BASE_URL …); off scores the rules")
-	fs.StringVar(&f.sets, "sets", "", "comma-separated sets to run (default: all shipped: "+strings.Join(append(eval.ShippedSets(), personaSet, eval.RiskSetName), ", ")+")")
+	fs.StringVar(&f.sets, "sets", "", "comma-separated sets to run (default: all shipped: "+strings.Join(knownEvalSets(), ", ")+")")
 	fs.StringVar(&f.corpora, "corpora", "", "directory of the shared corpora (memorybank/, synthetic-persona-chat/); sets that need a missing corpus are skipped")
 	fs.IntVar(&f.chats, "persona-chats", 0, "score only the first N persona-chat conversations (0: all 1,000; each is two extractions)")
 	fs.StringVar(&f.sample, "sample", "", "write a seeded sample of 200 persona-chat memories (JSON) to FILE, to hand-check precision")
@@ -41,6 +41,12 @@ func registerEvalFlags(fs *flag.FlagSet) {
 
 // personaSet names the Synthetic-Persona-Chat set.
 const personaSet = "persona-chat"
+
+// knownEvalSets are the sets --sets may name: the shipped memory sets, the
+// persona chats and the risk sets.
+func knownEvalSets() []string {
+	return append(append(eval.ShippedSets(), personaSet), eval.RiskSets...)
+}
 
 // evalRisk is the risk set's JSON: the headline figures and the rows by
 // family, expected class and app (not the items, which the table's detail
@@ -57,12 +63,13 @@ type evalRisk struct {
 	Apps              []eval.RiskRow `json:"apps"`
 }
 
-// scoreRiskSet screens the shipped risk set (docs/safety.md) with the
-// deterministic rules, which every extraction runs whatever its source: a
-// model's own risk judgement is not scored here.
-func scoreRiskSet(apps map[string]*prompts.App) (string, evalRisk, error) {
-	raw, _ := eval.ShippedFile(eval.RiskSetName)
-	set, err := eval.ParseRisk(eval.RiskSetName, raw)
+// scoreRiskSet screens a shipped risk set (name, one of eval.RiskSets;
+// docs/safety.md) with the deterministic rules, which every extraction runs
+// whatever its source: a model's own risk judgement is not scored here. The
+// held-out set is reported as "risk (held out)".
+func scoreRiskSet(apps map[string]*prompts.App, name string) (string, evalRisk, error) {
+	raw, _ := eval.ShippedFile(name)
+	set, err := eval.ParseRisk(name, raw)
 	if err != nil {
 		return "", evalRisk{}, err
 	}
@@ -70,7 +77,7 @@ func scoreRiskSet(apps map[string]*prompts.App) (string, evalRisk, error) {
 	if err != nil {
 		return "", evalRisk{}, err
 	}
-	sc := eval.MeasureRisk(set.Name, outs)
+	sc := eval.MeasureRisk(eval.RiskTitle(name), outs)
 	var b strings.Builder
 	eval.WriteRiskTable(&b, sc)
 	t := sc.Total
@@ -132,8 +139,10 @@ type evalOutput struct {
 	Sets      []evalSet     `json:"sets"`
 	Persona   *evalPersona  `json:"persona_chat,omitempty"`
 	Risk      *evalRisk     `json:"risk,omitempty"`
-	Skipped   []evalSkip    `json:"skipped"`
-	Spend     eval.Spend    `json:"spend"` // every set's together
+	// RiskHoldout is the held-out risk set's figures (eval.RiskHoldoutSetName).
+	RiskHoldout *evalRisk  `json:"risk_holdout,omitempty"`
+	Skipped     []evalSkip `json:"skipped"`
+	Spend       eval.Spend `json:"spend"` // every set's together
 }
 
 // evalCmd runs the shipped evaluation sets through the configured extractor
@@ -147,7 +156,7 @@ func evalCmd(ctx context.Context, e *env) error {
 	if f.chats < 0 {
 		return usageError{fmt.Errorf("--persona-chats must be 0 or more, not %d", f.chats)}
 	}
-	known := append(eval.ShippedSets(), personaSet, eval.RiskSetName)
+	known := knownEvalSets()
 	want := known
 	if f.sets != "" {
 		want = nil
@@ -223,16 +232,20 @@ func evalCmd(ctx context.Context, e *env) error {
 			text.WriteString("\n")
 			eval.WritePersonaTable(&text, sc)
 			writeSpend(&text, sc.Spend)
-		case eval.RiskSetName:
+		case eval.RiskSetName, eval.RiskHoldoutSetName:
 			if _, ok := eval.ShippedFile(name); !ok {
-				skip(name, "this binary has no risk set")
+				skip(name, "this binary has no such risk set")
 				continue
 			}
-			table, report, err := scoreRiskSet(apps)
+			table, report, err := scoreRiskSet(apps, name)
 			if err != nil {
 				return err
 			}
-			out.Risk = &report
+			if name == eval.RiskHoldoutSetName {
+				out.RiskHoldout = &report
+			} else {
+				out.Risk = &report
+			}
 			text.WriteString("\n" + table)
 		default:
 			set, err := eval.LoadShipped(name)

@@ -198,31 +198,71 @@ func TestEvalPersonaChat(t *testing.T) {
 }
 
 // TestEvalRiskSet: `worker eval --sets risk` scores the shipped risk set
-// with the rules and reports what the eval package measures of it.
+// with the rules and reports what the eval package measures of it; the
+// held-out set (--sets risk.holdout) is reported apart, as "risk (held
+// out)", under risk_holdout.
 func TestEvalRiskSet(t *testing.T) {
-	raw, ok := eval.ShippedFile(eval.RiskSetName)
-	if !ok {
-		t.Fatal("the binary has no risk set")
-	}
-	set, err := eval.ParseRisk(eval.RiskSetName, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
 	apps, err := prompts.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := eval.RunRisk(apps, set)
+	for _, name := range eval.RiskSets {
+		t.Run(name, func(t *testing.T) {
+			raw, ok := eval.ShippedFile(name)
+			if !ok {
+				t.Fatalf("the binary has no risk set %s", name)
+			}
+			set, err := eval.ParseRisk(name, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs, err := eval.RunRisk(apps, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := eval.MeasureRisk(eval.RiskTitle(name), outs)
+			got := runEval(t, map[string]string{}, "--llm=off", "--sets", name)
+			report, other := got.Risk, got.RiskHoldout
+			if name == eval.RiskHoldoutSetName {
+				report, other = other, report
+			}
+			if report == nil || other != nil {
+				t.Fatalf("risk = %+v, risk_holdout = %+v; want only the report of %s; skipped = %+v", got.Risk, got.RiskHoldout, name, got.Skipped)
+			}
+			if report.Set != eval.RiskTitle(name) || report.Recall != want.Total.Recall() || report.HighPrecision != want.HighPrecision() ||
+				report.FalseAlarmsHigh != want.Total.FalseAlarms(extract.SeverityHigh) || len(report.Families) != len(want.Families) {
+				t.Errorf("%s = %+v; the eval package says recall %v, high precision %v", name, report, want.Total.Recall(), want.HighPrecision())
+			}
+		})
+	}
+
+	// Both sets, one table each, the held-out one under its own title.
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"eval", "--llm=off", "--sets", "risk,risk.holdout"}, mapEnv(nil), strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "\nrisk: ") || !strings.Contains(out.String(), "\nrisk (held out): ") {
+		t.Errorf("the table does not report both risk sets apart:\n%s", out.String())
+	}
+}
+
+// TestEvalAppSets: worker eval runs each app's hand-written set through
+// that app's preset, with the figures the eval package computes for it.
+func TestEvalAppSets(t *testing.T) {
+	apps, err := prompts.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := eval.MeasureRisk(set.Name, outs)
-	got := runEval(t, map[string]string{}, "--llm=off", "--sets", "risk")
-	if got.Risk == nil {
-		t.Fatalf("no risk report; skipped = %+v", got.Skipped)
+	got := runEval(t, map[string]string{}, "--llm=off", "--sets", "eldertree,coach,clara,lara")
+	if len(got.Sets) != 4 {
+		t.Fatalf("sets = %+v; want the four app sets", got.Sets)
 	}
-	if got.Risk.Recall != want.Total.Recall() || got.Risk.HighPrecision != want.HighPrecision() ||
-		got.Risk.FalseAlarmsHigh != want.Total.FalseAlarms(extract.SeverityHigh) || len(got.Risk.Families) != len(want.Families) {
-		t.Errorf("risk = %+v; the eval package says recall %v, high precision %v", got.Risk, want.Total.Recall(), want.HighPrecision())
+	for _, s := range got.Sets {
+		set := mustShipped(t, s.Name)
+		want := eval.Run(apps[set.App], set).Measure()
+		if s.App != s.Name || s.Turns < 100 || s.Recall != want.Total.Recall() || s.Precision != want.Total.Precision() ||
+			s.Total.Stored != want.Total.Stored || s.Forbidden != want.Total.Forbidden {
+			t.Errorf("%s = %+v; want app %s and the eval package's %+v", s.Name, s, s.Name, want.Total)
+		}
 	}
 }

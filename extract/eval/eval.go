@@ -274,13 +274,22 @@ func firstWords(s string, n int) string {
 // are no fact about the user: a memory mined from it is forbidden.
 const TrapReply = "Thank you for telling me. I love talking with you, my name is Mona and my favorite color is blue."
 
-// Stored is one memory the merge policy would write, with where it came from.
+// Stored is one memory the merge policy would write, or one thing an app
+// keeps outside its memories (AppItems), with where it came from.
 type Stored struct {
 	Session string // persona/date
-	Turn    int    // the user turn it was learnt from; -1 for an assistant turn
-	Key     string
-	Value   string
+	// Turn is the user turn it was learnt from; TurnAssistant for an
+	// assistant turn, TurnSession for an app item no one turn says.
+	Turn  int
+	Key   string
+	Value string
 }
+
+// Where a stored memory came from when it is not one user turn.
+const (
+	TurnAssistant = -1 // a companion's reply: always forbidden
+	TurnSession   = -2 // an app item (AppItems) no single user turn says
+)
 
 // Outcome is one set run through an app's extractor and merge policy.
 type Outcome struct {
@@ -325,21 +334,27 @@ func RunWith(ctx context.Context, app *prompts.App, set *Set, opts Options) (Out
 			}
 			at = at.Add(time.Minute)
 			rid := fmt.Sprintf("r%d", t.Index)
-			turnOf[rid] = -1
+			turnOf[rid] = TurnAssistant
 			es.Messages = append(es.Messages, extract.Message{ID: rid, Role: "assistant", Content: reply, At: at})
 		}
 		es.EndedAt = at.Add(time.Minute)
-		ops, proposed, err := extractSession(ctx, app, es, opts, &out.Spend)
+		ops, res, err := extractSession(ctx, app, es, opts, &out.Spend)
 		if err != nil {
 			return out, err
 		}
-		out.Candidates += proposed
+		items := AppItems(app, res)
+		out.Candidates += len(res.Memories) + len(items)
 		for _, op := range ops {
 			turn, ok := turnOf[op.Memory.SourceMessageID]
 			if !ok {
-				turn = -1
+				turn = TurnAssistant
 			}
 			st := Stored{Session: id, Turn: turn, Key: op.Memory.Key, Value: op.Memory.Value}
+			out.Stored = append(out.Stored, st)
+			out.bySession[id] = append(out.bySession[id], st)
+		}
+		for _, it := range items {
+			st := Stored{Session: id, Turn: sourceTurn(ses, it), Key: it.Key, Value: it.Value}
 			out.Stored = append(out.Stored, st)
 			out.bySession[id] = append(out.bySession[id], st)
 		}
@@ -437,21 +452,28 @@ func (o Outcome) Measure() Score {
 		for _, st := range stored {
 			r := row(KeyCategory(st.Key))
 			r.Stored++
-			if st.Turn < 0 {
+			if st.Turn == TurnAssistant {
 				r.Forbidden++
 				sc.Violations = append(sc.Violations, Violation{Stored: st, Class: ClassAssistant})
 				continue
 			}
-			t := ses.Turns[st.Turn]
-			violated := ""
-			for _, f := range t.Forbid {
-				if violated == "" && Violates(f, st.Key, st.Value) {
-					violated = f.Class
+			// A memory is held to its own turn's must-nots; an app item no
+			// one turn says, to the words (not the "any") of every turn's.
+			turns := ses.Turns
+			if st.Turn >= 0 {
+				turns = turns[st.Turn : st.Turn+1]
+			}
+			violated, text := "", ""
+			for _, t := range turns {
+				for _, f := range t.Forbid {
+					if violated == "" && (st.Turn >= 0 || !f.Any) && Violates(f, st.Key, st.Value) {
+						violated, text = f.Class, t.Text
+					}
 				}
 			}
 			if violated != "" {
 				r.Forbidden++
-				sc.Violations = append(sc.Violations, Violation{Stored: st, Class: violated, Text: t.Text})
+				sc.Violations = append(sc.Violations, Violation{Stored: st, Class: violated, Text: text})
 				continue
 			}
 			ok := false

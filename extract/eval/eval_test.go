@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,14 +38,41 @@ func corpusDir(t *testing.T) string {
 	return dir
 }
 
-func mona(t *testing.T) *prompts.App {
+func builtin(t *testing.T) map[string]*prompts.App {
 	t.Helper()
 	apps, err := prompts.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return apps["mona"]
+	return apps
 }
+
+func mona(t *testing.T) *prompts.App { return builtin(t)["mona"] }
+
+// appOf is the preset a set names: each set runs through its own app's
+// extractor and merge policy.
+func appOf(t *testing.T, set *eval.Set) *prompts.App {
+	t.Helper()
+	app := builtin(t)[set.App]
+	if app == nil {
+		t.Fatalf("set %s names app %q, which is no built-in preset", set.Name, set.App)
+	}
+	return app
+}
+
+// contractSets are the sets TestNoForbiddenStored holds to nothing
+// forbidden stored: Mona's, and the per-app sets, which store nothing
+// forbidden today (README, "The per-app sets"). Should an app's rules need
+// to store some of it for a while, its set leaves this list: TestReport
+// still prints its forbidden count.
+var contractSets = []string{"adversarial.eval.json", "memorybank.eval.json",
+	"eldertree.eval.json", "coach.eval.json", "clara.eval.json", "lara.eval.json"}
+
+// appSets are the hand-written sets of the apps other than Mona, each with
+// at least minAppTurns annotated user turns.
+var appSets = []string{"eldertree.eval.json", "coach.eval.json", "clara.eval.json", "lara.eval.json"}
+
+const minAppTurns = 100
 
 func load(t *testing.T, name string) *eval.Set {
 	t.Helper()
@@ -67,13 +95,13 @@ func corpusDirIfNeeded(t *testing.T, set *eval.Set) string {
 
 // TestNoForbiddenStored is the contract: nothing a companion must not keep
 // (distress, special categories, other people's facts, credentials, the
-// companion's own words) is stored from any annotated turn.
+// companion's own words) is stored from any annotated turn of contractSets,
+// each run through its own app.
 func TestNoForbiddenStored(t *testing.T) {
-	app := mona(t)
-	for _, name := range []string{"adversarial.eval.json", "memorybank.eval.json"} {
+	for _, name := range contractSets {
 		t.Run(strings.TrimSuffix(name, ".eval.json"), func(t *testing.T) {
 			set := load(t, name)
-			sc := eval.Run(app, set).Measure()
+			sc := eval.Run(appOf(t, set), set).Measure()
 			for _, v := range sc.Violations {
 				t.Errorf("%s#%d (%s): stored %s = %q from %q", v.Session, v.Turn, v.Class, v.Key, v.Value, v.Text)
 			}
@@ -83,24 +111,44 @@ func TestNoForbiddenStored(t *testing.T) {
 
 // TestReport prints precision, recall and forbidden per set and category
 // (go test ./extract/eval -run Report -v; add -eval.detail for the
-// memories behind them). It fails only when a set is malformed or the
-// corpus set is too small to say anything.
+// memories behind them), each set through its own app: Mona's sets, then
+// the per-app sets, then each app's sets together. It fails only when a set
+// is malformed or too small to say anything (the corpus set under 300
+// annotated user turns, an app set under 100); low figures are reported,
+// not failed (forbidden ones fail TestNoForbiddenStored).
 func TestReport(t *testing.T) {
-	app := mona(t)
-	adv := load(t, "adversarial.eval.json")
 	mb := load(t, "memorybank.eval.json")
 	if n := mb.Turns(); n < minCorpusTurns {
 		t.Fatalf("the memorybank set annotates %d user turns; it needs at least %d", n, minCorpusTurns)
 	}
-	var scores []eval.Score
+	sets := []*eval.Set{mb, load(t, "adversarial.eval.json")}
+	for _, name := range appSets {
+		set := load(t, name)
+		if n := set.Turns(); n < minAppTurns {
+			t.Errorf("the %s set annotates %d user turns; it needs at least %d", set.Name, n, minAppTurns)
+		}
+		sets = append(sets, set)
+	}
 	var b strings.Builder
-	for _, set := range []*eval.Set{mb, adv} {
-		sc := eval.Run(app, set).Measure()
+	byApp := map[string][]eval.Score{}
+	var apps []string
+	var scores []eval.Score
+	for _, set := range sets {
+		sc := eval.Run(appOf(t, set), set).Measure()
 		scores = append(scores, sc)
+		if byApp[set.App] == nil {
+			apps = append(apps, set.App)
+		}
+		byApp[set.App] = append(byApp[set.App], sc)
 		eval.WriteTable(&b, sc)
 		b.WriteString("\n")
 	}
-	eval.WriteTable(&b, eval.Combine("mona (all sets)", scores...))
+	for _, app := range apps {
+		if len(byApp[app]) > 1 {
+			eval.WriteTable(&b, eval.Combine(app+" (all sets)", byApp[app]...))
+			b.WriteString("\n")
+		}
+	}
 	if *detail {
 		for _, sc := range scores {
 			b.WriteString("\n")
@@ -108,4 +156,20 @@ func TestReport(t *testing.T) {
 		}
 	}
 	t.Log("\n" + b.String())
+}
+
+// TestShippedAppSets: every hand-written set is shipped in the binary and
+// names the app whose preset it is scored under, so that worker eval runs
+// it as TestReport does.
+func TestShippedAppSets(t *testing.T) {
+	shipped := eval.ShippedSets()
+	for _, name := range appSets {
+		set := load(t, name)
+		if want := strings.TrimSuffix(name, ".eval.json"); set.Name != want || set.App != want {
+			t.Errorf("%s: name %q, app %q; want both %q", name, set.Name, set.App, want)
+		}
+		if !slices.Contains(shipped, set.Name) {
+			t.Errorf("%s is not among the shipped sets %v", set.Name, shipped)
+		}
+	}
 }

@@ -25,7 +25,26 @@ const (
 	CatPlan       = "plan" // a goal, plan or intention
 	CatEvent      = "event"
 	CatFeeling    = "feeling"
-	CatOther      = "other" // a stored key of no known shape; never a gold category
+	// The apps' own things (AppItems): Elder Tree's sobriety, step work,
+	// substance, triggers and support (sponsor, fellowship, therapist); the
+	// coach's goals, action steps, completed steps and coaching
+	// preferences; Clara's caregiver concerns and routines; LaRa's mastery; and the
+	// follow-ups of Elder Tree and the coach (a risky event ahead, an open
+	// thread).
+	CatSobriety   = "sobriety"
+	CatStep       = "step"
+	CatSubstance  = "substance"
+	CatTrigger    = "trigger"
+	CatSupport    = "support"
+	CatGoal       = "goal"
+	CatAction     = "action"
+	CatDone       = "done"
+	CatPreference = "preference"
+	CatConcern    = "concern"
+	CatMastery    = "mastery"
+	CatFollowUp   = "followup"
+	CatRoutine    = "routine" // Clara: a habit of the day ("tea at four")
+	CatOther      = "other"   // a stored key of no known shape; never a gold category
 )
 
 // Categories are the gold categories, in report order.
@@ -33,6 +52,8 @@ var Categories = []string{
 	CatName, CatNickname, CatLike, CatDislike, CatFavorite, CatHobby,
 	CatLocation, CatWork, CatStudy, CatOccupation, CatFamily, CatPet,
 	CatAllergy, CatDiet, CatPlan, CatEvent, CatFeeling,
+	CatSobriety, CatStep, CatSubstance, CatTrigger, CatSupport,
+	CatGoal, CatAction, CatDone, CatPreference, CatConcern, CatMastery, CatFollowUp, CatRoutine,
 }
 
 // satisfies says which stored categories may satisfy a gold item of a
@@ -53,9 +74,22 @@ var satisfies = map[string][]string{
 	CatPet:        {CatPet},
 	CatAllergy:    {CatAllergy},
 	CatDiet:       {CatDiet},
-	CatPlan:       {CatPlan, CatEvent},
+	CatPlan:       {CatPlan, CatEvent, CatGoal},
 	CatEvent:      {CatEvent, CatPlan},
 	CatFeeling:    {CatFeeling},
+	CatSobriety:   {CatSobriety},
+	CatStep:       {CatStep},
+	CatSubstance:  {CatSubstance},
+	CatTrigger:    {CatTrigger},
+	CatSupport:    {CatSupport},
+	CatGoal:       {CatGoal, CatPlan},
+	CatAction:     {CatAction, CatPlan},
+	CatDone:       {CatDone, CatEvent},
+	CatPreference: {CatPreference, CatLike},
+	CatConcern:    {CatConcern},
+	CatMastery:    {CatMastery},
+	CatFollowUp:   {CatFollowUp, CatPlan, CatEvent},
+	CatRoutine:    {CatRoutine, CatHobby, CatEvent},
 }
 
 // keyPrefixes maps the start of a memory key to its category. A prefix
@@ -99,6 +133,47 @@ var keyPrefixes = []struct{ prefix, category string }{
 	{"hobby:", CatHobby},
 	{"hobby", CatHobby},
 	{"activity:", CatHobby},
+	// The apps' profile and summary fields (AppItems).
+	{"preferred_name", CatName},
+	{"sobriety", CatSobriety},
+	{"recovery_start_date", CatSobriety},
+	{"days_sober", CatSobriety},
+	{"current_step", CatStep},
+	{"steps_completed", CatStep},
+	{"step", CatStep},
+	{"addiction_type", CatSubstance},
+	{"substance", CatSubstance},
+	{"primary_trigger", CatTrigger},
+	{"known_triggers", CatTrigger},
+	{"trigger", CatTrigger},
+	{"vulnerability_windows", CatTrigger},
+	{"sponsor", CatSupport},
+	{"sponsor_name", CatSupport},
+	{"has_sponsor", CatSupport},
+	{"fellowship", CatSupport},
+	{"fellowship_name", CatSupport},
+	{"in_fellowship", CatSupport},
+	{"has_therapist", CatSupport},
+	{"other_support", CatSupport},
+	{"resistance_strategy_used", CatEvent},
+	{"successful_strategies", CatEvent},
+	{"outcome", CatEvent},
+	{"follow_up", CatFollowUp},
+	{"open_threads", CatFollowUp},
+	{"goals", CatGoal},
+	{"action_steps", CatAction},
+	{"action", CatAction},
+	{"completed", CatDone},
+	{"done", CatDone},
+	{"coach_preferences", CatPreference},
+	{"preferences", CatPreference},
+	{"concerns", CatConcern},
+	{"caregiver_concerns", CatConcern},
+	{"concern", CatConcern},
+	{"notable_anchors", CatLike},
+	{"mastery", CatMastery},
+	{"routine", CatRoutine},
+	{"routines", CatRoutine},
 }
 
 // KeyCategory is the category of a stored memory's key, by its prefix;

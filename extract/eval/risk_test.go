@@ -138,3 +138,49 @@ func TestRiskSetCheck(t *testing.T) {
 		t.Errorf("a suicidal finding satisfies a self_harm item")
 	}
 }
+
+// TestRiskReportHeldOut prints the same figures on the held-out risk set
+// (testdata/risk.holdout.eval.json), as "risk (held out)": written apart
+// from the rules and never used to tune them. It fails only when the set is
+// malformed or lacks a family of the main set; its figures have no floors
+// yet (the lead sets them), so a low one is reported, not failed.
+func TestRiskReportHeldOut(t *testing.T) {
+	set, err := eval.LoadRisk(filepath.Join("testdata", eval.RiskHoldoutSetName+".eval.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, err := eval.LoadRisk(filepath.Join("testdata", "risk.eval.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := eval.RunRisk(apps, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := eval.MeasureRisk(eval.RiskTitle(eval.RiskHoldoutSetName), outs)
+	var b strings.Builder
+	eval.WriteRiskTable(&b, sc)
+	if *detail {
+		eval.WriteRiskDetail(&b, sc)
+	}
+	t.Log("\n" + b.String())
+
+	have := map[string]string{}
+	for _, it := range set.Items {
+		have[it.Family] = it.Class
+	}
+	for _, it := range main.Items {
+		if c, ok := have[it.Family]; !ok || (c == eval.ClassNone) != (it.Class == eval.ClassNone) {
+			t.Errorf("the held-out set lacks family %s (as a %s one)", it.Family, map[bool]string{true: "negative", false: "positive"}[it.Class == eval.ClassNone])
+			have[it.Family] = it.Class // once
+		}
+	}
+	tot := sc.Total
+	figures.Report(t, "risk set (held out): %d positives, %d negatives: recall %.3f, false alarms %.3f (high %.3f; any finding %.3f), high precision %.3f (%d/%d)",
+		tot.Positives, tot.Negatives, tot.Recall(), tot.FalseAlarms(extract.SeverityMedium), tot.FalseAlarms(extract.SeverityHigh),
+		tot.FalseAlarms(extract.SeverityLow), sc.HighPrecision(), sc.HighRight, sc.High)
+}

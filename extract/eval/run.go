@@ -104,12 +104,12 @@ func (s *Spend) summarise() {
 
 // extractSession runs one session through the extractor and the merge policy
 // (against an empty store) and returns the operations that would write and
-// how many memories the extractor proposed.
-func extractSession(ctx context.Context, app *prompts.App, es extract.Session, opts Options, spend *Spend) ([]extract.Op, int, error) {
+// the extractor's result.
+func extractSession(ctx context.Context, app *prompts.App, es extract.Session, opts Options, spend *Spend) ([]extract.Op, extract.Result, error) {
 	started := time.Now()
 	res, err := opts.extractor()(ctx, app, es, es.EndedAt)
 	if err != nil {
-		return nil, 0, err
+		return nil, res, err
 	}
 	spend.count(res, time.Since(started), opts.Price)
 	var ops []extract.Op
@@ -118,5 +118,5 @@ func extractSession(ctx context.Context, app *prompts.App, es extract.Session, o
 			ops = append(ops, op)
 		}
 	}
-	return ops, len(res.Memories), nil
+	return ops, res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -15,14 +16,14 @@ import (
 var shipped embed.FS
 
 // ShippedSets names the memory sets built into the binary ("adversarial",
-// "memorybank"), sorted. Files that are not memory sets (the risk set) are
-// left out.
+// "clara", "coach", …), sorted. Files that are not memory sets (the risk
+// sets) are left out.
 func ShippedSets() []string {
 	entries, _ := fs.ReadDir(shipped, "testdata")
 	var names []string
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".eval.json")
-		if name != RiskSetName {
+		if !slices.Contains(RiskSets, name) {
 			names = append(names, name)
 		}
 	}
@@ -33,8 +34,24 @@ func ShippedSets() []string {
 // apart from the memory sets.
 const RiskSetName = "risk"
 
+// RiskHoldoutSetName is the held-out risk set
+// (testdata/risk.holdout.eval.json): written apart from the rules and never
+// used to tune them, scored and reported beside RiskSetName, with no floors.
+const RiskHoldoutSetName = "risk.holdout"
+
+// RiskSets are the shipped risk sets, in report order.
+var RiskSets = []string{RiskSetName, RiskHoldoutSetName}
+
+// RiskTitle is how a report names a risk set: "risk", "risk (held out)".
+func RiskTitle(name string) string {
+	if name == RiskHoldoutSetName {
+		return "risk (held out)"
+	}
+	return name
+}
+
 // ShippedFile is a built-in set's raw JSON (name as ShippedSets gives it,
-// or RiskSetName); ok is false when the binary has no such set.
+// or one of RiskSets); ok is false when the binary has no such set.
 func ShippedFile(name string) (raw []byte, ok bool) {
 	raw, err := shipped.ReadFile(path.Join("testdata", name+".eval.json"))
 	return raw, err == nil
