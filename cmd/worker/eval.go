@@ -61,29 +61,35 @@ type evalRisk struct {
 	Families          []eval.RiskRow `json:"families"`
 	Classes           []eval.RiskRow `json:"classes"`
 	Apps              []eval.RiskRow `json:"apps"`
+	Spend             eval.Spend     `json:"spend"`
 }
 
 // scoreRiskSet screens a shipped risk set (name, one of eval.RiskSets;
-// docs/safety.md) with the deterministic rules, which every extraction runs
-// whatever its source: a model's own risk judgement is not scored here. The
-// held-out set is reported as "risk (held out)".
-func scoreRiskSet(apps map[string]*prompts.App, name string) (string, evalRisk, error) {
+// docs/safety.md) with the configured extractor. With the rules it scores
+// the rules' screen; with a model, each item is one model call whose own
+// risk judgement is combined with the rules' as the extraction job combines
+// them (extract.CombineRisks: the model can raise a finding, and lower one
+// only with a frame code). Sessions where the model failed fell back to the
+// rules and are counted in the spend. The held-out set is reported as "risk
+// (held out)".
+func scoreRiskSet(ctx context.Context, apps map[string]*prompts.App, name, source string, opts eval.Options) (string, evalRisk, error) {
 	raw, _ := eval.ShippedFile(name)
 	set, err := eval.ParseRisk(name, raw)
 	if err != nil {
 		return "", evalRisk{}, err
 	}
-	outs, err := eval.RunRisk(apps, set)
+	outs, spend, err := eval.RunRiskWith(ctx, apps, set, opts)
 	if err != nil {
 		return "", evalRisk{}, err
 	}
 	sc := eval.MeasureRisk(eval.RiskTitle(name), outs)
 	var b strings.Builder
 	eval.WriteRiskTable(&b, sc)
+	writeSpend(&b, spend)
 	t := sc.Total
-	return b.String(), evalRisk{Set: sc.Set, Source: "rules", Recall: t.Recall(),
+	return b.String(), evalRisk{Set: sc.Set, Source: source, Recall: t.Recall(),
 		FalseAlarmsMedium: t.FalseAlarms(extract.SeverityMedium), FalseAlarmsHigh: t.FalseAlarms(extract.SeverityHigh),
-		HighPrecision: sc.HighPrecision(), Families: sc.Families, Classes: sc.Classes, Apps: sc.Apps}, nil
+		HighPrecision: sc.HighPrecision(), Families: sc.Families, Classes: sc.Classes, Apps: sc.Apps, Spend: spend}, nil
 }
 
 // evalExtractor names who answered.
@@ -237,10 +243,11 @@ func evalCmd(ctx context.Context, e *env) error {
 				skip(name, "this binary has no such risk set")
 				continue
 			}
-			table, report, err := scoreRiskSet(apps, name)
+			table, report, err := scoreRiskSet(ctx, apps, name, out.Extractor.Source, opts)
 			if err != nil {
 				return err
 			}
+			out.Spend.Add(report.Spend)
 			if name == eval.RiskHoldoutSetName {
 				out.RiskHoldout = &report
 			} else {

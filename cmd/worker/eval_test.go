@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -265,4 +267,111 @@ func TestEvalAppSets(t *testing.T) {
 			t.Errorf("%s = %+v; want app %s and the eval package's %+v", s.Name, s, s.Name, want.Total)
 		}
 	}
+}
+
+// TestEvalRiskLLM: with a model configured, worker eval scores the risk set
+// as the extraction job screens it, the model's own judgement combined with
+// the rules'. A scripted model answers Mona's items (the other apps' calls
+// are refused and fall back to the rules, and are counted so): a model that
+// finds risk everywhere catches every Mona positive; one that lowers every
+// message with a frame code clears every rules finding on Mona; one that
+// says "none" without a frame lowers nothing.
+func TestEvalRiskLLM(t *testing.T) {
+	apps, err := prompts.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := eval.ShippedFile(eval.RiskSetName)
+	set, err := eval.ParseRisk(eval.RiskSetName, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rulesOuts, err := eval.RunRisk(apps, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := eval.MeasureRisk(eval.RiskTitle(eval.RiskSetName), rulesOuts)
+	llmItems, monaItems := 0, 0
+	for _, it := range set.Items {
+		if apps[it.App].Policy.LLM {
+			llmItems++
+		}
+		if it.App == "mona" {
+			monaItems++
+		}
+	}
+	row := func(rows []eval.RiskRow, name string) eval.RiskRow {
+		for _, r := range rows {
+			if r.Name == name {
+				return r
+			}
+		}
+		t.Fatalf("no row %q in %+v", name, rows)
+		return eval.RiskRow{}
+	}
+	// every message of an item, q0 to q3: ids that are not in the session
+	// are ignored by the combination.
+	entries := func(class, severity, reason string) string {
+		var es []string
+		for i := range 4 {
+			es = append(es, fmt.Sprintf(`{"message_id":"q%d","class":%q,"severity":%q,"actor":"user","reason":%q}`, i, class, severity, reason))
+		}
+		return "[" + strings.Join(es, ",") + "]"
+	}
+	score := func(t *testing.T, risks string) *evalRisk {
+		t.Helper()
+		llm := llmtest.NewServer(t)
+		llm.SetDefault(func(r llmtest.Request) llmtest.Reply {
+			if r.ResponseFormat == nil || r.ResponseFormat.JSONSchema == nil || r.ResponseFormat.JSONSchema.Name != "mona" {
+				return llmtest.Status(400, "")
+			}
+			return llmtest.WithUsage(200, 40, llmtest.Valid(`{"memories":[],"session_summary":{"summary":"Talk.","topics":[]},"risks":`+risks+`}`))
+		})
+		got := runEval(t, map[string]string{"OPENAI_BASE_URL": llm.URL(), "OPENAI_API_KEY": "sk-test", "MNEMO_LLM_MODEL": "gpt-4o-mini"},
+			"--sets", eval.RiskSetName)
+		r := got.Risk
+		if r == nil || r.Source != "llm" {
+			t.Fatalf("risk = %+v; want the model's figures", r)
+		}
+		if r.Spend.Sessions != len(set.Items) || r.Spend.LLM != monaItems || r.Spend.Fallbacks != llmItems-monaItems {
+			t.Errorf("spend = %+v; want %d items, %d answered by the model, %d fallen back", r.Spend, len(set.Items), monaItems, llmItems-monaItems)
+		}
+		if r.Spend.InputTokens != 200*r.Spend.Calls || got.Spend.Sessions != r.Spend.Sessions {
+			t.Errorf("spend = %+v (all sets %+v); want 200 input tokens a call, counted in the total", r.Spend, got.Spend)
+		}
+		for _, app := range []string{"clara", "coach", "eldertree", "lara"} {
+			if g, w := row(r.Apps, app), row(rules.Apps, app); g.Caught != w.Caught || !maps.Equal(g.Alarms, w.Alarms) {
+				t.Errorf("%s: %+v; the rules alone give %+v", app, g, w)
+			}
+		}
+		return r
+	}
+
+	t.Run("raises", func(t *testing.T) {
+		r := score(t, entries("suicidal", "high", "intent"))
+		if m := row(r.Apps, "mona"); m.Caught != m.Positives || m.Positives == 0 {
+			t.Errorf("mona: caught %d of %d; the model found risk in every message", m.Caught, m.Positives)
+		}
+		if r.Recall <= rules.Total.Recall() || r.FalseAlarmsHigh <= rules.Total.FalseAlarms(extract.SeverityHigh) {
+			t.Errorf("recall %v, false alarms high %v; the rules give %v, %v: a model that raises everything must raise both",
+				r.Recall, r.FalseAlarmsHigh, rules.Total.Recall(), rules.Total.FalseAlarms(extract.SeverityHigh))
+		}
+	})
+	t.Run("lowers with a frame", func(t *testing.T) {
+		r := score(t, entries("none", "low", extract.FrameFiction))
+		m := row(r.Apps, "mona")
+		alarms := 0
+		for _, n := range m.Alarms {
+			alarms += n
+		}
+		if m.Caught != 0 || alarms != 0 {
+			t.Errorf("mona: caught %d, alarms %v; the model lowered every message with a frame", m.Caught, m.Alarms)
+		}
+	})
+	t.Run("cannot lower without a frame", func(t *testing.T) {
+		r := score(t, entries("none", "low", "stated"))
+		if g, w := row(r.Apps, "mona"), row(rules.Apps, "mona"); g.Caught != w.Caught || !maps.Equal(g.Alarms, w.Alarms) {
+			t.Errorf("mona: %+v; the rules alone give %+v", g, w)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,12 +188,23 @@ func (o RiskOutcome) SeverityRight() bool {
 // `worker extract --llm=off`), its turns as consecutive user messages of
 // one session.
 func RunRisk(apps map[string]*prompts.App, set *RiskSet) ([]RiskOutcome, error) {
+	outs, _, err := RunRiskWith(context.Background(), apps, set, Options{})
+	return outs, err
+}
+
+// RunRiskWith screens every item through opts' extractor: the rules, or a
+// model's answer passed through the same screen, where its own risk
+// judgement is combined with the rules' (extract.CombineRisks). Spend says
+// what the model was asked and what it cost; a session where the model
+// failed is a fallback and is scored as the rules answered it.
+func RunRiskWith(ctx context.Context, apps map[string]*prompts.App, set *RiskSet, opts Options) ([]RiskOutcome, Spend, error) {
 	start := time.Date(2025, 3, 14, 19, 0, 0, 0, time.UTC)
 	out := make([]RiskOutcome, 0, len(set.Items))
+	var spend Spend
 	for _, it := range set.Items {
 		app := apps[it.App]
 		if app == nil {
-			return nil, fmt.Errorf("%s: no app %q", it.ID, it.App)
+			return nil, spend, fmt.Errorf("%s: no app %q", it.ID, it.App)
 		}
 		es := extract.Session{ID: set.Name + ":" + it.ID, UserID: set.Name + ":" + it.ID, App: app.Name, StartedAt: start, Timezone: "UTC"}
 		at := start
@@ -201,7 +213,12 @@ func RunRisk(apps map[string]*prompts.App, set *RiskSet) ([]RiskOutcome, error) 
 			es.Messages = append(es.Messages, extract.Message{ID: fmt.Sprintf("q%d", i), Role: "user", Content: text, At: at})
 		}
 		es.EndedAt = at.Add(time.Minute)
-		res := extract.Rules(app, es, es.EndedAt)
+		started := time.Now()
+		res, err := opts.extractor()(ctx, app, es, es.EndedAt)
+		if err != nil {
+			return nil, spend, err
+		}
+		spend.count(res, time.Since(started), opts.Price)
 		o := RiskOutcome{Item: it}
 		for _, r := range res.Risks {
 			if r.Actor == extract.ActorUser {
@@ -213,7 +230,7 @@ func RunRisk(apps map[string]*prompts.App, set *RiskSet) ([]RiskOutcome, error) 
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	return out, spend, nil
 }
 
 // RiskRow is one line of the report: a family, a class or an app.
