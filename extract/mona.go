@@ -243,9 +243,9 @@ var (
 	// lessonWords make "I take …" a habit: "dance lessons", "a pottery class".
 	lessonWords = toSet("lessons lesson classes class course courses workshops")
 	// teamWords make "I play on the soccer team" a hobby.
-	teamWords = toSet("team teams club league band orchestra choir squad crew")
-	gerunds          = map[string]string{"play": "playing", "practice": "practicing", "practise": "practising", "do": "doing", "knit": "knitting", "paint": "painting", "draw": "drawing", "bake": "baking", "garden": "gardening", "surf": "surfing", "ski": "skiing", "climb": "climbing", "crochet": "crocheting", "sew": "sewing", "collect": "collecting", "swim": "swimming", "hike": "hiking", "dance": "dancing", "sing": "singing", "meditate": "meditating", "journal": "journaling", "run": "running", "listen to": "listening to", "take": "taking", "ride": "riding", "write": "writing", "volunteer": "volunteering"}
-	goActivities     = `hiking|running|swimming|climbing|fishing|camping|skiing|surfing|dancing|bowling|biking|cycling|jogging|skating|kayaking|sailing|snowboarding`
+	teamWords    = toSet("team teams club league band orchestra choir squad crew")
+	gerunds      = map[string]string{"play": "playing", "practice": "practicing", "practise": "practising", "do": "doing", "knit": "knitting", "paint": "painting", "draw": "drawing", "bake": "baking", "garden": "gardening", "surf": "surfing", "ski": "skiing", "climb": "climbing", "crochet": "crocheting", "sew": "sewing", "collect": "collecting", "swim": "swimming", "hike": "hiking", "dance": "dancing", "sing": "singing", "meditate": "meditating", "journal": "journaling", "run": "running", "listen to": "listening to", "take": "taking", "ride": "riding", "write": "writing", "volunteer": "volunteering"}
+	goActivities = `hiking|running|swimming|climbing|fishing|camping|skiing|surfing|dancing|bowling|biking|cycling|jogging|skating|kayaking|sailing|snowboarding`
 	// notObjects are what an activity is done "to" that makes it no hobby:
 	// "I've been doing great", "I've been learning a lot".
 	notObjects = toSet("a lot well great good fine ok okay alright better worse nothing something anything everything it that this things stuff so too much more less my your what how new skill skills some lately recently for with to at on around")

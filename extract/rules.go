@@ -1035,7 +1035,7 @@ var patterns = []pattern{
 		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+in\s+`,
 		`i\s+(?:originally\s+)?come\s+from\s+`)},
 	{kindWorks, toSet("i i'm im i've ive"), prefix(
-		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work(?:\s+(?:full[\s-]?time|part[\s-]?time))?|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?(?:working|interning)(?:\s+(?:full[\s-]?time|part[\s-]?time))?|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as|from)\s+`,
+		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work(?:\s+(?:full[\s-]?time|part[\s-]?time))?|`+iAm+`\s+(?:currently\s+|now\s+|still\s+)?(?:working|interning)(?:\s+(?:full[\s-]?time|part[\s-]?time))?|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as|from)\s+`,
 		iAm+`\s+(?:currently\s+|now\s+)?(?:employed|hired)\s+(by|at|with)\s+`)},
 	{kindOccupation, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:now|currently|also|actually|just)\s+)*an?\s+((?:[\p{L}\-]+\s+){0,2}?)(`+occupations+`)s?\b`,
@@ -1078,7 +1078,7 @@ var patterns = []pattern{
 		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to)\s+)?(`+presentHobbies+`)\b\s*`,
 		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`)},
 	{kindOwn, toSet("i i've ive"), prefix(
-		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(`+businesses+`)\b`)},
+		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
 	{kindFamilyHave, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
 	{kindPetHave, toSet("i i've ive"), prefix(
