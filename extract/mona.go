@@ -229,7 +229,7 @@ var (
 	// occupations end the phrase of "I'm a nurse", "I'm a software engineer".
 	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay[\s-]at[\s-]home\s+(?:mom|dad|parent|mother|father|wife|husband)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist|housekeeper|custodian|athlete|olympian|player|tour\s+guide|guide|activist|veteran|model|stylist|hairdresser|salesman|saleswoman|salesperson|coder|blogger|vlogger|influencer|gamer|comedian|magician|sculptor|poet|novelist|composer|producer|director|dj|investor|trader|broker|miner|welder|fisherman|butcher|florist|tailor|jeweler|landscaper|gardener|courier|mailman|postman|trucker|ranger|guard|detective|judge|politician|stunt\s+double|lifeguard|babysitter|optometrist|midwife|zookeeper|archaeologist|astronaut|biologist|chemist|physicist|economist|historian|mathematician|geologist|botanist|volunteer|animator|illustrator|filmmaker|cameraman|reporter|anchor|host|owner|ceo|founder|(?:construction|factory|farm|office|social|care|warehouse|steel|road|dock|shipyard|retail|health\s+care|healthcare|youth|case|aid|charity|sex)\s+worker|wrestler|boxer|fighter|operator|inspector|supervisor|administrator|instructor|sailor|marine|rancher|barber|pianist|guitarist|drummer|violinist|cellist|rapper|bassist|lineman|machinist|plumber|roofer|painter|dispatcher|programmer|surveyor|auditor|bookkeeper|cleaner|maid|chauffeur|bus\s+driver|truck\s+driver|waitstaff|server|dishwasher|cook|caterer|pastry\s+chef|sous\s+chef|nutritionist|dietitian|hygienist|radiologist|anesthesiologist|pediatrician|paediatrician|physiotherapist|chiropractor|nurse\s+practitioner|teaching\s+assistant|substitute\s+teacher|principal|dean|coach|referee|umpire|jockey|stuntman|stuntwoman|clown|ballerina|bodybuilder|weightlifter|programmer|hacker|web\s+developer|game\s+developer|game\s+designer|tattoo\s+artist|makeup\s+artist|mechanic|locksmith|electrician|firefighter|fireman|policeman|policewoman|police\s+officer|sheriff|deputy|lumberjack|logger|fisher|beekeeper|shepherd|cowboy|cowgirl|vintner|winemaker|brewer|sommelier|baker|butler|doorman|bouncer|security\s+guard|mail\s+carrier|postal\s+worker|delivery\s+driver|flight\s+attendant|stewardess|cashier|salesclerk|shopkeeper|shop\s+owner|store\s+manager|personal\s+shopper|real\s+estate\s+agent|insurance\s+agent|travel\s+agent|dog\s+walker|pet\s+sitter|housekeeper|homeschooler|grad\s+student|phd\s+student|medical\s+student|law\s+student|freshman|sophomore|junior|senior\s+in\s+(?:high\s+school|college)`
 	// selfJudgements make "I'm a terrible cook" a judgement, not a job.
-	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring former retired")
+	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring")
 	diets          = `vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|keto|paleo|plant[- ]based|flexitarian`
 	foodGroups     = `meat|red\s+meat|pork|beef|fish|seafood|dairy|eggs|gluten|sugar|chicken|animal\s+products`
 	hobbyVerbs     = `learning|practicing|practising|playing|doing|studying|taking|knitting|painting|drawing|cooking|baking|running|jogging|swimming|climbing|hiking|gardening|writing|reading|training\s+for|collecting|sewing|crocheting|dancing|singing|biking|cycling|skating|surfing|skiing|meditating|journaling|watching`
@@ -240,6 +240,8 @@ var (
 	// that is no preposition: "I speak Chinese", not "I speak to my mom";
 	// "I grow roses", not "I grow up".
 	habitVerbs = toSet("grow speak coach teach ride watch take fix restore brew sculpt compete perform mentor tutor hunt")
+	// specificWords open one particular thing, not a kind of thing.
+	specificWords = toSet("a an the this that these those my his her their our your it them about")
 	// lessonWords make "I take …" a habit: "dance lessons", "a pottery class".
 	lessonWords = toSet("lessons lesson classes class course courses workshops")
 	// teamWords make "I play on the soccer team" a hobby.
@@ -617,6 +619,10 @@ func runsPlace(item string) (Memory, bool) {
 // word not ending in s followed by more words ("build sandcastles").
 func gerundItem(item string, first bool) string {
 	item = strings.TrimPrefix(item, "to ")
+	// "often focus on details" is focusing on details.
+	if w, next := firstWord(item, 0); itemAdverbs[w] && next < len(item) {
+		item = item[next:]
+	}
 	w, next := firstWord(item, 0)
 	if likeVerbs[w] && next < len(item) {
 		return item[next:] // "… and love gardening"
@@ -633,6 +639,9 @@ func gerundItem(item string, first bool) string {
 	}
 	return gerund(w) + rest
 }
+
+// itemAdverbs may open an item of "I like to …" before its verb.
+var itemAdverbs = toSet("often usually sometimes also really just always occasionally regularly still even")
 
 func isLowerWord(w string) bool {
 	for _, r := range w {
@@ -1270,10 +1279,16 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		case present == "take" && !lessonWords[headEnd(ws)]:
 			reason = firstNonEmpty(reason, DropInvalidValue) // "I take the bus" is no hobby; "I take dance lessons" is
 			continue
-		case present == "read" || present == "watch" || present == "write":
-			if w, _ := firstWord(obj+" ", 0); w == "about" || w == "that" || w == "the" && len(ws) < 3 {
-				reason = firstNonEmpty(reason, DropInvalidValue) // "I read about it", "I watch the news"? kept only with more words
+		case habitVerbs[present] || present == "read" || present == "watch" || present == "write" || present == "cook":
+			// "I read an article", "I watched the movie": one thing, and a
+			// past tense spelt as the present; a habit has a kind of thing
+			// ("I read mysteries", "I grow roses").
+			if w, _ := firstWord(obj+" ", 0); specificWords[w] {
+				reason = firstNonEmpty(reason, DropInvalidValue)
 				continue
+			}
+			if len(objs) > 1 && obj != objs[0] {
+				continue // "I read the textbook, watch videos and …": the list is of verbs
 			}
 		}
 		switch {

@@ -1012,7 +1012,7 @@ var patterns = []pattern{
 		iAm + `\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|totally|completely|extremely|feeling)\s+)*(` + feelWord + `)\b`)},
 	{kindEvent, toSet("i i've ive we"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
-		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just)\s+)?(been\s+to|visited|travell?ed\s+to|lived\s+in|worked\s+(?:at|in|as))\b`,
+		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just)\s+)?(been\s+to|visited|travell?ed\s+to)\b`,
 		`i\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to|`+pastActs+`)\b`,
 		// First person plural: what "we" did, the user did.
 		`we\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|camping|hiking|skiing|fishing)|visited|moved\s+to|won\s+(?:a|an|the|our|first|\d)|bought|adopted|got\s+(?:married|engaged)|celebrated)\b`)},

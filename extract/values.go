@@ -105,7 +105,7 @@ var lightGerunds = toSet("doing do having getting making trying")
 // relationalNouns are parts or qualities of something: after "the", alone
 // or with a pronoun, they point at what was being talked about ("I love
 // the characters and the story", "the way it makes me feel").
-var relationalNouns = toSet("story stories plot characters character ending endings excitement atmosphere vibe vibes energy way idea message lyrics beat melody sound taste smell flavor flavour view views scenery colors colours color colour design name style setting part parts rest music food people show movie book game song album concept premise writing acting animation graphics soundtrack cast speed thrill challenge feeling feel look smell service staff rules gameplay artwork art voice voices dialogue humor humour twist twists details detail history culture")
+var relationalNouns = toSet("story stories plot characters character ending endings excitement atmosphere vibe vibes energy way idea message lyrics beat melody sound taste smell flavor flavour view views scenery colors colours color colour design name style setting part parts rest music food people show movie book game song album concept premise writing acting animation graphics soundtrack cast speed thrill challenge feeling feel look smell service staff rules gameplay artwork art voice voices dialogue humor humour twist twists details detail history culture actors actor actress cast director author writer narrator hero heroine villain protagonist ones")
 
 // anaphoric reports whether a value is a definite relational noun that
 // points back: "the story", "the characters", "the way it makes me feel";
