@@ -237,6 +237,14 @@ func TestRulesChattyFamilies(t *testing.T) {
 		{"I like all kinds of music, but my favorite is New Kids on the Block", []m{{"likes:all_kinds_of_music", "all kinds of music"}, {"likes:new_kids", "New Kids on the Block"}}},
 		{"I've been to Spain several times", []m{{"event:been_to_spain_several_times", "been to Spain several times"}}},
 		{"I'm looking forward to going to business school next year", []m{{"plan:business_school", "going to business school"}}},
+		{"I'm also a big Star Wars fan", []m{{"likes:star_wars", "Star Wars"}}},
+		{"I'm a huge fan.", nil},
+		{"My dream car is a Rolls-Royce Ghost", []m{{"favorite_dream_car", "Rolls-Royce Ghost"}}},
+		{"I walk dogs for a living", []m{{"occupation", "walking dogs"}}},
+		{"I'm studying to be a computer programmer", []m{{"goal:become_computer_programmer", "become a computer programmer"}}},
+		{"I want to be a lawyer", []m{{"goal:become_lawyer", "become a lawyer"}}},
+		{"I met him yesterday", nil},
+		{"I was raised on a horse farm", []m{{"hometown", "a horse farm"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {

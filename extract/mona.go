@@ -829,7 +829,23 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		}
 		return prefMemories(after, key)
 	case kindPerson:
-		return prefMemories(group(rest, loc, 1), "likes:")
+		what := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
+		if ws := lowerWords(what); len(ws) == 0 || selfJudgements[ws[0]] && len(ws) == 1 {
+			return nil, DropInvalidValue // "I'm a huge fan"
+		}
+		return prefMemories(what, "likes:")
+	case kindLiving:
+		verb, obj := g(1), strings.TrimSpace(group(rest, loc, 2))
+		if verb == "do" || verb == "work" {
+			if obj == "" || notItems[strings.ToLower(firstField(obj))] {
+				return nil, DropInvalidValue // "what I do for a living"
+			}
+			return []Memory{fact("occupation", strings.ToLower(obj))}, ""
+		}
+		if notItems[verb] || !isLowerWord(verb) {
+			return nil, DropInvalidValue
+		}
+		return []Memory{fact("occupation", strings.TrimSpace(gerund(verb)+" "+obj))}, ""
 	case kindDiet:
 		if food := g(3); food != "" {
 			return []Memory{fact("diet", "no "+food)}, ""
@@ -893,7 +909,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindSelf:
 		return self(rest, loc, g, after)
 	case kindFavorite:
-		if len(loc) > 2 && loc[2] < 0 {
+		if len(loc) > 4 && loc[2] < 0 && loc[4] < 0 {
 			// "my favourite is …": a like.
 			return prefMemories(after, "likes:")
 		}
@@ -922,6 +938,11 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		}
 		return nil, ""
 	case kindMajor:
+		if l := strings.ToLower(after); strings.HasPrefix(l, "to be ") || strings.HasPrefix(l, "to become ") {
+			// "I'm studying to be a computer programmer": a goal.
+			what, _ := cutClause(after[strings.IndexByte(after[3:], ' ')+4:])
+			return goal("become " + what)
+		}
 		return major(firstNonEmpty(g(1), after))
 	case kindGoal:
 		what, long := cutClause(after)
@@ -935,6 +956,9 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			what = g(2) + " " + what
 		case g(3) != "":
 			what = g(3) + " " + what
+		case g(4) != "":
+			// "to be a lawyer" is to become one.
+			what = "become " + strings.TrimPrefix(strings.TrimPrefix(g(4), "become "), "be ") + " " + what
 		}
 		return goal(what)
 	case kindPlan:

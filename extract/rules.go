@@ -902,6 +902,7 @@ const (
 	kindConsider   // I'm thinking about changing jobs
 	kindHobby      // I've been learning guitar
 	kindOwn        // I have a dog walking business, I run a bakery
+	kindLiving     // I walk dogs for a living
 	kindFamilyHave // I have a younger sister named Maya
 	kindPetHave    // I have a dog called Biscuit
 	// The kinds below match nothing when what follows their prefix is not
@@ -960,7 +961,7 @@ func isASCII(s string) bool {
 
 // pastActs are the things done that make an event of "I …": bought, won,
 // finished, lost a job, tried for the first time, served in the army.
-const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
+const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|met|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
 
 // ageWords are the ages in words: "I'm four", "a twelve year old".
 const ageWords = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|a\s+hundred|one\s+hundred`
@@ -995,6 +996,8 @@ var patterns = []pattern{
 		`(?:(?:most|some|many)\s+)?(?:people|everyone|everybody|folks|friends|they|my\s+(?:friends|family|mom|mum|dad|parents|colleagues|coworkers|sister|brother))\s+(?:usually\s+|often\s+|always\s+|just\s+|all\s+)?calls?\s+me\s+`)},
 	{kindFavorite, toSet("my"), prefix(
 		`my\s+`+favRe+`\s+`+thingRe+`(?:\s+(?:is|are)|'s)\s+`,
+		// "My dream car is a Rolls-Royce Ghost".
+		`my\s+(dream\s+(?:[\p{L}\-]+\s+)?(?:car|house|home|job|vacation|holiday|trip|destination|bike|wedding|city|country|pet|dog|guitar|school|college))(?:\s+(?:is|are)|'s)\s+`,
 		// "my favourite is New Kids on the Block": a favourite of no named
 		// kind is a like.
 		`my\s+(?:`+favRe+`|favou?rites)(?:\s+(?:one|ones|thing))?(?:\s+(?:is|are)|'s)\s+`)},
@@ -1017,7 +1020,9 @@ var patterns = []pattern{
 		// First person plural: what "we" did, the user did.
 		`we\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|camping|hiking|skiing|fishing)|visited|moved\s+to|won\s+(?:a|an|the|our|first|\d)|bought|adopted|got\s+(?:married|engaged)|celebrated)\b`)},
 	{kindPerson, toSet("i'm im i"), prefix(
-		iAm + `\s+(?:(?:more|much\s+more|definitely|really|totally|such|more\s+of)\s+)*an?\s+([\p{L}\-]+)\s+person\b`)},
+		iAm+`\s+(?:(?:more|much\s+more|definitely|really|totally|such|more\s+of)\s+)*an?\s+([\p{L}\-]+)\s+person\b`,
+		// "I'm a big Star Wars fan", "I'm a social media enthusiast".
+		iAm+`\s+(?:(?:also|really|such|definitely|totally)\s+)*an?\s+(?:(?:big|huge|massive|real|total|great|die-?hard|lifelong|longtime|avid|self-proclaimed|true)\s+)?((?:[\p{L}\-']+\s+){0,2}[\p{L}\-']+)\s+(?:fan|enthusiast|lover|buff|nut|junkie|fanatic|geek|nerd)\b`)},
 	{kindDiet, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:a|an|now|also|fully|strictly|mostly|currently|on\s+a)\s+)*(`+diets+`)\b(?:\s+diet)?`,
 		`i\s+(?:eat|follow\s+a)\s+(`+diets+`)\b(?:\s+diet)?`,
@@ -1032,7 +1037,7 @@ var patterns = []pattern{
 		`(?:i\s+(?:currently\s+|now\s+|still\s+|actually\s+)?live|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?living|(?:i've|ive|i\s+have)\s+(?:been\s+living|lived)|i\s+reside)\s+(in|on|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?)\s+`)},
 	{kindHometown, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:originally\s+)?from\s+`,
-		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+in\s+`,
+		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+(?:in|on)\s+`,
 		`i\s+(?:originally\s+)?come\s+from\s+`)},
 	{kindWorks, toSet("i i'm im i've ive"), prefix(
 		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work(?:\s+(?:full[\s-]?time|part[\s-]?time))?|`+iAm+`\s+(?:currently\s+|now\s+|still\s+)?(?:working|interning)(?:\s+(?:full[\s-]?time|part[\s-]?time))?|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as|from)\s+`,
@@ -1055,7 +1060,9 @@ var patterns = []pattern{
 	{kindGoal, toSet("my i i'm im"), prefix(
 		`my\s+(?:(?:big|main|biggest|long-term|long\s+term|ultimate|current|new\s+year'?s?)\s+)?(goal|dream|aim|resolution|ambition|plan)\s+is\s+to\s+`,
 		iAm+`\s+(?:(?:currently|also|really|now)\s+)?((?:working\s+(?:toward|towards|on)|saving\s+(?:up\s+)?for|training\s+for))\s+`,
-		`i\s+(?:really\s+)?(?:want|hope|aim)\s+to\s+((?:`+goalVerbs+`))\b\s*`)},
+		`i\s+(?:really\s+)?(?:want|hope|aim)\s+to\s+((?:`+goalVerbs+`))\b\s*`,
+		// "I'm studying to be a computer programmer", "I want to be a lawyer".
+		`(?:`+iAm+`\s+(?:(?:currently|also|now)\s+)?(?:studying|training|working|going\s+to\s+school|in\s+school)|i\s+(?:really\s+)?(?:want|hope|plan|aim))\s+to\s+(be(?:come)?\s+an?)\s+`)},
 	{kindPlan, toSet("i i'm im i've ive"), prefix(
 		iAm+`\s+(?:(?:also|currently|now|really|actually|still|definitely|already|even)\s+)?planning\s+(?:to\s+|on\s+)?`,
 		iAm+`\s+(?:(?:also|really|so|very|just)\s+)*looking\s+forward\s+to\s+(?:(?:finally|eventually)\s+)?([\p{L}]+ing)\b\s*`,
@@ -1079,6 +1086,8 @@ var patterns = []pattern{
 		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`)},
 	{kindOwn, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
+	{kindLiving, toSet("i"), prefix(
+		`i\s+(?:(?:currently|now|also|actually)\s+)?([a-z]+)\s+((?:[\p{L}\-']+\s+){0,4}?)for\s+a\s+living\b`)},
 	{kindFamilyHave, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
 	{kindPetHave, toSet("i i've ive"), prefix(
@@ -1286,6 +1295,7 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		}
 		return Memory{Key: "nickname", Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.9}, ""
 	case kindFavorite:
+		thing := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
 		vs, long := items(after)
 		if long || len(vs) == 0 {
 			return Memory{}, DropTooLong
@@ -1297,7 +1307,7 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		if len(vs) > 1 {
 			v = strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 		}
-		return favorite(group(rest, loc, 1), v)
+		return favorite(thing, v)
 	case kindFeeling:
 		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
 		if clause, _ := cutClause(after); aimedAtOther(clause) {
@@ -1336,6 +1346,8 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		v = stripTrailing(withoutDates(trimFillers(tidy(v))), eventTrailing)
 		if w := strings.Fields(strings.ToLower(v)); len(w) < 2 || (w[0] == "tried" && w[1] == "to") {
 			return Memory{}, DropInvalidValue // "I tried to call": an attempt, no event; "I won": won what?
+		} else if len(w) == 2 && (referenceWords[w[1]] || aboutMona[w[1]]) {
+			return Memory{}, DropUnresolved // "I met him", "I bought that"
 		}
 		return event(v)
 	case kindUpcoming:
