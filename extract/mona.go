@@ -594,6 +594,10 @@ var (
 	soloVerbs = toSet("read cook bake swim hike run travel dance sing write draw paint knit sew shop fish camp ski surf garden relax explore walk jog bike cycle climb sleep eat volunteer sail skate golf play write craft")
 )
 
+// listVerbs may open a later item of "I like to …" with more words: "to
+// read, go for walks and spend time with family".
+var listVerbs = toSet("play watch go listen spend hang visit learn make build take try meet eat drink ride drive work help look collect fix grow volunteer bake attend do see sing tan dance explore cook write draw paint read travel hike swim run walk shop sew knit garden fish camp ski surf relax sleep bike climb spend sit lie browse chat talk teach study practice watch work")
+
 // ownVerbs make an item of a list of likes the user's work or business.
 var ownVerbs = toSet("run own manage")
 
@@ -630,8 +634,8 @@ func gerundItem(item string, first bool) string {
 	if w == "" || strings.HasSuffix(w, "ing") || notItems[w] || !isLowerWord(w) {
 		return item
 	}
-	if !first && !soloVerbs[w] && (next >= len(item) || (strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"))) {
-		return item
+	if !first && !soloVerbs[w] && !listVerbs[w] {
+		return item // "RPGs and action games", "mystery novels and historical fiction": objects, not verbs
 	}
 	rest := ""
 	if next < len(item) {

@@ -1600,8 +1600,13 @@ func preference(v string) (string, string) {
 	v = stripLeading(v, []string{"to"})
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
+	// "a lot of different bands", "all kinds of music": the kind is the like.
+	v = stripLeading(v, []string{"a lot of", "lot of", "lots of", "all kinds of", "all sorts of", "all types of", "many different", "different", "many", "various"})
 	first, _ := firstWord(v+" ", 0)
-	for _, w := range lowerWords(v) {
+	for i, w := range lowerWords(v) {
+		if i > 0 && (w == "it" || w == "them") {
+			return "", DropUnresolved // "playing it", "the storytelling aspect of it"
+		}
 		if aboutMona[w] {
 			return "", DropNotAboutUser // "I love that for you", "I like your idea"
 		}
