@@ -22,7 +22,7 @@ func TestRulesChattyValues(t *testing.T) {
 		dropped []string
 	}{
 		// A value ends where a new clause starts.
-		{"I live in Chicago and I work as a physical therapist", []m{{"lives_in", "Chicago"}}, nil},
+		{"I live in Chicago and I work as a physical therapist", []m{{"lives_in", "Chicago"}, {"occupation", "physical therapist"}}, nil},
 		{"I live in Chicago and I love it", []m{{"lives_in", "Chicago"}}, []string{"unresolved_reference"}},
 		{"I live in Boston and My wife works downtown", []m{{"lives_in", "Boston"}}, nil},
 		// A name goes on over capitalised words only.
@@ -44,6 +44,18 @@ func TestRulesChattyValues(t *testing.T) {
 		{"I'm so happy for you!", nil, []string{"not_about_user"}},
 		{"I feel so happy for you", nil, []string{"not_about_user"}},
 		{"I love that for you", nil, []string{"not_about_user"}},
+		{"I'm glad we have something in common", nil, []string{"not_about_user"}},
+		{"Yeah, I'm glad.", nil, []string{"not_about_user"}},
+		{"I'm so happy we met", nil, []string{"not_about_user"}},
+		// A definite part of what was being discussed points back.
+		{"I love the characters and the story", nil, []string{"unresolved_reference"}},
+		{"I love the way it makes me feel", nil, []string{"unresolved_reference"}},
+		{"I like to do those things too!", nil, []string{"unresolved_reference"}},
+		{"I love the sound of the birds singing", []m{{"likes:sound_of_birds_singing", "the sound of the birds singing"}}, nil},
+		// Coordinate adjectives and titles stay one item.
+		{"I love small, family-owned businesses", []m{{"likes:small_family_owned_businesses", "small family-owned businesses"}}, nil},
+		{"I also like the Fast and Furious movies", []m{{"likes:fast_and_furious_movies", "the Fast and Furious movies"}}, nil},
+		{"I like The Strokes and The Libertines", []m{{"likes:strokes", "The Strokes"}, {"likes:libertines", "The Libertines"}}, nil},
 		// Someone else's words are not the user's.
 		{`He said "I like cheese and I love wine"`, nil, nil},
 		{"My stalker said: I like cheese", nil, nil},
@@ -190,6 +202,49 @@ func TestRulesChattyFamilies(t *testing.T) {
 		{"I'm a famous Twitch streamer who is a recluse", []m{{"occupation", "famous twitch streamer"}}},
 		{"Now I'm a housekeeper", []m{{"occupation", "housekeeper"}}},
 		{"I'm a team player", nil},
+		// Ages and marital status.
+		{"I'm 40 years old.", []m{{"age", "40 years old"}}},
+		{"Me too. I'm a 12 year old girl.", []m{{"age", "12 years old"}}},
+		{"I'm in my thirties", []m{{"age", "in my thirties"}}},
+		{"I just turned 18 yesterday", []m{{"age", "18 years old"}}},
+		{"I'm 2 hours away", nil},
+		{"I'm married with two kids", []m{{"family:marital_status", "married"}, {"family:children", "two kids"}}},
+		// Service and other occupations; a statement before a tag question.
+		{"I'm in the army", []m{{"occupation", "in the army"}}},
+		{"I work full time in a shipyard. I'm ex military.", []m{{"works_at", "shipyard"}, {"occupation", "ex military"}}},
+		{"I'm a retired gym teacher", []m{{"occupation", "retired gym teacher"}}},
+		{"I'm a waitress during the day", []m{{"occupation", "waitress"}}},
+		{"I'm George, what's your name?", []m{{"name", "George"}}},
+		{"I love hiking, do you?", []m{{"likes:hiking", "hiking"}}},
+		{"Do you like hiking, or do you prefer swimming?", nil},
+		{"I have a dog walking business", []m{{"works_at", "dog walking business"}}},
+		{"I work from home", []m{{"works_at", "home"}}},
+		// Habits in the present tense.
+		{"I speak Chinese", []m{{"hobby:chinese", "speaking Chinese"}}},
+		{"I speak to my mom every day", nil},
+		{"I take dance lessons once a week", []m{{"hobby:dance_lessons_once_week", "taking dance lessons once a week"}}},
+		{"I take the bus", nil},
+		{"I read an article about it", nil},
+		{"I play on the soccer team", []m{{"hobby:soccer_team", "playing on the soccer team"}}},
+		{"I also volunteer at a homeless shelter", []m{{"hobby:volunteering", "volunteering at a homeless shelter"}}},
+		// Places in lower case, pets by breed, studies.
+		{"I live in a rural farming community", []m{{"lives_in", "a rural farming community"}}},
+		{"I'm from a small town in Ohio", []m{{"hometown", "a small town in Ohio"}}},
+		{"I live in a house of cards", nil},
+		{"I have a German Shepherd named Barnaby", []m{{"pet:dog", "Barnaby"}}},
+		{"I also have a pet cow", []m{{"pet:cow", "a pet cow"}}},
+		{"I'm in high school right now, and I'm thinking about going into physical therapy", []m{{"studies_at", "high school"}}},
+		{"I like all kinds of music, but my favorite is New Kids on the Block", []m{{"likes:music", "music"}, {"likes:new_kids", "New Kids on the Block"}}},
+		{"I've been to Spain several times", []m{{"event:been_to_spain_several_times", "been to Spain several times"}}},
+		{"I'm looking forward to going to business school next year", []m{{"plan:business_school", "going to business school"}}},
+		{"I'm also a big Star Wars fan", []m{{"likes:star_wars", "Star Wars"}}},
+		{"I'm a huge fan.", nil},
+		{"My dream car is a Rolls-Royce Ghost", []m{{"favorite_dream_car", "Rolls-Royce Ghost"}}},
+		{"I walk dogs for a living", []m{{"occupation", "walking dogs"}}},
+		{"I'm studying to be a computer programmer", []m{{"goal:become_computer_programmer", "become a computer programmer"}}},
+		{"I want to be a lawyer", []m{{"goal:become_lawyer", "become a lawyer"}}},
+		{"I met him yesterday", nil},
+		{"I was raised on a horse farm", []m{{"hometown", "a horse farm"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {

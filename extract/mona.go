@@ -34,6 +34,7 @@ func (kindMona) pack(in PackInput) *packPlan { p := packMona(in); return &p }
 //	works_at, studies_at             fact        "Google", "UCLA"
 //	occupation                       fact        "nurse"
 //	diet                             fact        "vegetarian"
+//	age                              fact        "40 years old", "in my thirties"
 //	family:<relation>                fact        family:sister = "Maya" (or "a younger sister")
 //	pet:<species>                    fact        pet:dog = "Biscuit" (or "two dogs")
 //	allergy:<item>                   fact        allergy:peanut = "peanuts"
@@ -48,7 +49,7 @@ func (kindMona) pack(in PackInput) *packPlan { p := packMona(in); return &p }
 // ("on weekends", "in the mountains") and a light verb ("playing",
 // "going to") stay in the value, so that near-duplicates share one key.
 var (
-	plainKeys   = toSet("name nickname feeling lives_in hometown works_at studies_at occupation diet")
+	plainKeys   = toSet("name nickname feeling lives_in hometown works_at studies_at occupation diet age")
 	keyPrefixes = []struct {
 		prefix, category string
 	}{
@@ -106,7 +107,7 @@ var (
 	// tennis, "going to concerts" is concerts.
 	lightVerbs = [][]string{
 		{"learning", "how", "to"}, {"learning", "to"}, {"go", "for"}, {"go", "on"}, {"go", "to"}, {"learn", "how", "to"}, {"how", "to"},
-		{"going", "to"}, {"listening", "to"}, {"learning"}, {"playing"}, {"play"}, {"watching"},
+		{"going", "to"}, {"going", "for"}, {"going", "on"}, {"listening", "to"}, {"learning"}, {"playing"}, {"play"}, {"watching"},
 		{"practicing"}, {"practising"}, {"taking"}, {"doing"}, {"having"}, {"going"}, {"to"},
 	}
 	// particles after "going" keep it the head: "going out".
@@ -180,7 +181,7 @@ var relations = func() map[string]string {
 var species = func() map[string]string {
 	m := map[string]string{}
 	for canon, words := range map[string]string{
-		"dog":        "dog dogs puppy puppies pup doggo retriever labrador poodle beagle corgi husky terrier bulldog chihuahua dachshund pug collie labradoodle goldendoodle",
+		"dog":        "dog dogs puppy puppies pup doggo retriever retrievers labrador labradors lab poodle poodles beagle beagles corgi corgis husky huskies terrier terriers bulldog bulldogs chihuahua chihuahuas dachshund dachshunds pug pugs collie collies labradoodle goldendoodle shepherd shepherds rottweiler rottweilers pitbull pitbulls pit_bull dalmatian greyhound greyhounds schnauzer spaniel spaniels doberman pomeranian yorkie mutt mutts sheepdog",
 		"cat":        "cat cats kitten kittens kitty tabby",
 		"rabbit":     "rabbit rabbits bunny bunnies",
 		"hamster":    "hamster hamsters",
@@ -188,7 +189,13 @@ var species = func() map[string]string {
 		"bird":       "bird birds parrot parrots budgie budgies parakeet cockatiel",
 		"fish":       "fish goldfish",
 		"turtle":     "turtle turtles tortoise",
-		"horse":      "horse horses pony",
+		"horse":      "horse horses pony ponies",
+		"cow":        "cow cows cattle calf",
+		"pig":        "pig pigs piglet",
+		"goat":       "goat goats",
+		"sheep":      "sheep lamb",
+		"chicken":    "chicken chickens hen hens",
+		"duck":       "duck ducks",
 		"lizard":     "lizard lizards gecko geckos",
 		"snake":      "snake snakes",
 		"ferret":     "ferret ferrets",
@@ -220,17 +227,27 @@ func sortByLenDesc(ws []string) {
 
 var (
 	// occupations end the phrase of "I'm a nurse", "I'm a software engineer".
-	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay-at-home\s+(?:mom|dad|parent)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist|housekeeper|custodian|athlete|olympian|player|tour\s+guide|guide|activist|veteran|model|stylist|hairdresser|salesman|saleswoman|salesperson|coder|blogger|vlogger|influencer|gamer|comedian|magician|sculptor|poet|novelist|composer|producer|director|dj|investor|trader|broker|miner|welder|fisherman|butcher|florist|tailor|jeweler|landscaper|gardener|courier|mailman|postman|trucker|ranger|guard|detective|judge|politician|stunt\s+double|lifeguard|babysitter|optometrist|midwife|zookeeper|archaeologist|astronaut|biologist|chemist|physicist|economist|historian|mathematician|geologist|botanist|volunteer|animator|illustrator|filmmaker|cameraman|reporter|anchor|host|owner|ceo|founder`
+	occupations = `nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|counselor|counsellor|psychologist|teacher|professor|lecturer|tutor|student|undergrad|engineer|developer|programmer|designer|architect|writer|author|journalist|editor|translator|artist|painter|musician|photographer|chef|cook|baker|barista|bartender|waiter|waitress|server|cashier|lawyer|attorney|paralegal|accountant|banker|consultant|analyst|manager|scientist|researcher|librarian|mechanic|electrician|plumber|carpenter|firefighter|paramedic|veterinarian|vet|pilot|driver|farmer|soldier|officer|cop|clerk|receptionist|secretary|assistant|technician|freelancer|entrepreneur|realtor|agent|caregiver|nanny|housewife|homemaker|stay[\s-]at[\s-]home\s+(?:mom|dad|parent|mother|father|wife|husband)|intern|actor|actress|dancer|singer|streamer|youtuber|coach|trainer|janitor|contractor|social\s+worker|data\s+scientist|housekeeper|custodian|athlete|olympian|player|tour\s+guide|guide|activist|veteran|model|stylist|hairdresser|salesman|saleswoman|salesperson|coder|blogger|vlogger|influencer|gamer|comedian|magician|sculptor|poet|novelist|composer|producer|director|dj|investor|trader|broker|miner|welder|fisherman|butcher|florist|tailor|jeweler|landscaper|gardener|courier|mailman|postman|trucker|ranger|guard|detective|judge|politician|stunt\s+double|lifeguard|babysitter|optometrist|midwife|zookeeper|archaeologist|astronaut|biologist|chemist|physicist|economist|historian|mathematician|geologist|botanist|volunteer|animator|illustrator|filmmaker|cameraman|reporter|anchor|host|owner|ceo|founder|(?:construction|factory|farm|office|social|care|warehouse|steel|road|dock|shipyard|retail|health\s+care|healthcare|youth|case|aid|charity|sex)\s+worker|wrestler|boxer|fighter|operator|inspector|supervisor|administrator|instructor|sailor|marine|rancher|barber|pianist|guitarist|drummer|violinist|cellist|rapper|bassist|lineman|machinist|plumber|roofer|painter|dispatcher|programmer|surveyor|auditor|bookkeeper|cleaner|maid|chauffeur|bus\s+driver|truck\s+driver|waitstaff|server|dishwasher|cook|caterer|pastry\s+chef|sous\s+chef|nutritionist|dietitian|hygienist|radiologist|anesthesiologist|pediatrician|paediatrician|physiotherapist|chiropractor|nurse\s+practitioner|teaching\s+assistant|substitute\s+teacher|principal|dean|coach|referee|umpire|jockey|stuntman|stuntwoman|clown|ballerina|bodybuilder|weightlifter|programmer|hacker|web\s+developer|game\s+developer|game\s+designer|tattoo\s+artist|makeup\s+artist|mechanic|locksmith|electrician|firefighter|fireman|policeman|policewoman|police\s+officer|sheriff|deputy|lumberjack|logger|fisher|beekeeper|shepherd|cowboy|cowgirl|vintner|winemaker|brewer|sommelier|baker|butler|doorman|bouncer|security\s+guard|mail\s+carrier|postal\s+worker|delivery\s+driver|flight\s+attendant|stewardess|cashier|salesclerk|shopkeeper|shop\s+owner|store\s+manager|personal\s+shopper|real\s+estate\s+agent|insurance\s+agent|travel\s+agent|dog\s+walker|pet\s+sitter|housekeeper|homeschooler|grad\s+student|phd\s+student|medical\s+student|law\s+student|freshman|sophomore|junior|senior\s+in\s+(?:high\s+school|college)`
 	// selfJudgements make "I'm a terrible cook" a judgement, not a job.
-	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring former retired")
+	selfJudgements = toSet("terrible horrible awful bad good great decent amazing better worse lousy big huge total complete real bit little pretty natural born wannabe aspiring")
 	diets          = `vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|keto|paleo|plant[- ]based|flexitarian`
 	foodGroups     = `meat|red\s+meat|pork|beef|fish|seafood|dairy|eggs|gluten|sugar|chicken|animal\s+products`
 	hobbyVerbs     = `learning|practicing|practising|playing|doing|studying|taking|knitting|painting|drawing|cooking|baking|running|jogging|swimming|climbing|hiking|gardening|writing|reading|training\s+for|collecting|sewing|crocheting|dancing|singing|biking|cycling|skating|surfing|skiing|meditating|journaling|watching`
 	// hobbyNeedsObject are the verbs that make no hobby on their own.
 	hobbyNeedsObject = toSet("learning practicing practising playing doing studying taking training collecting watching play do practice practise collect take learn study watch")
-	presentHobbies   = `play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run`
-	gerunds          = map[string]string{"play": "playing", "practice": "practicing", "practise": "practising", "do": "doing", "knit": "knitting", "paint": "painting", "draw": "drawing", "bake": "baking", "garden": "gardening", "surf": "surfing", "ski": "skiing", "climb": "climbing", "crochet": "crocheting", "sew": "sewing", "collect": "collecting", "swim": "swimming", "hike": "hiking", "dance": "dancing", "sing": "singing", "meditate": "meditating", "journal": "journaling", "run": "running"}
-	goActivities     = `hiking|running|swimming|climbing|fishing|camping|skiing|surfing|dancing|bowling|biking|cycling|jogging|skating|kayaking|sailing|snowboarding`
+	presentHobbies   = `play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run|volunteer|grow|speak|cook|coach|teach|ride|write|read|listen\s+to|watch|take|fix|restore|brew|sculpt|fish|hunt|compete|perform|mentor|tutor`
+	// habitVerbs are presentHobbies that are a habit only with an object
+	// that is no preposition: "I speak Chinese", not "I speak to my mom";
+	// "I grow roses", not "I grow up".
+	habitVerbs = toSet("grow speak coach teach ride watch take fix restore brew sculpt compete perform mentor tutor hunt")
+	// specificWords open one particular thing, not a kind of thing.
+	specificWords = toSet("a an the this that these those my his her their our your it them about")
+	// lessonWords make "I take …" a habit: "dance lessons", "a pottery class".
+	lessonWords = toSet("lessons lesson classes class course courses workshops")
+	// teamWords make "I play on the soccer team" a hobby.
+	teamWords    = toSet("team teams club league band orchestra choir squad crew")
+	gerunds      = map[string]string{"play": "playing", "practice": "practicing", "practise": "practising", "do": "doing", "knit": "knitting", "paint": "painting", "draw": "drawing", "bake": "baking", "garden": "gardening", "surf": "surfing", "ski": "skiing", "climb": "climbing", "crochet": "crocheting", "sew": "sewing", "collect": "collecting", "swim": "swimming", "hike": "hiking", "dance": "dancing", "sing": "singing", "meditate": "meditating", "journal": "journaling", "run": "running", "listen to": "listening to", "take": "taking", "ride": "riding", "write": "writing", "volunteer": "volunteering"}
+	goActivities = `hiking|running|swimming|climbing|fishing|camping|skiing|surfing|dancing|bowling|biking|cycling|jogging|skating|kayaking|sailing|snowboarding`
 	// notObjects are what an activity is done "to" that makes it no hobby:
 	// "I've been doing great", "I've been learning a lot".
 	notObjects = toSet("a lot well great good fine ok okay alright better worse nothing something anything everything it that this things stuff so too much more less my your what how new skill skills some lately recently for with to at on around")
@@ -249,12 +266,14 @@ var (
 
 // personItem reports whether the head of a like or dislike is a person.
 func personItem(v string) bool {
-	ws := lowerWords(v)
-	for i, w := range ws {
-		if qualifiers[w] && i > 0 {
+	for i, w := range strings.Fields(v) {
+		lw := strings.ToLower(strings.Trim(w, ",.!?;:\"'"))
+		if qualifiers[lw] && i > 0 {
 			break
 		}
-		if personWords[w] {
+		// A capitalised word is a title's or a name's: "New Kids on the
+		// Block" is a band, not children.
+		if personWords[lw] && (isLowerWord(lw) && lw == strings.Trim(w, ",.!?;:\"'") || lw == "you") {
 			return true
 		}
 	}
@@ -397,7 +416,11 @@ func items(after string) ([]string, bool) {
 			rest = rest[min(next, len(rest)):]
 		}
 		seg, long := cutClause(rest)
-		if long || seg == "" || len(strings.Fields(seg)) > 6 {
+		if long || seg == "" || len(strings.Fields(seg)) > maxItemWords {
+			// "to read, grow roses, and spend time with my friends and
+			// family on weekends": a list all the same, its last item too
+			// long to keep.
+			listed = listed || (joined && len(segs) > 1)
 			break
 		}
 		if fw, _ := firstWord(seg+" ", 0); subjects[fw] || notItems[fw] || clauseEnds[fw] {
@@ -412,6 +435,14 @@ func items(after string) ([]string, bool) {
 	}
 	if !listed {
 		segs = segs[:1]
+		// "small, family-owned businesses": a comma between adjectives.
+		if len(strings.Fields(first)) == 1 && pairedAdjectives[strings.ToLower(first)] {
+			if rest := strings.TrimLeft(after[min(len(after), len(first)):], " "); strings.HasPrefix(rest, ",") {
+				if seg, _ := cutClause(strings.TrimLeft(rest[1:], " ")); seg != "" {
+					segs = []string{first + " " + seg}
+				}
+			}
+		}
 	}
 	var out []string
 	for _, s := range segs {
@@ -423,6 +454,10 @@ func items(after string) ([]string, bool) {
 	return out, false
 }
 
+// pairedAdjectives are adjectives a comma may join to the next one before
+// their noun: "small, family-owned businesses", "cozy, quiet cafes".
+var pairedAdjectives = toSet("small big large little tiny huge old new young good great nice beautiful cute quiet cozy cosy local independent simple fresh hot cold warm cool dark long short slow fast loud soft sweet spicy fancy cheap classic vintage modern rustic peaceful relaxing calm busy lively")
+
 // maxListItems is how many items of one list the rules keep: "I like A, B,
 // …" keeps the first eight and records DropListCap for the rest, so that a
 // long list is neither one memory nor a flood. maxListScan bounds how far
@@ -430,6 +465,7 @@ func items(after string) ([]string, bool) {
 const (
 	maxListItems = 8
 	maxListScan  = 32
+	maxItemWords = 8 // a longer "item" is a clause
 )
 
 // capList keeps the first maxListItems of vs; capped reports a cut.
@@ -453,7 +489,7 @@ func splitJoined(s string) []string {
 	var out []string
 	start := 0
 	for i, w := range ws {
-		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) {
+		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) && !titleJoin(ws, i) {
 			out = append(out, strings.Join(ws[start:i], " "))
 			start = i + 1
 		}
@@ -479,6 +515,21 @@ func splitJoined(s string) []string {
 		}
 	}
 	return out
+}
+
+// titleJoin reports whether the "and" at ws[i] is inside a title that a
+// common noun follows: "the Fast and Furious movies", "the Lord of the
+// Rings and Hobbit books"; not "The Strokes and The Libertines".
+func titleJoin(ws []string, i int) bool {
+	if i == 0 || i+2 >= len(ws) || !hasUpper(ws[i-1]) || !hasUpper(ws[i+1]) {
+		return false
+	}
+	for _, w := range ws[i+2:] {
+		if isLowerWord(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // expletiveIt is the "it" of "I like it when it rains", which names nothing.
@@ -543,6 +594,10 @@ var (
 	soloVerbs = toSet("read cook bake swim hike run travel dance sing write draw paint knit sew shop fish camp ski surf garden relax explore walk jog bike cycle climb sleep eat volunteer sail skate golf play write craft")
 )
 
+// listVerbs may open a later item of "I like to …" with more words: "to
+// read, go for walks and spend time with family".
+var listVerbs = toSet("play watch go listen spend hang visit learn make build take try meet eat drink ride drive work help look collect fix grow volunteer bake attend do see sing tan dance explore cook write draw paint read travel hike swim run walk shop sew knit garden fish camp ski surf relax sleep bike climb spend sit lie browse chat talk teach study practice watch work")
+
 // ownVerbs make an item of a list of likes the user's work or business.
 var ownVerbs = toSet("run own manage")
 
@@ -568,6 +623,10 @@ func runsPlace(item string) (Memory, bool) {
 // word not ending in s followed by more words ("build sandcastles").
 func gerundItem(item string, first bool) string {
 	item = strings.TrimPrefix(item, "to ")
+	// "often focus on details" is focusing on details.
+	if w, next := firstWord(item, 0); itemAdverbs[w] && next < len(item) {
+		item = item[next:]
+	}
 	w, next := firstWord(item, 0)
 	if likeVerbs[w] && next < len(item) {
 		return item[next:] // "… and love gardening"
@@ -575,8 +634,8 @@ func gerundItem(item string, first bool) string {
 	if w == "" || strings.HasSuffix(w, "ing") || notItems[w] || !isLowerWord(w) {
 		return item
 	}
-	if !first && !soloVerbs[w] && (next >= len(item) || (strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"))) {
-		return item
+	if !first && !soloVerbs[w] && !listVerbs[w] {
+		return item // "RPGs and action games", "mystery novels and historical fiction": objects, not verbs
 	}
 	rest := ""
 	if next < len(item) {
@@ -584,6 +643,9 @@ func gerundItem(item string, first bool) string {
 	}
 	return gerund(w) + rest
 }
+
+// itemAdverbs may open an item of "I like to …" before its verb.
+var itemAdverbs = toSet("often usually sometimes also really just always occasionally regularly still even")
 
 func isLowerWord(w string) bool {
 	for _, r := range w {
@@ -688,6 +750,9 @@ func place(after string, lowerOK bool) (string, string) {
 	if v := capWords(after, 5); v != "" {
 		return v, ""
 	}
+	if v := lowerPlace(after); v != "" {
+		return v, ""
+	}
 	if !lowerOK {
 		return "", DropInvalidValue
 	}
@@ -705,6 +770,44 @@ func place(after string, lowerOK bool) (string, string) {
 		}
 	}
 	return strings.Join(ws, " "), ""
+}
+
+// placeNouns are the settlements and dwellings a lower-case place ends
+// with: "a rural farming community", "the country", "a small town".
+var placeNouns = toSet("town towns city village suburb suburbs community farm ranch house apartment flat condo cabin trailer neighborhood neighbourhood countryside country area region island coast mountains valley desert forest woods dorm dormitory shelter camp capital borough district hamlet bungalow mansion cottage castle boat houseboat igloo treehouse tent bay beach lake port reservation commune monastery cloud clouds mountain hills outskirts burbs")
+
+// lowerPlace reads a place typed in lower case that names a kind of place:
+// "a rural farming community", "the country", "a small town in Ohio"; ""
+// for anything else ("in fear", "in the moment").
+func lowerPlace(after string) string {
+	clause, long := cutClause(after)
+	if long {
+		return ""
+	}
+	ws := strings.Fields(stripTrailing(clause, placeTrailing))
+	if len(ws) < 2 || (ws[0] != "a" && ws[0] != "an" && ws[0] != "the") {
+		return ""
+	}
+	for i, w := range ws[1:] {
+		lw := strings.ToLower(w)
+		if placeNouns[lw] && isLowerWord(lw) {
+			end := i + 2
+			// "a small town in Ohio", "a farm near Austin".
+			if end+1 < len(ws) && (ws[end] == "in" || ws[end] == "near" || ws[end] == "outside") {
+				if c := capWords(strings.Join(ws[end+1:], " "), 4); c != "" {
+					return strings.Join(ws[:end+1], " ") + " " + c
+				}
+			}
+			if end < len(ws) {
+				return "" // "a house of cards", "the city that never sleeps": more than a place
+			}
+			return strings.Join(ws, " ")
+		}
+		if i >= 3 || !isLowerWord(strings.Trim(lw, "-")) && !strings.Contains(lw, "-") {
+			return ""
+		}
+	}
+	return ""
 }
 
 var placeTrailing = []string{"now", "right now", "currently", "these days", "at the moment", "for now", "still", "too"}
@@ -730,7 +833,23 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		}
 		return prefMemories(after, key)
 	case kindPerson:
-		return prefMemories(group(rest, loc, 1), "likes:")
+		what := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
+		if ws := lowerWords(what); len(ws) == 0 || selfJudgements[ws[0]] && len(ws) == 1 {
+			return nil, DropInvalidValue // "I'm a huge fan"
+		}
+		return prefMemories(what, "likes:")
+	case kindLiving:
+		verb, obj := g(1), strings.TrimSpace(group(rest, loc, 2))
+		if verb == "do" || verb == "work" {
+			if obj == "" || notItems[strings.ToLower(firstField(obj))] {
+				return nil, DropInvalidValue // "what I do for a living"
+			}
+			return []Memory{fact("occupation", strings.ToLower(obj))}, ""
+		}
+		if notItems[verb] || !isLowerWord(verb) {
+			return nil, DropInvalidValue
+		}
+		return []Memory{fact("occupation", strings.TrimSpace(gerund(verb)+" "+obj))}, ""
 	case kindDiet:
 		if food := g(3); food != "" {
 			return []Memory{fact("diet", "no "+food)}, ""
@@ -782,10 +901,26 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		}
 		return []Memory{fact("lives_in", v)}, ""
 	case kindWorks:
-		return work(g(1), after)
+		return work(firstNonEmpty(g(1), g(2)), after)
 	case kindOccupation:
+		switch {
+		case g(4) != "":
+			return []Memory{fact("occupation", "in the "+g(4))}, ""
+		case g(5) != "":
+			return []Memory{fact("occupation", strings.ReplaceAll(g(5), "-", " "))}, ""
+		}
 		return occupation(g(1), firstNonEmpty(g(2), g(3)), after)
+	case kindSelf:
+		return self(rest, loc, g, after)
+	case kindFavorite:
+		if len(loc) > 4 && loc[2] < 0 && loc[4] < 0 {
+			// "my favourite is …": a like.
+			return prefMemories(after, "likes:")
+		}
 	case kindStudies:
+		if v := g(1); v != "" {
+			return []Memory{fact("studies_at", v)}, ""
+		}
 		if v := capWords(after, 6); v != "" {
 			return []Memory{fact("studies_at", v)}, ""
 		}
@@ -807,6 +942,11 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		}
 		return nil, ""
 	case kindMajor:
+		if l := strings.ToLower(after); strings.HasPrefix(l, "to be ") || strings.HasPrefix(l, "to become ") {
+			// "I'm studying to be a computer programmer": a goal.
+			what, _ := cutClause(after[strings.IndexByte(after[3:], ' ')+4:])
+			return goal("become " + what)
+		}
 		return major(firstNonEmpty(g(1), after))
 	case kindGoal:
 		what, long := cutClause(after)
@@ -820,6 +960,9 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			what = g(2) + " " + what
 		case g(3) != "":
 			what = g(3) + " " + what
+		case g(4) != "":
+			// "to be a lawyer" is to become one.
+			what = "become " + strings.TrimPrefix(strings.TrimPrefix(g(4), "become "), "be ") + " " + what
 		}
 		return goal(what)
 	case kindPlan:
@@ -827,7 +970,16 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if long {
 			return nil, DropTooLong
 		}
+		if v := g(1); v != "" {
+			what = strings.TrimSpace(v + " " + what) // "looking forward to going to business school"
+		}
 		return plan(what)
+	case kindOwn:
+		v := strings.TrimSpace(g(1) + " " + g(2))
+		if ws := strings.Fields(v); len(ws) == 1 && genericWorkplaces[ws[0]] {
+			v = "own " + v // "I run my own business"
+		}
+		return []Memory{fact("works_at", v)}, ""
 	case kindConsider:
 		// What the user is thinking of doing, when it is something to do:
 		// "changing jobs", "going hiking"; not "where to travel" or "whether to".
@@ -947,7 +1099,14 @@ func org(after string) (string, string) {
 // work builds "I work at Google", "I work for a bakery", "I work as a nurse"
 // and "I work in marketing".
 func work(prep, after string) ([]Memory, string) {
+	if w, _ := firstWord(after+" ", 0); (prep == "from" || prep == "at") && (w == "home" || w == "remotely") {
+		return []Memory{fact("works_at", "home")}, "" // "I work from home"
+	}
 	switch prep {
+	case "from":
+		return nil, DropInvalidValue
+	case "by", "with":
+		prep = "at"
 	case "as":
 		clause, long := cutClause(after)
 		if long {
@@ -992,7 +1151,7 @@ func firstField(s string) string {
 
 // occupationFollowers may follow an occupation: "I'm a nurse at St Mary's",
 // "I'm a teacher and I love it".
-var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the that as living")
+var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the that as living during on of over to part-time full-time fulltime parttime there myself which when while because though although just actually professionally until till near around")
 
 // occupation builds "I'm a software engineer" (mods "software", occ
 // "engineer"), and the workplace or school "at" names.
@@ -1109,10 +1268,14 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 			break
 		}
 	}
+	present := ""
 	if alt == 4 {
-		verb = gerunds[verb]
+		present = strings.Fields(verb)[0]
+		verb = gerund(verb)
 	}
 	base := strings.Fields(verb)[0]
+	// "a lot of Call of Duty" is Call of Duty.
+	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of"})
 	objs, long := items(after)
 	if long {
 		return nil, DropTooLong
@@ -1132,7 +1295,32 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		}
 		first, _ := firstWord(stripLeading(obj, []string{"how to", "to"})+" ", 0)
 		qualified := qualifiers[first] || hobbyFrequency[first]
+		ws := lowerWords(obj)
+		team := (first == "on" || first == "for" || first == "in") && len(ws) > 2 && teamWords[ws[len(ws)-1]]
 		switch {
+		case team:
+			// "I play on the soccer team": the team is the hobby.
+			qualified = false
+		case habitVerbs[present] && (obj == "" || qualified || first == "to" || first == "up" || first == "out" || first == "about" || first == "back" || first == "over" || first == "off" || first == "into"):
+			reason = firstNonEmpty(reason, DropInvalidValue) // "I speak to my mom", "I grow up fast"
+			continue
+		case present == "take" && !lessonWords[headEnd(ws)]:
+			reason = firstNonEmpty(reason, DropInvalidValue) // "I take the bus" is no hobby; "I take dance lessons" is
+			continue
+		case habitVerbs[present] || present == "read" || present == "watch" || present == "write" || present == "cook":
+			// "I read an article", "I watched the movie": one thing, and a
+			// past tense spelt as the present; a habit has a kind of thing
+			// ("I read mysteries", "I grow roses").
+			if w, _ := firstWord(obj+" ", 0); specificWords[w] {
+				reason = firstNonEmpty(reason, DropInvalidValue)
+				continue
+			}
+			if len(objs) > 1 && obj != objs[0] {
+				continue // "I read the textbook, watch videos and …": the list is of verbs
+			}
+		}
+		switch {
+		case team:
 		case obj == "" && hobbyNeedsObject[base]:
 			reason = firstNonEmpty(reason, DropInvalidValue)
 			continue
@@ -1154,6 +1342,9 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		}
 		v := strings.TrimSpace(verb + " " + obj)
 		tail := slug(obj, articles)
+		if team {
+			tail = slug(strings.Join(ws[1:], " "), articles)
+		}
 		if obj == "" || qualified || tail == "" {
 			tail = slug(verb, nil)
 		}
@@ -1168,6 +1359,72 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		return out, ""
 	}
 	return nil, reason
+}
+
+// headEnd is the last word of ws before its first qualifier or frequency
+// ("dance lessons once a week" is lessons), "" for none.
+func headEnd(ws []string) string {
+	for i := 1; i < len(ws); i++ {
+		if qualifiers[ws[i]] || hobbyFrequency[ws[i]] {
+			return ws[i-1]
+		}
+	}
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[len(ws)-1]
+}
+
+// ageFollowers may follow a bare age: "I'm 40, and …", "I'm four now".
+var ageFollowers = toSet("and but so now too already this next soon lol haha")
+
+// marriedWith reads "with two kids" after "I'm married".
+var marriedWith = regexp.MustCompile(`(?i)^\s*with\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(relations) + `|` + wordAlt(species) + `)\b`)
+
+// self builds what the user says they are that is neither a job nor a
+// name: an age ("I'm 40 years old", "I'm a 12 year old girl", "I'm in my
+// thirties", "I just turned 18") and a marital status ("I'm married with
+// two kids"). Nothing else after "I'm" is read here: it falls through to
+// the name.
+func self(rest string, loc []int, g func(int) string, after string) ([]Memory, string) {
+	if status := g(5); status != "" {
+		if next, _ := firstWord(strings.TrimLeft(after, " ")+" ", 0); next == "to" && !containsFoldASCII(after, "to a ") && !containsFoldASCII(after, "to my ") {
+			return nil, "" // "married to the job"
+		}
+		out := []Memory{fact("family:marital_status", status)}
+		if sm := marriedWith.FindStringSubmatch(after); sm != nil {
+			if ms, _ := have(kindFamilyHave, strings.ToLower(sm[1]), strings.ToLower(sm[2]), strings.ToLower(sm[3]), after[len(sm[0]):]); len(ms) > 0 {
+				out = append(out, ms...)
+			}
+		}
+		return out, ""
+	}
+	if span := g(3); span != "" {
+		return []Memory{fact("age", "in my "+span)}, ""
+	}
+	n := firstNonEmpty(g(1), g(2), g(4))
+	if n == "" {
+		return nil, ""
+	}
+	said := strings.ToLower(rest[:loc[1]])
+	trimmed := strings.TrimLeft(after, " ")
+	if g(1) != "" && !strings.Contains(said, "old") {
+		// A bare number is an age only where its clause ends: "I'm 40, and
+		// …", not "I'm 2 hours away" or "I'm 100% sure".
+		if trimmed != "" && !strings.ContainsRune(",.!;:", rune(trimmed[0])) {
+			if next, _ := firstWord(trimmed+" ", 0); !ageFollowers[next] {
+				return nil, ""
+			}
+		}
+	}
+	if strings.Contains(said, "turning") {
+		return nil, "" // a birthday to come, not an age
+	}
+	v := n + " years old"
+	if n == "one" || n == "1" {
+		v = n + " year old"
+	}
+	return []Memory{fact("age", v)}, ""
 }
 
 // petFollowers may follow "I have a dog".

@@ -353,7 +353,7 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 			reasons = append(reasons, r)
 		}
 	}
-	for _, sent := range splitSentences(withoutReported(apostrophes.Replace(text))) {
+	for _, sent := range hedgedClauses(statementHeads(splitSentences(withoutReported(apostrophes.Replace(text))))) {
 		if shouted(sent.text) {
 			// "I LOVE PIZZA": capitals that mark no proper noun.
 			sent.text = strings.ToLower(sent.text)
@@ -481,6 +481,137 @@ func splitSentences(text string) []sentence {
 	}
 	emit(text[start:], false)
 	return out
+}
+
+// statementHeads splits the statement off a question that follows it in
+// one sentence: "I'm George, what's your name?" is the statement "I'm
+// George" and the question "what's your name?"; "I love hiking, do you?"
+// and "I have two cats, and you?" tell before they ask. A sentence that
+// asks from its start stays one question.
+func statementHeads(sents []sentence) []sentence {
+	var out []sentence
+	for i, st := range sents {
+		if !st.question {
+			if out != nil {
+				out = append(out, st)
+			}
+			continue
+		}
+		head, tail, ok := splitTagQuestion(st.text)
+		if !ok {
+			if out != nil {
+				out = append(out, st)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]sentence, 0, len(sents)+1), sents[:i]...)
+		}
+		out = append(out, sentence{text: head}, sentence{text: tail, question: true})
+	}
+	if out == nil {
+		return sents
+	}
+	return out
+}
+
+// conditionalHedges make every clause of their sentence hypothetical: "If
+// it rains, I stay home", "I would move, and I'd sell the car".
+var conditionalHedges = toSet("if unless would could should suppose imagine pretend wish hypothetically i'd we'd you'd whether")
+
+// hedgedClauses splits a statement that a hedge makes uncertain into its
+// clauses joined by ", and", ", but", ", so" or ";", so that the hedge
+// gates only its own clause: "I'm in high school right now, and I'm
+// thinking about going into physical therapy" tells that the user is in
+// high school. A sentence with a conditional (if, would, …) stays whole.
+func hedgedClauses(sents []sentence) []sentence {
+	var out []sentence
+	for i, st := range sents {
+		parts := splitHedged(st)
+		if len(parts) < 2 {
+			if out != nil {
+				out = append(out, st)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]sentence, 0, len(sents)+len(parts)), sents[:i]...)
+		}
+		out = append(out, parts...)
+	}
+	if out == nil {
+		return sents
+	}
+	return out
+}
+
+func splitHedged(st sentence) []sentence {
+	if st.question || (!strings.Contains(st.text, ", ") && !strings.Contains(st.text, "; ")) || !hedged(st.text) {
+		return nil
+	}
+	ws := lowerWords(st.text)
+	for _, w := range ws {
+		if conditionalHedges[w] || conditionalHedges[strings.TrimSuffix(strings.TrimSuffix(w, "n't"), "nt")] {
+			return nil
+		}
+	}
+	var out []sentence
+	start := 0
+	for i := 0; i+2 < len(st.text); i++ {
+		c := st.text[i]
+		if c != ',' && c != ';' {
+			continue
+		}
+		rest := st.text[i+1:]
+		w, _ := firstWord(strings.TrimLeft(rest, " ")+" ", 0)
+		if c == ';' || w == "and" || w == "but" || w == "so" {
+			if part := strings.TrimSpace(st.text[start:i]); part != "" {
+				out = append(out, sentence{text: part})
+			}
+			start = i + 1
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if part := strings.TrimSpace(st.text[start:]); part != "" {
+		out = append(out, sentence{text: part})
+	}
+	return out
+}
+
+// tagQuestions are the short questions that follow a statement: "…, and
+// you?", "…, right?".
+var tagQuestions = map[string]bool{"you": true, "and you": true, "what about you": true, "how about you": true, "right": true, "yourself": true, "and yourself": true, "how about yourself": true, "what about yourself": true}
+
+// splitTagQuestion finds the first clause of s, after its first, that asks
+// (opens with a question word, or is a tag question) and returns what
+// comes before it and the question.
+func splitTagQuestion(s string) (head, tail string, ok bool) {
+	if !strings.Contains(s, ",") && !strings.Contains(s, " and ") && !strings.Contains(s, " but ") && !strings.Contains(s, " so ") {
+		return "", "", false
+	}
+	if first, _ := firstWord(s, skipInterjections(s, 0)); questionStarts[first] {
+		return "", "", false
+	}
+	for _, at := range clauseStarts(s)[1:] {
+		rest := s[at:]
+		first, _ := firstWord(rest, 0)
+		if !questionStarts[first] && !tagQuestions[strings.ToLower(strings.Trim(strings.Join(lowerWords(rest), " "), " "))] {
+			continue
+		}
+		head = strings.TrimRight(s[:at], " ,;:")
+		for _, j := range []string{" and", " but", " so"} {
+			if strings.HasSuffix(strings.ToLower(head), j) {
+				head = strings.TrimRight(head[:len(head)-len(j)], " ,")
+			}
+		}
+		if !hasAlnum(head) {
+			return "", "", false
+		}
+		return head, rest, true
+	}
+	return "", "", false
 }
 
 // abbreviations end with a full stop that ends no sentence: "St. Mary's".
@@ -770,6 +901,8 @@ const (
 	kindPlan       // I'm planning a trip to New Zealand
 	kindConsider   // I'm thinking about changing jobs
 	kindHobby      // I've been learning guitar
+	kindOwn        // I have a dog walking business, I run a bakery
+	kindLiving     // I walk dogs for a living
 	kindFamilyHave // I have a younger sister named Maya
 	kindPetHave    // I have a dog called Biscuit
 	// The kinds below match nothing when what follows their prefix is not
@@ -781,6 +914,7 @@ const (
 	kindUpcoming // my sister's wedding is next Friday
 	kindHave     // I have a job interview tomorrow
 	kindGoing    // I'm flying to Lisbon on the 3rd
+	kindSelf     // I'm 40 years old, I'm in my thirties, I'm married
 	kindIntro    // I'm Priya
 )
 
@@ -827,7 +961,17 @@ func isASCII(s string) bool {
 
 // pastActs are the things done that make an event of "I …": bought, won,
 // finished, lost a job, tried for the first time, served in the army.
-const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
+const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|met|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
+
+// ageWords are the ages in words: "I'm four", "a twelve year old".
+const ageWords = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|a\s+hundred|one\s+hundred`
+
+// businesses are what one has or runs as work: "I have a dog walking
+// business", "I run a small bakery".
+const businesses = `business|shop|store|company|bakery|restaurant|salon|cafe|café|coffee\s+shop|studio|firm|agency|startup|boutique|diner|food\s+truck|daycare|nursery|clinic|practice|brewery|winery|vineyard`
+
+// services are the armed and uniformed services of "I'm in the army".
+const services = `army|navy|air\s+force|marines|marine\s+corps|military|coast\s+guard|national\s+guard|peace\s+corps|reserves|special\s+forces`
 
 const (
 	iAm      = `(?:i'm|im|i am)`
@@ -851,7 +995,12 @@ var patterns = []pattern{
 		`i\s+(?:usually\s+|mostly\s+)?go\s+by\s+`,
 		`(?:(?:most|some|many)\s+)?(?:people|everyone|everybody|folks|friends|they|my\s+(?:friends|family|mom|mum|dad|parents|colleagues|coworkers|sister|brother))\s+(?:usually\s+|often\s+|always\s+|just\s+|all\s+)?calls?\s+me\s+`)},
 	{kindFavorite, toSet("my"), prefix(
-		`my\s+` + favRe + `\s+` + thingRe + `(?:\s+(?:is|are)|'s)\s+`)},
+		`my\s+`+favRe+`\s+`+thingRe+`(?:\s+(?:is|are)|'s)\s+`,
+		// "My dream car is a Rolls-Royce Ghost".
+		`my\s+(dream\s+(?:[\p{L}\-]+\s+)?(?:car|house|home|job|vacation|holiday|trip|destination|bike|wedding|city|country|pet|dog|guitar|school|college))(?:\s+(?:is|are)|'s)\s+`,
+		// "my favourite is New Kids on the Block": a favourite of no named
+		// kind is a like.
+		`my\s+(?:`+favRe+`|favou?rites)(?:\s+(?:one|ones|thing))?(?:\s+(?:is|are)|'s)\s+`)},
 	{kindDislike, toSet("i i'm im"), prefix(
 		`i\s+`+adverbs+`(?:don't|do\s+not|dont|never)\s+(?:(?:really|much|particularly|even)\s+)*(?:like|love|enjoy|care\s+for)\s+`,
 		`i\s+`+adverbs+`(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand|cant\s+stand)s?\s+`,
@@ -866,11 +1015,14 @@ var patterns = []pattern{
 		iAm + `\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|totally|completely|extremely|feeling)\s+)*(` + feelWord + `)\b`)},
 	{kindEvent, toSet("i i've ive we"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
+		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just)\s+)?(been\s+to|visited|travell?ed\s+to)\b`,
 		`i\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to|`+pastActs+`)\b`,
 		// First person plural: what "we" did, the user did.
 		`we\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|camping|hiking|skiing|fishing)|visited|moved\s+to|won\s+(?:a|an|the|our|first|\d)|bought|adopted|got\s+(?:married|engaged)|celebrated)\b`)},
 	{kindPerson, toSet("i'm im i"), prefix(
-		iAm + `\s+(?:(?:more|much\s+more|definitely|really|totally|such|more\s+of)\s+)*an?\s+([\p{L}\-]+)\s+person\b`)},
+		iAm+`\s+(?:(?:more|much\s+more|definitely|really|totally|such|more\s+of)\s+)*an?\s+([\p{L}\-]+)\s+person\b`,
+		// "I'm a big Star Wars fan", "I'm a social media enthusiast".
+		iAm+`\s+(?:(?:also|really|such|definitely|totally)\s+)*an?\s+(?:(?:big|huge|massive|real|total|great|die-?hard|lifelong|longtime|avid|self-proclaimed|true)\s+)?((?:[\p{L}\-']+\s+){0,2}[\p{L}\-']+)\s+(?:fan|enthusiast|lover|buff|nut|junkie|fanatic|geek|nerd)\b`)},
 	{kindDiet, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:a|an|now|also|fully|strictly|mostly|currently|on\s+a)\s+)*(`+diets+`)\b(?:\s+diet)?`,
 		`i\s+(?:eat|follow\s+a)\s+(`+diets+`)\b(?:\s+diet)?`,
@@ -882,19 +1034,25 @@ var patterns = []pattern{
 		iAm+`\s+(?:(?:very|really|severely|super|deathly|mildly|slightly|so|also|highly|extremely)\s+)*allergic\s+to\s+`,
 		`i\s+have\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious|slight)\s+)?((?:[\p{L}]+\s+)?[\p{L}]+)\s+allerg(?:y|ies)\b`)},
 	{kindLives, toSet("i i'm im i've ive"), prefix(
-		`(?:i\s+(?:currently\s+|now\s+|still\s+|actually\s+)?live|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?living|(?:i've|ive|i\s+have)\s+(?:been\s+living|lived)|i\s+reside)\s+(in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?)\s+`)},
+		`(?:i\s+(?:currently\s+|now\s+|still\s+|actually\s+)?live|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?living|(?:i've|ive|i\s+have)\s+(?:been\s+living|lived)|i\s+reside)\s+(in|on|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?)\s+`)},
 	{kindHometown, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:originally\s+)?from\s+`,
-		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+in\s+`,
+		`i\s+(?:grew\s+up|was\s+born\s+and\s+raised|was\s+born|was\s+raised)\s+(?:in|on)\s+`,
 		`i\s+(?:originally\s+)?come\s+from\s+`)},
 	{kindWorks, toSet("i i'm im i've ive"), prefix(
-		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work|` + iAm + `\s+(?:currently\s+|now\s+|still\s+)?(?:working|interning)|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as)\s+`)},
+		`(?:i\s+(?:currently\s+|now\s+|still\s+|also\s+|actually\s+)?work(?:\s+(?:full[\s-]?time|part[\s-]?time))?|`+iAm+`\s+(?:currently\s+|now\s+|still\s+)?(?:working|interning)(?:\s+(?:full[\s-]?time|part[\s-]?time))?|(?:i've|ive|i\s+have)\s+been\s+working)\s+(at|for|in|as|from)\s+`,
+		iAm+`\s+(?:currently\s+|now\s+)?(?:employed|hired)\s+(by|at|with)\s+`)},
 	{kindOccupation, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:now|currently|also|actually|just)\s+)*an?\s+((?:[\p{L}\-]+\s+){0,2}?)(`+occupations+`)s?\b`,
-		iAm+`\s+(?:now\s+)?(retired)\b`)},
+		iAm+`\s+(?:now\s+)?(retired)\b`,
+		// "I'm in the army", "I'm ex military", "I served in the navy".
+		iAm+`\s+(?:(?:now|currently|also|still)\s+)*(?:in|with)\s+the\s+(`+services+`)\b`,
+		iAm+`\s+(?:an?\s+)?((?:ex|former|retired)[\s-]+(?:`+services+`|marine|soldier|cop))\b`)},
 	{kindStudies, toSet("i i'm im"), prefix(
 		`(?:i\s+(?:currently\s+)?study|`+iAm+`\s+(?:currently\s+)?studying|i\s+go\s+to\s+school|i\s+attend\s+school)\s+at\s+`,
-		`i\s+(?:currently\s+)?attend\s+`)},
+		`i\s+(?:currently\s+)?attend\s+`,
+		// "I'm in high school", "I'm in my second year of college".
+		iAm+`\s+(?:(?:currently|still|now|also)\s+)?in\s+((?:high|middle|elementary|primary|secondary|grad|graduate|law|med|medical|nursing|art|culinary|business|film|boarding|summer)\s+school|college|university|grad\s+school|(?:the\s+)?(?:\w+\s+)?grade|(?:kinder|pre-?k|preschool|kindergarten))\b`)},
 	{kindMajor, toSet("i i'm im"), prefix(
 		iAm+`\s+(?:(?:currently|also|now|still)\s+)?(?:studying|majoring\s+in|doing\s+a\s+degree\s+in)\s+`,
 		`i\s+(?:currently\s+|also\s+)?major\s+in\s+`,
@@ -902,9 +1060,12 @@ var patterns = []pattern{
 	{kindGoal, toSet("my i i'm im"), prefix(
 		`my\s+(?:(?:big|main|biggest|long-term|long\s+term|ultimate|current|new\s+year'?s?)\s+)?(goal|dream|aim|resolution|ambition|plan)\s+is\s+to\s+`,
 		iAm+`\s+(?:(?:currently|also|really|now)\s+)?((?:working\s+(?:toward|towards|on)|saving\s+(?:up\s+)?for|training\s+for))\s+`,
-		`i\s+(?:really\s+)?(?:want|hope|aim)\s+to\s+((?:`+goalVerbs+`))\b\s*`)},
+		`i\s+(?:really\s+)?(?:want|hope|aim)\s+to\s+((?:`+goalVerbs+`))\b\s*`,
+		// "I'm studying to be a computer programmer", "I want to be a lawyer".
+		`(?:`+iAm+`\s+(?:(?:currently|also|now)\s+)?(?:studying|training|working|going\s+to\s+school|in\s+school)|i\s+(?:really\s+)?(?:want|hope|plan|aim))\s+to\s+(be(?:come)?\s+an?)\s+`)},
 	{kindPlan, toSet("i i'm im i've ive"), prefix(
-		iAm+`\s+(?:(?:also|currently|now|really)\s+)?planning\s+(?:to\s+|on\s+)?`,
+		iAm+`\s+(?:(?:also|currently|now|really|actually|still|definitely|already|even)\s+)?planning\s+(?:to\s+|on\s+)?`,
+		iAm+`\s+(?:(?:also|really|so|very|just)\s+)*looking\s+forward\s+to\s+(?:(?:finally|eventually)\s+)?([\p{L}]+ing)\b\s*`,
 		`i\s+(?:also\s+)?plan\s+(?:to|on)\s+`,
 		`(?:i've|ive|i\s+have)\s+been\s+planning\s+(?:to\s+|on\s+)?`,
 		// Wishes and decisions about what the user will do ("I'd like to …"
@@ -921,12 +1082,16 @@ var patterns = []pattern{
 		`(?:i've|ive|i\s+have)\s+(?:also\s+|recently\s+|really\s+|just\s+)?been\s+(?:really\s+|also\s+)?(`+hobbyVerbs+`)\b\s*`,
 		iAm+`\s+(?:currently\s+|also\s+|now\s+|still\s+)?(learning|taking|practicing|practising)\b\s*`,
 		`i\s+(?:also\s+|recently\s+|just\s+)?(?:started|began)\s+(`+hobbyVerbs+`)\b\s*`,
-		`i\s+(?:also\s+|regularly\s+|usually\s+|often\s+|still\s+|sometimes\s+)?(`+presentHobbies+`)\b\s*`,
+		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to)\s+)?(`+presentHobbies+`)\b\s*`,
 		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`)},
+	{kindOwn, toSet("i i've ive"), prefix(
+		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
+	{kindLiving, toSet("i"), prefix(
+		`i\s+(?:(?:currently|now|also|actually)\s+)?([a-z]+)\s+((?:[\p{L}\-']+\s+){0,4}?)for\s+a\s+living\b`)},
 	{kindFamilyHave, toSet("i i've ive"), prefix(
-		`(?:i\s+have|i've\s+got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
+		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
 	{kindPetHave, toSet("i i've ive"), prefix(
-		`(?:i\s+have|i've\s+got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
+		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
 	{kindFamilyNamed, toSet("my"), prefix(
 		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
 	{kindPetNamed, toSet("my"), prefix(
@@ -939,6 +1104,12 @@ var patterns = []pattern{
 		`(?:i\s+have(?:\s+got)?|i've\s+got|ive\s+got)\s+(?:a|an|my|our|another)\s+`)},
 	{kindGoing, toSet("i'm im i"), prefix(
 		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating)\b\s*`)},
+	{kindSelf, toSet("i'm im i"), prefix(
+		iAm+`\s+(?:(?:now|only|just|almost|nearly|about|over|turning)\s+)?(\d{1,3}|`+ageWords+`)(?:(?:\s+|-)years?(?:\s+|-)old|\s+yrs?\s+old)?`,
+		iAm+`\s+an?\s+(\d{1,3}|`+ageWords+`)(?:\s+|-)years?(?:\s+|-)old\b`,
+		iAm+`\s+(?:now\s+)?in\s+my\s+((?:early\s+|mid\s+|mid-|late\s+)?(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|20s|30s|40s|50s|60s|70s|80s|90s))\b`,
+		`i\s+(?:just\s+|recently\s+)?turned\s+(\d{1,3}|`+ageWords+`)\b`,
+		iAm+`\s+(?:(?:happily|recently|newly|also|still|now|currently|finally)\s+)*(married|engaged|divorced|widowed|separated)\b`)},
 	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
@@ -1124,6 +1295,7 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		}
 		return Memory{Key: "nickname", Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.9}, ""
 	case kindFavorite:
+		thing := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
 		vs, long := items(after)
 		if long || len(vs) == 0 {
 			return Memory{}, DropTooLong
@@ -1135,7 +1307,7 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		if len(vs) > 1 {
 			v = strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 		}
-		return favorite(group(rest, loc, 1), v)
+		return favorite(thing, v)
 	case kindFeeling:
 		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
 		if clause, _ := cutClause(after); aimedAtOther(clause) {
@@ -1152,8 +1324,8 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 	case kindFeelingWord:
 		w := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
 		clause, _ := cutClause(after)
-		if aimedAtOther(clause) {
-			return Memory{}, DropNotAboutUser // "glad you liked it", "proud of you"
+		if aimedAtOther(clause) || reaction(w, clause) {
+			return Memory{}, DropNotAboutUser // "glad you liked it", "proud of you", "glad we met"
 		}
 		if next := strings.Fields(after); len(next) > 0 {
 			if n, _ := firstWord(next[0], 0); n == "to" || n == "of" || n == "that" {
@@ -1174,6 +1346,8 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		v = stripTrailing(withoutDates(trimFillers(tidy(v))), eventTrailing)
 		if w := strings.Fields(strings.ToLower(v)); len(w) < 2 || (w[0] == "tried" && w[1] == "to") {
 			return Memory{}, DropInvalidValue // "I tried to call": an attempt, no event; "I won": won what?
+		} else if len(w) == 2 && (referenceWords[w[1]] || aboutMona[w[1]]) {
+			return Memory{}, DropUnresolved // "I met him", "I bought that"
 		}
 		return event(v)
 	case kindUpcoming:
@@ -1213,6 +1387,33 @@ var thirdPossessives = toSet("their his its theirs")
 func aimedAtOther(clause string) bool {
 	for _, w := range lowerWords(clause) {
 		if aboutMona[w] || w == "you're" || w == "youre" || w == "you've" || w == "you'll" {
+			return true
+		}
+	}
+	return false
+}
+
+// reactionWords are feeling words said in reply rather than of oneself:
+// "I'm glad", "I'm jealous!" answer the other speaker.
+var reactionWords = toSet("glad jealous")
+
+// reaction reports whether a feeling word and the clause after it answer
+// the conversation rather than tell the user's state: "glad" and
+// "jealous" on their own or before a clause ("I'm glad we met", "I'm glad
+// I came"), and any feeling about what "we" did or have ("so happy we
+// have that in common").
+func reaction(w, clause string) bool {
+	ws := lowerWords(clause)
+	if reactionWords[w] {
+		if len(ws) == 0 {
+			return true
+		}
+		if r := ws[0]; !feelingReasons[r] || r == "that" {
+			return true
+		}
+	}
+	for _, x := range ws {
+		if x == "we" || x == "we're" || x == "we've" || x == "both" {
 			return true
 		}
 	}
@@ -1399,8 +1600,13 @@ func preference(v string) (string, string) {
 	v = stripLeading(v, []string{"to"})
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
+	// "a lot of different bands", "all kinds of music": the kind is the like.
+	v = stripLeading(v, []string{"a lot of", "lot of", "lots of", "all kinds of", "all sorts of", "all types of", "many different", "different", "many", "various"})
 	first, _ := firstWord(v+" ", 0)
-	for _, w := range lowerWords(v) {
+	for i, w := range lowerWords(v) {
+		if i > 0 && (w == "it" || w == "them") {
+			return "", DropUnresolved // "playing it", "the storytelling aspect of it"
+		}
 		if aboutMona[w] {
 			return "", DropNotAboutUser // "I love that for you", "I like your idea"
 		}

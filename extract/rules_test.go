@@ -175,7 +175,6 @@ func TestRulesNotMined(t *testing.T) {
 		{"Tom said my name is Bob", []string{}},
 		{"She thinks I like tea", []string{}},
 		{"My sister's favorite color is green", []string{}},
-		{"My favorite is pizza", []string{}},
 		// Not an item, not a name, not a feeling: the pattern matched, so the
 		// reason is recorded (nothing silent).
 		{"I love you", []string{"about_person"}},
@@ -915,7 +914,6 @@ func TestRulesBroaderFactsNot(t *testing.T) {
 		{"I'm thinking about changing jobs.", []string{"uncertain"}}, // Mona's negative patterns: a hedge
 		{"I've been considering it for a while", []string{"invalid_value"}},
 		{"I live in fear of Mondays", []string{"invalid_value"}},
-		{"I work from home", []string{}},
 		{"I work at night", []string{"invalid_value"}},
 		{"I've been working at my current company for several years", []string{"invalid_value"}}, // MemoryBank
 		// Negated, hedged, asked.

@@ -1,6 +1,9 @@
 package extract
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // Special categories of personal data (GDPR article 9) SpecialCategory
 // recognises. A policy's special_categories decides what happens to a
@@ -45,10 +48,21 @@ var specialPatterns = []specialPattern{
 	sp(SpecialBiometrics, `\b(?:fingerprints?|face\s*id|facial\s+recognition|retina|iris\s+scan|voiceprint|dna\s+(?:test|results?|sample)|genetic\s+(?:test|testing|results?|condition|disorder)|23andme|ancestrydna|brca)\b`),
 }
 
+// careerCare finds a care profession named as a job or a field of work or
+// study, not as care received: "I'm a physical therapist", the value
+// "physical therapist", "studying psychology", "going into physical
+// therapy", "I work as a speech therapist". An occupation is not a health
+// fact (issue 23); "my therapist", "seeing a therapist" and "in therapy"
+// still are.
+var careerCare = regexp.MustCompile(`^ (?:an? )?(?:[a-z\-]+ )?(?:therapist|psychologist|psychiatrist|counsell?or)s? $|\b(?:i'm|i am|i was|work(?:s|ed|ing)? as|job as|career as|become|becoming|became|be|to be) (?:an? )?(?:[a-z\-]+ )?(?:therapist|psychologist|psychiatrist)s?\b|\b(?:into|study|studying|studied|major(?:ing)? in|degree in|career in|job in|work in|working in|school for|student of) (?:[a-z\-]+ )?(?:therapy|psychology)\b`)
+
 // SpecialCategory reports the first special category of personal data text
 // holds, in the order of SpecialCategories.
 func SpecialCategory(text string) (category string, ok bool) {
 	norm := riskNorm(text)
+	if strings.Contains(norm, "therap") || strings.Contains(norm, "psych") || strings.Contains(norm, "counsel") {
+		norm = careerCare.ReplaceAllString(norm, " ")
+	}
 	may := specialSet.mask(norm)
 	for i, p := range specialPatterns {
 		if may&(1<<i) != 0 && p.re.MatchString(norm) {

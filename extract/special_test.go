@@ -21,6 +21,9 @@ func TestSpecialCategory(t *testing.T) {
 			"I had surgery on my knee",
 			"I'm considering seeing a doctor about it",
 			"I went to the doctor yesterday",
+			"I'm seeing a therapist about it",
+			"My therapist says I should rest",
+			"I go to physical therapy twice a week",
 		},
 		extract.SpecialSexLife: {
 			"I'm gay.", "I came out as bisexual to my parents", "Our sex life has been rough", "I'm trans and proud",
@@ -53,6 +56,12 @@ func TestSpecialCategory(t *testing.T) {
 		"I went to the dentist",
 		"I feel anxious about my exam",
 		"I work as a nurse at the city hospital",
+		// An occupation or a field of study is not a health fact.
+		"I'm a physical therapist",
+		"physical therapist",
+		"I work as a speech therapist",
+		"I'm thinking about going into physical therapy",
+		"I'm studying psychology",
 		"My favorite food is ramen",
 		"I lent him my bike",
 		"That's a conservative estimate",

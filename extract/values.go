@@ -78,13 +78,16 @@ func phraseValue(v string) (string, string) {
 	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
 		return "", DropUnresolved // "the peanut butter ones": ones of what?
 	}
+	if anaphoric(ws) {
+		return "", DropUnresolved // "the story", "the way it makes me feel": of what?
+	}
 	ref := false
 	for _, w := range ws {
 		lw := strings.ToLower(strings.Trim(w, ",.!?'"))
 		switch {
 		case referenceWords[lw]:
 			ref = true
-		case functionOnly[lw]:
+		case functionOnly[lw], lightGerunds[lw]:
 		default:
 			return strings.Join(ws, " "), ""
 		}
@@ -93,6 +96,37 @@ func phraseValue(v string) (string, string) {
 		return "", DropUnresolved
 	}
 	return "", DropInvalidValue
+}
+
+// lightGerunds carry no content of their own: "doing those things" is
+// "those things".
+var lightGerunds = toSet("doing do having getting making trying")
+
+// relationalNouns are parts or qualities of something: after "the", alone
+// or with a pronoun, they point at what was being talked about ("I love
+// the characters and the story", "the way it makes me feel").
+var relationalNouns = toSet("story stories plot characters character ending endings excitement atmosphere vibe vibes energy way idea message lyrics beat melody sound taste smell flavor flavour view views scenery colors colours color colour design name style setting part parts rest music food people show movie book game song album concept premise writing acting animation graphics soundtrack cast speed thrill challenge feeling feel look smell service staff rules gameplay artwork art voice voices dialogue humor humour twist twists details detail history culture actors actor actress cast director author writer narrator hero heroine villain protagonist ones")
+
+// anaphoric reports whether a value is a definite relational noun that
+// points back: "the story", "the characters", "the way it makes me feel";
+// not "the sound of the birds singing" or "the Beatles".
+func anaphoric(ws []string) bool {
+	if len(ws) < 2 || !strings.EqualFold(ws[0], "the") {
+		return false
+	}
+	head := strings.Trim(ws[1], ",.!?'")
+	if !relationalNouns[head] {
+		return false
+	}
+	if len(ws) == 2 {
+		return true
+	}
+	for _, w := range ws[2:] {
+		if referenceWords[strings.ToLower(strings.Trim(w, ",.!?'"))] {
+			return true
+		}
+	}
+	return false
 }
 
 // reportedRe finds speech someone else is reported to have said: a
