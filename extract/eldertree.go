@@ -1228,6 +1228,9 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent
 		!slices.ContainsFunc(words, func(w string) bool { return elderSelf[w] }) {
 		return UpcomingEvent{}, false
 	}
+	if elderTellsPast(words) {
+		return UpcomingEvent{}, false
+	}
 	y, m, d := at.In(loc).Date()
 	today := civil(y, m, d).Format(time.DateOnly)
 	date, dist := "", -1
@@ -1269,6 +1272,32 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent
 		return UpcomingEvent{}, false
 	}
 	return UpcomingEvent{Date: date, Event: name}, true
+}
+
+// elderPastWords and elderAheadWords tell a sentence about what happened
+// from one about what is to come, when a weekday alone ("on Saturday")
+// leaves the date's direction open: "I drank on Saturday at the party"
+// is over; "I was invited to a wedding next Saturday" is not.
+var (
+	elderPastWords  = toSet("was were had did went drank drunk used got came made took saw spent relapsed slipped left stayed ended")
+	elderAheadWords = toSet("will ll gonna going next tomorrow tonight upcoming coming have has is are am i'm im we're there's theres plan planning invited later soon should m re")
+	elderNotPast    = toSet("need feed bed red wed speed seed shed weed bleed breed proceed exceed succeed indeed")
+)
+
+// elderTellsPast reports a sentence that tells of the past and of nothing
+// ahead.
+func elderTellsPast(words []string) bool {
+	past := false
+	for _, w := range words {
+		w = strings.TrimPrefix(strings.TrimPrefix(w, "i'"), "we'")
+		if elderAheadWords[w] {
+			return false
+		}
+		if elderPastWords[w] || (len(w) > 4 && strings.HasSuffix(w, "ed") && !elderNotPast[w]) {
+			past = true
+		}
+	}
+	return past
 }
 
 func abs(n int) int {

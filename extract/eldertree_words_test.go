@@ -174,6 +174,8 @@ func TestElderTreeRiskyEventAhead(t *testing.T) {
 		{"Should I go to the office party on Thursday?", []map[string]any{{"date": "2026-11-26", "event": "office party"}}},
 		{"We're going out for drinks with the team tomorrow.", []map[string]any{{"date": "2026-11-25", "event": "drinks"}}},
 		{"I went to a party on Saturday.", nil},
+		{"I drank on Saturday at my cousin's birthday party.", nil},
+		{"I was invited to a wedding next Saturday.", []map[string]any{{"date": "2026-11-28", "event": "wedding"}}},
 		{"I'm skipping the party on Friday.", nil},
 		{"My brother has a party next week.", nil},
 		{"I have a protein bar tomorrow.", nil},
