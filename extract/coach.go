@@ -288,13 +288,13 @@ var coachPatterns = []coachPattern{
 	// "keep it short", "please don't give me lists", "I want you to push
 	// me", "I need tough love".
 	{kind: coachPref, style: true, re: prefix(
-		`(?:please\s+)?(?:just\s+)?((?:challenge|push)\s+me\b.*|keep\s+(?:it|things|this|them|your\s+\w+|answers|replies|responses|messages)\s+.*|`+
-			`be\s+(?:more\s+|less\s+|really\s+|very\s+|a\s+bit\s+more\s+)?(?:direct|blunt|honest|gentle|brief|concise|straight|tough|harsh|patient|straightforward)\b.*|`+
-			`(?:don't|do\s+not|dont|stop|no\s+more|never)\s+.*|give\s+me\s+.*|tell\s+me\s+(?:straight|directly|honestly|bluntly|the\s+truth|how\s+it\s+is)\b.*|`+
-			`call\s+me\s+out\b.*|hold\s+me\s+accountable\b.*|ask\s+me\s+(?:more\s+)?(?:hard\s+|tough\s+)?questions\b.*|skip\s+the\s+.*|cut\s+the\s+.*|`+
+		`(?:please\s+)?(?:just\s+)?((?:challenge|push)\s+me\b.*|keep\s+(?:it|things|this|them|your\s+\w+|answers|replies|responses|messages)\s+.*|` +
+			`be\s+(?:more\s+|less\s+|really\s+|very\s+|a\s+bit\s+more\s+)?(?:direct|blunt|honest|gentle|brief|concise|straight|tough|harsh|patient|straightforward)\b.*|` +
+			`(?:don't|do\s+not|dont|stop|no\s+more|never)\s+.*|give\s+me\s+.*|tell\s+me\s+(?:straight|directly|honestly|bluntly|the\s+truth|how\s+it\s+is)\b.*|` +
+			`call\s+me\s+out\b.*|hold\s+me\s+accountable\b.*|ask\s+me\s+(?:more\s+)?(?:hard\s+|tough\s+)?questions\b.*|skip\s+the\s+.*|cut\s+the\s+.*|` +
 			`go\s+easy\s+on\s+me\b.*|talk\s+to\s+me\s+like\s+.*|use\s+(?:bullet\s+points|plain\s+language|fewer\s+words)\b.*)`)},
 	{kind: coachPref, style: true, lead: "No ", re: prefix(
-		`i\s+`+coachStop+`(?:don't|do\s+not|dont)\s+(?:need|want|like)\s+(?:any\s+|more\s+|a\s+lot\s+of\s+|all\s+the\s+)?((?:hand[- ]?holding|lists?|bullet\s+points|long\s+(?:answers|replies|messages|responses)|pep\s+talks?|cheerleading|sugar[- ]?coating|fluff|lectures?|platitudes|jargon|praise)\b.*)`)},
+		`i\s+` + coachStop + `(?:don't|do\s+not|dont)\s+(?:need|want|like)\s+(?:any\s+|more\s+|a\s+lot\s+of\s+|all\s+the\s+)?((?:hand[- ]?holding|lists?|bullet\s+points|long\s+(?:answers|replies|messages|responses)|pep\s+talks?|cheerleading|sugar[- ]?coating|fluff|lectures?|platitudes|jargon|praise)\b.*)`)},
 	{kind: coachPref, style: true, re: prefix(
 		`i(?:'d|\s+would)?\s+`+coachStop+`(?:want|need|like|prefer)\s+you\s+to\s+(.+)`,
 		`i\s+`+coachStop+`(?:need|like|want|respond\s+(?:well|best)\s+to|do\s+(?:better|best)\s+with|work\s+(?:better|best)\s+with)\s+((?:tough\s+love|directness|bluntness|honesty|short\s+answers|straight\s+talk|accountability|structure|a\s+push|a\s+kick)\b.*)`)},
@@ -1262,7 +1262,7 @@ var coachDoneRes = []*regexp.Regexp{
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?(?:got|gotten)\s+(.+?)\s+done\b`,
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?checked\s+off\s+(.+)`),
 	// "I sent the application", "I've finally booked the appointment".
-	prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)`+coachStop+`(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+.+)`),
+	prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+.+)`),
 	// "The resume draft is done".
 	regexp.MustCompile(`(?i)^((?:the|my)\s+.+?)\s+(?:is|are)\s+(?:finally\s+|all\s+)?(?:done|finished|sent|booked|submitted|written|complete|completed|out)$`),
 }
