@@ -345,6 +345,9 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		RetainUntil: sess.RetainUntil, Jobs: sess.Jobs, Summary: json.RawMessage("null"), Records: []recordView{}}
 	if sum, err := h.Store.GetSummary(ctx, id); err == nil {
 		v.Summary = sum.Data
+		if !h.seesCaregiverNotes(r, sess.App) {
+			v.Summary = withoutConcerns(sum.Data)
+		}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
 		return
