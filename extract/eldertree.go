@@ -1048,7 +1048,10 @@ func cmpOr(a, b string) string {
 var (
 	elderNameRe   = regexp.MustCompile(`(?i)^(?:my\s+name\s+is|my\s+name's|(?:you\s+can\s+|please\s+)?call\s+me|i\s+go\s+by)\s+(.+)$`)
 	elderIntroRe  = regexp.MustCompile(`^(?i:i'm|im|i\s+am)\s+(\p{Lu}[\p{L}'-]*)\s*(?:$|,|\.|!|(?i:and)\b)`)
-	elderNotIntro = toSet("sober clean fine good okay ok here back done tired sorry grateful struggling alcoholic addict not so just still really doing feeling going new ready glad happy sad scared afraid worried angry lonely bored proud thankful blessed home out in on")
+	elderNotIntro = toSet(`sober clean fine good okay ok here back done tired sorry grateful struggling alcoholic addict not so just still really doing feeling going new ready glad happy sad scared afraid worried angry lonely bored proud thankful blessed home out in on
+		catholic christian jewish muslim buddhist hindu atheist agnostic pagan protestant baptist mormon
+		american british english irish scottish welsh canadian mexican german french italian spanish australian indian chinese japanese
+		sober clean okay alright ok well better worse sick ill hungry thirsty`)
 )
 
 // elderSubstanceWords name what someone is in recovery from, as the

@@ -117,6 +117,7 @@ func TestElderTreeIdentityAndTriggers(t *testing.T) {
 		{[]string{"I'm a recovering meth addict."}, map[string]any{"addiction_type": "methamphetamine"}, nil},
 		{[]string{"My gambling addiction cost me a lot."}, map[string]any{"addiction_type": "gambling"}, nil},
 		{[]string{"I'm Tired."}, map[string]any{}, nil},
+		{[]string{"I'm Catholic, so prayer helps."}, map[string]any{}, nil},
 		{[]string{"I'm not an alcoholic."}, map[string]any{}, nil},
 		{[]string{"My dad was addicted to heroin."}, map[string]any{}, nil},
 		{[]string{"Payday is a big trigger for me."}, map[string]any{}, []string{"payday"}},
