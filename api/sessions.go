@@ -277,6 +277,21 @@ type sessionView struct {
 	// Risks are the distress and crisis statements found in the session
 	// (class, severity, message, actor; never the text).
 	Risks []riskView `json:"risks"`
+	// RiskLowered are the rules' findings the model lowered with a frame
+	// code (extract.CombineRisks): message, classes, severities and frame;
+	// never the text.
+	RiskLowered []loweredView `json:"risk_lowered"`
+}
+
+// loweredView is a rules risk finding the model lowered.
+type loweredView struct {
+	MessageID    string    `json:"message_id"`
+	FromClass    string    `json:"from_class"`
+	FromSeverity string    `json:"from_severity"`
+	ToClass      string    `json:"to_class"`
+	ToSeverity   string    `json:"to_severity,omitempty"`
+	Frame        string    `json:"frame"`
+	At           time.Time `json:"at"`
 }
 
 // riskView is a session's risk cue.
@@ -330,6 +345,9 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		RetainUntil: sess.RetainUntil, Jobs: sess.Jobs, Summary: json.RawMessage("null"), Records: []recordView{}}
 	if sum, err := h.Store.GetSummary(ctx, id); err == nil {
 		v.Summary = sum.Data
+		if !h.seesCaregiverNotes(r, sess.App) {
+			v.Summary = withoutConcerns(sum.Data)
+		}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
 		return
@@ -364,6 +382,16 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		_ = json.Unmarshal(c.Detail, &rv)
 		rv.MessageID = c.Field
 		v.Risks = append(v.Risks, rv)
+	}
+	lowered, err := h.Store.ListRiskLowerings(ctx, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v.RiskLowered = make([]loweredView, len(lowered))
+	for i, l := range lowered {
+		v.RiskLowered[i] = loweredView{MessageID: l.MessageID, FromClass: l.FromClass, FromSeverity: l.FromSeverity,
+			ToClass: l.ToClass, ToSeverity: l.ToSeverity, Frame: l.Frame, At: l.CreatedAt}
 	}
 	runs, err := h.Store.ListExtractionRuns(ctx, id)
 	if err != nil {

@@ -70,6 +70,32 @@ func (h *handlers) mayRead(w http.ResponseWriter, r *http.Request, app string) b
 	return false
 }
 
+// seesCaregiverNotes reports whether the request's token sees what is for
+// the caregiver alone (views.SeesCaregiverNotes).
+func (h *handlers) seesCaregiverNotes(r *http.Request, app string) bool {
+	scope, _ := r.Context().Value(scopeKey{}).(string)
+	open, _ := r.Context().Value(openKey{}).(bool)
+	return views.SeesCaregiverNotes(views.Viewer{Open: open, Scope: scope, App: boundApp(r)}, h.Handoff.Apps[app])
+}
+
+// withoutConcerns is a stored summary without its caregiver-only parts
+// (extract.ClaraWithoutConcerns); one that does not decode as an object is
+// given as it is.
+func withoutConcerns(raw json.RawMessage) json.RawMessage {
+	var sum map[string]any
+	if json.Unmarshal(raw, &sum) != nil || sum == nil {
+		return raw
+	}
+	if _, ok := sum["concerns"]; !ok {
+		return raw
+	}
+	b, err := json.Marshal(extract.ClaraWithoutConcerns(sum))
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
 // userReached reads the user of the path for a route that reads none of
 // the user's data (an erasure); false means an error was answered. A user
 // of another app than the token's answers as an unknown user.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,12 @@ func (kindClara) CompleteLLM(llm, rules Result) Result {
 	}
 	if ok {
 		llm.SessionSummary["summary"] = text
+		// The caregiver's text names the concerns the rules found, whoever wrote it.
+		if t, isText := text.(string); isText {
+			if cs := ClaraConcernsOf(rules.SessionSummary["concerns"]); len(cs) > 0 {
+				llm.SessionSummary["summary"] = claraWithConcerns(t, cs)
+			}
+		}
 	}
 	llm.Records = rules.Records
 	return llm
@@ -106,6 +113,14 @@ const (
 func claraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	st := claraCollect(s)
 	res.SessionSummary = st.summary(s)
+	if cs := claraFindConcerns(s); len(cs) > 0 {
+		list := make([]map[string]any, len(cs))
+		for i, c := range cs {
+			list[i] = map[string]any{"concern": c.Concern, "date": c.Date, "message_id": c.MessageID}
+		}
+		res.SessionSummary["concerns"] = list
+		res.SessionSummary["summary"] = claraWithConcerns(res.SessionSummary["summary"].(string), cs)
+	}
 	if st.questions > 0 {
 		res.Records = append(res.Records, Record{Kind: ClaraRepetition, Key: s.ID, Data: map[string]any{
 			"question_types":             st.questionTypes,
@@ -560,4 +575,196 @@ func claraID(v any) string {
 		return ""
 	}
 	return s
+}
+
+// Caregiver concerns (issue 23): what the user's own words say a caregiver
+// should know of. Each is a fixed label, the message it was said in and a
+// date, never the words: the label names the kind of concern only.
+const (
+	ConcernFall           = "fall"
+	ConcernPain           = "pain"
+	ConcernNotEating      = "not_eating"
+	ConcernMedication     = "medication_confusion"
+	ConcernLost           = "getting_lost"
+	ConcernStrangerAtDoor = "stranger_at_door"
+)
+
+// ClaraConcerns lists the concern labels, in the order a summary names them.
+var ClaraConcerns = []string{ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernLost, ConcernStrangerAtDoor}
+
+// claraConcernWords say a concern in the summary's text.
+var claraConcernWords = map[string]string{
+	ConcernFall:           "a fall",
+	ConcernPain:           "pain",
+	ConcernNotEating:      "not eating",
+	ConcernMedication:     "confusion about their medication",
+	ConcernLost:           "getting lost",
+	ConcernStrangerAtDoor: "a stranger at the door",
+}
+
+const claraMeds = `(?:pills?|medicine|medicines|medication|medications|meds|tablets?|prescriptions?|insulin|dose)`
+
+// claraConcernRes find a concern in a sentence of the user's, lower-cased
+// and with straight apostrophes. Each says the user's own: a fall or pain
+// of someone else ("my husband fell") is not the user's concern.
+var claraConcernRes = []struct {
+	kind string
+	re   *regexp.Regexp
+	// negatable: a negation before the match unsays it ("I didn't fall");
+	// the patterns of not eating and of medication confusion hold their
+	// negation themselves.
+	negatable bool
+}{
+	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|'ve\s+fallen|had\s+a\s+(?:bad\s+|little\s+)?fall|took\s+a\s+(?:bad\s+|little\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?`), true},
+	{ConcernPain, regexp.MustCompile(`\bmy\s+(?:\w+\s+)?(?:hurts?|is\s+(?:hurting|sore|aching|throbbing|killing\s+me)|aches?|are\s+(?:hurting|sore|aching))\b|\bi(?:'m|\s+am)\s+in\s+(?:so\s+much\s+|a\s+lot\s+of\s+|terrible\s+|bad\s+)?pain\b|\bi\s+(?:have|'ve\s+got|got)\s+(?:a\s+|an\s+)?(?:terrible\s+|bad\s+|awful\s+|sharp\s+)?(?:pain|headache|toothache|stomach\s*ache|backache|sore\s+\w+)\b|\bit\s+hurts\b|\beverything\s+hurts\b|\bi(?:'m|\s+am)\s+(?:so\s+)?(?:sore|aching)\b`), true},
+	{ConcernNotEating, regexp.MustCompile(`\bi\s+(?:haven't|have\s+not|havent|didn't|did\s+not|didnt|can't|cannot|cant|couldn't|don't|do\s+not|dont)\s+(?:eaten|eat|had\s+(?:anything|a\s+bite|breakfast|lunch|dinner|supper|a\s+meal|food))\b|\bi\s+(?:forgot|forget)\s+to\s+eat\b|\bi(?:'m|\s+am)\s+not\s+eating\b|\bno\s+appetite\b|\bnothing\s+to\s+eat\b|\bi\s+(?:don't|do\s+not|dont)\s+feel\s+like\s+eating\b|\b(?:skipped|missed)\s+(?:my\s+)?(?:breakfast|lunch|dinner|meals?)\b`), false},
+	{ConcernMedication, regexp.MustCompile(`\b(?:can't|cannot|cant|don't|do\s+not|dont)\s+(?:remember|recall|know)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*(?:my\s+)?` + claraMeds + `|\bdid\s+i\s+(?:take|have)\s+my\s+` + claraMeds + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?my\s+` + claraMeds + `|\b(?:took|take|taken)\s+my\s+` + claraMeds + `\s+twice\b|\b(?:which|what)\s+` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i)\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))`), false},
+	{ConcernLost, regexp.MustCompile(`\bi\s+(?:got|get|was|am|'m|feel|felt|keep\s+getting)\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+)?lost\b|\bi\s+(?:couldn't|can't|could\s+not|cannot|cant)\s+find\s+(?:my\s+way|the\s+way|my\s+(?:house|home|street|flat|room)|home)\b|\bi\s+(?:don't|do\s+not|dont|didn't|did\s+not)\s+know\s+(?:where\s+i\s+(?:am|was)|how\s+to\s+get\s+(?:home|back)|the\s+way\s+(?:home|back))\b|\bi\s+(?:wandered|walked)\s+(?:off|away|too\s+far)\b`), true},
+	{ConcernStrangerAtDoor, regexp.MustCompile(`\b(?:stranger|strangers|a\s+man|a\s+woman|a\s+person|some\s+(?:man|woman|people|guy|lady)|someone|somebody|people|a\s+guy|a\s+lady|men)\b[^.]*\b(?:door|doorbell|knock|knocked|knocking|window|garden|house|flat|porch)\b|\b(?:knock(?:ed|ing)?|rang|ringing|banging)\b[^.]*\bdoor\b[^.]*\b(?:don't|didn't|do\s+not|did\s+not)\s+know\b`), true},
+}
+
+// claraConcernNot are the phrases that make a match something else: falling
+// asleep or in love, a joke that fell flat, pain of the heart in a song.
+var claraConcernNot = regexp.MustCompile(`\b(?:fell|fall|falling)\s+(?:asleep|in\s+love|for|behind|apart|through|short|flat|silent)\b|\bslipped\s+my\s+mind\b|\bhurts?\s+my\s+feelings\b|\b(?:my|the)\s+(?:feelings?|heart|pride)\s+(?:hurts?|is)\b`)
+
+// claraConcernPast marks a sentence about long ago, not a concern now.
+var claraConcernPast = regexp.MustCompile(`\b(?:years|decades)\s+ago\b|\bwhen\s+i\s+was\s+(?:a\s+|young|little|small|\d)|\bas\s+a\s+(?:child|girl|boy)\b|\bused\s+to\b|\bin\s+the\s+war\b`)
+
+// claraStrangerKnown are people the user knows, who at the door are no
+// stranger ("my son came to the door").
+var claraStrangerKnown = regexp.MustCompile(`\b(?:my|our)\s+(?:son|daughter|husband|wife|carer|caregiver|nurse|neighbou?r|friend|grandson|granddaughter|sister|brother)\b|\bthe\s+(?:nurse|carer|postman|mailman)\b`)
+
+// ClaraConcern is a concern found in a user's message.
+type ClaraConcern struct {
+	Concern   string `json:"concern"`
+	Date      string `json:"date"`
+	MessageID string `json:"message_id"`
+}
+
+// claraFindConcerns reads the user's messages, questions included (a
+// person with dementia asks "did I take my pills?"), for caregiver
+// concerns: one per concern and message. Its date is the day it was said,
+// in the session's zone, or the earlier day the sentence names ("I fell
+// yesterday"). A negated one ("I didn't fall"), someone else's and one of
+// long ago are left out, as are sentences with sensitive data.
+func claraFindConcerns(s Session) []ClaraConcern {
+	loc := sessionZone(s.Timezone)
+	var out []ClaraConcern
+	for _, msg := range s.Messages {
+		if !isUser(msg.Role) {
+			continue
+		}
+		at := msg.At
+		if at.IsZero() {
+			at = sessionEnd(s)
+		}
+		y, m, d := at.In(loc).Date()
+		today := civil(y, m, d).Format(time.DateOnly)
+		found := map[string]bool{}
+		content := apostrophes.Replace(strings.ToValidUTF8(msg.Content, "\uFFFD"))
+		for _, sent := range splitSentences(content) {
+			if _, bad := Sensitive(sent.text); bad {
+				continue
+			}
+			lower := strings.ToLower(sent.text)
+			if claraConcernPast.MatchString(lower) {
+				continue
+			}
+			for _, c := range claraConcernRes {
+				if found[c.kind] {
+					continue
+				}
+				loc2 := c.re.FindStringIndex(lower)
+				if loc2 == nil || claraConcernNot.MatchString(lower[loc2[0]:min(len(lower), loc2[1]+24)]) {
+					continue
+				}
+				before := lowerWords(lower[:loc2[0]])
+				if c.negatable && elderNegated(before[max(len(before)-4, 0):]) {
+					continue
+				}
+				if c.kind == ConcernStrangerAtDoor && claraStrangerKnown.MatchString(lower) {
+					continue
+				}
+				date := today
+				// "I fell yesterday" dates the fall; "I haven't eaten since
+				// Tuesday" is a concern of the day it is said.
+				if ds := ResolveDatesTense(sent.text, at, loc, TensePast); len(ds) > 0 && ds[0].Date <= today &&
+					!strings.HasSuffix(strings.ToLower(strings.TrimSpace(sent.text[:ds[0].Start])), "since") {
+					date = ds[0].Date
+				}
+				found[c.kind] = true
+				out = append(out, ClaraConcern{Concern: c.kind, Date: date, MessageID: msg.ID})
+			}
+		}
+	}
+	return out
+}
+
+// claraMaxText is the schema's bound on the summary's text.
+const claraMaxText = 600
+
+// claraWithConcerns is text with a fixed sentence naming the concerns,
+// when it fits in claraMaxText; else text as it is (the concerns are in
+// the summary's concerns list either way).
+func claraWithConcerns(text string, cs []ClaraConcern) string {
+	var names []string
+	for _, k := range ClaraConcerns {
+		if slices.ContainsFunc(cs, func(c ClaraConcern) bool { return c.Concern == k }) {
+			names = append(names, claraConcernWords[k])
+		}
+	}
+	if len(names) == 0 {
+		return text
+	}
+	list := names[0]
+	if n := len(names); n > 1 {
+		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	out := strings.TrimSpace(text) + " The user spoke of " + list + "."
+	if utf8.RuneCountInString(out) > claraMaxText {
+		return text
+	}
+	return out
+}
+
+// ClaraConcernsOf reads a summary's concerns list, as the rules wrote it
+// or as stored JSON; an entry with an unknown label or no valid date is
+// skipped.
+func ClaraConcernsOf(v any) []ClaraConcern {
+	var raw []map[string]any
+	switch l := v.(type) {
+	case []map[string]any:
+		raw = l
+	case []any:
+		for _, x := range l {
+			if o, ok := x.(map[string]any); ok {
+				raw = append(raw, o)
+			}
+		}
+	}
+	var out []ClaraConcern
+	for _, o := range raw {
+		c := ClaraConcern{Concern: text(o["concern"]), Date: text(o["date"]), MessageID: text(o["message_id"])}
+		if slices.Contains(ClaraConcerns, c.Concern) && ValidDate(c.Date) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ClaraWithoutConcerns is a copy of a Clara summary without what is for
+// the caregiver alone: the concerns list and the sentence of the text that
+// names them. The chat service's own token reads the session's summary too
+// (views.MayRead), and what it reads may reach the model's prompt, which
+// the concerns never do.
+func ClaraWithoutConcerns(sum map[string]any) map[string]any {
+	out := maps.Clone(sum)
+	cs := ClaraConcernsOf(out["concerns"])
+	delete(out, "concerns")
+	if t, ok := out["summary"].(string); ok && len(cs) > 0 {
+		if with := claraWithConcerns("", cs); with != "" {
+			out["summary"] = strings.TrimSpace(strings.TrimSuffix(t, strings.TrimSpace(with)))
+		}
+	}
+	return out
 }

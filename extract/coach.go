@@ -93,23 +93,54 @@ func coachRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 		"goals":             coachNonNil(m.goals),
 		"coach_preferences": coachNonNil(m.prefs),
 	}
+	// The earlier sessions' open action steps this session reported done,
+	// each closed by its best match (coachCloses).
+	var completed []string
+	open := coachOpenSteps(s)
+	for _, d := range m.done {
+		best, bestShare := "", 0.0
+		for _, st := range open {
+			if share, ok := coachCloses(d, st); ok && share > bestShare {
+				best, bestShare = st, share
+			}
+		}
+		if best != "" && !slices.Contains(completed, best) {
+			completed = append(completed, best)
+		}
+	}
+	if len(completed) > 0 {
+		res.SessionSummary["completed_steps"] = completed
+	}
+	if len(m.retracted) > 0 {
+		res.SessionSummary["retracted_goals"] = m.retracted
+	}
 
 	// The profile is derived from all of the user's sessions, newest first
 	// by the session's time, whatever order they were handed over in.
-	var goals, prefs []string
+	var goals, prefs, retracted []string
 	legacy := false
 	for _, ps := range coachParts(s, m) {
 		if ps.legacy {
 			legacy = true
 			continue
 		}
-		goals = append(goals, coachReversed(ps.goals)...)
+		// A goal taken back in a newer session is no goal of this one's.
+		for _, g := range coachReversed(ps.goals) {
+			if !coachMatchesRetracted(g, retracted) {
+				goals = append(goals, g)
+			}
+		}
 		prefs = append(prefs, coachReversed(ps.prefs)...)
+		retracted = append(retracted, ps.retracted...)
 	}
 	if legacy {
 		// Summaries written before they carried their goals: what the
 		// profile holds stands in for them, after every newer session.
-		goals = append(goals, coachStrings(s.History.Profile["goals"])...)
+		for _, g := range coachStrings(s.History.Profile["goals"]) {
+			if !coachMatchesRetracted(g, retracted) {
+				goals = append(goals, g)
+			}
+		}
 		prefs = append(prefs, coachStrings(s.History.Profile["coach_preferences"])...)
 	}
 	if goals := coachMerge(goals, nil, CoachMaxGoals); len(goals) > 0 {
@@ -136,6 +167,7 @@ type coachPart struct {
 	id           string
 	terms        map[string]bool
 	goals, prefs []string
+	retracted    []string
 	// legacy marks a summary written before summaries kept their goals.
 	legacy bool
 }
@@ -144,7 +176,7 @@ type coachPart struct {
 // (other apps' and this session's own earlier one left out), newest first
 // by session time, then by id.
 func coachParts(s Session, m coachMined) []coachPart {
-	out := []coachPart{{at: sessionEnd(s), id: s.ID, goals: m.goals, prefs: m.prefs,
+	out := []coachPart{{at: sessionEnd(s), id: s.ID, goals: m.goals, prefs: m.prefs, retracted: m.retracted,
 		terms: coachSummaryTerms(coachTopics(m), m.moment, m.steps, m.threads)}}
 	for _, past := range s.History.Summaries {
 		if past.SessionID != "" && past.SessionID == s.ID {
@@ -160,7 +192,7 @@ func coachParts(s Session, m coachMined) []coachPart {
 		}
 		_, hasGoals := d["goals"]
 		out = append(out, coachPart{at: past.At, id: past.SessionID, legacy: !hasGoals,
-			goals: coachStrings(d["goals"]), prefs: coachStrings(d["coach_preferences"]),
+			goals: coachStrings(d["goals"]), prefs: coachStrings(d["coach_preferences"]), retracted: coachStrings(d["retracted_goals"]),
 			terms: coachSummaryTerms(coachStrings(d["topics"]), moment,
 				coachStrings(d["action_steps"]), coachStrings(d["open_threads"]))})
 	}
@@ -181,6 +213,8 @@ type coachMined struct {
 	prefs           []string
 	sensitive       []Dropped // one per message with sensitive data
 	dropped         int       // sentences left out for it
+	done            []string  // what the user reported done ("I sent the application")
+	retracted       []string  // goals the user took back ("scratch the promotion")
 }
 
 type coachKind int
@@ -201,6 +235,9 @@ type coachPattern struct {
 	lead string
 	// question allows the pattern in a question ("Could you be more direct?").
 	question bool
+	// style asks the value to name a way of being coached (coachStyled):
+	// "keep it short" is a request about coaching, "keep going" is not.
+	style bool
 }
 
 // coachWindow bounds the text after a clause start that the patterns read.
@@ -247,6 +284,40 @@ var coachPatterns = []coachPattern{
 		`please\s+((?:be|try\s+to\s+be|keep\s+being)\s+.+)`)},
 	{kind: coachPref, question: true, re: prefix(
 		`(?:can|could|would)\s+you\s+(?:please\s+)?((?:be|try\s+to\s+be)\s+(?:more|less|a\s+bit\s+more|a\s+little\s+more|a\s+bit\s+less)\s+.+)`)},
+	// Requests about how to be coached (issue 23): "challenge me directly",
+	// "keep it short", "please don't give me lists", "I want you to push
+	// me", "I need tough love".
+	{kind: coachPref, style: true, re: prefix(
+		`(?:please\s+)?(?:just\s+)?((?:challenge|push)\s+me\b.*|keep\s+(?:it|things|this|them|your\s+\w+|answers|replies|responses|messages)\s+.*|` +
+			`be\s+(?:more\s+|less\s+|really\s+|very\s+|a\s+bit\s+more\s+)?(?:direct|blunt|honest|gentle|brief|concise|straight|tough|harsh|patient|straightforward)\b.*|` +
+			`(?:don't|do\s+not|dont|stop|no\s+more|never)\s+.*|give\s+me\s+.*|tell\s+me\s+(?:straight|directly|honestly|bluntly|the\s+truth|how\s+it\s+is)\b.*|` +
+			`call\s+me\s+out\b.*|hold\s+me\s+accountable\b.*|ask\s+me\s+(?:more\s+)?(?:hard\s+|tough\s+)?questions\b.*|skip\s+the\s+.*|cut\s+the\s+.*|` +
+			`go\s+easy\s+on\s+me\b.*|talk\s+to\s+me\s+like\s+.*|use\s+(?:bullet\s+points|plain\s+language|fewer\s+words)\b.*)`)},
+	{kind: coachPref, style: true, lead: "No ", re: prefix(
+		`i\s+` + coachStop + `(?:don't|do\s+not|dont)\s+(?:need|want|like)\s+(?:any\s+|more\s+|a\s+lot\s+of\s+|all\s+the\s+)?((?:hand[- ]?holding|lists?|bullet\s+points|long\s+(?:answers|replies|messages|responses)|pep\s+talks?|cheerleading|sugar[- ]?coating|fluff|lectures?|platitudes|jargon|praise)\b.*)`)},
+	{kind: coachPref, style: true, re: prefix(
+		`i(?:'d|\s+would)?\s+`+coachStop+`(?:want|need|like|prefer)\s+you\s+to\s+(.+)`,
+		`i\s+`+coachStop+`(?:need|like|want|respond\s+(?:well|best)\s+to|do\s+(?:better|best)\s+with|work\s+(?:better|best)\s+with)\s+((?:tough\s+love|directness|bluntness|honesty|short\s+answers|straight\s+talk|accountability|structure|a\s+push|a\s+kick)\b.*)`)},
+}
+
+// coachStyleWords name a way of being coached: a request about coaching
+// names one of them ("keep it short", "no hand-holding").
+var coachStyleWords = toSet(`direct directly blunt bluntly honest honestly straight straightforward gentle gently patient kind
+	short shorter brief briefly concise simple list lists bullet bullets harder hard tough harsh accountable accountability
+	handholding sugarcoat sugarcoating fluff pep cheerleading cheerleader challenge challenged challenging push pushing
+	questions lecture lectures platitudes jargon praise easy structure directness bluntness honesty kick homework
+	ramble rambling long longer wordy paragraphs essays truth`)
+
+// coachStyled reports whether a value names a way of being coached.
+func coachStyled(v string) bool {
+	v = strings.ReplaceAll(strings.ToLower(v), "-", " ")
+	ws := lowerWords(strings.NewReplacer("hand holding", "handholding", "sugar coat", "sugarcoat").Replace(v))
+	for _, w := range ws {
+		if coachStyleWords[w] || coachStyleWords[strings.ReplaceAll(w, "'", "")] {
+			return true
+		}
+	}
+	return false
 }
 
 // coachLeadRe matches the time phrases a statement may open with: "This
@@ -282,6 +353,10 @@ func coachMine(s Session) coachMined {
 			return
 		}
 		seen[k][key] = true
+		if k != coachStep {
+			// A near duplicate folds into one, in the later wording.
+			*lists[k] = slices.DeleteFunc(*lists[k], func(o string) bool { return coachSame(o, v) })
+		}
 		*lists[k] = append(*lists[k], v)
 	}
 	for i, msg := range s.Messages {
@@ -297,6 +372,9 @@ func coachMine(s Session) coachMined {
 		}
 		for _, sent := range sents {
 			m.sentences = append(m.sentences, sent.text)
+			if !sent.question {
+				m.doneAndRetracted(sent.text)
+			}
 			if !sent.question && coachRecognitionRe.MatchString(sent.text) {
 				if v := coachMoment(sent.text); v != "" {
 					m.moment = v // the last one said
@@ -316,6 +394,27 @@ func coachMine(s Session) coachMined {
 	m.steps = coachLastN(m.steps, CoachMaxActionSteps)
 	m.threads = coachLastN(m.threads, CoachMaxOpenThreads)
 	return m
+}
+
+// doneAndRetracted reads, clause by clause, what a sentence reports done
+// and the goals it takes back; a goal taken back leaves the goals said
+// before it in the session.
+func (m *coachMined) doneAndRetracted(sent string) {
+	starts := clauseStarts(sent)
+	for i, st := range starts {
+		end := len(sent)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		clause := sent[skipInterjections(sent, st):end]
+		if v := coachDone(clause); v != "" {
+			m.done = append(m.done, v)
+		}
+		if v := coachRetracted(clause); v != "" {
+			m.retracted = append(m.retracted, v)
+			m.goals = slices.DeleteFunc(m.goals, func(g string) bool { return coachMatchesRetracted(g, []string{v}) })
+		}
+	}
 }
 
 // withoutSensitive drops the sentences of a sensitive message that hold the
@@ -352,6 +451,7 @@ func coachSentence(sent sentence) []coachFound {
 		kind        coachKind
 		clause, val int
 		lead        string
+		style       bool
 	}
 	var hits []hit
 	for _, st := range clauseStarts(sent.text) {
@@ -385,7 +485,7 @@ func coachSentence(sent sentence) []coachFound {
 				}
 			}
 			if start >= 0 {
-				hits = append(hits, hit{pat.kind, st, p + start, pat.lead})
+				hits = append(hits, hit{pat.kind, st, p + start, pat.lead, pat.style})
 			}
 			break
 		}
@@ -416,6 +516,9 @@ func coachSentence(sent sentence) []coachFound {
 			}
 		case coachPref:
 			minWords = 1
+			if h.style && !coachStyled(raw) {
+				continue
+			}
 		}
 		if v := coachValue(h.lead+raw, minWords, CoachMaxItemRunes); v != "" {
 			out = append(out, coachFound{h.kind, v})
@@ -565,16 +668,14 @@ func coachStrings(v any) []string {
 	return out
 }
 
-// coachMerge is newer's items, then older's, without repeats, at most n.
+// coachMerge is newer's items, then older's, without repeats or near
+// duplicates (coachSame: the newer wording stays), at most n.
 func coachMerge(newer, older []string, n int) []string {
 	out := []string{}
-	seen := map[string]bool{}
 	for _, v := range slices.Concat(newer, older) {
-		k := labelKey(v)
-		if k == "" || seen[k] {
-			continue
+		if labelKey(v) == "" || slices.ContainsFunc(out, func(o string) bool { return coachSame(o, v) }) {
+			continue // a near duplicate of a newer item (coachSame)
 		}
-		seen[k] = true
 		out = append(out, coachClip(v, CoachMaxItemRunes))
 		if len(out) == n {
 			break
@@ -1032,4 +1133,220 @@ func coachThemes(s Session, topics []string, m coachMined) []string {
 		}
 	}
 	return coachPick(order, func(t string) bool { return noun[t] && in[t] >= coachThemeMinSession }, CoachMaxThemes)
+}
+
+// --- Near duplicates, completions and goal corrections (issue 23).
+
+// coachLemmas gives the irregular past forms their present, so that "I
+// sent the application" meets "Send the application".
+var coachLemmas = map[string]string{
+	"sent": "send", "wrote": "write", "written": "write", "did": "do", "done": "do", "made": "make", "took": "take", "taken": "take",
+	"went": "go", "gone": "go", "bought": "buy", "spoke": "speak", "spoken": "speak", "met": "meet", "paid": "pay", "told": "tell",
+	"got": "get", "gotten": "get", "ran": "run", "began": "begin", "begun": "begin", "left": "leave", "built": "build", "found": "find",
+	"gave": "give", "given": "give", "kept": "keep", "sold": "sell", "won": "win", "brought": "bring", "thought": "think", "taught": "teach",
+	"applied": "apply", "tried": "try", "emailed": "email", "submitted": "submit",
+	"finished": "finish", "finishing": "finish", "completed": "complete", "sending": "send", "writing": "write", "called": "call",
+	"booked": "book", "scheduled": "schedule", "drafted": "draft", "updated": "update", "talked": "talk", "asked": "ask", "started": "start",
+}
+
+// coachStem is a word's form for comparing two items: coachWord's form,
+// irregular pasts and "-ed"/"-ing" folded to the present.
+func coachStem(w string) string {
+	if l, ok := coachLemmas[w]; ok {
+		return l
+	}
+	if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+		return w // "chapter 4" is not "chapter 5"
+	}
+	w = strings.ReplaceAll(strings.TrimSuffix(w, "'s"), "'", "")
+	if len(w) < 3 || coachFunctionWords[w] {
+		return ""
+	}
+	if l, ok := coachLemmas[w]; ok {
+		return l
+	}
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	if l, ok := coachLemmas[w]; ok {
+		return l
+	}
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ied"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		w = w[:len(w)-2]
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:len(w)-3]
+	}
+	return w
+}
+
+// coachFunctionWords are left out when two items are compared: function
+// words, hedges and time words, not the verbs and nouns that say what an
+// item is ("ask", "make", "money").
+var coachFunctionWords = toSet(`the and but for nor yet with from into onto about above after again against all also any are
+	been before being below between both can could did does doing done down during each few had has have having her hers him his
+	how its just more most much not now off once only other our ours out over own same she should some such than that the their
+	them then there these they this those through too under until very was were what when where whether which while who whom
+	why will would you your yours really still maybe might perhaps probably actually finally already soon today tomorrow week
+	weekend month year next last time way thing things stuff lot bit kind sort able need want like get got going gonna try`)
+
+// coachStems are the content words of s, stemmed (coachStem), once each.
+func coachStems(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range lowerWords(s) {
+		if st := coachStem(w); st != "" {
+			out[st] = true
+		}
+	}
+	return out
+}
+
+// coachSameThreshold: two open threads or goals are one when their content
+// words overlap by at least this share of the shorter one's (the overlap
+// coefficient |A∩B| / min(|A|,|B|)), with at least two words in common, or
+// when their keys (labelKey) are equal. "Whether to ask for a raise" and
+// "Whether I should ask for a raise?" are one; "save money" and "save
+// time" are not.
+const coachSameThreshold = 0.75
+
+// coachSame reports near-duplicate items (coachSameThreshold).
+func coachSame(a, b string) bool {
+	if labelKey(a) == labelKey(b) {
+		return true
+	}
+	A, B := coachStems(a), coachStems(b)
+	common := 0
+	for w := range A {
+		if B[w] {
+			common++
+		}
+	}
+	small := min(len(A), len(B))
+	return common >= 2 && float64(common) >= coachSameThreshold*float64(small)
+}
+
+// coachCloseThreshold: a reported completion closes an open action step
+// when they share at least this share of the step's content words and at
+// least one of the shared words is not a verb (coachVerbs): "I sent the
+// application" closes "Send the application to Acme" (2 of 3), "I sent my
+// mom flowers" does not ("send" alone).
+const coachCloseThreshold = 0.5
+
+// coachCloses reports whether a completion's words close step.
+func coachCloses(done, step string) (float64, bool) {
+	S, D := coachStems(step), coachStems(done)
+	common, noun := 0, false
+	for w := range S {
+		if D[w] {
+			common++
+			noun = noun || !coachVerbs[w]
+		}
+	}
+	if len(S) == 0 || !noun {
+		return 0, false
+	}
+	share := float64(common) / float64(len(S))
+	return share, share >= coachCloseThreshold
+}
+
+// coachDoneRes read a reported completion at a clause start; group 1 is
+// what was done.
+var coachDoneRes = []*regexp.Regexp{
+	prefix(coachIAm+`\s+`+coachStop+`(?:finally\s+|all\s+)?(?:done|finished|through)\s+with\s+(.+)`,
+		`(?:all\s+)?done\s+with\s+(.+)`,
+		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?(?:got|gotten)\s+(.+?)\s+done\b`,
+		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?checked\s+off\s+(.+)`),
+	// "I sent the application", "I've finally booked the appointment".
+	prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+.+)`),
+	// "The resume draft is done".
+	regexp.MustCompile(`(?i)^((?:the|my)\s+.+?)\s+(?:is|are)\s+(?:finally\s+|all\s+)?(?:done|finished|sent|booked|submitted|written|complete|completed|out)$`),
+}
+
+// coachDone reads what a clause reports done; "" when nothing.
+func coachDone(clause string) string {
+	text := strings.TrimRight(clause, " .!…")
+	if elderNegated(lowerWords(text)) || coachHedged(text) {
+		return ""
+	}
+	for _, re := range coachDoneRes {
+		if m := re.FindStringSubmatch(text); m != nil {
+			return coachGroup(m)
+		}
+	}
+	return ""
+}
+
+// coachGroup is the first group a match of alternatives filled.
+func coachGroup(m []string) string {
+	for _, g := range m[1:] {
+		if g != "" {
+			return g
+		}
+	}
+	return ""
+}
+
+// coachRetractRes read a goal the user takes back; group 1 names it.
+var coachRetractRes = []*regexp.Regexp{
+	prefix(`(?:actually\s+|ok\s+|okay\s+|so\s+)?(?:scratch|forget(?:\s+about)?|drop|ditch|never\s*mind(?:\s+about)?|cross\s+off|strike)\s+(?:that\s+)?(.+)`,
+		`i\s+`+coachStop+`(?:no\s+longer|don't|do\s+not|dont)\s+(?:really\s+)?(?:want|care\s+about)\s+(?:to\s+)?(.+?)\s+any\s*more$`,
+		`i\s+`+coachStop+`no\s+longer\s+want\s+(?:to\s+)?(.+)`,
+		`(?:i'm|im|i\s+am)\s+(?:giving\s+up\s+on|done\s+chasing|not\s+going\s+after|no\s+longer\s+going\s+after)\s+(.+)`,
+		`instead\s+of\s+(.+)`),
+	regexp.MustCompile(`(?i)^(.+?)\s+is\s+(?:off\s+the\s+table|no\s+longer\s+(?:my\s+|a\s+)?goal|not\s+my\s+goal\s+any\s*more)\b`),
+}
+
+// coachRetracted reads the goal a clause takes back; "" when none.
+func coachRetracted(clause string) string {
+	text := strings.TrimRight(clause, " .!…,")
+	for _, re := range coachRetractRes {
+		if m := re.FindStringSubmatch(text); m != nil {
+			v := strings.TrimSpace(coachGroup(m))
+			if len(coachStems(v)) == 0 || coachStartsWith(v, []string{"it", "that", "this", "about it"}) {
+				return ""
+			}
+			return v
+		}
+	}
+	return ""
+}
+
+// coachMatchesRetracted reports whether goal is one a retraction names: a
+// content word (not a verb) in common.
+func coachMatchesRetracted(goal string, retracted []string) bool {
+	G := coachStems(goal)
+	for _, r := range retracted {
+		for w := range coachStems(r) {
+			if G[w] && !coachVerbs[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// coachOpenSteps are the action steps of the earlier sessions not yet
+// closed by a later one's completed_steps, newest session first.
+func coachOpenSteps(s Session) []string {
+	var out []string
+	closed := map[string]bool{}
+	for _, past := range s.History.Summaries { // newest first
+		if past.SessionID != "" && past.SessionID == s.ID || !coachShaped(past.Data) {
+			continue
+		}
+		for _, st := range coachStrings(past.Data["action_steps"]) {
+			if k := labelKey(st); k != "" && !closed[k] && !slices.ContainsFunc(out, func(o string) bool { return labelKey(o) == k }) {
+				out = append(out, st)
+			}
+		}
+		for _, st := range coachStrings(past.Data["completed_steps"]) {
+			closed[labelKey(st)] = true
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package extract
 
-import "cmp"
+import (
+	"cmp"
+	"slices"
+)
 
 // The coach kind's context pack (docs/presets.md, Coach: context pack).
 
@@ -37,15 +40,16 @@ func packCoach(in PackInput) packPlan {
 	list("coach_preferences", 30, &packGroup{one: "Coaching preference", many: "Coaching preferences", sep: "; "}, "")
 	list("recurring_themes", 50, &packGroup{one: "Recurring theme", many: "Recurring themes", sep: "; "}, "")
 
-	seen := map[string]bool{}
+	var shown []string
 	n := 0
 	for _, s := range in.Summaries[:min(len(in.Summaries), packSessions)] {
 		for i, t := range packStrings(s.Data["open_threads"]) {
-			k := labelKey(t)
-			if k == "" || seen[k] {
+			// A thread once, in its newest wording, near duplicates folded
+			// (coachSame).
+			if labelKey(t) == "" || slices.ContainsFunc(shown, func(o string) bool { return coachSame(o, t) }) {
 				continue
 			}
-			seen[k] = true
+			shown = append(shown, t)
 			if i >= packThreads {
 				p.capped[threads]++
 				continue
@@ -58,6 +62,7 @@ func packCoach(in PackInput) packPlan {
 	// step once (the newest mention): what the user said they would do is
 	// what the next session checks in on. They come after the open
 	// threads when the budget is short.
+	// A step a later session reported done (its completed_steps) is closed.
 	stepSeen := map[string]bool{}
 	for _, s := range in.Summaries[:min(len(in.Summaries), packSessions)] {
 		for i, st := range packStrings(s.Data["action_steps"]) {
@@ -71,6 +76,9 @@ func packCoach(in PackInput) packPlan {
 				continue
 			}
 			p.add(packItem{section: steps, prio: 25, text: packDate(s.At) + ": " + st})
+		}
+		for _, st := range packStrings(s.Data["completed_steps"]) {
+			stepSeen[labelKey(st)] = true // closes the older sessions' step
 		}
 	}
 	for _, s := range in.Summaries {

@@ -27,7 +27,36 @@ func (kindElderTree) DefaultBudget() int { return DefaultBudgetElderTree }
 func (kindElderTree) Rules(res *Result, _ prompts.Policy, s Session, _ time.Time) {
 	said := elderMine(s)
 	res.SessionSummary = elderTreeSummary(s.Events, said)
+	elderSummaryExtras(res.SessionSummary, said)
 	maps.Copy(res.ProfileUpdates, said.profile)
+}
+
+// elderSummaryExtras adds to a summary what the user's words said beside
+// the urge: every trigger named (triggers, only when one was), the risky
+// events ahead (upcoming_events, likewise) and, when no other follow-up
+// is due, a follow-up on them.
+func elderSummaryExtras(sum map[string]any, said elderSaid) {
+	var triggers []string
+	seen := map[string]bool{}
+	for _, t := range slices.Concat(said.triggers, said.named) {
+		if k := labelKey(t); k != "" && !seen[k] {
+			seen[k] = true
+			triggers = append(triggers, t)
+		}
+	}
+	if len(triggers) > 0 {
+		sum["triggers"] = triggers
+	}
+	if len(said.events) > 0 {
+		evs := make([]map[string]any, len(said.events))
+		for i, e := range said.events {
+			evs[i] = map[string]any{"date": e.Date, "event": e.Event}
+		}
+		sum["upcoming_events"] = evs
+		if sum["follow_up_needed"] == "" {
+			sum["follow_up_needed"] = FollowUpRiskyEvent
+		}
+	}
 }
 func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); return &p }
 func (kindElderTree) SpecialDefault() string      { return prompts.SpecialKeep } // a recovery mentor's purpose
@@ -46,6 +75,7 @@ const (
 	FollowUpRelapse    = "Check in gently about the relapse."
 	FollowUpEscalation = "Follow up on the escalation in the last session."
 	FollowUpOngoing    = "Ask how the urge that was still present at the end of the last session went."
+	FollowUpRiskyEvent = "Ask about the risky event ahead they mentioned and how they plan to handle it."
 )
 
 // elderTreeSummary builds the session_summary (docs/presets.md, Elder Tree:
@@ -253,6 +283,8 @@ type elderSaid struct {
 	triggers   []string // in the order said, repeats kept
 	strategies []string
 	profile    map[string]any
+	named      []string        // triggers named outright, outside an urge
+	events     []UpcomingEvent // risky events ahead
 }
 
 // elderClause is one clause of a user's sentence.
@@ -268,6 +300,7 @@ func elderMine(s Session) elderSaid {
 	said := elderSaid{intensity: -1, profile: map[string]any{}}
 	loc := sessionZone(s.Timezone)
 	lastOutcome := ""
+	stepNow, stepDone := false, 0
 	for _, msg := range s.Messages {
 		if !isUser(msg.Role) {
 			continue
@@ -278,10 +311,16 @@ func elderMine(s Session) elderSaid {
 		}
 		content := apostrophes.Replace(strings.ToValidUTF8(msg.Content, "\uFFFD"))
 		for _, sent := range splitSentences(content) {
-			if sent.question {
+			if _, bad := Sensitive(sent.text); bad {
 				continue
 			}
-			if _, bad := Sensitive(sent.text); bad {
+			// A risky event ahead counts in a question too ("Should I go to
+			// the party on Friday?").
+			if e, ok := elderUpcoming(sent.text, at, loc); ok && len(said.events) < elderMaxEvents &&
+				!slices.ContainsFunc(said.events, func(x UpcomingEvent) bool { return x.Date == e.Date && labelKey(x.Event) == labelKey(e.Event) }) {
+				said.events = append(said.events, e)
+			}
+			if sent.question {
 				continue
 			}
 			if first, _ := firstWord(sent.text, skipInterjections(sent.text, 0)); questionStarts[first] {
@@ -296,7 +335,7 @@ func elderMine(s Session) elderSaid {
 				if date, ok := elderRelapse(c, loc); ok {
 					said.relapsed, event = true, true
 					if date != "" {
-						said.profile["recovery_start_date"] = date
+						elderSetStart(said.profile, date, c.at, loc)
 					}
 				}
 				if n, ok := elderUrge(c); ok {
@@ -316,11 +355,28 @@ func elderMine(s Session) elderSaid {
 					lastOutcome = OutcomeOngoing
 				}
 				elderProfile(c, loc, said.profile)
+				elderIdentity(c, said.profile)
+				if n, done, ok := elderStep(c); ok {
+					if done {
+						said.profile["step_"+strconv.Itoa(n)+"_completed"] = true
+						stepDone = max(stepDone, n)
+					} else {
+						said.profile["current_step"] = n
+						stepNow = true
+					}
+				}
+				for _, t := range elderNamedTriggers(c) {
+					said.named = append(said.named, t)
+				}
 			}
 			if event {
 				said.triggers = append(said.triggers, elderTriggers(sent.text)...)
 			}
 		}
+	}
+	if !stepNow && stepDone > 0 && stepDone < 12 {
+		// "I finished my fourth step": the fifth is the one worked now.
+		said.profile["current_step"] = stepDone + 1
 	}
 	switch {
 	case said.relapsed:
@@ -486,8 +542,24 @@ func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
 	day := ""
 	if ds := ResolveDatesTense(c.text, c.at, loc, TensePast); len(ds) > 0 {
 		y, mo, d := c.at.In(loc).Date()
-		if ds[0].Date <= civil(y, mo, d).Format(time.DateOnly) {
-			day = ds[0].Date
+		today := civil(y, mo, d)
+		day = ds[0].Date
+		// "last week", "last month": the relapse may be on any day of it;
+		// its last day (or today) keeps the streak from being overstated.
+		if t, err := time.Parse(time.DateOnly, day); err == nil {
+			switch strings.ToLower(strings.Join(strings.Fields(ds[0].Wording), " ")) {
+			case "last week":
+				t = t.AddDate(0, 0, 6)
+			case "last month":
+				t = t.AddDate(0, 1, -1)
+			}
+			if t.After(today) {
+				t = today
+			}
+			day = t.Format(time.DateOnly)
+		}
+		if day > today.Format(time.DateOnly) {
+			day = ""
 		}
 	}
 	return day, true
@@ -727,8 +799,8 @@ var (
 	elderJoinedFellowshipRe = regexp.MustCompile(`(?i)^i\s+(?:joined|found)\s+(?:a|an|the|my)\s+(?:new\s+)?(?:\w+\s+){0,2}(?:group|meeting|fellowship)\b|^i\s+(?:joined|started\s+going\s+to|went\s+back\s+to|started\s+attending|go\s+to)\s+(aa|na|ca|ga|smart\s+recovery|celebrate\s+recovery|meetings)\b|` +
 		`^(?:i'm|im|i\s+am)\s+(?:back\s+)?in\s+(aa|na|ca|ga|smart\s+recovery)\b|^i\s+got\s+a\s+home\s+group\b`)
 	elderSoberRe = regexp.MustCompile(`(?i)^(?:(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:now\s+|officially\s+|finally\s+)?|today\s+(?:is|marks)\s+|i\s+(?:have|hit|reached|made\s+it\s+to|just\s+hit)\s+)?` +
-		`(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)\s+(?:sober|clean|of\s+sobriety)(?:\s+(?:today|now|as\s+of\s+today))?$|` +
-		`^(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:sober|clean)\s+(?:for\s+)?(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)(?:\s+(?:now|today))?$`)
+		`(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)\s+(?:sober|clean|of\s+sobriety)(?:\s+(?:from|off)\s+(?:my\s+)?[\w']+)?(?:\s+(?:today|now|as\s+of\s+today))?$|` +
+		`^(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:sober|clean)\s+(?:for\s+)?(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)(?:\s+(?:from|off)\s+(?:my\s+)?[\w']+)?(?:\s+(?:now|today))?$`)
 	elderSobrietyDateRe = regexp.MustCompile(`(?i)^my\s+(?:sobriety|clean|sober)\s+date\s+is\s+(.+)$`)
 )
 
@@ -778,19 +850,30 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		}
 		return
 	}
-	if m := elderSoberRe.FindStringSubmatch(strings.TrimRight(text, ".! ")); m != nil {
+	m := elderSoberRe.FindStringSubmatch(strings.TrimRight(text, ".! "))
+	if m == nil && c.text != text {
+		m = elderSoberRe.FindStringSubmatch(strings.TrimRight(c.text, ".! ")) // "14 months sober and grateful"
+	}
+	if m != nil {
 		n, unit := m[1], m[2]
 		if n == "" {
 			n, unit = m[3], m[4]
 		}
 		if days, ok := elderDays(n, unit); ok {
-			p["sobriety_days"] = days
+			elderSetSober(p, days, c.at, loc)
 		}
 		return
 	}
-	if m := elderSobrietyDateRe.FindStringSubmatch(text); m != nil {
-		if ds := ResolveDatesTense(m[1], c.at, loc, TensePast); len(ds) > 0 && ds[0].Start == 0 {
-			p["recovery_start_date"] = ds[0].Date
+	if days, ok := elderDayCount(c); ok {
+		elderSetSober(p, days, c.at, loc)
+		return
+	}
+	for _, re := range []*regexp.Regexp{elderSobrietyDateRe, elderSinceRe} {
+		if m := re.FindStringSubmatch(strings.TrimRight(text, ".!… ")); m != nil {
+			if ds := ResolveDatesTense(m[1], c.at, loc, TensePast); len(ds) > 0 && ds[0].Start == 0 {
+				elderSetStart(p, ds[0].Date, c.at, loc)
+			}
+			return
 		}
 	}
 }
@@ -821,4 +904,408 @@ func elderDays(n, unit string) (int, bool) {
 		return 0, false
 	}
 	return k, true
+}
+
+// --- Sobriety, step work, identity, triggers and risky events ahead
+// (issue 23; docs/presets.md, Elder Tree: profile).
+
+// elderSetSober records a time sober told as a number of days, said on the
+// day of at (in loc): sobriety_days, and recovery_start_date that many days
+// before that day. A statement of days sober later in the session, or a
+// reset ("Day 4 sober again"), replaces it: the last statement wins, and a
+// later start date supersedes the profile's (Cues then sees a relapse).
+func elderSetSober(p map[string]any, days int, at time.Time, loc *time.Location) {
+	y, m, d := at.In(loc).Date()
+	p["sobriety_days"] = days
+	p["recovery_start_date"] = civil(y, m, d).AddDate(0, 0, -days).Format(time.DateOnly)
+}
+
+// elderSetStart records a recovery start date (YYYY-MM-DD) said on the day
+// of at: recovery_start_date, and sobriety_days from it to that day. A
+// date after that day is not recorded.
+func elderSetStart(p map[string]any, date string, at time.Time, loc *time.Location) {
+	start, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return
+	}
+	y, m, d := at.In(loc).Date()
+	days := int(civil(y, m, d).Sub(start) / (24 * time.Hour))
+	if days < 0 {
+		return
+	}
+	p["recovery_start_date"] = date
+	p["sobriety_days"] = days
+}
+
+// elderDayRe reads a day count: "day 428", "Day 4 sober again", "today is
+// day 30", "I'm on day 12", "back to day 1". Group 1 is the count, group 2
+// what follows it.
+var elderDayRe = regexp.MustCompile(`(?i)^(?:(?:it's|its|it\s+is|is|today\s+is|today's|todays|i'm\s+on|im\s+on|i\s+am\s+on|on|back\s+(?:to|at|on)|starting\s+(?:over\s+)?(?:at|from|on)|start(?:ed)?\s+(?:over\s+)?(?:at|from|on)|(?:i'm|im|i\s+am)\s+back\s+(?:to|at|on))\s+)?day\s+(\d{1,5}|one)\b(.*)$`)
+
+// elderDayAfter are the words that may follow "day N" for it to be a day
+// count ("day 3 of the conference" is not one).
+var elderDayAfter = toSet("sober clean again today now here and for me of sobriety being recovery my no drinking using drink drugs alcohol booze")
+
+// elderResetRe reads a reset without a count: "I had to reset my date",
+// "I'm starting over at day one" is elderDayRe's.
+var elderResetRe = regexp.MustCompile(`(?i)^(?:i\s+)?(?:had\s+to\s+|have\s+to\s+|just\s+)?reset(?:ting)?\s+my\s+(?:sobriety\s+|clean\s+|sober\s+)?(?:date|clock|count(?:er)?|days?|time)\b`)
+
+// elderSinceRe reads "I've been sober since March 3"; group 1 is the date.
+var elderSinceRe = regexp.MustCompile(`(?i)^(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been|been)\s+(?:sober|clean)\s+since\s+(.+)$`)
+
+// elderDayCount reads a day count or a reset from a clause: the days sober
+// it says (day N is N−1 full days after the start day, so that "day 1" is
+// the start day itself), and ok.
+func elderDayCount(c elderClause) (int, bool) {
+	if elderResetRe.MatchString(c.text) {
+		return 0, true
+	}
+	m := elderDayRe.FindStringSubmatch(strings.TrimRight(c.text, ".!… "))
+	if m == nil {
+		return 0, false
+	}
+	n := 1
+	if !strings.EqualFold(m[1], "one") {
+		var err error
+		if n, err = strconv.Atoi(m[1]); err != nil {
+			return 0, false
+		}
+	}
+	if n < 1 || n > 100*365 {
+		return 0, false
+	}
+	rest := lowerWords(m[2])
+	if len(rest) > 0 && !elderDayAfter[rest[0]] {
+		return 0, false
+	}
+	if len(rest) > 1 && rest[0] == "of" && !elderDayAfter[rest[1]] {
+		return 0, false // "day 3 of the trip"
+	}
+	return n - 1, true
+}
+
+// elderStepNumbers are the ways a step is numbered: "4", "four", "fourth", "4th".
+var elderStepNumbers = func() map[string]int {
+	out := map[string]int{}
+	ords := []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"}
+	words := []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+	sfx := []string{"st", "nd", "rd", "th", "th", "th", "th", "th", "th", "th", "th", "th"}
+	for i := range 12 {
+		n := strconv.Itoa(i + 1)
+		out[n], out[ords[i]], out[words[i]], out[n+sfx[i]] = i+1, i+1, i+1, i+1
+	}
+	return out
+}()
+
+const (
+	elderStepSubject = `(?i)^(?:i(?:'m|m|\s+am|'ve|ve|\s+have)?(?:\s+been)?\s+)?(?:(?:now|currently|still|finally|just|actually|officially|already)\s+)*`
+	elderStepObject  = `(?:my\s+|the\s+)?(?:step\s+(\w+)|(\w+)\s+step)\b(.*)$`
+)
+
+var (
+	// "working step 4", "I'm on my fourth step", "I started step 5".
+	elderStepNowRe = regexp.MustCompile(elderStepSubject +
+		`(?:(?:started|starting|begun|began|beginning)\s+(?:on\s+|working\s+(?:on\s+)?|to\s+work\s+(?:on\s+)?)?|(?:working|doing)\s+(?:on\s+)?|on\s+|in\s+|(?:moving|moved)\s+(?:on\s+)?(?:to|into)\s+)` + elderStepObject)
+	// "finished my fourth step", "I'm done with step 3".
+	elderStepDoneRe = regexp.MustCompile(elderStepSubject +
+		`(?:finished|completed|did|done|through|wrapped\s+up|got\s+through)\s+(?:with\s+)?(?:working\s+)?` + elderStepObject)
+)
+
+// elderStepAfter are words after "step N" that make it some other step
+// ("the first step toward …", "the second step of the recipe").
+var elderStepAfter = toSet("of toward towards to in at for forward back")
+
+// elderStep reads step work from a clause: the step and whether it was
+// completed (false: being worked now); ok false when the clause says none.
+func elderStep(c elderClause) (step int, done, ok bool) {
+	if elderNegated(c.words) {
+		return 0, false, false
+	}
+	for _, re := range []*regexp.Regexp{elderStepDoneRe, elderStepNowRe} {
+		m := re.FindStringSubmatch(c.text)
+		if m == nil {
+			continue
+		}
+		n := elderStepNumbers[strings.ToLower(cmpOr(m[1], m[2]))]
+		rest := lowerWords(m[3])
+		if n == 0 || (len(rest) > 0 && elderStepAfter[rest[0]] && !(rest[0] == "in" && len(rest) > 1 && rest[1] == "my")) {
+			continue
+		}
+		return n, re == elderStepDoneRe, true
+	}
+	return 0, false, false
+}
+
+// cmpOr is the first non-empty string.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Identity: the name the user gives and what they are recovering from.
+var (
+	elderNameRe   = regexp.MustCompile(`(?i)^(?:my\s+name\s+is|my\s+name's|(?:you\s+can\s+|please\s+)?call\s+me|i\s+go\s+by)\s+(.+)$`)
+	elderIntroRe  = regexp.MustCompile(`^(?i:i'm|im|i\s+am)\s+(\p{Lu}[\p{L}'-]*)\s*(?:$|,|\.|!|(?i:and)\b)`)
+	elderNotIntro = toSet(`sober clean fine good okay ok here back done tired sorry grateful struggling alcoholic addict not so just still really doing feeling going new ready glad happy sad scared afraid worried angry lonely bored proud thankful blessed home out in on
+		catholic christian jewish muslim buddhist hindu atheist agnostic pagan protestant baptist mormon
+		american british english irish scottish welsh canadian mexican german french italian spanish australian indian chinese japanese
+		sober clean okay alright ok well better worse sick ill hungry thirsty`)
+)
+
+// elderSubstanceWords name what someone is in recovery from, as the
+// addiction_type label they give.
+var elderSubstanceWords = map[string]string{
+	"alcohol": "alcohol", "alcoholic": "alcohol", "alcoholism": "alcohol", "drinking": "alcohol", "booze": "alcohol", "drink": "alcohol",
+	"opioids": "opioids", "opioid": "opioids", "opiates": "opioids", "opiate": "opioids", "painkillers": "opioids", "oxy": "opioids",
+	"oxycodone": "opioids", "oxycontin": "opioids", "percocet": "opioids", "vicodin": "opioids",
+	"heroin": "heroin", "fentanyl": "fentanyl", "cocaine": "cocaine", "coke": "cocaine", "crack": "crack cocaine",
+	"meth": "methamphetamine", "methamphetamine": "methamphetamine", "crystal": "methamphetamine",
+	"weed": "cannabis", "marijuana": "cannabis", "cannabis": "cannabis", "pot": "cannabis",
+	"gambling": "gambling", "gambler": "gambling", "betting": "gambling",
+	"benzos": "benzodiazepines", "benzodiazepines": "benzodiazepines", "xanax": "benzodiazepines",
+	"pills": "pills", "drugs": "drugs", "nicotine": "nicotine", "smoking": "nicotine", "cigarettes": "nicotine", "vaping": "nicotine",
+	"ketamine": "ketamine", "kratom": "kratom", "gaming": "gaming",
+}
+
+var elderSubstanceRes = []*regexp.Regexp{
+	// "I'm an alcoholic", "I'm a recovering heroin addict", "I'm a gambler".
+	regexp.MustCompile(`(?i)^(?:hi\s+)?(?:i'm|im|i\s+am)\s+(?:a|an)\s+(?:recovering\s+|sober\s+|grateful\s+|functioning\s+)?(?:(\w+)\s+)?(alcoholic|gambler|addict)\b`),
+	// "addicted to pills", "in recovery from alcohol", "14 months clean from heroin".
+	regexp.MustCompile(`(?i)\b(?:addicted\s+to|(?:in\s+recovery|recovering|sober|clean)\s+from)\s+(?:my\s+)?(\w+)()`),
+	// "my drug of choice was meth".
+	regexp.MustCompile(`(?i)\bmy\s+(?:drug\s+of\s+choice|doc)\s+(?:is|was)\s+(\w+)()`),
+	// "my gambling addiction", "my drinking problem".
+	regexp.MustCompile(`(?i)\bmy\s+(\w+)\s+(?:addiction|habit|problem)()\b`),
+	// "I quit drinking".
+	regexp.MustCompile(`(?i)^i\s+(?:quit|stopped|gave\s+up)\s+(drinking|gambling)()\b`),
+}
+
+// elderIdentity reads the user's name and addiction_type from a clause into p.
+func elderIdentity(c elderClause, p map[string]any) {
+	if m := elderNameRe.FindStringSubmatch(c.text); m != nil {
+		if name := parseName(m[1]); name != "" && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
+			p["preferred_name"] = name
+		}
+	} else if m := elderIntroRe.FindStringSubmatch(c.text); m != nil {
+		w := strings.ToLower(m[1])
+		if _, sub := elderSubstanceWords[w]; !sub && !elderNotIntro[w] && !elderNotNames[w] && !nameReject[w] && !elderOthers[w] {
+			if name := parseName(m[1]); name != "" {
+				p["preferred_name"] = name
+			}
+		}
+	}
+	for _, re := range elderSubstanceRes {
+		loc := re.FindStringSubmatchIndex(c.text)
+		if loc == nil {
+			continue
+		}
+		before := lowerWords(c.text[:loc[0]])
+		if elderNegated(before) || elderNegated(lowerWords(c.text[loc[0]:loc[1]])) || slices.ContainsFunc(before, func(w string) bool { return elderOthers[w] }) {
+			continue
+		}
+		word := ""
+		if loc[2] >= 0 {
+			word = strings.ToLower(c.text[loc[2]:loc[3]])
+		}
+		kind := elderSubstanceWords[word]
+		if kind == "" && len(loc) > 5 && loc[4] >= 0 {
+			switch strings.ToLower(c.text[loc[4]:loc[5]]) {
+			case "alcoholic":
+				kind = "alcohol"
+			case "gambler":
+				kind = "gambling"
+			}
+		}
+		if kind != "" {
+			p["addiction_type"] = kind
+			return
+		}
+	}
+}
+
+// Triggers the user names outside an urge: "payday is a big trigger for
+// me", "loneliness triggers me", "my triggers are stress and payday", "I
+// get triggered by conflict".
+var (
+	elderTriggersAreRe = regexp.MustCompile(`(?i)^my\s+(?:biggest\s+|main\s+|real\s+|usual\s+|top\s+)?triggers?\s+(?:is|are|was|were|include)\s+(.+)$`)
+	elderIsTriggerRe   = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|has\s+been)\s+(?:a|an|my|one\s+of\s+my)\s+(?:\w+\s+)?triggers?\b`)
+	elderTriggersMeRe  = regexp.MustCompile(`(?i)^(.+?)\s+(?:really\s+|always\s+|still\s+)?triggers\s+me\b`)
+	elderTriggeredByRe = regexp.MustCompile(`(?i)^i\s+(?:get|got|am|'m|m|feel)\s+(?:really\s+|so\s+)?triggered\s+by\s+(.+)$`)
+)
+
+// elderNotTriggerSubjects are subjects of "X is a trigger" that name nothing.
+var elderNotTriggerSubjects = toSet("it that this what which everything anything something nothing there he she they you who")
+
+// elderNamedTriggers are the triggers a clause names outright, as labels.
+func elderNamedTriggers(c elderClause) []string {
+	text := strings.TrimRight(c.tail, ".!… ")
+	if elderNegated(lowerWords(c.text)) {
+		return nil
+	}
+	var list string
+	switch {
+	case elderTriggersAreRe.MatchString(text):
+		list = elderTriggersAreRe.FindStringSubmatch(text)[1]
+	case elderTriggeredByRe.MatchString(text):
+		list = elderTriggeredByRe.FindStringSubmatch(text)[1]
+	default:
+		var subj string
+		if m := elderIsTriggerRe.FindStringSubmatch(text); m != nil {
+			subj = m[1]
+		} else if m := elderTriggersMeRe.FindStringSubmatch(text); m != nil {
+			subj = m[1]
+		}
+		ws := strings.Fields(strings.ToLower(subj))
+		for len(ws) > 0 && (ws[0] == "my" || ws[0] == "the" || ws[0] == "and" || ws[0] == "but" || ws[0] == "also") {
+			ws = ws[1:]
+		}
+		if len(ws) == 0 || len(ws) > 5 || elderNotTriggerSubjects[ws[0]] || elderOthers[ws[0]] {
+			return nil
+		}
+		if l := label(strings.Join(ws, " ")); l != "" {
+			return []string{l}
+		}
+		return nil
+	}
+	var out []string
+	for _, part := range regexp.MustCompile(`\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+`).Split(list, 5) {
+		if l := label(elderPhrase(strings.TrimPrefix(strings.TrimPrefix(part, "my "), "the "))); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// A risky event ahead: an occasion where drink or drugs are likely
+// (elderEventRe), said with a date on or after the day it was said
+// ("next Friday I have a work happy hour", "my cousin's wedding on
+// Saturday, open bar"). It becomes the summary's upcoming_events and a
+// risky_event cue dated for that day (Cues). A sentence that turns it down
+// ("I'm skipping the party on Friday") or tells of the past ("I went to a
+// party on Saturday") gives none; neither does one about someone else with
+// no word of the user's own.
+var elderEventRe = regexp.MustCompile(`(?i)\b(happy\s+hours?|bachelor(?:ette)?\s+part(?:y|ies)|stag\s+(?:do|night)|hen\s+(?:do|night)|open\s+bar|` +
+	`(?:dinner\s+|holiday\s+|office\s+|work\s+|christmas\s+|birthday\s+)?part(?:y|ies)|weddings?|wedding\s+receptions?|receptions?|` +
+	`(?:a|the)\s+(?:bar|pub|club)|bars\s+with|pub\s+crawl|nightclubs?|clubbing|concerts?|festivals?|tailgat(?:e|es|ing)|barbecues?|bbqs?|cookouts?|reunions?|` +
+	`work\s+(?:drinks|dinner|event|trip|conference|do)|(?:out\s+for|grab(?:bing)?|having|for)\s+drinks|drinks\s+(?:with|after)|` +
+	`poker\s+night|casinos?|vegas|funerals?|wakes?|(?:bottomless\s+)?brunch|family\s+(?:gathering|dinner|reunion|christmas|thanksgiving)|` +
+	`thanksgiving|christmas\s+(?:eve|dinner)|new\s+year'?s(?:\s+eve)?|super\s+bowl|game\s+day|birthday)\b`)
+
+// elderEventRefused marks a sentence that turns the event down.
+var elderEventRefused = regexp.MustCompile(`(?i)\b(?:not\s+going|won't\s+(?:be\s+)?go(?:ing)?|can't\s+go|(?:don't|dont|do\s+not)\s+have\s+to\s+go|skip(?:ping)?|skipped|cancel(?:l?ed|ling|s)?|avoid(?:ing|ed)?|decided\s+(?:not|against)|no\s+longer\s+going|got\s+out\s+of)\b`)
+
+// elderEventLead are words before an event word that are not part of its
+// name.
+var elderEventLead = toSet("a an the my our his her their your this that these next last on at to for with and or but i we is are was were have has had going go went be get got attend attending big huge little fun first annual another same at in of from be it's its there's theres")
+
+// elderSelf are the words that put the user in a sentence as a subject or object.
+var elderSelf = toSet("i i'm im i've ive i'd i'll me we we're we'll us myself")
+
+// elderMaxEvents caps the risky events one session records.
+const elderMaxEvents = 3
+
+// UpcomingEvent is a risky event ahead: its civil date and a short label.
+type UpcomingEvent struct {
+	Date  string `json:"date"`
+	Event string `json:"event"`
+}
+
+// elderUpcoming reads a risky event ahead from a user's sentence said at
+// at (in loc).
+func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent, bool) {
+	ev := elderEventRe.FindStringSubmatchIndex(sent)
+	if ev == nil || elderEventRefused.MatchString(sent[:ev[0]]) {
+		return UpcomingEvent{}, false
+	}
+	// Someone else's event, with no word of the user's own: "my brother
+	// has a party next week" (but "my cousin's wedding on Saturday" is the
+	// user's to go to).
+	words := lowerWords(sent)
+	subj := words
+	if len(subj) > 0 && subj[0] == "my" {
+		subj = subj[1:]
+	}
+	if len(subj) > 0 && elderOthers[subj[0]] && !strings.HasSuffix(subj[0], "'s") &&
+		!slices.ContainsFunc(words, func(w string) bool { return elderSelf[w] }) {
+		return UpcomingEvent{}, false
+	}
+	if elderTellsPast(words) {
+		return UpcomingEvent{}, false
+	}
+	y, m, d := at.In(loc).Date()
+	today := civil(y, m, d).Format(time.DateOnly)
+	date, dist := "", -1
+	for _, dm := range ResolveDates(sent, at, loc) {
+		if dm.Date < today {
+			continue
+		}
+		far := min(abs(dm.Start-ev[1]), abs(dm.End-ev[0]))
+		if dist < 0 || far < dist {
+			date, dist = dm.Date, far
+		}
+	}
+	if date == "" {
+		return UpcomingEvent{}, false
+	}
+	name := strings.ToLower(strings.Join(strings.Fields(sent[ev[2]:ev[3]]), " "))
+	for _, lead := range []string{"a ", "the ", "out for ", "grab ", "grabbing ", "having ", "for "} {
+		name = strings.TrimPrefix(name, lead)
+	}
+	// Up to two words before it that name it ("work happy hour", "cousin's wedding").
+	before := strings.Fields(strings.ToLower(sent[:ev[0]]))
+	var lead []string
+	for i := len(before) - 1; i >= 0 && len(lead) < 2; i-- {
+		w := strings.TrimFunc(before[i], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' })
+		if w != before[i] && !strings.HasSuffix(w, "'s") || w == "" || elderEventLead[w] || weekdays[w] != 0 || w == "sunday" ||
+			strings.IndexFunc(w, unicode.IsDigit) >= 0 || elderFirstPerson[w] {
+			break
+		}
+		lead = append([]string{w}, lead...)
+	}
+	if len(lead) > 0 {
+		name = strings.Join(lead, " ") + " " + name
+	}
+	if name != "open bar" && strings.Contains(strings.ToLower(sent), "open bar") {
+		name += " with an open bar"
+	}
+	name = label(name)
+	if name == "" {
+		return UpcomingEvent{}, false
+	}
+	return UpcomingEvent{Date: date, Event: name}, true
+}
+
+// elderPastWords and elderAheadWords tell a sentence about what happened
+// from one about what is to come, when a weekday alone ("on Saturday")
+// leaves the date's direction open: "I drank on Saturday at the party"
+// is over; "I was invited to a wedding next Saturday" is not.
+var (
+	elderPastWords  = toSet("was were had did went drank drunk used got came made took saw spent relapsed slipped left stayed ended")
+	elderAheadWords = toSet("will ll gonna going next tomorrow tonight upcoming coming have has is are am i'm im we're there's theres plan planning invited later soon should m re")
+	elderNotPast    = toSet("need feed bed red wed speed seed shed weed bleed breed proceed exceed succeed indeed")
+)
+
+// elderTellsPast reports a sentence that tells of the past and of nothing
+// ahead.
+func elderTellsPast(words []string) bool {
+	past := false
+	for _, w := range words {
+		w = strings.TrimPrefix(strings.TrimPrefix(w, "i'"), "we'")
+		if elderAheadWords[w] {
+			return false
+		}
+		if elderPastWords[w] || (len(w) > 4 && strings.HasSuffix(w, "ed") && !elderNotPast[w]) {
+			past = true
+		}
+	}
+	return past
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -88,8 +88,18 @@ func packElderTree(in PackInput) packPlan {
 		}
 	}
 	seen := map[string]bool{}
+	events := 0
 	for _, c := range in.Cues {
 		k := packKind(c.Kind)
+		if k == CueRiskyEvent {
+			// Each risky event is its own cue, for a while after its day.
+			if line := packElderEvent(c.Detail, in.Now, in.Location); line != "" && events < packEvents && !seen[line] {
+				seen[line] = true
+				events++
+				p.add(packItem{section: cues, prio: 12, text: line})
+			}
+			continue
+		}
 		if seen[k] {
 			continue
 		}
@@ -102,6 +112,37 @@ func packElderTree(in PackInput) packPlan {
 		p.add(packItem{section: cues, prio: 70, text: "Active growth area: " + f})
 	}
 	return p
+}
+
+// packEvents caps the risky events the pack names; packEventDays is how
+// long after its day a risky event is still asked about.
+const (
+	packEvents    = 3
+	packEventDays = 14
+)
+
+// packElderEvent is the cue line of a risky event: ahead (today or later,
+// in the user's zone), ask about a plan; past by at most packEventDays,
+// ask how it went; older, nothing.
+func packElderEvent(d map[string]any, now time.Time, loc *time.Location) string {
+	evs := upcomingEvents([]any{d})
+	if len(evs) == 0 {
+		return ""
+	}
+	e := evs[0]
+	day, _ := time.Parse(time.DateOnly, e.Date)
+	if loc == nil {
+		loc = time.UTC
+	}
+	past := packCivilDays(day, now.In(loc))
+	when := day.Format("Mon 2 Jan 2006")
+	switch {
+	case past <= 0:
+		return "Risky event ahead on " + when + ": " + packValue(e.Event) + "; ask how they plan to handle it."
+	case past <= packEventDays:
+		return "Risky event on " + when + ": " + packValue(e.Event) + "; ask how it went."
+	}
+	return ""
 }
 
 func packElderSupport(prof map[string]any) string {
@@ -145,14 +186,26 @@ func packElderSupport(prof map[string]any) string {
 	return "Support: " + strings.Join(parts, ", ")
 }
 
-// packElderTriggers are the profile's known triggers, those most often the
-// primary trigger of the given sessions first, then in profile order.
+// packElderTriggers are the profile's known triggers and the triggers the
+// given sessions named (their primary_trigger and triggers), those named in
+// most sessions first, then the profile's in its order, then by the newest
+// session that named them.
 func packElderTriggers(prof map[string]any, sums []PastSummary) []string {
 	ts := packStrings(prof["known_triggers"])
 	seen := map[string]int{}
 	for _, s := range sums {
-		if k := labelKey(text(s.Data["primary_trigger"])); k != "" {
+		named := map[string]bool{}
+		// Quoted, as packStrings gives the profile's.
+		for _, t := range append([]string{packValue(text(s.Data["primary_trigger"]))}, packStrings(s.Data["triggers"])...) {
+			k := labelKey(t)
+			if k == "" || named[k] {
+				continue
+			}
+			named[k] = true
 			seen[k]++
+			if !slices.ContainsFunc(ts, func(x string) bool { return labelKey(x) == k }) {
+				ts = append(ts, t)
+			}
 		}
 	}
 	type ranked struct {

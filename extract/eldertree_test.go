@@ -253,15 +253,15 @@ func TestElderTreeProfileFromText(t *testing.T) {
 		{[]string{"My wife stopped going to meetings."}, map[string]any{}},
 		{[]string{"I'm thinking about quitting AA."}, map[string]any{}},
 		{[]string{"If I quit AA, would that be bad?"}, map[string]any{}},
-		{[]string{"30 days sober today!"}, map[string]any{"sobriety_days": 30}},
-		{[]string{"I'm one month clean."}, map[string]any{"sobriety_days": 30}},
-		{[]string{"I've been sober for 40 days."}, map[string]any{"sobriety_days": 40}},
-		{[]string{"I have 90 days clean."}, map[string]any{"sobriety_days": 90}},
+		{[]string{"30 days sober today!"}, map[string]any{"sobriety_days": 30, "recovery_start_date": "2026-10-25"}},
+		{[]string{"I'm one month clean."}, map[string]any{"sobriety_days": 30, "recovery_start_date": "2026-10-25"}},
+		{[]string{"I've been sober for 40 days."}, map[string]any{"sobriety_days": 40, "recovery_start_date": "2026-10-15"}},
+		{[]string{"I have 90 days clean."}, map[string]any{"sobriety_days": 90, "recovery_start_date": "2026-08-26"}},
 		{[]string{"My brother is 30 days sober."}, map[string]any{}},
 		{[]string{"I was 30 days sober before the party."}, map[string]any{}},
 		{[]string{"I want to be 30 days sober."}, map[string]any{}},
-		{[]string{"My sobriety date is March 3."}, map[string]any{"recovery_start_date": "2026-03-03"}},
-		{[]string{"I relapsed on Saturday."}, map[string]any{"recovery_start_date": "2026-11-21"}},
+		{[]string{"My sobriety date is March 3."}, map[string]any{"recovery_start_date": "2026-03-03", "sobriety_days": 266}},
+		{[]string{"I relapsed on Saturday."}, map[string]any{"recovery_start_date": "2026-11-21", "sobriety_days": 3}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {

@@ -50,6 +50,10 @@ const (
 	CueFellowshipDropped = "fellowship_dropped"
 	CueSponsorChange     = "sponsor_change"
 	CueRecurringTrigger  = "recurring_trigger"
+	// CueRiskyEvent is a risky event ahead the user told of (a party, a
+	// wedding with an open bar), dated for its day: the summary's
+	// upcoming_events.
+	CueRiskyEvent = "risky_event"
 )
 
 // A trigger becomes a recurring_trigger cue when it is the primary trigger of
@@ -78,7 +82,8 @@ type TriggerSeen struct {
 
 // Cues compares a profile before and after a session's updates, and the
 // session's summary, and returns the changes worth acknowledging, in a fixed
-// order: relapse, fellowship_dropped, sponsor_change, recurring_trigger.
+// order: relapse, fellowship_dropped, sponsor_change, recurring_trigger,
+// risky_event.
 //
 //   - relapse: the summary's outcome is "relapsed", sobriety_days fell below
 //     half of what it was, or recovery_start_date moved later;
@@ -91,6 +96,9 @@ type TriggerSeen struct {
 //     RecurringTriggerWindow before now. It fires only when the count reaches
 //     exactly that number, so that it is raised once rather than after every
 //     session that mentions the trigger again.
+//   - risky_event: one per entry of the summary's upcoming_events (a date
+//     and a short label of the event), its field the date, so that the
+//     next session can ask about it before or after that day.
 //
 // When significant is not empty, only the profile fields it lists produce
 // cues; a relapse told by the summary and a recurring trigger always do. A
@@ -165,7 +173,42 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 			}})
 		}
 	}
+	for _, e := range upcomingEvents(summary["upcoming_events"]) {
+		cues = append(cues, Cue{Kind: CueRiskyEvent, Field: e.Date, Detail: map[string]any{"date": e.Date, "event": e.Event}})
+	}
 	return cues
+}
+
+// upcomingEvents reads a summary's upcoming_events, as the rules wrote them
+// or as stored JSON; entries without a valid date or a label are skipped,
+// as is a second one of the same date.
+func upcomingEvents(v any) []UpcomingEvent {
+	var raw []map[string]any
+	switch l := v.(type) {
+	case []map[string]any:
+		raw = l
+	case []any:
+		for _, x := range l {
+			if o, ok := x.(map[string]any); ok {
+				raw = append(raw, o)
+			}
+		}
+	case []UpcomingEvent:
+		for _, e := range l {
+			raw = append(raw, map[string]any{"date": e.Date, "event": e.Event})
+		}
+	}
+	var out []UpcomingEvent
+	seen := map[string]bool{}
+	for _, o := range raw {
+		e := UpcomingEvent{Date: text(o["date"]), Event: label(o["event"])}
+		if !ValidDate(e.Date) || e.Event == "" || seen[e.Date] {
+			continue
+		}
+		seen[e.Date] = true
+		out = append(out, e)
+	}
+	return out
 }
 
 // text is a profile or summary string value, trimmed; "" for anything else.

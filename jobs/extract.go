@@ -257,10 +257,12 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	}
 	run.DurationMS = time.Since(started).Milliseconds()
 	run.Final = true
-	if err := w.apply(ctx, app, in, result, run, now); err != nil {
+	lowered, err := w.apply(ctx, app, in, result, run, now)
+	if err != nil {
 		return err
 	}
 	d.observeRun(run)
+	d.countLowerings(sess.App, lowered)
 	d.log().InfoContext(ctx, "session processed", slog.String("session_id", id), slog.String("app", sess.App),
 		slog.String("source", result.Source), slog.String("outcome", run.Outcome), slog.Int("memories", len(result.Memories)))
 	return nil
@@ -393,9 +395,14 @@ func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []e
 // and the session's end in another (FinishExtraction); the memory writes
 // are planned where they were made, and made after the profile, the risks
 // and the records are written, none of which reads memories.
-func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.Session, res extract.Result, run store.ExtractionRun, now time.Time) error {
+//
+// It returns the risk lowerings it recorded, for the caller to count once
+// committed.
+func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.Session, res extract.Result, run store.ExtractionRun, now time.Time) ([]extract.Lowering, error) {
 	d := w.deps
-	return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+	var lowered []extract.Lowering
+	err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		lowered = nil // a retried transaction counts what its last try recorded
 		// One user's sessions apply one at a time, and records that accumulate
 		// (LaRa's counts) are folded into the state as it is now, not as it was
 		// when extraction started.
@@ -450,6 +457,9 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			if err := recordRisks(ctx, tx, d, sess, in, res.Risks, now); err != nil {
 				return err
 			}
+			if lowered, err = recordLowerings(ctx, tx, sess, res.RiskLowered, now); err != nil {
+				return err
+			}
 			late, err := recordsAreLater(ctx, tx, app, sess, sessionTime(in))
 			if err != nil {
 				return err
@@ -482,6 +492,10 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		settle.Run = run
 		return tx.FinishExtraction(ctx, mw, settle)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return lowered, nil
 }
 
 // profileWrites reports whether applyProfile may write, or raise a cue

@@ -29,6 +29,14 @@ type RiskMetrics interface {
 	Risk(app, class, severity string)
 }
 
+// LoweringMetrics is what a Metrics may also count: every rules risk
+// finding the model lowered with a frame code (extract.Lowering), by app,
+// the rules' class and severity, and the frame. Counted once, when the
+// extraction that recorded it commits.
+type LoweringMetrics interface {
+	RiskLowered(app, fromClass, fromSeverity, frame string)
+}
+
 // RiskCueArgs is the job of one recorded risk cue: it counts the cue once
 // and, when the app's policy names a risk_webhook and the cue is the
 // user's own of medium or high severity, posts it there with River's
@@ -89,6 +97,37 @@ func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, 
 		}
 	}
 	return nil
+}
+
+// recordLowerings stores, inside the extraction transaction, each rules
+// finding the model lowered (extract.CombineRisks): message id, classes,
+// severities and frame, never the text. It returns those it recorded now
+// (not those a re-run of the session had recorded before), to be counted
+// once the transaction commits.
+func recordLowerings(ctx context.Context, tx store.Tx, sess store.Session, lowered []extract.Lowering, now time.Time) ([]extract.Lowering, error) {
+	var out []extract.Lowering
+	for _, l := range lowered {
+		ok, err := tx.InsertRiskLowering(ctx, store.RiskLowering{UserID: sess.UserID, App: sess.App, SessionID: sess.ID,
+			MessageID: l.MessageID, FromClass: l.FromClass, FromSeverity: l.FromSeverity, ToClass: l.ToClass,
+			ToSeverity: l.ToSeverity, Frame: l.Frame, CreatedAt: now})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+func (d *Deps) countLowerings(app string, lowered []extract.Lowering) {
+	m, ok := d.metrics().(LoweringMetrics)
+	if !ok {
+		return
+	}
+	for _, l := range lowered {
+		m.RiskLowered(app, l.FromClass, l.FromSeverity, l.Frame)
+	}
 }
 
 func (d *Deps) countRisk(a RiskCueArgs) {

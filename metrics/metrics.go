@@ -57,11 +57,13 @@ type Registry struct {
 	batchSkipped       *prometheus.CounterVec
 	handoffs           *prometheus.CounterVec
 	risks              *prometheus.CounterVec
+	riskLowered        *prometheus.CounterVec
 }
 
 var (
-	_ jobs.Metrics     = (*Registry)(nil)
-	_ jobs.RiskMetrics = (*Registry)(nil)
+	_ jobs.Metrics         = (*Registry)(nil)
+	_ jobs.RiskMetrics     = (*Registry)(nil)
+	_ jobs.LoweringMetrics = (*Registry)(nil)
 )
 
 // New builds the registry and its collectors, the Go runtime's and the
@@ -99,9 +101,12 @@ func New(cfg Config) *Registry {
 
 	r.risks = counter("risk_cues_total",
 		"Risk cues recorded (distress and crisis statements, never their text), by app, class and severity.", "app", "class", "severity")
+	r.riskLowered = counter("risk_lowered_total",
+		"Rules risk findings the model lowered with a frame code (topic, fiction, hyperbole, past, other_person), by app, the rules' class and severity, and frame.",
+		"app", "class", "severity", "frame")
 
 	r.reg.MustRegister(r.jobs, r.jobDuration, r.extractions, r.extractionDuration, r.llmTokens, r.llmCost,
-		r.batches, r.batchDuration, r.batchRows, r.batchSkipped, r.handoffs, r.risks,
+		r.batches, r.batchDuration, r.batchRows, r.batchSkipped, r.handoffs, r.risks, r.riskLowered,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&scraped{queue: cfg.Queue, deps: cfg.Deps, log: r.log, timeout: cfg.ScrapeTimeout})
 	return r
@@ -157,6 +162,11 @@ func (r *Registry) BatchSkipped(name, reason string, users int64) {
 // Risk implements jobs.RiskMetrics.
 func (r *Registry) Risk(app, class, severity string) {
 	r.risks.WithLabelValues(app, class, severity).Inc()
+}
+
+// RiskLowered implements jobs.LoweringMetrics.
+func (r *Registry) RiskLowered(app, fromClass, fromSeverity, frame string) {
+	r.riskLowered.WithLabelValues(app, fromClass, fromSeverity, frame).Inc()
 }
 
 // Handoff implements api.Metrics.

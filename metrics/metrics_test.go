@@ -33,6 +33,8 @@ func TestExposition(t *testing.T) {
 	reg.Handoff("close", 202)
 	reg.Handoff("close", 202)
 	reg.Handoff("close", 409)
+	var lowered jobs.LoweringMetrics = reg // a risk finding the model lowered reaches the registry
+	lowered.RiskLowered("mona", "suicidal", "high", "fiction")
 
 	rec := httptest.NewRecorder()
 	reg.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -56,6 +58,7 @@ func TestExposition(t *testing.T) {
 		`mnemo_batch_users_skipped_total{batch="weekly-analytics",reason="summary"} 2`,
 		`mnemo_handoff_requests_total{code="202",endpoint="close"} 2`,
 		`mnemo_handoff_requests_total{code="409",endpoint="close"} 1`,
+		`mnemo_risk_lowered_total{app="mona",class="suicidal",frame="fiction",severity="high"} 1`,
 		"go_goroutines ",
 	} {
 		if !strings.Contains(body, want) {

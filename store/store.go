@@ -276,6 +276,24 @@ type Cue struct {
 	ResolvedAt *time.Time
 }
 
+// RiskLowering is a rules risk finding the model lowered with a frame code
+// (extract.Lowering), as stored: which message, the rules' class and
+// severity, the model's class (none when it removed the finding) and
+// severity, and the frame. It never holds the message's text.
+type RiskLowering struct {
+	ID           string
+	UserID       string
+	App          string
+	SessionID    string
+	MessageID    string
+	FromClass    string
+	FromSeverity string
+	ToClass      string
+	ToSeverity   string
+	Frame        string
+	CreatedAt    time.Time
+}
+
 // ExtractionRun records one extraction attempt and what it cost.
 type ExtractionRun struct {
 	ID            string
@@ -496,6 +514,13 @@ type Querier interface {
 	ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error)
 	// DeleteCues removes every cue of a user (a fresh start) and returns how many.
 	DeleteCues(ctx context.Context, userID string) (int64, error)
+
+	// InsertRiskLowering records a lowered risk finding; one of the same
+	// session and message already recorded is left as it is. It reports
+	// whether l was recorded.
+	InsertRiskLowering(ctx context.Context, l RiskLowering) (bool, error)
+	// ListRiskLowerings lists a session's lowered risk findings, oldest first.
+	ListRiskLowerings(ctx context.Context, sessionID string) ([]RiskLowering, error)
 
 	// InsertExtractionRun records a run; a second final run for the same
 	// session and prompt version is ErrConflict.

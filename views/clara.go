@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -131,6 +133,22 @@ func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
 	}
 	per.Tables = []VTable{table}
 
+	// Concerns the user's own words raised, as labels with their day: the
+	// caregiver's page alone shows them (SeesCaregiverNotes).
+	concerns := Section{ID: "concerns", Title: "Concerns", Attr: "clara-concerns",
+		Intro: "What the person said that a caregiver may want to follow up: a fall, pain, not eating, confusion about medication, getting lost, a stranger at the door. Labels only, never their words."}
+	ctable := VTable{Caption: "Concerns of the last 30 days, newest first", Head: []string{"Day", "Concern", "Session"},
+		Empty: "No concern in the sessions of the last 30 days."}
+	for i := len(recent) - 1; i >= 0; i-- {
+		s := recent[i]
+		cs := extract.ClaraConcernsOf(sums[s.ID]["concerns"])
+		for j := len(cs) - 1; j >= 0; j-- {
+			ctable.Rows = append(ctable.Rows, []string{cs[j].Date, claraConcernName(cs[j].Concern), x.sessionLabel(s)})
+		}
+	}
+	concerns.Facts = []Fact{{Label: "Concerns in 30 days", Value: strconv.Itoa(len(ctable.Rows))}}
+	concerns.Tables = []VTable{ctable}
+
 	// Trends: baseline, morning and evening, weeks, repetition, narratives.
 	trendsEmpty := x.h.afterBatch("The distress baseline, morning and evening averages, repetition and narrative effects appear", jobs.BatchTrends, x.loc)
 	base := Section{ID: "baseline", Title: "Distress baseline", Attr: "clara-baseline",
@@ -247,7 +265,26 @@ func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
 			Categories: cats, Series: []BarSeries{{Name: "Questions", Values: qs}, {Name: "Most repeats of one question", Values: maxes}},
 			Empty: "No session with question events in the last 30 days."}))
 	}
-	return []Section{over, per, base, rep, calm}, nil
+	return []Section{over, concerns, per, base, rep, calm}, nil
+}
+
+// claraConcernName says a concern label to a caregiver.
+func claraConcernName(c string) string {
+	switch c {
+	case extract.ConcernFall:
+		return "Fall"
+	case extract.ConcernPain:
+		return "Pain"
+	case extract.ConcernNotEating:
+		return "Not eating"
+	case extract.ConcernMedication:
+		return "Medication confusion"
+	case extract.ConcernLost:
+		return "Getting lost"
+	case extract.ConcernStrangerAtDoor:
+		return "Stranger at the door"
+	}
+	return strings.ReplaceAll(c, "_", " ")
 }
 
 // arc is a summary's emotional arc when it is two labels ("anxious → calm").

@@ -239,6 +239,11 @@ func cueSentence(kind string, d map[string]any) string {
 			return fmt.Sprintf("Trigger %q named %d times in %d days", t, inum(d, "count"), inum(d, "window_days"))
 		}
 		return "A trigger came back often"
+	case extract.CueRiskyEvent:
+		if d := label(d, "date"); d != "" {
+			return "Risky event ahead on " + d
+		}
+		return "Risky event ahead"
 	case jobs.CueRisk:
 		return "Risk statement (" + cmpOr(label(d, "class"), "unclassified") + ", " + cmpOr(label(d, "severity"), "unknown") + " severity)"
 	}

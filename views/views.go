@@ -290,6 +290,16 @@ func MayRead(v Viewer, app string, a *prompts.App) (int, string) {
 	return http.StatusForbidden, "The data of this app's users is for its caregiver and its own service only: use the caregiver token or the service token bound to the app."
 }
 
+// SeesCaregiverNotes reports whether v, who may read the data of a user
+// of app a (MayRead), also sees what is for the caregiver alone: a Clara
+// session's concerns (falls, pain, medication confusion, …). Only the
+// caregiver token and open mode do; the app's own service token, whose
+// reads may reach the model's prompt, does not.
+func SeesCaregiverNotes(v Viewer, a *prompts.App) bool {
+	careOnly := a != nil && extract.KindOfApp(a).CaregiverOnly()
+	return !careOnly || v.Open || v.Scope == ScopeCaregiver
+}
+
 // mayView decides whether v may see u's page: MayRead, and then a Clara
 // user's page is for the caregiver only (not the app's service token, which
 // reads the same data over JSON) and the rest for an admin token or a token

@@ -316,6 +316,50 @@ var cases = []testCase{
 			t.Fatalf("cues = %d; a re-run must not duplicate a cue", len(cues))
 		}
 	}},
+	{"RiskLoweringsAreRecordedOnceAndErased", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-2", "s-2")
+		l := store.RiskLowering{UserID: "u-1", App: "mona", SessionID: "s-1", MessageID: "m3", FromClass: "suicidal",
+			FromSeverity: "high", ToClass: "none", Frame: "fiction", CreatedAt: T0}
+		ok, err := s.InsertRiskLowering(ctx, l)
+		must(t, err)
+		if !ok {
+			t.Fatal("first insert reported as not recorded")
+		}
+		ok, err = s.InsertRiskLowering(ctx, l) // a re-run of the same extraction
+		must(t, err)
+		if ok {
+			t.Fatal("second insert of the same session and message reported as recorded")
+		}
+		l2 := store.RiskLowering{UserID: "u-1", App: "mona", SessionID: "s-1", MessageID: "m5", FromClass: "self_harm",
+			FromSeverity: "high", ToClass: "self_harm", ToSeverity: "low", Frame: "past", CreatedAt: T0.Add(time.Second)}
+		_, err = s.InsertRiskLowering(ctx, l2)
+		must(t, err)
+		_, err = s.InsertRiskLowering(ctx, store.RiskLowering{UserID: "u-2", App: "mona", SessionID: "s-2", MessageID: "m3",
+			FromClass: "abuse", FromSeverity: "medium", ToClass: "none", Frame: "topic", CreatedAt: T0})
+		must(t, err)
+		got, err := s.ListRiskLowerings(ctx, "s-1")
+		must(t, err)
+		if len(got) != 2 {
+			t.Fatalf("lowerings of s-1 = %+v; want 2", got)
+		}
+		g := got[0]
+		if g.MessageID != "m3" || g.FromClass != "suicidal" || g.FromSeverity != "high" || g.ToClass != "none" ||
+			g.ToSeverity != "" || g.Frame != "fiction" || g.UserID != "u-1" || g.App != "mona" || !g.CreatedAt.Equal(T0) || g.ID == "" {
+			t.Fatalf("first lowering read back as %+v", g)
+		}
+		if got[1].MessageID != "m5" || got[1].ToSeverity != "low" || got[1].Frame != "past" {
+			t.Fatalf("second lowering read back as %+v", got[1])
+		}
+		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.EraseUser(ctx, "e-1", "u-1") }))
+		if got, err = s.ListRiskLowerings(ctx, "s-1"); err != nil || len(got) != 0 {
+			t.Fatalf("after erasing the user: %+v, %v; want none", got, err)
+		}
+		if got, err = s.ListRiskLowerings(ctx, "s-2"); err != nil || len(got) != 1 {
+			t.Fatalf("another user's lowerings after an erasure: %+v, %v; want 1", got, err)
+		}
+	}},
 	{"OneFinalExtractionRun", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")

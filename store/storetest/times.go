@@ -213,13 +213,20 @@ var timeCases = []testCase{
 		}
 		check("before the migration")
 
-		// Migration 0012 applied to these rows repairs them where they lie.
-		newest, err := s.MigrationStatus(ctx)
+		// Migration 0012 applied to these rows repairs them where they lie:
+		// it and the newer ones are rolled back, then applied again.
+		all, err := s.MigrationStatus(ctx)
 		must(t, err)
-		if v := newest[len(newest)-1]; v.Version != 12 || v.Name != "time_range" {
-			t.Fatalf("newest migration %04d_%s; this test is written for 0012_time_range", v.Version, v.Name)
+		back := 0
+		for _, m := range all {
+			if m.Version >= 12 {
+				back++
+			}
+			if m.Version == 12 && m.Name != "time_range" {
+				t.Fatalf("migration 0012 is %s; this test is written for 0012_time_range", m.Name)
+			}
 		}
-		_, err = s.MigrateDown(ctx, 1)
+		_, err = s.MigrateDown(ctx, back)
 		must(t, err)
 		_, err = s.MigrateUp(ctx)
 		must(t, err)

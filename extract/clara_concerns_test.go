@@ -1,0 +1,121 @@
+package extract
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// claraSaid is a Clara session of the given user messages, said on Friday
+// 2026-11-20 (UTC), each answered by Clara.
+func claraSaid(said ...string) Session {
+	s := Session{ID: "s-clara", UserID: "u-1", App: "clara", StartedAt: claraT0, EndedAt: claraAt(30)}
+	for i, text := range said {
+		s.Messages = append(s.Messages,
+			Message{ID: "u" + string(rune('1'+i)), Role: "user", Content: text, At: claraAt(float64(2 * i))},
+			Message{ID: "a" + string(rune('1'+i)), Role: "assistant", Content: "I fell asleep; my pills are here. A stranger at the door.", At: claraAt(float64(2*i) + 1)})
+	}
+	return s
+}
+
+// The caregiver's summary names the concerns the user's own words raise,
+// each with its date and message, and only those.
+func TestClaraConcernsFromWords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said string
+		want []ClaraConcern
+	}{
+		{"I fell in the kitchen.", []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}}},
+		{"I had a fall yesterday, nothing broken.", []ClaraConcern{{ConcernFall, "2026-11-19", "u1"}}},
+		{"My hip hurts so much today.", []ClaraConcern{{ConcernPain, "2026-11-20", "u1"}}},
+		{"I'm in a lot of pain.", []ClaraConcern{{ConcernPain, "2026-11-20", "u1"}}},
+		{"I haven't eaten since Tuesday.", []ClaraConcern{{ConcernNotEating, "2026-11-20", "u1"}}},
+		{"I can't remember if I took my pills.", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"Did I take my medicine this morning?", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"I got lost on the way back from the shop.", []ClaraConcern{{ConcernLost, "2026-11-20", "u1"}}},
+		{"I couldn't find my way home.", []ClaraConcern{{ConcernLost, "2026-11-20", "u1"}}},
+		{"A man I don't know keeps knocking at my door.", []ClaraConcern{{ConcernStrangerAtDoor, "2026-11-20", "u1"}}},
+		{"There was a stranger at the door last night.", []ClaraConcern{{ConcernStrangerAtDoor, "2026-11-19", "u1"}}},
+		{"I fell in the garden and now my knee hurts.", []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}, {ConcernPain, "2026-11-20", "u1"}}},
+		// Not a concern of the user's now.
+		{"I fell asleep in my chair.", nil},
+		{"I fell in love with him in 1962.", nil},
+		{"I didn't fall, I just sat down.", nil},
+		{"My husband fell years ago.", nil},
+		{"My son came to the door with flowers.", nil},
+		{"I ate a lovely lunch.", nil},
+		{"I took my pills with breakfast.", nil},
+		{"That hurts my feelings.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			res := runPresetRules(claraRules, "clara", claraSaid(tt.said))
+			got := ClaraConcernsOf(res.SessionSummary["concerns"])
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("concerns %+v, want %+v", got, tt.want)
+			}
+			text, _ := res.SessionSummary["summary"].(string)
+			for _, c := range tt.want {
+				if !strings.Contains(text, claraConcernWords[c.Concern]) {
+					t.Errorf("summary %q does not name %s", text, c.Concern)
+				}
+			}
+			if tt.want == nil && strings.Contains(text, "spoke of") {
+				t.Errorf("summary %q names a concern", text)
+			}
+			// The caregiver's summary never holds the user's words.
+			for _, w := range strings.Fields(strings.ToLower(tt.said)) {
+				w = strings.Trim(w, ".,?!")
+				if len(w) > 5 && strings.Contains(strings.ToLower(text), w) && !strings.Contains(strings.ToLower(strings.Join(mapValues(claraConcernWords), " ")), w) {
+					t.Errorf("summary %q holds the user's word %q", text, w)
+				}
+			}
+		})
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// With an LLM, the concerns stay the rules': the model's text gets the
+// fixed sentence naming them, and the list is kept.
+func TestClaraConcernsOnTheLLMPath(t *testing.T) {
+	t.Parallel()
+	rules := runPresetRules(claraRules, "clara", claraSaid("I can't remember if I took my pills."))
+	llm := Result{SessionSummary: map[string]any{"summary": "She asked about her day and was calmer by the end.", "key_topics": []any{}}}
+	got := Clara.CompleteLLM(llm, rules).SessionSummary
+	if text, _ := got["summary"].(string); !strings.HasPrefix(text, "She asked about her day") || !strings.Contains(text, "confusion about their medication") {
+		t.Errorf("summary %q", text)
+	}
+	if cs := ClaraConcernsOf(got["concerns"]); len(cs) != 1 || cs[0].Concern != ConcernMedication {
+		t.Errorf("concerns %+v", cs)
+	}
+}
+
+// The concerns read back from a stored summary (JSON) as they were written.
+func TestClaraConcernsRoundTrip(t *testing.T) {
+	t.Parallel()
+	res := runPresetRules(claraRules, "clara", claraSaid("I fell in the kitchen.", "I can't remember if I took my pills."))
+	b, err := json.Marshal(res.SessionSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	want := []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}, {ConcernMedication, "2026-11-20", "u2"}}
+	if got := ClaraConcernsOf(back["concerns"]); !slices.Equal(got, want) {
+		t.Errorf("concerns %+v, want %+v", got, want)
+	}
+	_ = time.UTC
+}

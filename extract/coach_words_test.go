@@ -1,0 +1,148 @@
+package extract
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Requests about how to be coached are coaching preferences; talk that
+// only looks like them is not.
+func TestCoachRequestsArePreferences(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said string
+		want []string
+	}{
+		{"Challenge me directly, I don't need hand-holding.", []string{"No hand-holding", "Challenge me directly"}},
+		{"Keep it short.", []string{"Keep it short"}},
+		{"Please don't give me lists.", []string{"Don't give me lists"}},
+		{"I want you to push me harder.", []string{"Push me harder"}},
+		{"Honestly, I need tough love.", []string{"Tough love"}},
+		{"Just tell me straight.", []string{"Tell me straight"}},
+		{"Keep going.", nil},
+		{"Don't worry about it.", nil},
+		{"Give me a second.", nil},
+		{"Tell me more about that.", nil},
+		{"My sister keeps it short with her boss.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			got := coachStrs(coachRun(coachSession(tt.said)).ProfileUpdates["coach_preferences"])
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("coach preferences %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// coachLater is a session at the given day after coachT0 with the earlier
+// summaries given, newest first.
+func coachLater(days int, past []PastSummary, said ...string) Session {
+	s := coachSession(said...)
+	s.ID = "s-later"
+	s.StartedAt = s.StartedAt.AddDate(0, 0, days)
+	s.EndedAt = s.EndedAt.AddDate(0, 0, days)
+	for i := range s.Messages {
+		s.Messages[i].At = s.Messages[i].At.AddDate(0, 0, days)
+	}
+	s.History.Summaries = past
+	return s
+}
+
+// A reported completion closes the earlier session's matching action step:
+// the summary names it in completed_steps and the next pack no longer lists
+// it among the open ones; a completion of something else closes nothing.
+func TestCoachCompletionClosesStep(t *testing.T) {
+	t.Parallel()
+	first := coachRun(coachSession("I will send the application to Acme by Friday. I will finish the resume draft. I will call my mentor."))
+	if got := coachStrs(first.SessionSummary["action_steps"]); len(got) != 3 {
+		t.Fatalf("precondition: action steps %q", got)
+	}
+	past := []PastSummary{{SessionID: "s-coach", At: coachT0.Add(45 * time.Minute), Data: first.SessionSummary}}
+	tests := []struct {
+		said string
+		want []string
+	}{
+		{"I sent the application!", []string{"Send the application to Acme by Friday"}},
+		{"Done with the resume draft, finally.", []string{"Finish the resume draft"}},
+		{"The resume draft is finished.", []string{"Finish the resume draft"}},
+		{"I sent my mom flowers.", nil},
+		{"I didn't send the application.", nil},
+		{"I called my sister.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			res := coachRun(coachLater(7, past, tt.said))
+			got, _ := res.SessionSummary["completed_steps"].([]string)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("completed_steps %q, want %q", got, tt.want)
+			}
+			pack := Pack("coach", PackInput{Now: coachT0.AddDate(0, 0, 8), Summaries: []PastSummary{
+				{SessionID: "s-later", At: coachT0.AddDate(0, 0, 7), Data: res.SessionSummary}, past[0]}}, 400).Text
+			for _, st := range tt.want {
+				if strings.Contains(pack, st) {
+					t.Errorf("the closed step %q is still in the pack:\n%s", st, pack)
+				}
+			}
+			if !strings.Contains(pack, "Call my mentor") {
+				t.Errorf("the open step is gone from the pack:\n%s", pack)
+			}
+		})
+	}
+}
+
+// Near-duplicate open threads and goals fold into one, in the newest
+// wording, within a session, across sessions and in the pack.
+func TestCoachNearDuplicatesFold(t *testing.T) {
+	t.Parallel()
+	res := coachRun(coachSession("I'm not sure whether to ask for a raise.", "I wonder whether I should ask for a raise.",
+		"I'm not sure how to open chapter 4.", "I'm not sure how to open chapter 5."))
+	if got, want := coachStrs(res.SessionSummary["open_threads"]), []string{"Whether I should ask for a raise", "How to open chapter 4", "How to open chapter 5"}; !slices.Equal(got, want) {
+		t.Errorf("open threads %q, want %q", got, want)
+	}
+	first := coachRun(coachSession("My goal is to run a marathon."))
+	later := coachRun(coachLater(7, []PastSummary{{SessionID: "s-coach", At: coachT0, Data: first.SessionSummary}},
+		"My goal is to run a full marathon.", "I want to save money."))
+	if got, want := later.ProfileUpdates["goals"], []string{"Save money", "Run a full marathon"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("goals %q, want %q", got, want)
+	}
+	pack := Pack("coach", PackInput{Now: coachT0.AddDate(0, 0, 9), Summaries: []PastSummary{
+		{SessionID: "b", At: coachT0.AddDate(0, 0, 8), Data: map[string]any{"open_threads": []any{"Whether I should ask for a raise?"}}},
+		{SessionID: "a", At: coachT0, Data: map[string]any{"open_threads": []any{"Whether to ask for a raise"}}}}}, 400).Text
+	if n := strings.Count(pack, "raise"); n != 1 {
+		t.Errorf("the raise thread is named %d times in the pack:\n%s", n, pack)
+	}
+}
+
+// A goal correction replaces the goal it names, in the same session and
+// across sessions, rather than adding one beside it.
+func TestCoachGoalCorrection(t *testing.T) {
+	t.Parallel()
+	same := coachRun(coachSession("My goal is to get the promotion this year.", "Scratch the promotion, I want to move into product management."))
+	if got, want := same.ProfileUpdates["goals"], []string{"Move into product management"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("goals %q, want %q", got, want)
+	}
+	first := coachRun(coachSession("My goal is to get the promotion this year. I want to run a marathon."))
+	later := coachRun(coachLater(7, []PastSummary{{SessionID: "s-coach", At: coachT0, Data: first.SessionSummary}},
+		"Scratch the promotion, I want to move into product management."))
+	if got, want := later.ProfileUpdates["goals"], []string{"Move into product management", "Run a marathon"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("goals %q, want %q", got, want)
+	}
+	// The profile's goals from before summaries kept theirs are corrected too.
+	legacy := coachLater(7, []PastSummary{{SessionID: "old", At: coachT0, Data: map[string]any{"action_steps": []any{}}}},
+		"The promotion is off the table.")
+	legacy.History.Profile = map[string]any{"goals": []any{"Get the promotion", "Learn Spanish"}}
+	if got, want := coachRun(legacy).ProfileUpdates["goals"], []string{"Learn Spanish"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("legacy goals %q, want %q", got, want)
+	}
+	// Not a correction.
+	keep := coachRun(coachSession("My goal is to get the promotion.", "Forget it, let's talk about my week."))
+	if got, want := keep.ProfileUpdates["goals"], []string{"Get the promotion"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("goals %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,249 @@
+package extract_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// Sobriety told in words becomes sobriety_days and recovery_start_date,
+// counted back from the day it was said (elderSaid's session is Tuesday
+// 2026-11-24); a reset later in the session supersedes what came before.
+func TestElderTreeSobrietyInWords(t *testing.T) {
+	t.Parallel()
+	sober := func(days int, start string) map[string]any {
+		return map[string]any{"sobriety_days": days, "recovery_start_date": start}
+	}
+	tests := []struct {
+		said []string
+		want map[string]any
+	}{
+		{[]string{"14 months sober and grateful for it."}, sober(420, "2025-09-30")},
+		{[]string{"Two years clean this week!"}, map[string]any{}}, // "this week" is no count's end: not read
+		{[]string{"Two years clean."}, sober(730, "2024-11-24")},
+		{[]string{"day 428"}, sober(427, "2025-09-23")},
+		{[]string{"It's day 30 today."}, sober(29, "2026-10-26")},
+		{[]string{"I'm on day 12 sober."}, sober(11, "2026-11-13")},
+		{[]string{"14 months sober.", "Well, it was. Day 4 sober again."}, sober(3, "2026-11-21")},
+		{[]string{"I'm back to day one."}, sober(0, "2026-11-24")},
+		{[]string{"I had to reset my date."}, sober(0, "2026-11-24")},
+		{[]string{"I've been clean since March 3."}, sober(266, "2026-03-03")},
+		{[]string{"14 months clean from heroin."}, map[string]any{"sobriety_days": 420, "recovery_start_date": "2025-09-30", "addiction_type": "heroin"}},
+		// A relapse with a day: the start moves to it. "Last week" may be any
+		// day of it: its last day keeps the streak from being overstated.
+		{[]string{"I relapsed last week."}, sober(2, "2026-11-22")},
+		{[]string{"I've been sober for 400 days.", "I relapsed last week."}, sober(2, "2026-11-22")},
+		// Not a count of the user's days sober.
+		{[]string{"Day 3 of the conference was rough."}, map[string]any{}},
+		{[]string{"My brother is on day 30."}, map[string]any{}},
+		{[]string{"I'll be 90 days sober on Friday."}, map[string]any{}},
+		{[]string{"I was 14 months sober before the party."}, map[string]any{}},
+		{[]string{"Is day 3 the hardest?"}, map[string]any{}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {
+			t.Parallel()
+			if got := elderSaid(tt.said...).ProfileUpdates; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("profile updates %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A reset told in a later session moves recovery_start_date later and
+// sobriety_days down: the profile takes the new values and a relapse cue is
+// raised for the next session.
+func TestElderTreeResetRaisesRelapseCue(t *testing.T) {
+	t.Parallel()
+	before := elderSaid("day 428").ProfileUpdates
+	after := elderSaid("Day 4 sober again.").ProfileUpdates
+	diff := extract.ProfileDiff(before, after)
+	if diff["recovery_start_date"] != "2026-11-21" || diff["sobriety_days"] != 3 {
+		t.Fatalf("diff %v; want the reset's start date and days", diff)
+	}
+	cues := extract.Cues(before, after, map[string]any{}, nil, []string{"sobriety_days", "recovery_start_date"}, time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC))
+	if len(cues) != 1 || cues[0].Kind != extract.CueRelapse || cues[0].Detail["before"] != 427 {
+		t.Fatalf("cues %+v; want one relapse cue from 427 days", cues)
+	}
+}
+
+// Step work: the step worked now, and a step finished (and the next one
+// then worked, unless the session said which).
+func TestElderTreeStepWork(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said []string
+		want map[string]any
+	}{
+		{[]string{"Working step 4 with my sponsor."}, map[string]any{"current_step": 4}},
+		{[]string{"I'm on my fourth step."}, map[string]any{"current_step": 4}},
+		{[]string{"I just started step 5."}, map[string]any{"current_step": 5}},
+		{[]string{"I finished my fourth step!"}, map[string]any{"step_4_completed": true, "current_step": 5}},
+		{[]string{"I'm done with step 3 and I'm working on step 4 now."}, map[string]any{"step_3_completed": true, "current_step": 4}},
+		{[]string{"I completed step 12."}, map[string]any{"step_12_completed": true}},
+		{[]string{"I haven't finished step 4."}, map[string]any{}},
+		{[]string{"My sponsee is working step 4."}, map[string]any{}},
+		{[]string{"I took the first step toward fixing my marriage."}, map[string]any{}},
+		{[]string{"I did the second step of the recipe."}, map[string]any{}},
+		{[]string{"Should I start step 5?"}, map[string]any{}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {
+			t.Parallel()
+			if got := elderSaid(tt.said...).ProfileUpdates; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("profile updates %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The user's name and what they recover from are read from their words;
+// triggers they name go to the summary.
+func TestElderTreeIdentityAndTriggers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said     []string
+		want     map[string]any
+		triggers []string
+	}{
+		{[]string{"Hi, I'm Dan and I'm an alcoholic."}, map[string]any{"preferred_name": "Dan", "addiction_type": "alcohol"}, nil},
+		{[]string{"My name is Rosa. I'm addicted to pills."}, map[string]any{"preferred_name": "Rosa", "addiction_type": "pills"}, nil},
+		{[]string{"I'm a recovering meth addict."}, map[string]any{"addiction_type": "methamphetamine"}, nil},
+		{[]string{"My gambling addiction cost me a lot."}, map[string]any{"addiction_type": "gambling"}, nil},
+		{[]string{"I'm Tired."}, map[string]any{}, nil},
+		{[]string{"I'm Catholic, so prayer helps."}, map[string]any{}, nil},
+		{[]string{"I'm not an alcoholic."}, map[string]any{}, nil},
+		{[]string{"My dad was addicted to heroin."}, map[string]any{}, nil},
+		{[]string{"Payday is a big trigger for me."}, map[string]any{}, []string{"payday"}},
+		{[]string{"My triggers are stress, payday and loneliness."}, map[string]any{}, []string{"stress", "payday", "loneliness"}},
+		{[]string{"Loneliness triggers me.", "I get triggered by conflict with my boss."}, map[string]any{}, []string{"loneliness", "conflict with my boss"}},
+		{[]string{"It is a trigger."}, map[string]any{}, nil},
+		{[]string{"That isn't a trigger for me."}, map[string]any{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.said, " "), func(t *testing.T) {
+			t.Parallel()
+			res := elderSaid(tt.said...)
+			if !reflect.DeepEqual(res.ProfileUpdates, tt.want) {
+				t.Errorf("profile updates %v, want %v", res.ProfileUpdates, tt.want)
+			}
+			got, _ := res.SessionSummary["triggers"].([]string)
+			if !slices.Equal(got, tt.triggers) {
+				t.Errorf("triggers %q, want %q", got, tt.triggers)
+			}
+		})
+	}
+}
+
+// Name, substance and triggers told in sessions reach the pack's USER
+// CONTEXT, even with no known_triggers in the profile.
+func TestElderTreeUserContextFromWords(t *testing.T) {
+	t.Parallel()
+	first := elderSaid("Hi, I'm Dan and I'm an alcoholic. Payday is a big trigger for me.", "Loneliness triggers me.")
+	second := elderSaid("I wanted to drink so badly after payday.")
+	at := time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
+	in := extract.PackInput{Profile: first.ProfileUpdates, Now: at.Add(48 * time.Hour), Summaries: []extract.PastSummary{
+		{SessionID: "s2", At: at.Add(24 * time.Hour), Data: second.SessionSummary},
+		{SessionID: "s1", At: at, Data: first.SessionSummary},
+	}}
+	got := extract.Pack("eldertree", in, 600)
+	ctx, _, _ := strings.Cut(got.Text, "RECENT MOMENTUM")
+	for _, want := range []string{`"Dan" is in recovery from "alcohol"`, `Key triggers: "payday", "loneliness"`} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("USER CONTEXT lacks %q:\n%s", want, got.Text)
+		}
+	}
+}
+
+// A risky event ahead becomes the summary's upcoming_events, dated for its
+// day, a follow-up, and a risky_event cue the next session's pack names
+// with its date: before the day, ask about a plan; after it, how it went.
+func TestElderTreeRiskyEventAhead(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said string
+		want []map[string]any
+	}{
+		{"Next Friday I have a work happy hour.", []map[string]any{{"date": "2026-11-27", "event": "work happy hour"}}},
+		{"My cousin's wedding on Saturday, open bar.", []map[string]any{{"date": "2026-11-28", "event": "cousin's wedding with an open bar"}}},
+		{"Should I go to the office party on Thursday?", []map[string]any{{"date": "2026-11-26", "event": "office party"}}},
+		{"We're going out for drinks with the team tomorrow.", []map[string]any{{"date": "2026-11-25", "event": "drinks"}}},
+		{"I went to a party on Saturday.", nil},
+		{"I drank on Saturday at my cousin's birthday party.", nil},
+		{"I was invited to a wedding next Saturday.", []map[string]any{{"date": "2026-11-28", "event": "wedding"}}},
+		{"I'm skipping the party on Friday.", nil},
+		{"My brother has a party next week.", nil},
+		{"I have a protein bar tomorrow.", nil},
+		{"I love weddings.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			sum := elderSaid(tt.said).SessionSummary
+			got, _ := sum["upcoming_events"].([]map[string]any)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("upcoming_events %v, want %v", got, tt.want)
+			}
+			if tt.want != nil && sum["follow_up_needed"] != extract.FollowUpRiskyEvent {
+				t.Errorf("follow_up_needed %q", sum["follow_up_needed"])
+			}
+		})
+	}
+
+	sum := elderSaid("Next Friday I have a work happy hour.").SessionSummary
+	said := time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
+	cues := extract.Cues(map[string]any{}, map[string]any{}, sum, nil, []string{"sobriety_days"}, said)
+	if len(cues) != 1 || cues[0].Kind != extract.CueRiskyEvent || cues[0].Field != "2026-11-27" || cues[0].Detail["event"] != "work happy hour" {
+		t.Fatalf("cues %+v; want one risky_event cue for 2026-11-27", cues)
+	}
+	pack := func(now time.Time) string {
+		in := extract.PackInput{Now: now, Profile: map[string]any{"preferred_name": "Dan"},
+			Cues: []extract.PackCue{{Kind: cues[0].Kind, Field: cues[0].Field, Detail: cues[0].Detail, At: said}}}
+		return extract.Pack("eldertree", in, 600).Text
+	}
+	if got := pack(said.Add(24 * time.Hour)); !strings.Contains(got, `Risky event ahead on Fri 27 Nov 2026: "work happy hour"; ask how they plan to handle it.`) {
+		t.Errorf("pack before the day:\n%s", got)
+	}
+	if got := pack(said.Add(5 * 24 * time.Hour)); !strings.Contains(got, `Risky event on Fri 27 Nov 2026: "work happy hour"; ask how it went.`) {
+		t.Errorf("pack after the day:\n%s", got)
+	}
+	if got := pack(said.Add(30 * 24 * time.Hour)); strings.Contains(got, "happy hour") {
+		t.Errorf("pack a month later still names the event:\n%s", got)
+	}
+}
+
+// The rules' Elder Tree result still fits the preset's answer schema.
+func TestElderTreeWordsFitSchema(t *testing.T) {
+	t.Parallel()
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := elderSaid("Hi, I'm Dan and I'm an alcoholic.", "Day 4 sober again.", "I finished my fourth step.")
+	if err := apps["eldertree"].Validate(map[string]any{"profile_updates": jsonRound(t, res.ProfileUpdates),
+		"session_summary": map[string]any{"urge_intensity": 3, "primary_trigger": "payday", "resistance_strategy_used": "called sponsor",
+			"outcome": "urge_passed", "key_insights": []any{}, "emotional_state_start": "anxious", "emotional_state_end": "calm",
+			"follow_up_needed": "Ask about step 5."}}); err != nil {
+		t.Errorf("profile updates %v do not fit the schema: %v", res.ProfileUpdates, err)
+	}
+}
+
+// jsonRound is v as encoding/json reads it back.
+func jsonRound(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,1 @@
+DROP TABLE mnemo_risk_lowerings;
