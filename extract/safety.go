@@ -66,6 +66,22 @@ type riskPattern struct {
 	weak    bool
 	mention bool
 	endIt   bool
+	// also must match too, like needs (a third cue: a substance named
+	// beside the excess and the symptom).
+	also *regexp.Regexp
+	// unless matching the message cancels the phrasing: the innocent
+	// explanation of a lexicon's cue ("it was the delivery guy").
+	unless *regexp.Regexp
+	// apps, when set, are the kinds (space separated) the phrasing is an
+	// extra of: LaRa's children's phrasing, Elder Tree's substance cues.
+	apps string
+	// grave phrasings (restraint, a weapon, a secret) are not lowered
+	// when the one who did it is a sibling or a friend, and play does
+	// not cancel them.
+	grave bool
+	// agent: the user must be the one who acts ("the cat scratched my
+	// arm until it bled" is no self-harm).
+	agent bool
 }
 
 func rp(class, re, not string) riskPattern {
@@ -94,7 +110,7 @@ const (
 	pills    = `(?:pills|tablets|meds|medication|medicine|insulin|paracetamol|tylenol|ibuprofen|painkillers|antidepressants|sleeping\s+pills|xanax|oxy\w*)`
 )
 
-var riskPatterns = []riskPattern{
+var corePatterns = []riskPattern{
 	// Suicidal: a wish to be dead is passive ideation, medium; intent,
 	// plans, means and acts are high.
 	rp(RiskSuicidal, `\b(?:want|wants|wanted|wanna|wish|wishes|wished|plan|planning|ready|trying|tried)\s+(?:to\s+)?(?:just\s+)?(?:die\b|dye?\s*$|be\s+(?:dead|ded)\b)`,
@@ -155,7 +171,8 @@ var riskPatterns = []riskPattern{
 		needs: regexp.MustCompile(`\b(?:scared|afraid|terrified|frightened|threat\w*|told\s+me|said|says)\b`)},
 	// Followed, watched, held, pushed, locked in.
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`),
-		not: regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy|.*\b(?:puppy|kitten|cute|like\s+a\s+shadow)\b)`)},
+		unless: benignVisit,
+		not:    regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy|.*\b(?:puppy|kitten|cute|like\s+a\s+shadow)\b)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+(?:wall|door|table|wardrobe|cupboard|car|floor|ground|mirror)|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
 	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\bcontrols?\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+(?:money|finances|phone|life|every\s+move)\b`),
@@ -369,14 +386,14 @@ var (
 	// sentence it cancels a bare topic noun and what is not the user's own
 	// first-person statement; in the message or the previous turn, what is
 	// someone else's.
-	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading|watched|watching)\b`)
+	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading|watched|watching|coursework|psychology|sociology|criminology|biology|history|exams?|revis(?:e|ing|ion)|dissertation|paper|seminar|webinar|workshop|training|youtuber|youtube|video|vlog|tiktok|fundraiser|marathon|10k|5k|sponsored|raise\s+money|raising\s+money|module|curriculum|syllabus|quiz|pshe)\b`)
 	// jokeFrame in the sentence lowers a wish to die or to hurt oneself.
 	jokeFrame = regexp.MustCompile(`\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just\s+kidding|kidding|joking)\b|😂|🤣`)
 	// hyperbole in the sentence cancels a wish to die: a ride, an illness,
 	// laughter.
 	hyperbole = regexp.MustCompile(`\b(?:roller\s?coasters?|rides?|flu|fever|food\s+poisoning|hangover|laugh\w*|embarrass\w*|hilarious|so\s+funny|cringe)\b`)
 	// playFrame in the message cancels being hit, pushed or held.
-	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|haha\w*|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
+	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|chas(?:e|ed|ing)\s+each\s+other|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|haha\w*|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
 	// accidentFrame in the sentence cancels a self-harm act unless it was
 	// on purpose.
 	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*|nick|plasters?|band-?aids?|just\s+a\s+(?:little|small|tiny))\b`)
@@ -407,6 +424,7 @@ var (
 // user's previous turn, normalised.
 type riskCtx struct {
 	msg, prev string
+	app       string // the kind of app, for its extras
 	rawPrev   string // prev before normalising: most messages never need it
 	prevDone  bool
 }
@@ -416,7 +434,7 @@ func (c *riskCtx) previous() string {
 	if !c.prevDone {
 		c.prevDone = true
 		if c.rawPrev != "" {
-			c.prev = riskNorm(c.rawPrev)
+			c.prev = riskFold(c.rawPrev)
 		}
 	}
 	return c.prev
@@ -464,14 +482,21 @@ func RiskOf(text string) (RiskFinding, bool) {
 // book being discussed, a boyfriend) and distress there ("I drank on
 // Saturday.") qualify what the message says.
 func RiskInTurn(prev, text string) (RiskFinding, bool) {
-	ctx := &riskCtx{msg: riskNorm(text)}
+	return RiskInApp("", prev, text)
+}
+
+// RiskInApp is RiskInTurn for a message of an app of the kind named (mona,
+// lara, eldertree, clara, coach; "" for none): the core lexicons, and the
+// app's extras (LaRa's children's phrasing, Elder Tree's relapse cues).
+func RiskInApp(kind, prev, text string) (RiskFinding, bool) {
+	ctx := &riskCtx{msg: riskFold(text), app: kind}
 	may := riskSet.mask(ctx.msg)
-	if may == 0 {
+	if may.none() {
 		return RiskFinding{}, false // most messages hold none of the patterns' words
 	}
 	ctx.rawPrev = prev
 	best := riskPass(ctx, false)
-	if may&weakMask == 0 {
+	if !may.meets(&weakMask) {
 		return best, best.Class != ""
 	}
 	// A weak phrasing counts after a finding or in a risk context.
@@ -522,13 +547,16 @@ func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 // the strong phrasings, or with weak the weak ones.
 func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
 	may := riskSet.mask(sent)
-	if may == 0 {
+	if may.none() {
 		return nil // most sentences hold none of the patterns' words
 	}
 	var out []RiskFinding
 	for i, p := range riskPatterns {
-		if may&(1<<i) == 0 || p.weak != weak {
+		if !may.has(i) || p.weak != weak {
 			continue // a sentence holds the words of few patterns, if any
+		}
+		if p.apps != "" && !appIn(p.apps, ctx.app) {
+			continue // another app's extra
 		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
 			if f, ok := judge(p, sent, loc[0], loc[1], ctx); ok {
@@ -545,8 +573,14 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if p.not != nil && p.not.MatchString(sent[end:]) {
 		return RiskFinding{}, false
 	}
-	if p.needs != nil && !p.needs.MatchString(ctx.msg) {
+	if p.needs != nil && !p.needs.MatchString(ctx.msg) && !p.needs.MatchString(ctx.previous()) {
+		return RiskFinding{}, false // the cues a phrasing needs, in the message or the turn before
+	}
+	if p.also != nil && !p.also.MatchString(ctx.msg) && !p.also.MatchString(ctx.previous()) {
 		return RiskFinding{}, false
+	}
+	if p.unless != nil && p.unless.MatchString(ctx.msg) {
+		return RiskFinding{}, false // the innocent explanation of the cue
 	}
 	prefix := sent[:start]
 	clause := prefix
@@ -556,13 +590,21 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if titleContext.MatchString(clause) {
 		return RiskFinding{}, false
 	}
+	if (p.agent || p.class == RiskSelfHarm) && !namesOther(match) && actedByOther(clause) {
+		return RiskFinding{}, false // "the cat scratched my arm": not the user's act
+	}
 	if strings.Contains(prefix, "accidentally") || strings.Contains(prefix, "by accident") {
 		return RiskFinding{}, false
 	}
 	// A condition: the phrasing inside it is hypothetical ("what if I
 	// wanted to die"), after it is intent unless the condition is trivial.
 	conditional := false
-	if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
+	if ctx.prevIf() && p.class == RiskSuicidal && !strings.Contains(" "+prefix, " if ") {
+		if trivialIf.MatchString(ctx.previous()) || thingsFrame.MatchString(ctx.previous()) {
+			return RiskFinding{}, false
+		}
+		conditional = true // "if it happens again" | "i'm ending it"
+	} else if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
 		cond := sent[max(i-1, 0):end]
 		after := "" // the condition past its subject: "if I get fired| I'm ending it"
 		if f := strings.Fields(cond); len(f) > 2 {
@@ -572,12 +614,18 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			return RiskFinding{}, false
 		}
 		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
+		if p.endIt && thingsFrame.MatchString(cond) {
+			return RiskFinding{}, false // "if they raise the price again I'm ending it"
+		}
+	}
+	if p.endIt && (thingsFrame.MatchString(ctx.msg) || thingsFrame.MatchString(ctx.previous())) && !crisisNear.MatchString(ctx.msg) {
+		return RiskFinding{}, false // a contract, a game, a call
 	}
 	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.previous()) ||
 		(nearestSubject(prefix, false) == ActorUser && !singularI(prefix))) {
 		return RiskFinding{}, false // ending a relationship, a call, a game; "we've decided to end it"
 	}
-	if p.class == RiskAbuse && playFrame.MatchString(ctx.msg) {
+	if p.class == RiskAbuse && !p.grave && playFrame.MatchString(ctx.msg) {
 		return RiskFinding{}, false // play-fighting, a pillow fight
 	}
 	if p.class == RiskSelfHarm && accidentFrame.MatchString(sent) && !deliberate.MatchString(sent) {
@@ -610,7 +658,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if own && actor == ActorOther {
 		actor = ActorUser // "carved his name into my arm"
 	}
-	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg))) {
+	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg)) || abuseOfUser(p, match)) {
 		actor = ActorUser // "he hits me": the victim is the user, whatever the subject
 	}
 	subject := nearestSubject(prefix, p.person)
@@ -644,7 +692,11 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 
 	// A topic: a bare noun, someone else's words and what is not the
 	// user's own statement are the topic's, not the user's state.
-	if topicFrame.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
+	topical := topicFrame
+	if p.grave {
+		topical = topicStrict // "a secret game": a game named by the child is no topic
+	}
+	if topical.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
 		return RiskFinding{}, false
 	}
 	if actor == ActorOther && (topicFrame.MatchString(ctx.msg) || topicFrame.MatchString(ctx.previous())) {
@@ -667,7 +719,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			f.Severity = SeverityMedium
 		}
 	}
-	if p.class == RiskAbuse && p.person && peers[nearestPerson(prefix)] {
+	if p.class == RiskAbuse && p.person && !p.grave && peers[nearestPerson(prefix)] {
 		if madeUp.MatchString(ctx.msg) {
 			return RiskFinding{}, false // "we're fine now"
 		}
@@ -682,6 +734,9 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	}
 	negated := lastWordsNegate(clause, 3)
 	history := historyMarks.MatchString(clause) || historyMarks.MatchString(sent[end:]) || resolvedPast.MatchString(sent)
+	if history && nowMarks.MatchString(sent) {
+		history = false // "40 days clean and I relapsed", "it's still happening"
+	}
 	switch {
 	case negated && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
@@ -695,6 +750,8 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		return RiskFinding{}, false
 	case jokeFrame.MatchString(sent) && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
+	case conditional && p.class == RiskSuicidal:
+		f.Severity = SeverityHigh // conditional intent: "if she leaves, I'm done living"
 	}
 	return f, true
 }
@@ -836,13 +893,14 @@ var doubtVerbs = set("think", "know", "believe", "reckon")
 // summary line written by a model) holds a risk phrasing, whoever's and
 // however negated: such a line never becomes a memory or a pack line.
 func riskyText(text string) (class string, ok bool) {
-	norm := riskNorm(text)
+	norm := riskFold(text)
 	may := riskSet.mask(norm)
 	for i, p := range riskPatterns {
-		if may&(1<<i) == 0 {
+		if !may.has(i) {
 			continue
 		}
-		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) {
+		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
+			(p.unless != nil && p.unless.MatchString(norm)) {
 			continue // a weak phrasing or one short of its context says nothing alone
 		}
 		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
@@ -947,7 +1005,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		if !isUser(m.Role) {
 			continue
 		}
-		f, ok := RiskInTurn(prev, m.Content)
+		f, ok := RiskInApp(kind.Name(), prev, m.Content)
 		prev = m.Content
 		if !ok {
 			continue
@@ -1131,15 +1189,15 @@ func keyWords(key string) string {
 
 // riskSet reads a sentence once for the words of every risk pattern: a
 // sentence with none of them has no finding.
-var riskSet = newPrefilterSet(prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) }))
+var riskSet = newWideSet(prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) }))
 
 // weakMask has the bits of the weak patterns: a message with none of their
 // words needs no second reading.
-var weakMask = func() uint64 {
-	var m uint64
+var weakMask = func() wideBits {
+	var m wideBits
 	for i, p := range riskPatterns {
 		if p.weak {
-			m |= 1 << i
+			m.set(i)
 		}
 	}
 	return m
