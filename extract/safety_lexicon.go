@@ -35,6 +35,7 @@ func (p riskPattern) except(re string) riskPattern {
 func (p riskPattern) only(apps string) riskPattern { p.apps = apps; return p }
 func (p riskPattern) weakly() riskPattern          { p.weak = true; return p }
 func (p riskPattern) severe() riskPattern          { p.grave = true; return p }
+func (p riskPattern) kept() riskPattern            { p.grave, p.secret = true, true; return p }
 func (p riskPattern) byUser() riskPattern          { p.agent = true; return p }
 func (p riskPattern) byPerson() riskPattern        { p.person = true; return p }
 func (p riskPattern) fromUser() riskPattern        { p.first = true; return p }
@@ -80,6 +81,10 @@ var familyPatterns = []riskPattern{
 	lx(RiskSuicidal, SeverityMedium, `\b(?:don't|do\s+not|can't|cannot)\s+see\s+myself\s+(?:seeing|making\s+it\s+to|reaching|living\s+to\s+see|being\s+here\s+(?:at|for|by))\s+(?:the\s+)?(?:new\s+year|christmas|my\s+birthday|spring|summer|next|another)`),
 	lx(RiskSuicidal, SeverityMedium, `\b(?:brain|head|mind|voice|voices|thoughts)\s+(?:keeps?|keep|kept)\s+(?:saying|telling\s+me)\b(?:\s+[a-z']+){0,6}?\s+(?:i\s+)?(?:shouldn't|should\s+not|don't\s+deserve\s+to)\s+(?:be\s+alive|live|exist|be\s+here)|\b(?:should|shud)\s+(?:just\s+)?(?:die|be\s+dead|not\s+be\s+alive)\b`).
 		notAfter(`of\b|laughing|from\b|for\b`),
+	lx(RiskSuicidal, SeverityMedium, `\bwant\s+to\s+stop\s+being\s+(?:here|alive|around)\b|\b(?:don't|do\s+not|dont)\s+(?:really\s+|even\s+)?care\s+(?:what\s+happens\s+to\s+me|if\s+i\s+(?:live\s+or\s+die|die|wake\s+up|don't\s+wake\s+up|make\s+it))\b`).
+		except(`\b(?:game|level|match|exam|test|party|lol|haha)\b`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:hope|hopes|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,3}?\s+i\s+(?:just\s+)?(?:don't|dont|won't|wont|do\s+not|will\s+not|never)\s+wake\s+up\b`).
+		notAfter(`early|late|in\s+time|before|on\s+time|until|till|at\b|for\b|with\b|during|in\s+the\s+night|hungover|sick|tired`),
 	// Children's phrasing (LaRa): wanting to go to heaven to be with
 	// someone, to be gone, to not be borned.
 	lx(RiskSuicidal, SeverityMedium, `\b(?:wish|wished|want|wanna)\s+(?:i\s+)?(?:was|were|had)?\s*(?:never|not)\s+(?:been\s+)?(?:borned|born)\b|\bwant\s+to\s+be\s+(?:dead|ded|gone)\s+(?:like|with)\b|\bwant\s+(?:to\s+)?(?:go|be)\s+where\s+(?:grandma|grandpa|nan|grandad|granny|[a-z]+)\s+(?:is|went)\b`).only("lara"),
@@ -91,9 +96,17 @@ var familyPatterns = []riskPattern{
 		notAfter(`(?:with|between)\s+(?:him|her|them|us|my\s+\w+)|on\s+a\s+(?:high|good)`).endsIt(),
 	lx(RiskSuicidal, "", `\b(?:i'm|i\s+am|im)\s+(?:going\s+through|gonna\s+go\s+through)\s+with\s+it\b|\bi'll\s+(?:make\s+sure\s+of\s+(?:that|it)|see\s+to\s+(?:that|it))\b|\b(?:i'm|i\s+am)\s+not\s+(?:coming\s+back\s+from\s+(?:it|this)|sticking\s+around\s+(?:on\s+this\s+(?:planet|earth)|much\s+longer|for\s+long|to\s+see))\b|\bwon't\s+be\s+alive\s+(?:for|to|by|when)\b|\bnot\s+(?:going\s+to|gonna)\s+be\s+(?:around|here|alive)\s+(?:to\s+see|for\s+it|by\s+then)\b`).weakly(),
 	lx(RiskSuicidal, "", `\b(?:i'm|i\s+am|im)\s+(?:out|done|gone|finished)\b(?:\s*[,.-]*\s*)(?:permanently|for\s+good|for\s+ever|forever)\b|\b(?:that's|thats)\s+me\s+(?:finished|done|gone)\b|\b(?:done|finished)\s*\.?\s*not\s+with\s+[a-z\s]+\s*\.?\s*with\s+everything\b`).weakly(),
+	lx(RiskSuicidal, "", `\b(?:going\s+to|gonna|i'll|i\s+will)\s+finish\s+it\b`).weakly().
+		notAfter(`off\b|up\b|by\b|before\b|after\b|later|first|tomorrow\s+(?:morning|at)|for\s+(?:you|him|her|them|school|work|class)|this\s+(?:week|weekend)\s+(?:for|and)`).
+		except(`\b(?:essay|book|homework|project|report|series|show|game|level|puzzle|painting|knitting|novel|draft|course|degree|race|marathon|meal|drink|bottle|plate|job|task|chapter|episode|season)\b`),
 	lx(RiskSuicidal, "", `\b(?:tomorrow|tonight|soon|by\s+(?:the\s+)?(?:morning|weekend|friday|monday))\s+i'll\s+be\s+gone\b|\bi'll\s+be\s+gone\s+(?:tomorrow|tonight|soon|by\s+the\s+morning)\b`).
 		needing(`goodbye|goodby|farewell|letters?|notes?|sorry|forgive|can't\s+do\s+this|any\s?more|for\s+good|tell\s+(?:them|everyone)`),
 
+	lx(RiskSuicidal, "", `\b(?:don't|do\s+not|not\s+going\s+to|won't|will\s+not)\s+(?:intend\s+to\s+|plan\s+to\s+)?wait\s+(?:for|until|till)\s+(?:my\s+time|god|the\s+lord|nature|the\s+end)\b`),
+	lx(RiskAbuse, "", `\b(?:says?|said|told\s+me)\s+(?:it's|its|it\s+is|this\s+is)\s+(?:our|a)\s+(?:special\s+|little\s+)?secret\b`).only("lara").kept().
+		with2(`not\s+(?:allowed|supposed)\s+to\s+tell|(?:can't|cant|mustn't|never)\s+tell|don't\s+tell|if\s+i\s+tell`).
+		needing(`\b(?:uncle|stepdad|step\s+dad|stepfather|coach|tutor|man|grandad|grandpa|granddad|neighbou?r|babysitter|boyfriend|priest|cousin|teacher|friend's\s+dad|he|him)\b`).
+		except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|ice\s+cream|sweets\s+before|cake|treat)\b`),
 	// ---- Preparation: high.
 	lx(RiskSuicidal, "", `\b(?:gave|giving|give|given|handing|handed|giving\s+out)\s+(?:away\s+)?(?:out\s+)?(?:all\s+(?:of\s+)?|most\s+of\s+)?(?:my|the)\s+(?:[a-z]+\s+)?(?:things|stuff|belongings|possessions|toys|books|records|clothes|games|guitar|jewel\w*|watch|cat|dog|pets?|rabbit|hamster|plants|furniture|savings|money|car|phone|bike|collection)\b`).
 		needing(`(?:won't|wont|will\s+not)\s+(?:be\s+)?need|remember(?:s)?\s+me|rembers\s+me|while\s+i\s+(?:can|still\s+can)|(?:after|when|once)\s+i'm\s+(?:gone|dead)|not\s+(?:be\s+)?around|goodbye|goodby|\bnote\b|letter|nothing\s+left|for\s+after|won't\s+be\s+around|since\s+i\s+won't|sorted\s+(?:out\s+)?everything|everything\s+sorted|affairs|my\s+will\b|last\s+time|for\s+good`).
@@ -101,7 +114,9 @@ var familyPatterns = []riskPattern{
 	lx(RiskSuicidal, "", `\b(?:wrote|written|writing|write|finished|left|leaving|started\s+writing|writing\s+out)\s+(?:a\s+|my\s+|the\s+|some\s+|all\s+my\s+)?(?:goodbye\s+|goodby\s+|farewell\s+|suicide\s+|last\s+|final\s+)?(?:letters?|notes?|messages?)\b`).
 		needing(`for\s+after|(?:after|when|once)\s+i'm\s+(?:gone|dead|not\s+here)|goodbye|goodby|farewell|explain(?:ing)?\s+why|to\s+read\s+(?:after|when)|under\s+my\s+pillow|for\s+whoever|people\s+i\s+love|each\s+of\s+(?:them|my|the)|remembers?\s+me|rembers\s+me|just\s+in\s+case\s+i|in\s+case\s+i\s+(?:do|don't)|for\s+each\s+of|i'll\s+be\s+gone|when\s+they\s+find\s+me`).
 		except(`\b(?:card|retir\w*|team|jobs?|company|changing\s+(?:jobs|schools)|leaving\s+do|farewell\s+party|coworker|colleague|class|teacher|new\s+job|moving\s+away|pen\s*pal|thank[- ]you|santa|tooth\s+fairy|christmas|birthday)\b`),
-	lx(RiskSuicidal, "", `\bmy\s+(?:note|letters?)\s+(?:is|are)\s+(?:written|done|ready|finished)\b|\b(?:said|saying)\s+(?:all\s+)?(?:my\s+)?goodbyes?\s+(?:to\s+(?:people|everyone|everybody)\s+)?(?:without\s+(?:them|anyone)\s+(?:realising|realizing|knowing)|and\s+(?:there's\s+)?nothing\s+left|for\s+good|they\s+don't\s+know)|\bthey\s+don't\s+know\s+(?:that's|that\s+was|it\s+was)\s+(?:what\s+it\s+was|goodbye|the\s+last)`),
+	lx(RiskSuicidal, "", `\bmy\s+(?:note|letters?)\s+(?:is|are)\s+(?:written|done|ready|finished)\b|\b(?:said|saying)\s+(?:all\s+)?(?:my\s+)?goodbyes?\s+(?:to\s+(?:people|everyone|everybody)\s+)?(?:and\s+(?:there's\s+)?nothing\s+left|for\s+good|they\s+don't\s+know)|\bthey\s+don't\s+know\s+(?:that's|that\s+was|it\s+was)\s+(?:what\s+it\s+was|goodbye|the\s+last)`),
+	lx(RiskSuicidal, "", `\b(?:said|saying|say)\s+(?:my\s+)?goodbyes?\s+to\s+(?:people|everyone|everybody|my\s+\w+)`).
+		needing(`without\s+(?:them|anyone|anybody)\s+(?:realising|realizing|knowing)|(?:they|nobody|no\s+one)\s+(?:don't|doesn't|didn't)\s+know\s+(?:that's|that\s+was|it\s+was|it's)`),
 	lx(RiskSuicidal, "", `\b(?:fatal|lethal|deadly)\s+(?:dose|amount|combination)\b|\bwould\s+be\s+(?:fatal|lethal|enough\s+to\s+(?:die|not\s+wake|kill\s+me|do\s+it))\b|\bhow\s+(?:long|much|many)\b(?:\s+[a-z']+){0,6}?\s+(?:to\s+(?:bleed\s+out|die|drown|not\s+wake\s+up|stop\s+breathing|kill\s+(?:me|myself|a\s+person)))\b|\b(?:worked\s+out|figured\s+out|found\s+out|know)\s+(?:the|what)\s+(?:dose|amount|number)\b`).
 		except(`\b(?:safe(?:ly)?|pharmacist|doctor\s+said|prescri\w+|back\s+pain|headache|for\s+(?:my\s+)?(?:back|head|tooth|period|pain|cold|flu|fever|dog|cat)|essay|exam|biology|chemistry|nursing|vet)\b`),
 	lx(RiskSuicidal, "", `\b(?:looked|look|looking|reading|read|research\w*|googl\w*|search\w*)\s+(?:up\s+|into\s+|up\s+on\s+|on\s+)?(?:how\s+(?:many|much)|what\s+(?:dose|amount|combination)|which\s+(?:combination|pills|tablets|dose|drugs?))\b`).
@@ -111,10 +126,12 @@ var familyPatterns = []riskPattern{
 		needing(`(?:high|tall)\w*|drop|empty|nobody\s+(?:around|there)|quiet|do\s+it|jump`).
 		with2(`near\s+me|in\s+(?:town|my\s+area|the\s+area)|around\s+here|nearby|local|closest|what\s+time|nobody|empty|do\s+it`).
 		except(`\b(?:holiday|trip|tour|visit\w*|view|photos?|architecture|sightseeing|sunset|tourist|wedding)\b`),
+	lx(RiskSuicidal, "", `\b(?:saving|stockpil\w*|stash(?:ed|ing)|hoard\w*)\s+(?:up\s+)?(?:all\s+)?(?:of\s+)?(?:my\s+|the\s+|her\s+|his\s+)?(?:sleeping\s+|heart\s+|pain\s+)?(?:pills|tablets|meds|medication|paracetamol|painkillers)\b`).
+		except(`\b(?:trip|holiday|vacation|travel\w*|pharmacy|prescription\s+runs|organis\w*|organiz\w*|pill\s*box|weekly|dosette|money|a\s+few\s+quid|on\s+(?:my|the)\s+(?:meds|prescription)|costs?|cheaper|nhs|insurance)\b`),
 	lx(RiskSuicidal, "", `\b(?:put(?:ting)?|kept|keeping|keep|hid(?:den|ing)?|hide|stor(?:e|ed|ing)|collect(?:ed|ing)?|gather(?:ed|ing)?|sav(?:e|ed|ing)|stash(?:ed|ing)?|bought|buying)\b(?:\s+[a-z']+){0,4}?\s+(?:pills|tablets|meds|medication|paracetamol|painkillers|sleeping\s+\w+)\b|\b(?:have|got|i've\s+got)\s+(?:the\s+|my\s+|enough\s+)?(?:pills|tablets|meds)\s+(?:saved|stashed|hidden|ready)\b|\b(?:pills|tablets)\b(?:\s+[a-z']+){0,3}?\s+(?:and\s+)?(?:hid|hidden|saved|stashed|put\s+away|kept)\s+(?:them|it)\b`).
 		needing(`\baside\b|one\s+(?:jar|place|box|bag|pile)|together|saved|(?:a|good|big)\s+pile|enough|for\s+when|when\s+the\s+time|the\s+lot|in\s+my\s+(?:drawer|room)|instead\s+of\s+taking|for\s+(?:later|after|the\s+day)|all\s+of\s+them|another\s+one|second\s+packet|a\s+few\s+weeks|for\s+weeks`).
 		except(`\b(?:trip|holiday|vacation|travel\w*|pharmacy|prescription\s+runs|organis\w*|organiz\w*|pill\s*box|weekly|dosette|away\s+from\s+the\s+(?:kids|children|grandkids|dog)|safe\s+place|child-?proof)\b`),
-	lx(RiskSuicidal, "", `\b(?:bought|got|have|got\s+hold\s+of|ordered|keep|keeping|carry|carrying)\b(?:\s+[a-z']+){0,3}?\s+(?:a\s+|the\s+|some\s+)?(?:rope|noose|hose|hosepipe|razor\s+blades|gun|charcoal)\b`).
+	lx(RiskSuicidal, "", `\b(?:bought|got|have|got\s+hold\s+of|ordered|keep|keeping|carry|carrying)\b(?:\s+[a-z']+){0,5}?\s+(?:a\s+|the\s+|some\s+)?(?:rope|noose|hose|hosepipe|razor\s+blades|gun|charcoal)\b`).
 		needing(`what\s+for|know\s+what\s+i'm\s+(?:going\s+to|gonna)\s+do|for\s+when|in\s+the\s+(?:boot|trunk)|sitting\s+here|for\s+myself|noose|just\s+in\s+case|nobody\s+knows|hidden|hid\s+it|exhaust|car\s+keys|ready`).
 		except(`\b(?:garden|plants|lawn|wash\w*|climbing|camping|boat|sailing|hunting|range|dog|tow|swing|clothesline)\b`),
 	lx(RiskSuicidal, "", `\bpracti[sc]\w*\s+(?:tying|how\s+to\s+tie)\s+(?:the|a)\s+(?:knot|noose)\b|\b(?:razor|blades?|rope|pills|tablets|gun)\b(?:\s+[a-z']+){0,8}?\s+i\s+know\s+what\s+i'm\s+(?:going\s+to|gonna)\s+do\b`).
@@ -130,7 +147,7 @@ var familyPatterns = []riskPattern{
 	// one acting and something says it was on purpose.
 	lx(RiskSelfHarm, "", `\b(?:cut|cutting|cuts|sliced|slicing|slash(?:ed|ing)|carv(?:ed|ing)|scratch(?:ed|ing)|scrach(?:ed|ing)?|scrap(?:ed|ing)|burn(?:ed|t|ing)|bit|biting|bite|hit|hitting|punch(?:ed|ing)|bang(?:ed|ing)|smash(?:ed|ing)|bash(?:ed|ing)|pull(?:ed|ing)|ripp?(?:ed|ing)|dug|digging|dig|stabb?(?:ed|ing)|press(?:ed|ing)|held|hold|holding|poured|pouring|put\s+out|stubbed|dragged|dragging|picked|picking|pinch(?:ed|ing)|squeez(?:ed|ing)|froze|freezing|starv(?:ed|ing))\b(?:\s+[a-z']+){0,5}?\s+(?:on\s+|into\s+|across\s+|over\s+|against\s+)?my\s+(?:own\s+)?(?:arms?|wrists?|thighs?|legs?|skin|stomach|tummy|hands?|fingers?|head|face|hair|hips?|belly|chest|ankles?|knuckles|fists?|cheeks?|lips?|body)\b`).
 		needing(`on\s+purpose|deliberately|to\s+feel|because\s+i\s+(?:was\s+bad|deserve|hate|was\s+stupid|messed)|so\s+i(?:'d|\s+would|\s+could)\s+(?:stop|feel|not)|punish|\bagain\b|\btill\b|\buntil\b|\btil\b|bled|bleed|bleeding|blood|marks|scars?|fresh|blade|razor|scissors|glass|lighter|cigarette|boiling|hot\s+iron|compass|urge|relapsed|clean\s+for|days\s+clean|long\s+sleeves|bandage|went\s+purple|bruise|patchy|bald|it\s+helps|calms?\s+me|every\s+(?:day|night|time)|when\s+(?:i'm|i\s+get|it\s+gets|i\s+feel)\s+(?:anxious|angry|upset|sad|bad|stressed|overwhelmed|like)|after\s+the\s+fight|can't\s+stop|couldn't\s+stop|wanted\s+to\s+hurt`).
-		except(`\b(?:brambles?|thorns?|nettles?|mosquito\w*|bug\s+bites?|itch\w*|eczema|chickenpox|sunburn\w*|tattoo\w*|piercing|waxing|hair\s*cut|haircut|dye|braid\w*|barber|hairdresser|spreadsheet|homework|maths?|exam|frustrat\w*\s+with|over\s+this|trying\s+to\s+(?:remember|figure|work\s+out)|drummer|drums|gym|boxing|workout|nail\s+polish|manicure|lol|haha)\b`).byUser(),
+		except(`\b(?:onions?|bread|veg\w*|carrots?|kitchen|cooking|chopping|knife\s+slipped|oven|stove|pan|kettle|baking|curling\s+iron|straighteners?|ironing|hair\s+dryer|glue\s+gun|toaster|menace|clumsy|brambles?|thorns?|nettles?|mosquito\w*|bug\s+bites?|itch\w*|eczema|chickenpox|sunburn\w*|tattoo\w*|piercing|waxing|hair\s*cut|haircut|dye|braid\w*|barber|hairdresser|spreadsheet|homework|maths?|exam|frustrat\w*\s+with|over\s+this|trying\s+to\s+(?:remember|figure|work\s+out)|drummer|drums|gym|boxing|workout|nail\s+polish|manicure|lol|haha)\b`).byUser(),
 	lx(RiskSelfHarm, "", `\b(?:i|i've|i\s+have|i\s+was|been)\s+(?:been\s+)?(?:cut|cutting|self-?harm\w*|burn(?:ed|t|ing)\s+myself|scratch(?:ed|ing)\s+myself)\s+(?:again|last\s+night|today|yesterday|this\s+(?:morning|week)|every\s+day|on\s+the\s+days|more|deeper|after)\b|\b(?:relapsed|slipped)\s+(?:with|on)\s+(?:the\s+)?(?:blade|razor|cutting|self-?harm\w*)\b|\b(?:used|picked\s+up|got\s+out)\s+(?:the|my|a)\s+(?:razor|blade|blades|scissors|compass|lighter)\s+again\b|\b(?:took|take|taking)\s+(?:a|the|my)\s+(?:razor|blade|knife|scissors|glass|lighter|compass)\s+to\s+(?:my|myself)\b|\b(?:marks|cuts|scars|burns|wounds)\s+on\s+my\s+\w+\s+(?:are\s+)?(?:fresh|new|open)\b|\b(?:covered\s+in|new|fresh)\s+(?:new\s+)?(?:marks|cuts|burns|scratches)\b|\bwhat\s+i\s+did\s+to\s+my\s+(?:wrists?|arms?|legs?|thighs?|skin|stomach)\b|\bmade\s+(?:my\s+\w+|myself)\s+bleed\b|\b(?:urge|urges)\s+(?:won|got\s+the\s+better|was\s+too\s+strong)\b|\bthe\s+urge\s+to\s+(?:cut|hurt\s+myself|burn)\b`).
 		except(`\b(?:chopping|slicing\s+(?:onions|bread|veg\w*)|cooking|kitchen|shaving|paper\s+cut|garden\w*|fell|tripped|slipped|accident\w*|bike|tattoo|hair\s*cut|grass|lawn|hedge|fabric|coupons?|cut\s+(?:back|down)\s+on|cutting\s+(?:back|down|carbs|sugar|class|school)|lol)\b`),
 
@@ -175,14 +192,19 @@ var familyPatterns = []riskPattern{
 		needing(`\b(?:he|she|they|him|her|them|husband|wife|partner|boyfriend|girlfriend|boss|son|grandson|dad|mum|mom|uncle|stepdad|son-in-law)\b`).
 		except(`\b(?:surprise|party|present|gift|spoiler|lol|haha|game|birthday)\b`),
 
+	// A silence imposed under a threat of harm, or about what was done to
+	// the user's body: high (a silence threat alone is control, medium).
+	lx(RiskAbuse, "", `\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+me)\b`).
+		needing(`\b(?:hurt\w*|kill|hit|beat|touch\w*|private|naked|pants|knickers|clothes|kiss\w*|photos?|pictures|did\s+stuff|does\s+stuff|did\s+things|does\s+things|what\s+(?:he|she|they)\s+(?:does|did)|tummy\s+hurts?|grown[- ]?ups?|bed|bath)\b`).
+		except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|spoiler|crush|lol|haha|who\s+broke|vase|cookie|biscuit)\b`).kept(),
 	// ---- A child's secret: a secret a grown-up imposes, with touching,
 	// clothes, photos, a bed or a threat. High, everywhere.
 	lx(RiskAbuse, "", `\b(?:our|a|the|it's\s+(?:our|a)|its\s+(?:our|a)|special|little)\s+(?:special\s+|little\s+|big\s+)?secrets?\b|\bsecret\s+(?:game|thing|stuff|lesson|girlfriend|boyfriend|friend|touch\w*|cuddles?|between\s+us)\b|\bkeep\s+(?:it|this|the|a|secrets?)\s+(?:a\s+)?secrets?\b|\bkeep\s+(?:the\s+)?secrets?\b|\bnot\s+(?:allowed|aloud|supposed)\s+to\s+tell\b|\b(?:can't|cant|mustn't|musn't|must\s+not|shouldn't|not\s+supposed\s+to|never|not\s+to)\s+tell\s+(?:anyone|anybody|mum|mom|mummy|mommy|dad|daddy|my\s+\w+|the\s+teacher|the\s+secret)\b|\bif\s+i\s+tell\s+the\s+secret\b`).
 		needing(`touch\w*|private|bath|bed\b|bedroom|my\s+room|clothes|naked|undress\w*|pants|knickers|lap\b|kiss\w*|photos?|pictures?|videos?|special\s+(?:girl|boy|friend)|favourite|sweets|presents?|money\s+after|don'?t\s+like|scared|hurts?|changing\s+room|locks?\s+the\s+door|sleeps\s+in\s+my\s+bed|bath\s+time|down\s+there|prison|taken\s+away|break\s+up|normal|all\s+kids|shows?\s+me\s+his|makes?\s+me|made\s+me|does\s+(?:it|things|stuff)|the\s+(?:bad|secret)\s+thing|what\s+we\s+do|what\s+(?:he|she|daddy|dad|uncle)\s+does|happens\s+in|wants\s+to\s+meet|girlfriend|boyfriend|in\s+trouble|my\s+fault`).
-		with2(`\b(?:he|she|him|his|her|uncle|stepdad|step\s+dad|stepfather|stepmum|coach|tutor|teacher|man|men|grown-?up|adult|grandad|grandpa|granddad|boyfriend|friend|daddy|dad|mummy|babysitter|neighbou?r|priest|cousin|brother|aunt\w*|nephew)\b`).
-		except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|spoiler|hiding\s+place|password|club|den|treasure|cookie|biscuit|ate\s+the)\b`).severe(),
-	lx(RiskAbuse, "", `\b(?:touch(?:es|ed|ing)?|feels?|felt|rubs?|rubbed)\s+(?:me\s+)?(?:my\s+)?(?:private|down\s+there|under\s+my|between\s+my|in\s+my\s+(?:pants|knickers))|\bshows?\s+me\s+(?:his|her)\s+(?:private|willy|penis|thing|body)\b|\bmakes?\s+me\s+(?:touch|sit\s+on\s+his\s+lap|take\s+off|undress|kiss)\b|\bmade\s+me\s+(?:touch|undress|take\s+off|kiss)\b|\b(?:takes?|took|taking)\s+(?:pictures|photos|videos)\s+of\s+me\s+(?:in\s+the\s+(?:bath|shower)|naked|without|with\s+no|in\s+my\s+(?:pants|underwear))|\bsleeps?\s+in\s+my\s+bed\b|\bcomes?\s+(?:in|into)\s+my\s+(?:room|bed)\s+at\s+night\b|\bwhat\s+(?:he|she|daddy|dad|uncle|grandad)\s+does\s+(?:at|in)\s+(?:bath|bed)\s*time\b|\bmakes?\s+me\s+do\s+(?:secret|bad|weird|grown-?up)\s+(?:stuff|things)\b`).byPerson().
-		needing(`secret|don'?t\s+like|scared|tell|touch|private|hurt|bath|naked|cry|weird|uncomfortable|not\s+allowed|pants|night|stuff|things`).severe(),
+		with2(`\b(?:he|she|him|his|her|uncle|stepdad|step\s+dad|stepfather|stepmum|coach|tutor|teacher|man|men|grown[- ]?ups?|adult|someone|somebody|person|lady|woman|boy|girl|guy|online|grandad|grandpa|granddad|boyfriend|friend|daddy|dad|mummy|babysitter|neighbou?r|priest|cousin|brother|aunt\w*|nephew)\b`).
+		except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|spoiler|hiding\s+place|password|secret\s+club|den|treasure|cookie|biscuit|ate\s+the)\b`).kept(),
+	lx(RiskAbuse, "", `\b(?:touch(?:es|ed|ing)?|feels?|felt|rubs?|rubbed)\s+(?:me\s+)?(?:my\s+)?(?:private|down\s+there|under\s+my|between\s+my|in\s+my\s+(?:pants|knickers))|\bshows?\s+me\s+(?:his|her)\s+(?:private|willy|penis|thing|body)\b|\bmakes?\s+me\s+(?:touch|sit\s+on\s+his\s+lap|take\s+off|undress|kiss|take\s+(?:off\s+)?(?:all\s+)?my\s+clothes)\b|\bmade\s+me\s+(?:touch|undress|take\s+off|kiss|take\s+(?:off\s+)?(?:all\s+)?my\s+clothes)\b|\b(?:takes?|took|taking)\s+(?:pictures|photos|videos)\s+of\s+me\s+(?:in\s+the\s+(?:bath|shower)|naked|without|with\s+no|in\s+my\s+(?:pants|underwear))|\bsleeps?\s+in\s+my\s+bed\b|\bcomes?\s+(?:in|into)\s+my\s+(?:room|bed)\s+at\s+night\b|\bwhat\s+(?:he|she|daddy|dad|uncle|grandad)\s+does\s+(?:at|in)\s+(?:bath|bed)\s*time\b|\bmakes?\s+me\s+do\s+(?:secret|bad|weird|grown-?up)\s+(?:stuff|things)\b`).byPerson().
+		needing(`secret|don'?t\s+like|scared|tell|touch|private|hurt|bath|naked|cry|weird|uncomfortable|not\s+allowed|pants|night|stuff|things`).kept(),
 
 	// ---- Acute distress: medium.
 	lx(RiskDistress, "", `\b(?:crying|sobbing|weeping|bawling|in\s+tears|cry|cried)\b`).
@@ -195,6 +217,8 @@ var familyPatterns = []riskPattern{
 		except(`\b(?:excited|exam|test|interview|lol|haha|lmao|game|level|film|movie|karaoke|sing\w*|concert|rollercoaster|ride|party|wedding|meme|baby\s+(?:was|is))\b|\bin\s+(?:the\s+)?(?:game|book|film|show)\b`),
 	lx(RiskDistress, "", `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|couldn't|barely|no)\s+(?:been\s+able\s+to\s+|really\s+)?(?:slept|eaten|eat|sleep|sleeping|eating|food)\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink|or\s+(?:eaten|slept|eat|sleep)|and\s+(?:eaten|slept)))*\s+(?:since\s+(?:`+days+`|last\s+\w+|yesterday\s+morning|the\s+(?:funeral|phone\s+call|accident|news|weekend))|for\s+(?:ages|days|weeks|[a-z0-9]+\s+(?:days|nights|weeks))|in\s+(?:days|weeks|[a-z0-9]+\s+(?:days|nights|weeks)))\b|\b(?:[a-z0-9]+\s+)?(?:days|nights)\s+(?:of\s+)?(?:no|without)\s+(?:sleep|food|eating|sleeping)\b|\bin\s+bed\s+for\s+(?:days|[a-z0-9]+\s+days)\b`).
 		except(`\b(?:baby|newborn|fasting|ramadan|lent|diet|jet\s*lag|flight|deadline|festival|busy|night\s+shifts?|we're\s+managing|but\s+(?:i'm|we're)\s+(?:ok|okay|fine|managing|good)|lol|haha|so\s+excited|camping|flu|cold|covid|sick|ill\b|fever|surgery|operation|virus|bug|injury|dentist|tooth|wisdom|cleanse|detox|exam\s+season|revision|gaming|binge\w*|netflix)\b`),
+	lx(RiskDistress, "", `\b(?:sitting|lying|curled\s+up|been)\s+(?:in|on)\s+(?:my|the)\s+(?:car|floor|bathroom\s+floor|kitchen\s+floor|bed|bathroom)\s+(?:screaming|sobbing|crying|shaking|rocking)\b`).
+		except(`\b(?:karaoke|sing\w*|lol|haha|laugh\w*|music|song)\b`),
 	lx(RiskDistress, "", `\b(?:i'm|i\s+am|im|i\s+feel)\s+(?:so\s+)?(?:scared|frightened|terrified)\s+(?:all\s+the\s+time|every\s+(?:night|day))\b|\bscared\s+all\s+the\s+time\b`).
 		except(`\b(?:spiders?|dogs?|heights|clowns|flying|exam|lol|haha)\b`),
 	lx(RiskDistress, "", `\b(?:everything|it\s+all|it)\s+(?:is|feels|'s)\s+(?:too\s+much|falling\s+(?:down|apart)\s+(?:on|around)\s+me)\b|\bcan'?t\s+think\s+straight\b`).
@@ -368,3 +392,62 @@ func namesOther(match string) bool {
 	}
 	return false
 }
+
+// riskPersons are the people a risk statement's subject may be: the
+// person nouns of memories and more (AboutPerson keeps its own list).
+var riskPersons = func() map[string]bool {
+	m := set("boy", "girl", "kid", "lady", "bloke", "fella", "lad", "teen", "teenager", "dealer", "buddy", "pal",
+		"grandson", "granddaughter", "grandkid", "grandchild", "son-in-law", "daughter-in-law", "lodger", "tenant",
+		"driver", "instructor", "doctor", "nurse", "neighbours", "neighbors", "caregiver", "stepson", "stepdaughter",
+		"auntie", "aunty", "grandad", "granddad", "grampa", "gramps", "nana", "sponsor", "sponsee", "therapist", "men", "women", "someone's")
+	for w := range personNouns {
+		m[w] = true
+	}
+	return m
+}()
+
+// personBefore reports whether a person noun is among the few words before
+// a thing ("a man in a car").
+func personBefore(words []string) bool {
+	for i := len(words) - 1; i >= 0 && i >= len(words)-3; i-- {
+		if riskPersons[words[i]] || subjectGeneric[words[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// sportFrame: contact in a sport, or by accident and apologised for.
+var sportFrame = regexp.MustCompile(`\b(?:by\s+accident|accidentally|didn't\s+mean\s+to|said\s+sorry|apologi[sz]ed|football|rugby|soccer|hockey|basketball|netball|match|practice|training|tackl\w*|sparring|karate|judo|boxing|taekwondo|wrestling\s+(?:class|match)|dodgeball|in\s+pe\b)\b`)
+
+// resolution: the user's own past that is over, said in so many words.
+var resolution = regexp.MustCompile(`\b(?:left\s+(?:him|her|them)|never\s+looked\s+back|(?:all\s+)?behind\s+me|moved\s+(?:away|cities|out|on|house)|safe\s+now|divorced|free\s+of\s+(?:it|him|her)|not\s+my\s+life\s+any\s?more|that's\s+over|it's\s+over\s+now|(?:clean|free|sober)\s+for|restraining\s+order|got\s+away|he's\s+gone|she's\s+gone|in\s+prison\s+now)\b`)
+
+// otherRecovery: someone else's story told with its recovery ("today he
+// got his one year chip"): no finding.
+var otherRecovery = regexp.MustCompile(`\b(?:got\s+(?:clean|sober|help)|(?:one|two|three|four|five|[0-9]+)\s+years?\s+(?:now|clean|sober)|(?:his|her|their)\s+(?:one|two|[0-9]+)\s+year\s+chip|chip\b|therapy\s+(?:saved|fixed|helped)|(?:saved|changed)\s+(?:her|his|their)\s+life|strongest|inspir\w*|(?:he|she|they)(?:'s|\s+is|'re|\s+are)\s+(?:doing\s+)?(?:well|better|fine|great|thriving)\s+now|got\s+(?:her|him|them)\s+walking|recovered|in\s+recovery|got\s+through\s+it|(?:he|she)\s+got\s+(?:his|her)\s+life\s+back)\b`)
+
+// badIf: a condition that is a loss or a blow, after which a weak
+// phrasing is a consequent of intent.
+var badIf = regexp.MustCompile(`\b(?:if|when|once)\b(?:\s+[a-z']+){0,6}?\s+(?:lose|loses|lost|fail|fails|leave|leaves|left|takes?\s+(?:my|the)\s+(?:kids|children|house|home|baby)|take\s+(?:my|the)\s+(?:kids|children)\s+away|divorce|results?|diagnosis|hearing|sight|goes\s+under|evict\w*|again|relapse|slip\s+up|warning|fired|sacked|dumps?|cheats?|split\s+up|hospital|care\s+home|doesn't\s+get\s+better|gets?\s+worse|come\s+back\s+bad|bank\s+takes|happens\s+again|goes\s+completely|one\s+more\s+time|shouts?\s+again|laugh\w*\s+at\s+me)\b`)
+
+// tails: a sentence that is only an adverb of time completes the one
+// before it ("I'm out. Permanently.").
+var tails = set("permanently", "for good", "forever", "for ever", "for real", "for real this time", "this time")
+
+// joinTails joins to the sentence before it each sentence that is a tail.
+func joinTails(sents []string) []string {
+	for i := 1; i < len(sents); i++ {
+		if tails[strings.TrimSpace(sents[i])] && strings.TrimSpace(sents[i-1]) != "" {
+			sents[i-1] += " " + sents[i]
+			sents = append(sents[:i], sents[i+1:]...)
+			i--
+		}
+	}
+	return sents
+}
+
+// hasVerbs follow "mum's" when it is "mum has" or "mum is", not a
+// possessive.
+var hasVerbs = set("been", "going", "gonna", "always", "never", "not", "got", "just", "so", "really", "a", "the", "being",
+	"still", "coming", "saying", "told", "had", "done", "gone", "started", "on", "in", "at", "out", "home", "here", "there")
