@@ -302,8 +302,8 @@ func (s prefilterSet) mask(text string) uint64 {
 	return m
 }
 
-// wideBits is a mask of up to 256 prefilters: bit i of word i/64.
-type wideBits [4]uint64
+// wideBits is a mask of up to 512 prefilters: bit i of word i/64.
+type wideBits [8]uint64
 
 // has reports whether bit i is set.
 func (b *wideBits) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
@@ -312,14 +312,24 @@ func (b *wideBits) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
 func (b *wideBits) set(i int) { b[i>>6] |= 1 << (i & 63) }
 
 // none reports whether no bit is set.
-func (b *wideBits) none() bool { return b[0]|b[1]|b[2]|b[3] == 0 }
+func (b *wideBits) none() bool {
+	var or uint64
+	for _, w := range b {
+		or |= w
+	}
+	return or == 0
+}
 
 // meets reports whether b and o share a bit.
 func (b *wideBits) meets(o *wideBits) bool {
-	return b[0]&o[0]|b[1]&o[1]|b[2]&o[2]|b[3]&o[3] != 0
+	var and uint64
+	for i, w := range b {
+		and |= w & o[i]
+	}
+	return and != 0
 }
 
-// A wideSet is a prefilterSet for up to 256 prefilters (the risk screen's
+// A wideSet is a prefilterSet for up to 512 prefilters (the risk screen's
 // lexicons outgrew 64): the same one reading of the text, a literal's
 // owners kept per 64-bit word so that most literals test one word.
 type wideSet struct {
@@ -335,10 +345,10 @@ type wideLiteral struct {
 	mask uint64
 }
 
-// newWideSet combines filters, which must be at most 256.
+// newWideSet combines filters, which must be at most 512.
 func newWideSet(filters []prefilter) wideSet {
-	if len(filters) > 256 {
-		panic("extract: a wide prefilter set holds at most 256 prefilters")
+	if len(filters) > 64*len(wideBits{}) {
+		panic("extract: a wide prefilter set holds at most 512 prefilters")
 	}
 	owners := map[string]*wideBits{}
 	s := wideSet{byPair: map[uint16][]wideLiteral{}, pairs: new([1024]uint64)}

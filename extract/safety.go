@@ -427,8 +427,13 @@ var (
 type riskCtx struct {
 	msg, prev string
 	app       string // the kind of app, for its extras
-	rawPrev   string // prev before normalising: most messages never need it
-	prevDone  bool
+	// msgMask is the prefilters the message passes, prevMask the previous
+	// turn's (read on first use).
+	msgMask, prevMask wideBits
+	prevMasked        bool
+	msgMasked         bool   // msgMask is set
+	rawPrev           string // prev before normalising: most messages never need it
+	prevDone          bool
 }
 
 // previous is the user's previous turn, normalised on first use.
@@ -491,12 +496,17 @@ func RiskInTurn(prev, text string) (RiskFinding, bool) {
 // lara, eldertree, clara, coach; "" for none): the core lexicons, and the
 // app's extras (LaRa's children's phrasing, Elder Tree's relapse cues).
 func RiskInApp(kind, prev, text string) (RiskFinding, bool) {
-	ctx := &riskCtx{msg: riskFold(text), app: kind}
+	ctx := &riskCtx{msg: riskFold(text), app: kind, rawPrev: prev}
+	return riskIn(ctx)
+}
+
+// riskIn reads ctx's message (folded; its previous turn raw or folded).
+func riskIn(ctx *riskCtx) (RiskFinding, bool) {
 	may := riskSet.mask(ctx.msg)
-	if may.none() {
+	ctx.msgMask, ctx.msgMasked = may, true
+	if !may.meets(&patternBits) {
 		return RiskFinding{}, false // most messages hold none of the patterns' words
 	}
-	ctx.rawPrev = prev
 	best := riskPass(ctx, false)
 	if !may.meets(&weakMask) {
 		return best, best.Class != ""
@@ -504,9 +514,9 @@ func RiskInApp(kind, prev, text string) (RiskFinding, bool) {
 	// A weak phrasing counts after a finding, in a risk context, or as
 	// the consequent of a bad event ("if they take my kids away I'm not
 	// going to be around to see it").
-	if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) ||
-		badIf.MatchString(ctx.msg) || (ctx.prevIf() && badIf.MatchString(ctx.previous())) {
-		if w := riskPass(ctx, true); better(w, best) {
+	if w := riskPass(ctx, true); w.Class != "" && better(w, best) {
+		if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) ||
+			badIf.MatchString(ctx.msg) || (ctx.prevIf() && badIf.MatchString(ctx.previous())) {
 			best = w
 		}
 	}
@@ -562,6 +572,9 @@ func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
 		}
 		if p.apps != "" && !appIn(p.apps, ctx.app) {
 			continue // another app's extra
+		}
+		if !ctx.mayHold(cueBits[i].needs) || !ctx.mayHold(cueBits[i].also) {
+			continue // the message and the turn before lack the cues it needs
 		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
 			if f, ok := judge(p, sent, loc[0], loc[1], ctx); ok {
@@ -915,6 +928,9 @@ func riskyText(text string) (class string, ok bool) {
 		if !may.has(i) {
 			continue
 		}
+		if p.apps != "" || (cueBits[i].needs >= 0 && !may.has(cueBits[i].needs)) || (cueBits[i].also >= 0 && !may.has(cueBits[i].also)) {
+			continue // the text lacks the cues the phrasing needs
+		}
 		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
 			(p.unless != nil && p.unless.MatchString(norm)) {
 			continue // a weak phrasing or one short of its context says nothing alone
@@ -1016,13 +1032,19 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	special := SpecialPolicy(p, kind.Name())
 	res.Risks = nil
 	unsafe := map[string]string{} // message ID -> class of the user's own medium or high risk
-	prev := ""                    // the user's previous turn: its frames and distress carry over
+	var prev *riskCtx             // the user's previous turn: its frames and distress carry over
 	for _, m := range s.Messages {
 		if !isUser(m.Role) {
 			continue
 		}
-		f, ok := RiskInApp(kind.Name(), prev, m.Content)
-		prev = m.Content
+		// The previous turn was read folded and masked as a message: its
+		// reading is passed on, not repeated.
+		ctx := &riskCtx{msg: riskFold(m.Content), app: kind.Name()}
+		if prev != nil {
+			ctx.prev, ctx.prevDone, ctx.prevMask, ctx.prevMasked = prev.msg, true, prev.msgMask, prev.msgMasked
+		}
+		f, ok := riskIn(ctx)
+		prev = ctx
 		if !ok {
 			continue
 		}
@@ -1205,7 +1227,7 @@ func keyWords(key string) string {
 
 // riskSet reads a sentence once for the words of every risk pattern: a
 // sentence with none of them has no finding.
-var riskSet = newWideSet(prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) }))
+var riskSet = newWideSet(riskFilters)
 
 // weakMask has the bits of the weak patterns: a message with none of their
 // words needs no second reading.

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 )
@@ -15,7 +16,30 @@ import (
 // unless.
 
 // riskPatterns are the core phrasings and the families' lexicons.
-var riskPatterns = slices.Concat(corePatterns, familyPatterns)
+var riskPatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true))
+
+// splitAlternatives gives each top-level alternative of a pattern's
+// expression its own pattern, with the same options: a sentence then runs
+// only the alternatives whose words it holds (the prefilter of an
+// alternation is the union of its alternatives').
+// A core phrasing with a not is kept whole (its alternatives shadow one
+// another, and the not was written for the whole), unless all is set.
+func splitAlternatives(ps []riskPattern, all bool) []riskPattern {
+	var out []riskPattern
+	for _, p := range ps {
+		tree, err := syntax.Parse(p.re.String(), syntax.Perl)
+		if err != nil || tree.Op != syntax.OpAlternate || (!all && p.not != nil) {
+			out = append(out, p)
+			continue
+		}
+		for _, sub := range tree.Sub {
+			q := p
+			q.re = regexp.MustCompile(sub.String())
+			out = append(out, q)
+		}
+	}
+	return out
+}
 
 // lx is a phrasing of class at the user's severity sev ("" for the
 // class's own).
@@ -451,3 +475,50 @@ func joinTails(sents []string) []string {
 // possessive.
 var hasVerbs = set("been", "going", "gonna", "always", "never", "not", "got", "just", "so", "really", "a", "the", "being",
 	"still", "coming", "saying", "told", "had", "done", "gone", "started", "on", "in", "at", "out", "home", "here", "there")
+
+// riskFilters are the prefilters of riskSet: one per pattern, then one per
+// pattern's needs and also (cueBits), so that one reading of a message
+// says which patterns may match and which of their cues it may hold.
+var riskFilters, cueBits = func() ([]prefilter, []cueBit) {
+	filters := prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) })
+	cues := make([]cueBit, len(riskPatterns))
+	for i, p := range riskPatterns {
+		cues[i] = cueBit{-1, -1}
+		if p.needs != nil {
+			cues[i].needs = len(filters)
+			filters = append(filters, newPrefilter(p.needs))
+		}
+		if p.also != nil {
+			cues[i].also = len(filters)
+			filters = append(filters, newPrefilter(p.also))
+		}
+	}
+	return filters, cues
+}()
+
+// cueBit is the bits of a pattern's needs and also in riskSet, -1 for none.
+type cueBit struct{ needs, also int }
+
+// patternBits has the bits of the patterns themselves.
+var patternBits = func() wideBits {
+	var m wideBits
+	for i := range riskPatterns {
+		m.set(i)
+	}
+	return m
+}()
+
+// mayHold reports whether the message or the previous turn may hold the
+// cue of bit (-1: no cue asked).
+func (c *riskCtx) mayHold(bit int) bool {
+	if bit < 0 || c.msgMask.has(bit) {
+		return true
+	}
+	if !c.prevMasked {
+		c.prevMasked = true
+		if prev := c.previous(); prev != "" {
+			c.prevMask = riskSet.mask(prev)
+		}
+	}
+	return c.prevMask.has(bit)
+}
