@@ -301,3 +301,99 @@ func (s prefilterSet) mask(text string) uint64 {
 	}
 	return m
 }
+
+// wideBits is a mask of up to 512 prefilters: bit i of word i/64.
+type wideBits [8]uint64
+
+// has reports whether bit i is set.
+func (b *wideBits) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+
+// set sets bit i.
+func (b *wideBits) set(i int) { b[i>>6] |= 1 << (i & 63) }
+
+// none reports whether no bit is set.
+func (b *wideBits) none() bool {
+	var or uint64
+	for _, w := range b {
+		or |= w
+	}
+	return or == 0
+}
+
+// meets reports whether b and o share a bit.
+func (b *wideBits) meets(o *wideBits) bool {
+	var and uint64
+	for i, w := range b {
+		and |= w & o[i]
+	}
+	return and != 0
+}
+
+// A wideSet is a prefilterSet for up to 512 prefilters (the risk screen's
+// lexicons outgrew 64): the same one reading of the text, a literal's
+// owners kept per 64-bit word so that most literals test one word.
+type wideSet struct {
+	always wideBits
+	byPair map[uint16][]wideLiteral
+	pairs  *[1024]uint64
+}
+
+// wideLiteral is a literal and its owners in one word of the mask.
+type wideLiteral struct {
+	lit  string
+	word int
+	mask uint64
+}
+
+// newWideSet combines filters, which must be at most 512.
+func newWideSet(filters []prefilter) wideSet {
+	if len(filters) > 64*len(wideBits{}) {
+		panic("extract: a wide prefilter set holds at most 512 prefilters")
+	}
+	owners := map[string]*wideBits{}
+	s := wideSet{byPair: map[uint16][]wideLiteral{}, pairs: new([1024]uint64)}
+	for i, f := range filters {
+		if f.literals == nil {
+			s.always.set(i)
+		}
+		for _, l := range f.literals {
+			if owners[l] == nil {
+				owners[l] = new(wideBits)
+			}
+			owners[l].set(i)
+		}
+	}
+	lits := make([]string, 0, len(owners))
+	for l := range owners {
+		lits = append(lits, l)
+	}
+	slices.Sort(lits)
+	for _, l := range lits { // at least minLiteral runes: two bytes or more
+		k := uint16(l[0])<<8 | uint16(l[1])
+		for w, m := range owners[l] {
+			if m != 0 {
+				s.byPair[k] = append(s.byPair[k], wideLiteral{l, w, m})
+			}
+		}
+		s.pairs[k>>6] |= 1 << (k & 63)
+	}
+	return s
+}
+
+// mask reports, for each prefilter of the set, whether text (lower case)
+// may match it.
+func (s *wideSet) mask(text string) wideBits {
+	m := s.always
+	for i := 0; i+1 < len(text); i++ {
+		k := uint16(text[i])<<8 | uint16(text[i+1])
+		if s.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, l := range s.byPair[k] {
+			if m[l.word]&l.mask != l.mask && strings.HasPrefix(text[i:], l.lit) {
+				m[l.word] |= l.mask
+			}
+		}
+	}
+	return m
+}

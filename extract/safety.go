@@ -66,6 +66,24 @@ type riskPattern struct {
 	weak    bool
 	mention bool
 	endIt   bool
+	// also must match too, like needs (a third cue: a substance named
+	// beside the excess and the symptom).
+	also *regexp.Regexp
+	// unless matching the message cancels the phrasing: the innocent
+	// explanation of a lexicon's cue ("it was the delivery guy").
+	unless *regexp.Regexp
+	// apps, when set, are the kinds (space separated) the phrasing is an
+	// extra of: LaRa's children's phrasing, Elder Tree's substance cues.
+	apps string
+	// grave phrasings (restraint, a weapon, a secret) are not lowered
+	// when the one who did it is a sibling or a friend, and play does
+	// not cancel them.
+	grave bool
+	// secret: a child's secret, which play does not explain away.
+	secret bool
+	// agent: the user must be the one who acts ("the cat scratched my
+	// arm until it bled" is no self-harm).
+	agent bool
 }
 
 func rp(class, re, not string) riskPattern {
@@ -94,14 +112,14 @@ const (
 	pills    = `(?:pills|tablets|meds|medication|medicine|insulin|paracetamol|tylenol|ibuprofen|painkillers|antidepressants|sleeping\s+pills|xanax|oxy\w*)`
 )
 
-var riskPatterns = []riskPattern{
+var corePatterns = []riskPattern{
 	// Suicidal: a wish to be dead is passive ideation, medium; intent,
 	// plans, means and acts are high.
 	rp(RiskSuicidal, `\b(?:want|wants|wanted|wanna|wish|wishes|wished|plan|planning|ready|trying|tried)\s+(?:to\s+)?(?:just\s+)?(?:die\b|dye?\s*$|be\s+(?:dead|ded)\b)`,
 		`of\b|from\b|laughing|for\b|inside|on the inside|a little|my hair|my\b|your\b|it\b|the\b|them\b|in (?:a|my) (?:game|dream)`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kill?|kill(?:ing|ed)|hang(?:ing|ed)?|drown(?:ing|ed)?|poison(?:ing|ed)?|shoot(?:ing)?|off(?:ing)?)\s+`+reflexive+`\b`, accident+`|in\b|with work|lol|haha|jk`),
 	rp(RiskSuicidal, `\b(?:end|ending|take|taking|took)\s+`+possessive+`\s+(?:own\s+)?life\b`, ""),
-	rp(RiskSuicidal, `\bend(?:ing)?\s+it\s+all\b`, ""),
+	rp(RiskSuicidal, `\bend(?:ing)?\s+it\s+all\b`, `with\b|between\b`),
 	rp(RiskSuicidal, `\b(?:put|putting)\s+an\s+end\s+to\s+(?:myself|my\s+(?:own\s+)?life)\b|\b(?:end|ending)\s+myself\b`, ""),
 	{class: RiskSuicidal, mention: true, re: regexp.MustCompile(`\bsuicid(?:e|al)\b`),
 		not: regexp.MustCompile(`^\s*(?:squad|bomber|doors|prevention|awareness|rates?\b|statistics|hotline)`)},
@@ -111,7 +129,7 @@ var riskPatterns = []riskPattern{
 		`for\b|tonight|this\s+(?:evening|weekend|week)|while|at\b|today|tomorrow|on\b|in\s+the\s+(?:kitchen|car|house)`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:want|wanna|wish|wishing|hope|hoping|ready)\b(?:\s+(?:i|to|just|could|would|can|that|i'd))*\s+(?:be\s+gone|go\s+away\s+(?:forever|for\s+good|and\s+never\s+come\s+back)|stop\s+existing|not\s+exist|cease\s+to\s+exist|not\s+be\s+(?:here|alive|around)|go\s+to\s+heaven|be\s+in\s+heaven|fall\s+asleep\s+forever|never\s+wake\s+up)\b|\b(?:won't|will\s+not|not\s+going\s+to|wont)\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:much\s+longer|for\s+(?:much\s+)?long|next\s+\w+)\b|\bcan'?t\s+see\s+myself\s+(?:being\s+)?(?:alive|here|around)\b|\bnever\s+(?:have\s+to\s+)?(?:feel\s+anything|wake\s+up|exist)\s+again\b|\b(?:going\s+to|gonna|might|will|i'll)\s+do\s+something\s+(?:stupid|drastic)\b|\b(?:favou?r|kindness)\s+by\s+(?:not\s+being\s+(?:here|around|alive)|dying|disappearing)\b|\b(?:wish|wishing|hope|hoping|pray|praying)\b(?:\s+[a-z']+){0,4}?\s+(?:would|will|could)\s+(?:just\s+)?(?:hit\s+me|kill\s+me|run\s+me\s+over|take\s+me)\b|\bstop\s+(?:being\s+alive|living|breathing)\b`, "").with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:thoughts?\s+(?:of|about)|thinking\s+(?:of|about)|thought\s+(?:of|about)|imagin(?:e|ing)|fantasi[sz]\w*\s+about|dream\s+about)\s+(?:ending\s+(?:it|my\s+life|everything)|jumping\s+(?:off|from|in\s+front)|dying|being\s+dead|not\s+being\s+(?:here|alive|around)|killing\s+myself|hanging\s+myself|overdosing|my\s+own\s+funeral|disappearing\s+forever|crashing\s+my\s+car|driving\s+(?:off|into))\b`,
-		`(?:my|her|his|the)\s+(?:hair|shirt|clothes|jeans|eggs|fabric)|it\s+(?:pink|red|blue|green|purple|black|blonde)|(?:pink|red|blue|green|purple|black|blonde)\b|the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them)`).with(SeverityMedium),
+		`(?:my|her|his|the)\s+(?:hair|shirt|clothes|jeans|eggs|fabric)|it\s+(?:pink|red|blue|green|purple|black|blonde)|(?:pink|red|blue|green|purple|black|blonde)\b|the\s+(?:high\s+)?(?:dive|diving\s+board|board|boat|pier|rocks\s+into)|into\s+the\s+(?:pool|lake|sea)|(?:it\s+)?with\s+(?:him|her|them|my|the|a|our|this)\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:hope|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,6}?\s+(?:won't|wouldn't|never|don't|didn't|not)\s+wake\s+up\b|\b(?:a)?sleep\s+and\s+(?:never|not)\s+wake\s+up\b|\b(?:hope|hoping|pray|praying)\s+(?:that\s+)?(?:i\s+(?:just\s+)?(?:die|don't\s+make\s+it)|(?:it's|this\s+is)\s+my\s+last)\b|\b(?:disappointed|sad|upset|angry|annoyed|gutted)\s+(?:that\s+)?i\s+(?:woke\s+up|wake\s+up|am\s+still\s+(?:here|alive)|'m\s+still\s+(?:here|alive)|survived)\b`, `early|late|in time|before|until|till|on time|at\b`).with(SeverityMedium),
 	rp(RiskSuicidal, `\b(?:kms|unalive\s+myself)\b`, ""),
 	// Passive ideation in other words.
@@ -132,7 +150,7 @@ var riskPatterns = []riskPattern{
 	rp(RiskSuicidal, `\b(?:tried|attempted)\s+to\s+(?:overdose|od)\b|\bi(?:'ve|\s+have)?\s+overdosed?\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
 	// Intent to "end it": a relationship, a call or a game cancels it.
 	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just|i'm)\s+(?:to\s+)?(?:just\s+)?end(?:ing)?\s+(?:it|everything)\b`),
-		not: regexp.MustCompile(`^\s*(?:with|between|before|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
+		not: regexp.MustCompile(`^\s*(?:with|all\s+with|between|before\s+(?:the|we|i|my|our|a|lunch|dinner|christmas|summer|\w+day)\b|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
 
 	// Self-harm.
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident),
@@ -155,16 +173,17 @@ var riskPatterns = []riskPattern{
 		needs: regexp.MustCompile(`\b(?:scared|afraid|terrified|frightened|threat\w*|told\s+me|said|says)\b`)},
 	// Followed, watched, held, pushed, locked in.
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\bfollow(?:s|ed|ing)?\s+me\s+(?:home|to\s+(?:my|the)\s+\w+|from|around|every|again|everywhere)\b|\b(?:is|are|been|keeps|kept|was|were)\s+following\s+me\b|\b(?:showing|shows|showed|turning|turns|turned)\s+up\s+(?:at|outside)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|work|job|school|office|place)\b|\b(?:waiting|standing|parked|hanging\s+around|lurking|watching)\s+(?:outside|across\s+from|near|by|at)\s+(?:my|our)\s+(?:house|home|flat|apartment|door|building|window|work|school|room|place)\b`),
-		not: regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy|.*\b(?:puppy|kitten|cute|like\s+a\s+shadow)\b)`)},
+		unless: benignVisit,
+		not:    regexp.MustCompile(`^\s*(?:around\s+(?:the\s+|our\s+)?(?:house|flat|home|kitchen|room|shop|store)|on\s+(?:\w+gram|insta|twitter|tiktok|social)|back\b|to\s+(?:give|pick|take|drive|walk|collect|say)|for\s+me\s+to|like\s+a\s+puppy|.*\b(?:puppy|kitten|cute|like\s+a\s+shadow)\b)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:held|holds|holding|pinned|pins|pinning|pushed|pushes|shoved|shoves|grabbed|grabs|dragged|drags|locked|locks|tied|trapped|threw|throws|slammed|cornered)\s+me\s+(?:down\b|against|into\s+(?:a|the)\s+(?:wall|door|table|wardrobe|cupboard|car|floor|ground|mirror)|by\s+(?:the|my)\s+(?:throat|neck|hair|arm|wrist)|in\s+(?:a|the|my|his|her)\s+(?:room|closet|cupboard|car|bathroom|basement|house|shed)|to\s+the\s+(?:floor|ground|wall)|down\s+the\s+stairs|out\s+of\s+the\s+(?:car|house)|and\s+(?:wouldn't|won't|didn't|would\s+not)\s+let)`)},
-	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arm|wrist|neck|hair|throat)\b`)},
+	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go\s+(?:out|home)|out)\b|\b(?:left|leaves|leaving|gave\s+me)\s+(?:me\s+with\s+)?(?:bruises|a\s+bruise|marks\s+on|a\s+black\s+eye|a\s+split\s+lip)\b|\b(?:grabbed|grabs|twisted|twists|yanked|yanks)\s+my\s+(?:arms?|wrists?|neck|hair|throat)\b|\bholds?\s+me\s+(?:down\s+)?in\s+(?:the|my|a)\s+(?:chair|bed)\b`)},
 	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:won't|wouldn't|doesn't|don't|will\s+not|never)\s+let\s+me\s+(?:see|talk\s+to|call|text|have\s+my\s+(?:own\s+)?(?:money|phone|bank|card))\b|\bcontrols?\s+(?:all\s+)?(?:of\s+)?(?:my|our)\s+(?:money|finances|phone|life|every\s+move)\b`),
 		not: regexp.MustCompile(`^\s*(?:the\s+(?:movie|film|show|game|end)|it\b|that\b|this\b)`)},
 	{class: RiskAbuse, person: true, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:checks|checked|checking|goes\s+through|went\s+through|reads|tracks|tracking|monitors)\s+(?:my\s+)?(?:phone|messages|texts|location|emails)\b`),
 		needs: regexp.MustCompile(`\b(?:angry|mad|furious|yell\w*|scream\w*|every\s+(?:night|day)|all\s+the\s+time|not\s+allowed|scared|afraid|controls?|jealous|punish\w*|friends|family|money|freak\w*|lose\s+it|loses\s+it|rage)\b`)},
 	// A secret or silence kept under threat, and touching a child.
-	{class: RiskAbuse, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+(?:me|you))\b`),
-		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|sorry|regret|pay\s+for|or\s+else|believe)\b`)},
+	{class: RiskAbuse, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+(?:me|you))\b`),
+		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|taken\s+away|prison|my\s+fault|cry|break\s+up|in\s+trouble|hate\s+me|won't\s+love|sorry|regret|pay\s+for|or\s+else|believe)\b`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b|\b(?:does|did|doing)\s+(?:things|stuff)\s+to\s+me\b|\bmakes?\s+me\s+(?:touch|take\s+(?:off\s+)?my\s+clothes)`),
 		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one))\b`)},
 
@@ -244,7 +263,7 @@ var (
 	speechVerb = regexp.MustCompile(`\b(?:said|says|say|told\s+(?:me|him|her|them|you|my\s+\w+)|tells\s+(?:me|him|her|them|you)|texted|wrote|writes|posted|messaged|keeps\s+saying|kept\s+saying|was\s+like|goes|screamed|yelled|cried)\s*$`)
 	quoted     = regexp.MustCompile(`"[^"]{1,400}"|(?:^|\s)'[^']{3,400}'(?:\s|[.,!?;:]|$)`)
 	// historyMarks say a statement is about the past ("I used to cut myself").
-	historyMarks = regexp.MustCompile(`\b(?:used\s+to|when\s+i\s+was\s+(?:young|younger|little|a\s+(?:kid|child|teen|teenager))|as\s+a\s+(?:kid|child|teen|teenager)|years\s+ago|in\s+the\s+past)\b`)
+	historyMarks = regexp.MustCompile(`\b(?:used\s+to|back\s+when|when\s+i\s+was\s+(?:drinking|using|at\s+uni|in\s+(?:school|college|uni)|at\s+school)|when\s+i\s+was\s+(?:young|younger|little|a\s+(?:kid|child|teen|teenager))|as\s+a\s+(?:kid|child|teen|teenager)|years\s+ago|in\s+the\s+past)\b`)
 	contractions = strings.NewReplacer(" im ", " i'm ", " dont ", " don't ", " cant ", " can't ", " ive ", " i've ",
 		" doesnt ", " doesn't ", " didnt ", " didn't ", " wouldnt ", " wouldn't ", " isnt ", " isn't ", " havent ", " haven't ", " whats ", " what's ")
 )
@@ -369,46 +388,52 @@ var (
 	// sentence it cancels a bare topic noun and what is not the user's own
 	// first-person statement; in the message or the previous turn, what is
 	// someone else's.
-	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading|watched|watching)\b`)
+	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading\s+(?:a|the|this|about|my)|watched|watching|coursework|psychology|sociology|criminology|biology|history|exams?|revis(?:e|ing|ion)|dissertation|paper|seminar|webinar|workshop|training|youtuber|youtube|video|vlog|tiktok|fundraiser|marathon|10k|5k|sponsored|raise\s+money|raising\s+money|module|curriculum|syllabus|quiz|pshe)\b`)
 	// jokeFrame in the sentence lowers a wish to die or to hurt oneself.
 	jokeFrame = regexp.MustCompile(`\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just\s+kidding|kidding|joking)\b|😂|🤣`)
 	// hyperbole in the sentence cancels a wish to die: a ride, an illness,
 	// laughter.
 	hyperbole = regexp.MustCompile(`\b(?:roller\s?coasters?|rides?|flu|fever|food\s+poisoning|hangover|laugh\w*|embarrass\w*|hilarious|so\s+funny|cringe)\b`)
 	// playFrame in the message cancels being hit, pushed or held.
-	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|haha\w*|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
+	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|chas(?:e|ed|ing)\s+each\s+other|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|lmao|rofl|haha\w*|hide\s+and\s+seek|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
 	// accidentFrame in the sentence cancels a self-harm act unless it was
 	// on purpose.
 	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*|nick|plasters?|band-?aids?|just\s+a\s+(?:little|small|tiny))\b`)
 	// victimMe: a silence kept about what is done to the user.
 	victimMe   = regexp.MustCompile(`\btouch\w*\s+me\b|\bto\s+me\b|\bif\s+i\s+(?:ever\s+)?(?:tell|told)\b|\bme\s+away\b|\bphotos?\s+of\s+me\b`)
-	deliberate = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|to\s+feel\s+something|to\s+punish\s+myself|because\s+i\s+(?:wanted|deserve))\b`)
+	deliberate = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|to\s+feel\s+something|to\s+punish\s+myself|because\s+i\s+(?:wanted|deserved?|was\s+bad|hate\s+myself)|until\s+i\s+(?:couldn't|could\s+not)|(?:until|till|til)\s+it\s+(?:bled|hurt|blistered|burned|bruised)|so\s+i(?:'d|\s+would)\s+(?:stop|feel)|wanted\s+to\s+feel)\b`)
 	// relationshipFrame in the message or the previous turn makes "end it"
 	// a break-up, a call or a game.
 	relationshipFrame = regexp.MustCompile(`\b(?:relationship|dating|boyfriend|girlfriend|bf|gf|husband|wife|partner|marriage|engaged|engagement|break\s+up|breaking\s+up|broke\s+up|divorce|him|her|them|friendship|lease|contract|subscription|membership|game|match|season|call|meeting|argument|fight|discussion|conversation|chat|project|job|together|lying|cheat\w*|amicabl\w*|hard\s+feelings)\b`)
 	// trivialIf is an antecedent that makes "if X, I'll kill myself" a
 	// figure of speech.
-	trivialIf = regexp.MustCompile(`\b(?:meetings?|exams?|tests?|homework|class|lectures?|songs?|ads?|adverts?|commercials?|traffic|another|one\s+more\s+(?:[a-z]+\s+)?(?:meeting|email|song|salad|episode|word|minute)|sit\s+through|listen\s+to|hear|watch|eat|late|lol|haha\w*|lmao)\b`)
+	trivialIf = regexp.MustCompile(`\b(?:meetings?|homework|class|lectures?|songs?|ads?|adverts?|commercials?|traffic|another|one\s+more\s+(?:[a-z]+\s+)?(?:meeting|email|song|salad|episode|word|minute)|sit\s+through|listen\s+to|hear|watch|eat|late|lol|haha\w*|lmao)\b`)
 	// consequent after "if": the match is what will follow, not the
 	// condition ("if he leaves me again I'll end it").
 	consequent  = regexp.MustCompile(`,|\bi'll\b|\bi\s+will\b|\bi'm\s+(?:going|gonna)\b|\bi\s+would\b|\bi'd\b|\bthen\b|\bi\s+swear\b`)
 	consequentI = regexp.MustCompile(`\bi'm\b|\bi\s+am\b`)
 	// riskContext in the message or the previous turn lets a weak
 	// phrasing count: drinking, a relapse, despair.
-	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed)\b`)
+	riskContext = regexp.MustCompile(`\b(?:drank|drinking|drunk|relapsed?|used\s+again|high|sad|depressed|lonely|alone|hopeless|empty|numb|crying|cried|tired\s+of|exhausted|end(?:ing)?\s+it|kill\s+myself|die|dead|bad\s+(?:day|night|week)|rough|struggling|worthless|burden|hate\s+my\s+life|give\s+up|can't\s+do\s+this|too\s+much|can't\s+cope|overwhelmed|nobody\s+around|no\s+one\s+around|quiet\s+spot|(?:all|it\s+all)\s+planned(?:\s+out)?|after\s+(?:everyone|everybody)(?:'s|\s+is)\s+asleep|when\s+(?:my\s+\w+|everyone|everybody|nobody)(?:'s|\s+is)\s+(?:away|out|asleep|home)|everything(?:'s|\s+is)\s+(?:arranged|sorted|in\s+order)|affairs\s+in\s+order|goodbyes?|my\s+note|pills|rope)\b`)
 	// otherPast: someone else's statement in a distant or resolved past is
 	// no finding at all.
-	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then|before\s+i\s+was\s+born|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen|little|young|a\s+\w+))\b`)
+	otherPast = regexp.MustCompile(`\b(?:used\s+to|years\s+ago|decades\s+ago|long\s+ago|back\s+in\s+(?:the\s+day|(?:19|20)[0-9][0-9]|my\s+\w+\s+days|college|school|uni|high\s+school|university)|in\s+(?:19|20)[0-9][0-9]|when\s+(?:i|he|she|they|my\s+\w+)\s+was\s+(?:young|younger|little|small|a\s+(?:kid|child|baby|teen|teenager|boy|girl))|(?:now|today)\s+(?:he|she|they)(?:'s|\s+is|\s+are|'re)?\s+(?:doing|thriving|fine|better|happy|well|okay|a\s+\w+)|now\s+(?:he|she|they)\s+\w+s\b|thriving|recovered|in\s+recovery|in\s+the\s+(?:\w+ties|[0-9]0s)|lived\s+to|back\s+then|before\s+i\s+was\s+born|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen|little|young|a\s+\w+))\b`)
 	// resolvedPast: the user's own statement about a past that is over.
-	resolvedPast = regexp.MustCompile(`\b(?:doing\s+(?:well|better|good|great|okay|ok|fine)\s+now|better\s+now|clean\s+for|sober\s+for|in\s+recovery|recovered|back\s+in|as\s+a\s+teen(?:ager)?|last\s+year|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen)|a\s+long\s+time\s+ago|i'm\s+(?:good|okay|ok|fine|happy|better)\s+now|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|many|several|a\s+few)\s+years?\s+(?:ago|clean|free|sober))\b`)
+	resolvedPast = regexp.MustCompile(`\b(?:doing\s+(?:well|better|good|great|okay|ok|fine)\s+now|better\s+now|clean\s+for|sober\s+for|in\s+recovery|recovered|back\s+in\s+(?:the\s+day|(?:19|20)[0-9][0-9]|my\s+\w+\s+days|college|school|uni|high\s+school|university)|as\s+a\s+teen(?:ager)?|last\s+year|when\s+i\s+was\s+(?:[0-9]+|[a-z]+teen)|a\s+long\s+time\s+ago|i'm\s+(?:good|okay|ok|fine|happy|better)\s+now|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|many|several|a\s+few)\s+years?\s+(?:ago|clean|free|sober))\b`)
 )
 
 // riskCtx is what the frames read beyond the sentence: the message and the
 // user's previous turn, normalised.
 type riskCtx struct {
 	msg, prev string
-	rawPrev   string // prev before normalising: most messages never need it
-	prevDone  bool
+	app       string // the kind of app, for its extras
+	// msgMask is the prefilters the message passes, prevMask the previous
+	// turn's (read on first use).
+	msgMask, prevMask wideBits
+	prevMasked        bool
+	msgMasked         bool   // msgMask is set
+	rawPrev           string // prev before normalising: most messages never need it
+	prevDone          bool
 }
 
 // previous is the user's previous turn, normalised on first use.
@@ -416,7 +441,7 @@ func (c *riskCtx) previous() string {
 	if !c.prevDone {
 		c.prevDone = true
 		if c.rawPrev != "" {
-			c.prev = riskNorm(c.rawPrev)
+			c.prev = riskFold(c.rawPrev)
 		}
 	}
 	return c.prev
@@ -464,19 +489,34 @@ func RiskOf(text string) (RiskFinding, bool) {
 // book being discussed, a boyfriend) and distress there ("I drank on
 // Saturday.") qualify what the message says.
 func RiskInTurn(prev, text string) (RiskFinding, bool) {
-	ctx := &riskCtx{msg: riskNorm(text)}
+	return RiskInApp("", prev, text)
+}
+
+// RiskInApp is RiskInTurn for a message of an app of the kind named (mona,
+// lara, eldertree, clara, coach; "" for none): the core lexicons, and the
+// app's extras (LaRa's children's phrasing, Elder Tree's relapse cues).
+func RiskInApp(kind, prev, text string) (RiskFinding, bool) {
+	ctx := &riskCtx{msg: riskFold(text), app: kind, rawPrev: prev}
+	return riskIn(ctx)
+}
+
+// riskIn reads ctx's message (folded; its previous turn raw or folded).
+func riskIn(ctx *riskCtx) (RiskFinding, bool) {
 	may := riskSet.mask(ctx.msg)
-	if may == 0 {
+	ctx.msgMask, ctx.msgMasked = may, true
+	if !may.meets(&patternBits) {
 		return RiskFinding{}, false // most messages hold none of the patterns' words
 	}
-	ctx.rawPrev = prev
 	best := riskPass(ctx, false)
-	if may&weakMask == 0 {
+	if !may.meets(&weakMask) {
 		return best, best.Class != ""
 	}
-	// A weak phrasing counts after a finding or in a risk context.
-	if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) {
-		if w := riskPass(ctx, true); better(w, best) {
+	// A weak phrasing counts after a finding, in a risk context, or as
+	// the consequent of a bad event ("if they take my kids away I'm not
+	// going to be around to see it").
+	if w := riskPass(ctx, true); w.Class != "" && better(w, best) {
+		if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) ||
+			badIf.MatchString(ctx.msg) || (ctx.prevIf() && badIf.MatchString(ctx.previous())) {
 			best = w
 		}
 	}
@@ -487,7 +527,7 @@ func RiskInTurn(prev, text string) (RiskFinding, bool) {
 // with weak the weak ones only.
 func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 	var best RiskFinding
-	for _, sent := range splitRiskSentences(ctx.msg) {
+	for _, sent := range joinTails(splitRiskSentences(ctx.msg)) {
 		// Quotes first: each is classified alone, then attributed.
 		var quotes [][]int
 		if mayQuote(sent) {
@@ -522,13 +562,19 @@ func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 // the strong phrasings, or with weak the weak ones.
 func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
 	may := riskSet.mask(sent)
-	if may == 0 {
+	if may.none() {
 		return nil // most sentences hold none of the patterns' words
 	}
 	var out []RiskFinding
 	for i, p := range riskPatterns {
-		if may&(1<<i) == 0 || p.weak != weak {
+		if !may.has(i) || p.weak != weak {
 			continue // a sentence holds the words of few patterns, if any
+		}
+		if p.apps != "" && !appIn(p.apps, ctx.app) {
+			continue // another app's extra
+		}
+		if !ctx.mayHold(cueBits[i].needs) || !ctx.mayHold(cueBits[i].also) {
+			continue // the message and the turn before lack the cues it needs
 		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
 			if f, ok := judge(p, sent, loc[0], loc[1], ctx); ok {
@@ -545,8 +591,14 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if p.not != nil && p.not.MatchString(sent[end:]) {
 		return RiskFinding{}, false
 	}
-	if p.needs != nil && !p.needs.MatchString(ctx.msg) {
+	if p.needs != nil && !p.needs.MatchString(ctx.msg) && !p.needs.MatchString(ctx.previous()) {
+		return RiskFinding{}, false // the cues a phrasing needs, in the message or the turn before
+	}
+	if p.also != nil && !p.also.MatchString(ctx.msg) && !p.also.MatchString(ctx.previous()) {
 		return RiskFinding{}, false
+	}
+	if p.unless != nil && p.unless.MatchString(ctx.msg) {
+		return RiskFinding{}, false // the innocent explanation of the cue
 	}
 	prefix := sent[:start]
 	clause := prefix
@@ -556,13 +608,21 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if titleContext.MatchString(clause) {
 		return RiskFinding{}, false
 	}
+	if (p.agent || p.class == RiskSelfHarm) && !namesOther(match) && actedByOther(clause) {
+		return RiskFinding{}, false // "the cat scratched my arm": not the user's act
+	}
 	if strings.Contains(prefix, "accidentally") || strings.Contains(prefix, "by accident") {
 		return RiskFinding{}, false
 	}
 	// A condition: the phrasing inside it is hypothetical ("what if I
 	// wanted to die"), after it is intent unless the condition is trivial.
 	conditional := false
-	if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
+	if ctx.prevIf() && p.class == RiskSuicidal && !strings.Contains(" "+prefix, " if ") {
+		if trivialIf.MatchString(ctx.previous()) || thingsFrame.MatchString(ctx.previous()) {
+			return RiskFinding{}, false
+		}
+		conditional = true // "if it happens again" | "i'm ending it"
+	} else if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
 		cond := sent[max(i-1, 0):end]
 		after := "" // the condition past its subject: "if I get fired| I'm ending it"
 		if f := strings.Fields(cond); len(f) > 2 {
@@ -572,15 +632,24 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			return RiskFinding{}, false
 		}
 		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
+		if p.endIt && thingsFrame.MatchString(cond) {
+			return RiskFinding{}, false // "if they raise the price again I'm ending it"
+		}
+	}
+	if p.endIt && (thingsFrame.MatchString(ctx.msg) || thingsFrame.MatchString(ctx.previous())) && !crisisNear.MatchString(ctx.msg) {
+		return RiskFinding{}, false // a contract, a game, a call
 	}
 	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.previous()) ||
 		(nearestSubject(prefix, false) == ActorUser && !singularI(prefix))) {
 		return RiskFinding{}, false // ending a relationship, a call, a game; "we've decided to end it"
 	}
-	if p.class == RiskAbuse && playFrame.MatchString(ctx.msg) {
+	if p.class == RiskAbuse && !p.secret && playFrame.MatchString(ctx.msg) {
 		return RiskFinding{}, false // play-fighting, a pillow fight
 	}
-	if p.class == RiskSelfHarm && accidentFrame.MatchString(sent) && !deliberate.MatchString(sent) {
+	if p.class == RiskAbuse && !p.grave && sportFrame.MatchString(ctx.msg) {
+		return RiskFinding{}, false // a tackle, a kick by accident
+	}
+	if p.class == RiskSelfHarm && !p.agent && accidentFrame.MatchString(sent) && !deliberate.MatchString(sent) {
 		return RiskFinding{}, false // an accident or a minor injury
 	}
 	if p.class == RiskSuicidal && p.sev == SeverityMedium && hyperbole.MatchString(sent) {
@@ -599,7 +668,8 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			if actor == "" {
 				actor = ActorUser
 			}
-		case subjectOther[w] || w == "her" || w == "their" || w == "themself":
+		case (subjectOther[w] && w != "him" && w != "them") || w == "her" || w == "their" || w == "themself":
+			// "him" and "them" are objects: "hid them" is no one else's words
 			if actor == "" {
 				actor = ActorOther
 			}
@@ -610,7 +680,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if own && actor == ActorOther {
 		actor = ActorUser // "carved his name into my arm"
 	}
-	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg))) {
+	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg)) || abuseOfUser(p, match)) {
 		actor = ActorUser // "he hits me": the victim is the user, whatever the subject
 	}
 	subject := nearestSubject(prefix, p.person)
@@ -644,7 +714,11 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 
 	// A topic: a bare noun, someone else's words and what is not the
 	// user's own statement are the topic's, not the user's state.
-	if topicFrame.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
+	topical := topicFrame
+	if p.grave {
+		topical = topicStrict // "a secret game": a game named by the child is no topic
+	}
+	if topical.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
 		return RiskFinding{}, false
 	}
 	if actor == ActorOther && (topicFrame.MatchString(ctx.msg) || topicFrame.MatchString(ctx.previous())) {
@@ -667,14 +741,14 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			f.Severity = SeverityMedium
 		}
 	}
-	if p.class == RiskAbuse && p.person && peers[nearestPerson(prefix)] {
+	if p.class == RiskAbuse && p.person && !p.grave && peers[nearestPerson(prefix)] {
 		if madeUp.MatchString(ctx.msg) {
 			return RiskFinding{}, false // "we're fine now"
 		}
 		f.Severity = SeverityMedium // a sibling's or a classmate's blow: a fight, seen, not an emergency
 	}
 	if actor == ActorOther {
-		if otherPast.MatchString(sent) {
+		if otherPast.MatchString(sent) || otherRecovery.MatchString(ctx.msg) {
 			return RiskFinding{}, false // someone else's past
 		}
 		f.Severity = SeverityLow
@@ -682,6 +756,9 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	}
 	negated := lastWordsNegate(clause, 3)
 	history := historyMarks.MatchString(clause) || historyMarks.MatchString(sent[end:]) || resolvedPast.MatchString(sent)
+	if history && nowMarks.MatchString(sent) {
+		history = false // "40 days clean and I relapsed", "it's still happening"
+	}
 	switch {
 	case negated && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
@@ -689,12 +766,16 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		return RiskFinding{}, false
 	case history && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
+	case history && p.class == RiskAbuse && resolution.MatchString(ctx.msg):
+		f.Severity = SeverityLow // "I left him in 1968"
 	case history && p.class == RiskAbuse:
 		f.Severity = SeverityMedium
 	case history:
 		return RiskFinding{}, false
 	case jokeFrame.MatchString(sent) && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
+	case conditional && p.class == RiskSuicidal:
+		f.Severity = SeverityHigh // conditional intent: "if she leaves, I'm done living"
 	}
 	return f, true
 }
@@ -712,7 +793,7 @@ func nearestPerson(prefix string) string {
 	words := riskWords.FindAllString(prefix, -1)
 	for i := len(words) - 1; i >= 0; i-- {
 		w := strings.TrimSuffix(words[i], "'s")
-		if personNouns[w] {
+		if riskPersons[w] {
 			return w
 		}
 		if subjectUser[w] {
@@ -731,7 +812,7 @@ func singularI(prefix string) bool {
 		switch {
 		case w == "i" || w == "i'm" || w == "i've" || w == "i'd" || w == "i'll" || w == "me" || w == "myself":
 			return true
-		case subjectUser[w] || subjectOther[w] || subjectYou[w] || subjectGeneric[w] || personNouns[w]:
+		case subjectUser[w] || subjectOther[w] || subjectYou[w] || subjectGeneric[w] || riskPersons[w]:
 			return false
 		}
 	}
@@ -750,14 +831,18 @@ func nearestSubject(prefix string, person bool) string {
 			w = t // "someone's been waiting"
 		}
 		switch {
+		case person && (w == "me" || w == "us" || w == "myself"):
+			continue // an object: "he pushed me into the cupboard and ... wouldn't let me out"
 		case subjectUser[w]:
 			if person {
 				return ""
 			}
 			return ActorUser
-		case (personNouns[w] || personNouns[strings.TrimSuffix(w, "'s")]) && objectOfI(words[:i]):
+		case (riskPersons[w] || riskPersons[strings.TrimSuffix(w, "'s")]) && objectOfI(words[:i]):
 			continue // "I wrote my mum a letter": my mum is the object
-		case personNouns[w] || personNouns[strings.TrimSuffix(w, "'s")]:
+		case strings.HasSuffix(w, "'s") && riskPersons[strings.TrimSuffix(w, "'s")] && i+1 < len(words) && !hasVerbs[words[i+1]]:
+			continue // "I found mum's pills": a possessive, not "mum's been"
+		case riskPersons[w] || riskPersons[strings.TrimSuffix(w, "'s")]:
 			return "person"
 		case subjectOther[w]:
 			if person {
@@ -773,8 +858,9 @@ func nearestSubject(prefix string, person bool) string {
 				return "person"
 			}
 			return "generic"
-		case person && (w == "it" || w == "this" || w == "that" || w == "ball" || w == "car"):
-			return ""
+		case person && (w == "it" || w == "this" || w == "that" || w == "ball" || w == "car") && !personBefore(words[:i]) &&
+			(i == len(words)-1 || words[i+1] != "and" && words[i+1] != "then"):
+			return "" // "the car hit me"; not "a man in a car"
 		}
 	}
 	return ""
@@ -836,13 +922,17 @@ var doubtVerbs = set("think", "know", "believe", "reckon")
 // summary line written by a model) holds a risk phrasing, whoever's and
 // however negated: such a line never becomes a memory or a pack line.
 func riskyText(text string) (class string, ok bool) {
-	norm := riskNorm(text)
+	norm := riskFold(text)
 	may := riskSet.mask(norm)
 	for i, p := range riskPatterns {
-		if may&(1<<i) == 0 {
+		if !may.has(i) {
 			continue
 		}
-		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) {
+		if p.apps != "" || (cueBits[i].needs >= 0 && !may.has(cueBits[i].needs)) || (cueBits[i].also >= 0 && !may.has(cueBits[i].also)) {
+			continue // the text lacks the cues the phrasing needs
+		}
+		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
+			(p.unless != nil && p.unless.MatchString(norm)) {
 			continue // a weak phrasing or one short of its context says nothing alone
 		}
 		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
@@ -942,13 +1032,19 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	special := SpecialPolicy(p, kind.Name())
 	res.Risks = nil
 	unsafe := map[string]string{} // message ID -> class of the user's own medium or high risk
-	prev := ""                    // the user's previous turn: its frames and distress carry over
+	var prev *riskCtx             // the user's previous turn: its frames and distress carry over
 	for _, m := range s.Messages {
 		if !isUser(m.Role) {
 			continue
 		}
-		f, ok := RiskInTurn(prev, m.Content)
-		prev = m.Content
+		// The previous turn was read folded and masked as a message: its
+		// reading is passed on, not repeated.
+		ctx := &riskCtx{msg: riskFold(m.Content), app: kind.Name()}
+		if prev != nil {
+			ctx.prev, ctx.prevDone, ctx.prevMask, ctx.prevMasked = prev.msg, true, prev.msgMask, prev.msgMasked
+		}
+		f, ok := riskIn(ctx)
+		prev = ctx
 		if !ok {
 			continue
 		}
@@ -1131,15 +1227,15 @@ func keyWords(key string) string {
 
 // riskSet reads a sentence once for the words of every risk pattern: a
 // sentence with none of them has no finding.
-var riskSet = newPrefilterSet(prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) }))
+var riskSet = newWideSet(riskFilters)
 
 // weakMask has the bits of the weak patterns: a message with none of their
 // words needs no second reading.
-var weakMask = func() uint64 {
-	var m uint64
+var weakMask = func() wideBits {
+	var m wideBits
 	for i, p := range riskPatterns {
 		if p.weak {
-			m |= 1 << i
+			m.set(i)
 		}
 	}
 	return m

@@ -18,21 +18,21 @@ var frameCases = []struct {
 	cases  []riskCase
 }{
 	{"passive ideation", []riskCase{
-		user(extract.RiskHopelessness, med, "Some days I don't see the point anymore."),
+		user(extract.RiskSuicidal, med, "Some days I don't see the point anymore."),
 		user(extract.RiskHopelessness, med, "honestly i dont see the point of anything lately"),
 		user(extract.RiskSuicidal, med, "I keep hoping I just won't wake up one morning."),
 		user(extract.RiskSuicidal, med, "Sometimes I wish I could fall asleep and never wake up."),
 		user(extract.RiskSuicidal, med, "I wish I could just disappear for good."),
 		user(extract.RiskSuicidal, med, "I want to vanish forever."),
-		user(extract.RiskHopelessness, med, "I feel like such a burden on my kids."),
-		user(extract.RiskHopelessness, med, "I'm nothing but a burden to my family."),
+		user(extract.RiskSuicidal, med, "I feel like such a burden on my kids."),
+		user(extract.RiskSuicidal, med, "I'm nothing but a burden to my family."),
 		user(extract.RiskSuicidal, med, "My family would be better off without me around."),
 		user(extract.RiskSuicidal, med, "Everyone would be happier if I wasn't here."),
 		user(extract.RiskSuicidal, med, "Nobody would even notice if I was gone."),
 		user(extract.RiskSuicidal, med, "No one would care if I disappeared tomorrow."),
 		user(extract.RiskSuicidal, med, "I don't want to be here anymore."),
 		user(extract.RiskSuicidal, med, "I'm so tired of being alive."),
-		user(extract.RiskHopelessness, med, "What's even the point of me being here"),
+		user(extract.RiskSuicidal, med, "What's even the point of me being here"),
 		user(extract.RiskSuicidal, med, "I want to die."),
 		user(extract.RiskSuicidal, med, "I'd rather be dead than keep feeling like this."),
 		user(extract.RiskSuicidal, med, "Life isn't worth living anymore."),
@@ -303,7 +303,7 @@ func TestScreenReadsThePreviousTurn(t *testing.T) {
 	}{
 		// Elder Tree's sighting: the second turn alone is enough.
 		{[]string{"I drank on Saturday.", "Some days I don't see the point anymore."},
-			[]extract.Risk{{Class: extract.RiskHopelessness, Severity: med, Actor: extract.ActorUser}}},
+			[]extract.Risk{{Class: extract.RiskSuicidal, Severity: med, Actor: extract.ActorUser}}},
 		// A bare "I don't see the point" after a relapse, and not after a chore.
 		{[]string{"I relapsed last night.", "I don't see the point."},
 			[]extract.Risk{{Class: extract.RiskHopelessness, Severity: med, Actor: extract.ActorUser}}},
