@@ -1,15 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestElderTreeFromTextOverHTTP is issue 12's report, replayed on a real
 // worker without an LLM on each database: an Elder Tree session with no
 // events, only the user's words. The relapse is the session's outcome, a
 // relapse cue is raised, the profile learns the new sponsor (a sponsor_change
-// cue) and that meetings stopped (fellowship_dropped), and the next
+// cue) and that meetings stopped (fellowship_dropped), the dated drink
+// resets the sobriety streak stated before, and the next
 // session's pack says so.
 func TestElderTreeFromTextOverHTTP(t *testing.T) {
 	t.Parallel()
@@ -45,8 +48,14 @@ func TestElderTreeFromTextOverHTTP(t *testing.T) {
 			}
 			_, prof := c.do("GET", "/v1/users/u-text/profile", nil)
 			doc, _ := prof["profile"].(map[string]any)
-			if doc["sponsor_name"] != "Linda" || doc["in_fellowship"] != false || doc["sobriety_days"] != float64(40) {
-				t.Fatalf("profile = %v; want sponsor Linda, not in a fellowship, 40 days stated earlier", doc)
+			// The drink on Saturday resets the count stated in the first
+			// session: the streak starts again the day after it.
+			said := base.Add(61 * time.Minute)
+			start, err := time.Parse(time.DateOnly, fmt.Sprint(doc["recovery_start_date"]))
+			days := said.Truncate(24*time.Hour).Sub(start).Hours() / 24
+			if doc["sponsor_name"] != "Linda" || doc["in_fellowship"] != false || err != nil ||
+				start.Weekday() != time.Saturday || days < 0 || days > 7 || doc["sobriety_days"] != days {
+				t.Fatalf("profile = %v; want sponsor Linda, not in a fellowship, the 40 days stated earlier reset by the drink on the last Saturday", doc)
 			}
 			cues := storedCues(t, url, "u-text")
 			for _, k := range []string{"relapse", "sponsor_change", "fellowship_dropped"} {
