@@ -16,7 +16,7 @@ import (
 // unless.
 
 // riskPatterns are the core phrasings and the families' lexicons.
-var riskPatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true))
+var riskPatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true), conceptPatterns)
 
 // splitAlternatives gives each top-level alternative of a pattern's
 // expression its own pattern, with the same options: a sentence then runs
@@ -521,4 +521,127 @@ func (c *riskCtx) mayHold(bit int) bool {
 		}
 	}
 	return c.prevMask.has(bit)
+}
+
+// Concepts the families share, composed rather than listed by sentence
+// (issue 23 §1, second pass): the user's absence (gone, not in the
+// picture, not waking, staying asleep), what survives the user (letters,
+// pets, debts, things given away), the means at hand and its lethality,
+// a partner's hold over the user's phone, keys, money, friends and
+// whereabouts, a person at the door, an amount of a substance with what
+// it does to the body. Each is qualified by the same frames as the
+// lexicons above.
+const (
+	// absent is the user not being here, in the words people use for it.
+	absent = `(?:gone|dead|not\s+(?:here|around|alive|in\s+the\s+picture)|no\s+longer\s+(?:here|around|alive)|out\s+of\s+the\s+(?:way|picture)|in\s+the\s+ground|six\s+feet\s+under)`
+	// partner is someone who may hold power over the user.
+	partner = `(?:he|she|they|my\s+(?:husband|wife|partner|boyfriend|girlfriend|bf|gf|ex|fianc\w*|man|missus|other\s+half|stepdad|step\s+dad|carer))`
+	// heldThings are what a controlling partner takes or keeps.
+	heldThings = `(?:phone|mobile|car\s+keys|keys|money|bank\s+cards?|cards?|passport|wages|pay|pension|benefits|documents|id|wallet|purse|savings|laptop|sim)`
+	// bodyHarm: what a substance does to the body, beyond symptom.
+	bodyHarm = `\b(?:stay\s+awake|keep\s+(?:my\s+)?eyes\s+open|(?:keep|kept|keeps)\s+(?:being|getting|throwing\s+up|vomiting)|being\s+sick|can'?t\s+(?:stand(?:\s+up)?|breathe\s+(?:right|properly)|feel\s+my|walk|see\s+properly)|lips\s+(?:have\s+)?(?:gone|turned|are|look)\s+(?:blue|grey|purple)|(?:chest|heart)\s+(?:hurts|is\s+tight|pain|won't\s+slow)|hurts\s+to\s+breathe|struggling\s+to\s+(?:breathe|stay|stand|wake)|going\s+in\s+and\s+out|everything'?s?\s+(?:is\s+)?spinning|can't\s+stop\s+(?:shaking|being\s+sick))`
+)
+
+var conceptPatterns = []riskPattern{
+	// ---- Passive ideation: the user's absence, wished for or imagined
+	// as a relief to others. Medium.
+	lx(RiskSuicidal, SeverityMedium, `\b(?:better|easier|simpler|happier|lighter|relieved|fine|okay|ok|cope|manage|move\s+on|get\s+over\s+it|breathe)\b(?:\s+[a-z']+){0,6}?\s+(?:if|once|when)\s+i\s+(?:just\s+)?(?:was|were|wasn't|weren't|am|'m|was\s+finally)\s+(?:not\s+)?`+absent).
+		notAfter(`for\s+(?:a|the|one|two|\d+|a\s+few)\s+\w+|this\s+(?:weekend|week)|tonight|at\s+(?:work|the)|on\s+(?:the|my)\s+(?:trip|holiday)`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:don't|dont|do\s+not)\s+(?:know|see|get)\s+why\s+(?:i'm|im|i\s+am)\s+(?:even\s+)?still\s+(?:here|alive|around|breathing)\b|\bwhy\s+(?:am\s+i|i'm|im)\s+(?:even\s+)?still\s+(?:alive|breathing|here\s*$)|\bwhat\s+(?:am\s+i|i'm|im)\s+(?:even\s+)?(?:still\s+)?(?:staying\s+alive|alive|living|still\s+here)\s+for\b`).
+		notAfter(`at\b|in\b|on\b|with\b|waiting|working|doing`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:hop|wish|pray)(?:e|es|ed|ing)?\b(?:\s+[a-z']+){0,5}?\s+(?:i\s+)?(?:just\s+)?(?:don't|dont|won't|wont|never|do\s+not|wouldn't)\s+(?:open\s+my\s+eyes|come\s+round|see\s+(?:the\s+)?(?:morning|tomorrow|another\s+(?:day|morning|year|birthday|christmas))|make\s+it\s+to\s+(?:morning|tomorrow))\b|\b(?:go\s+to\s+sleep|fall\s+asleep|sleep)\s+and\s+(?:just\s+)?(?:stay\s+(?:asleep|that\s+way|there)|never\s+come\s+back|not\s+come\s+back)\b|\bstay\s+asleep\s+(?:forever|for\s+good|for\s+ever|permanently)\b`).
+		notAfter(`till|until|on\s+(?:my|a)\s+(?:day|lie)`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:tired|sick|weary|exhausted)\s+of\s+(?:being\s+(?:here|around)\s+(?:at\s+all|any\s?more|on\s+this\s+(?:earth|planet))|being\s+me\b|existing|waking\s+up\s+(?:at\s+all|every\s+day|each\s+morning))|\b(?:stopped|stop|quit)\s+wanting\s+to\s+(?:be\s+alive|live|be\s+here|exist|wake\s+up|keep\s+going)\b`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:wouldn't|would\s+not|won't|wouldnt)\s+(?:mind|care)\s+if\s+i\s+(?:just\s+)?(?:didn't|did\s+not|never|don't)\s+(?:wake\s+up|see\s+(?:another|the\s+(?:morning|new\s+year|next))|make\s+it|come\s+back|exist)|\b(?:wouldn't|wouldnt|would\s+not)\s+(?:mind|care)\s+if\s+i\s+(?:just\s+)?(?:died|was\s+gone|got\s+hit|never\s+woke|stopped\s+existing|disappeared)`),
+	lx(RiskSuicidal, SeverityMedium, `\bwish\w*\b(?:\s+[a-z']+){0,6}?\s+(?:hadn't|had\s+not|didn't|hadnt)\s+(?:swerved|stopped|braked|missed\s+me|saved\s+me|found\s+me|revived\s+me|brought\s+me\s+back|pulled\s+me\s+out|woken\s+me)\b|\bwish\w*\b(?:\s+[a-z']+){0,5}?\s+(?:had|would\s+have)\s+(?:hit|killed|finished)\s+me\b`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:would|will|does|do)\s+(?:anyone|anybody|people|they|any\s+of\s+them)\s+(?:even\s+)?(?:notice|clock|care|miss\s+me|realise|realize)\w*\b(?:\s+[a-z']+){0,3}?\s+(?:if|when)\s+i\s+(?:just\s+)?(?:stopped\s+(?:existing|being\s+here|turning\s+up|breathing)|wasn't\s+(?:here|around)|weren't\s+(?:here|around)|was\s+gone|disappeared|vanished|died|didn't\s+(?:exist|wake\s+up|come\s+back)|never\s+came\s+back)`),
+	lx(RiskSuicidal, SeverityMedium, `\b(?:just\s+)?taking\s+up\s+(?:space|air|room)\s+(?:that|someone|on\s+this|in\s+this\s+world)|\b(?:waste\s+of\s+(?:a\s+)?life|shouldn't\s+(?:still\s+)?be\s+here)\b`).fromUser().
+		except(`\b(?:desk|car|boxes|garage|storage|shelf|cupboard|wardrobe|fridge|sofa|couch|parking|lol|haha)\b`),
+
+	// ---- Preparation: what survives the user, set in order. High.
+	lx(RiskSuicidal, "", `\b(?:written|wrote|writing|write|left|leaving|recorded|recording|made|making|finished)\b(?:\s+[a-z']+){0,3}?\s+(?:goodbye\s+|farewell\s+|last\s+)?(?:letters?|notes?|messages?|videos?|cards?)\s+(?:to|for)\s+(?:everyone|everybody|each\s+of|all\s+of|every\s+one\s+of|the\s+people\s+i\s+love)\b|\b(?:letters?|notes?|messages?|videos?|recording)\b(?:\s+[a-z']+){0,6}?\s+(?:to\s+(?:read|watch|open|find|have)\s+)?(?:after|when)\s+i'?m\s+(?:gone|dead|not\s+(?:here|around)|no\s+longer\s+(?:here|around))\b`).
+		except(`\b(?:thank\s*you|thanks|christmas|xmas|birthday|wedding|invitations?|cv|application|council|mp\b|complain\w*|valentine|postcards?|holiday|retire\w*|leaving\s+do|new\s+job|moving\s+(?:house|abroad|away)|funeral\s+plan|solicitor)\b`),
+	lx(RiskSuicidal, "", `\b(?:gave|giving|given|give)\s+(?:away\s+)?(?:all\s+|most\s+|the\s+rest\s+)?(?:of\s+)?my\s+(?:\w+\s+){0,2}?(?:stuff|things|belongings|clothes|books|games|jewellery|jewelry|records|tools|collection|possessions|savings|guitar|console|switch|xbox|playstation|bike|plants)\b|\b(?:been\s+)?giving\s+(?:away\s+)?(?:all\s+)?(?:my|everything|all\s+my)\b(?:\s+[a-z']+){0,3}?\s+away\b`).
+		needing(`won'?t\s+(?:be\s+)?(?:need|needing|using|use|around|here)|not\s+(?:going\s+to|gonna)\s+need|no\s+use\s+to\s+me|(?:after|when)\s+i'?m\s+gone|everything|all\s+(?:week|my|of\s+it|of\s+my)|wont\s+need|where\s+i'?m\s+going|for\s+when|last\s+(?:few|things)|nothing\s+left|keep\s+them\s+safe|remember\s+me`).
+		except(`\b(?:charity|charity\s+shop|clear\w*\s+out|declutter\w*|moving|move\b|outgrown|too\s+small|spring\s+clean\w*|kondo|car\s+boot|ebay|vinted|sell\w*|sold|upgrade|new\s+one|bigger|smaller\s+flat|downsiz\w*|minimalis\w*|freecycle)\b`),
+	lx(RiskSuicidal, "", `\b(?:new\s+home|someone\s+to\s+(?:take|look\s+after|have)|somewhere\s+(?:to\s+go|safe))\s+for\s+(?:my\s+|the\s+)?(?:cat|dog|pets?|bird|rabbit|hamster|fish|budgie|kitten|puppy)\b|\b(?:rehomed|rehoming|rehome|found\s+a\s+(?:new\s+)?home\s+for)\s+(?:my\s+|the\s+)?(?:cat|dog|pets?|bird|rabbit|hamster|fish|budgie)\b|\bmade\s+sure\s+(?:my\s+|the\s+)?(?:cat|dog|pets?|kids|children)\s+(?:has|have|will\s+have|is|are|will\s+be)\b`).
+		needing(`\bafter\b|be\s+around|won'?t\s+be|when\s+i'?m\s+gone|better\s+off|someone\s+who'?ll|look\s+after\s+(?:her|him|them)|taken\s+care\s+of\s+(?:after|when)|not\s+(?:here|around)|somewhere\s+to\s+go`).
+		except(`\b(?:moving|move\b|allerg\w*|landlord|new\s+(?:flat|job|baby|house)|can't\s+afford|baby|holiday|trip|vacation|kennels?|cattery|sitter|while\s+(?:i'm|we're)\s+away|working\s+away|hospital\s+(?:stay|for\s+(?:a|the))|operation|surgery)\b`),
+	lx(RiskSuicidal, "", `\b(?:sorted|wrote|written|made|updated|finished|paid\s+off|cancelled|canceled|closed|settled|tied\s+up|put)\b(?:\s+[a-z']+){0,6}?\s+(?:so\s+(?:that\s+)?(?:nobody|no\s+one|noone|they|the\s+kids|my\s+\w+)\s+(?:has|have|is|are|'s|won't|doesn't|don't)\b(?:\s+[a-z']+){0,3}?\s+(?:mess|deal\s+with|sort\s+out|clean\s+up|left\s+with|worry|burden)|(?:after|when)\s+i'?m\s+(?:gone|not\s+here|dead)|all\s+(?:my\s+)?loose\s+ends|(?:my\s+)?affairs\s+in\s+order)`).
+		except(`\b(?:funeral\s+plan|solicitor|lawyer|at\s+my\s+age|one\s+day|eventually|in\s+years|years\s+to\s+come|sensible|the\s+adviser|financial\s+adviser|retire\w*|moving|emigrat\w*|new\s+job|before\s+(?:the\s+)?(?:baby|holiday|trip|operation|surgery)|travel\w*|gap\s+year|wedding)\b`),
+	lx(RiskSuicidal, "", `\b(?:looked|look|looking|googl\w*|search\w*|research\w*|checked|checking|read|reading|worked|found|asked)\s+(?:up\s+|into\s+|out\s+|up\s+on\s+|online\s+)?(?:how\s+(?:many|much)\s+(?:it\s+)?(?:would|it'd|will|i'd|i\s+would|you'd)\s+(?:take|need)|(?:which|what)\s+(?:\w+\s+){0,2}?(?:would|will|could|can)?\s*(?:stop\s+(?:your|my|a|the)\s+heart|kill\s+(?:you|me|a\s+person|someone)|be\s+(?:fatal|lethal|enough))|(?:which|what)\s+(?:pills|tablets|painkillers|drugs|meds)\s+(?:stop|kill|are\s+(?:fatal|lethal)))`).
+		except(`\b(?:dog|cat|pet|puppy|kitten|toddler|baby|kids?|child|grandchild\w*|essay|exam|nursing|vet|pharmacolog\w*|biology|chemistry|course|lecture|revision|recipe|paint|tiles|wallpaper|bricks|flour|people\s+(?:to|for|at)|guests|chairs|seats|tickets|buses|coaches|tins|cans|bags\s+of|hours|days|weeks|miles)\b`),
+	lx(RiskSuicidal, "", `\b(?:rope|noose|pills|tablets|gun|blades?|razor|charcoal|hose(?:pipe)?|painkillers)\b(?:\s+[a-z']+){0,4}?\s+(?:ready|sorted|all\s+set|counted\s+out|lined\s+up|set\s+up|hidden|waiting|in\s+the\s+(?:shed|garage|car|boot|drawer|loft|attic))\b`).
+		needing(`\b(?:now|ready|all\s+set|counted|lined\s+up|set\s+up|hidden|waiting|tonight|later|when|nobody|no\s+one|the\s+lot|enough)\b`).
+		except(`\b(?:garden|plants|lawn|wash\w*|climbing|camping|boat|sailing|hunting|range|dog|tow|swing|clothesline|holiday|trip|pill\s*box|dosette|weekly|morning|bbq|barbecue|grill|shav\w*|craft\w*|diy|shoot(?:ing)?\s+(?:range|club)|clay|game|play|prop|costume|halloween|tug)\b`),
+	lx(RiskSuicidal, "", `\b(?:picked|chosen|chose|set|decided\s+on|settled\s+on|worked\s+out)\s+(?:a\s+|the\s+)?(?:`+days+`(?:\s+night)?|tonight|tomorrow(?:\s+night)?|the\s+date|a\s+date|the\s+day|a\s+day|the\s+night|a\s+night|the\s+time|next\s+\w+)\b`).
+		needing(`\bempty\b|\bnobody\b|\bno\s+one\b|\balone\b|(?:everyone|everybody|they|the\s+kids)(?:'s|\s+is|'re|\s+are|'ll\s+be|\s+will\s+be)\s+(?:out|away|asleep)|won't\s+be\s+found|won't\s+find\s+me|when\s+(?:the\s+house|everyone|everybody)`).
+		except(`\b(?:wedding|party|date\s+night|holiday|move|moving|birthday|interview|appointment|surgery|exam|match|game|film|movie|restaurant|dinner|sleepover|friends\s+over|mates\s+over|gaming|netflix|bath|clean\w*|tidy|decorat\w*|paint\w*|practi[sc]e|study|revis\w*|gig|concert|pamper|spa|self-?care|me\s+time|takeaway|sale)\b`),
+
+	// ---- Intent in other words: high.
+	lx(RiskSuicidal, "", `\b(?:do|did|doing|done)\s+myself\s+in\b`).
+		notAfter(`(?:lifting|carrying|moving|at\s+the\s+gym|on\s+the|with\s+(?:the|that|all)|running|training|working)`),
+	lx(RiskSuicidal, "", `\b(?:take|taking|took|swallow|swallowing|down|downing)\s+(?:every|each)\s+(?:single\s+)?(?:pill|tablet|painkiller)\b|\b(?:take|taking|swallow|swallowing)\s+everything\s+in\s+the\s+(?:cabinet|cupboard|medicine\s+\w+|drawer|house)\b`).
+		except(`\b(?:prescribed|as\s+prescribed|on\s+time|every\s+(?:day|morning|night)|doctor|gp|course\s+of|antibiotics?|vitamins?|remember(?:ed)?\s+to)\b`),
+	lx(RiskSuicidal, "", `\b(?:going\s+to|gonna|will|i'll|want\s+to|wanna|planning\s+to|plan\s+to|about\s+to|ready\s+to|thinking\s+of|thought\s+about|nearly|almost)\s+(?:just\s+)?(?:drive|crash|steer|wrap|swerve|plough|plow)\s+(?:my\s+|the\s+)?(?:car|van|truck|bike|motorbike)?\s*(?:into|off|under)\s+(?:a|the|an)\s+(?:wall|tree|bridge|river|lake|cliff|lorry|truck|pillar|motorway|oncoming|sea|quarry|reservoir|canal|bus|train)\b`).
+		except(`\b(?:lol|haha|parking|reversing|learner|driving\s+lesson|instructor|game|gta|mario|icy|ice|fog)\b`),
+	lx(RiskSuicidal, "", `\b(?:going\s+to|gonna|will|i'll|want\s+to|wanna|planning\s+to|plan\s+to|about\s+to|ready\s+to)\s+(?:just\s+)?(?:slit|slash|open|cut)\s+(?:my\s+)?(?:wrists?|throat|veins)\b`),
+	lx(RiskSuicidal, "", `\bnot\s+(?:sticking|hanging|staying)\s+around\b|\bthat'?s\s+it\s+for\s+me\b|\b(?:i'm|im|i\s+am)\s+(?:done|finished)\s+with\s+(?:living|being\s+alive|this\s+life|life)\b`).weakly(),
+	lx(RiskSuicidal, "", `\b(?:going\s+to|gonna)\s+(?:make\s+it\s+happen|do\s+it|go\s+through\s+with\s+it)\b`).
+		needing(`\b(?:want\s+to\s+die|wanna\s+die|kill\s+myself|end\s+(?:it|my\s+life|things)|not\s+be\s+here|be\s+dead|ready\s+to\s+go|goodbye|i've\s+decided)\b`).weakly(),
+
+	// ---- Self-harm acts in other words: high.
+	lx(RiskSelfHarm, "", `\b(?:put|stub|stubbed|stubbing|putting)\s+(?:a\s+|my\s+|the\s+)?(?:cigarette|fag|ciggie|joint|match|lighter)\s+out\s+on\s+(?:my\s+)?(?:own\s+)?(?:arms?|wrists?|hands?|legs?|thighs?|skin|stomach|chest|neck)\b|\b(?:slamm?(?:ed|ing)?|smash(?:ed|ing)?|bang(?:ed|ing)?|hit(?:ting)?|beat(?:ing)?)\s+my\s+(?:own\s+)?head\s+(?:against|into|on|off)\b`).
+		needing(`again|until|till|so\s+(?:hard|i)|on\s+purpose|deliberately|quiet|stop|bled|bleed|blood|bruise|punish|deserve|hate|because|every|feel|make\s+it|lighter|cigarette`).
+		except(`\b(?:accident\w*|cupboard|low\s+ceiling|beam|car\s+door|bunk|tripped|fell|slipped|clumsy|lol|haha|frustrat\w*\s+with|homework|maths?|puzzle|crossword|spreadsheet|code|coding|bug\b)\b`).byUser(),
+	lx(RiskSelfHarm, "", `\b(?:covered\s+in|fresh|new|open|raw|red)\s+(?:new\s+|fresh\s+|red\s+|deep\s+)?(?:lines|cuts|slashes|scabs|wounds|gashes|burns|scratches|marks)\s+(?:on|up|down|across|all\s+over|under)\b`).
+		needing(`\b(?:my|sleeves?|hoodie|hide|hiding|jumper|nobody|again|did|made)\b`).
+		except(`\b(?:cat|kitten|dog|puppy|hamster|brambles?|thorns?|garden\w*|kitchen|cooking|bike|fell|tripped|climbing|rugby|football|tattoo\w*|surgery|operation|stitches|chickenpox|eczema|sunburn|code|poem|song|script|play|notebook|page|paper)\b`),
+
+	// ---- Danger now in other words: high.
+	lx(RiskAbuse, "", `\b(?:he|she|they|my\s+ex|someone|somebody|a\s+(?:man|guy|woman|stranger)|the\s+(?:man|guy|woman))(?:'s|\s+is|'re|\s+are)\s+(?:still\s+|back\s+)?(?:outside|downstairs|at\s+(?:the|my|our)\s+(?:door|window|gate|front\s+door|back\s+door))\b`).
+		needing(`right\s+now|won'?t\s+(?:stop|go|leave)|keeps?\s+(?:ringing|knocking|banging|calling|shouting)|scared|frightened|terrified|afraid|bang\w*|shout\w*|scream\w*|again|hiding|let\s+(?:him|her|them)\s+in|won'?t\s+answer|threat\w*|kill|hurt|drunk|angry|knife|police`).
+		except(benignVisit.String()),
+	lx(RiskAbuse, "", `\b(?:kicking|kicked|kicks|banging|hammering|pounding|smashing|smashed|trying\s+to\s+(?:kick|break|force|smash))\s+(?:in\s+|down\s+)?(?:the|my|our)\s+(?:bedroom\s+|bathroom\s+|front\s+|back\s+)?(?:door|window)s?(?:\s+in|\s+down)?\b|\btrying\s+to\s+(?:get|break|climb|force\s+(?:his|her|their)\s+way)\s+in\b`).
+		needing(`\b(?:locked|hiding|hide|scared|frightened|terrified|afraid|he|she|they|him|her|them|night|shout\w*|scream\w*|drunk|angry|police|hear)\b`).
+		except(`\b(?:delivery|parcel|postman|locked\s+(?:myself\s+)?out|lost\s+(?:my|the)\s+keys?|forgot\s+(?:my|the)\s+keys?|locksmith|cat|dog|wind|storm|builders?|police\s+(?:did|had\s+to)|neighbou?r\s+(?:wanted|needed)|game|film|movie|lol|haha|fire\s+(?:drill|brigade)|firefighters?)\b`).byPerson().severe(),
+	lx(RiskAbuse, "", `\b(?:he|she|they|my\s+ex|my\s+\w+)(?:'s|\s+has|\s+had|'ve|\s+have)\s+(?:got\s+)?(?:a|his|her|their|the)\s+(?:knife|gun|blade|machete|bat|hammer|weapon)\b|\bthreaten(?:ed|ing|s)?\s+(?:to\s+(?:kill|stab|shoot|hurt|strangle|burn|beat)\s+me|me\s+with)\b`).
+		needing(`threat\w*|use\s+it|on\s+me|at\s+me|kill|hurt|stab|shoot|waving|pointing|scared|terrified|coming|said\s+he|said\s+she|if\s+i|means\s+it`).
+		except(`\b(?:game|film|movie|lol|haha|kitchen|cooking|chopping|cutting\s+(?:the|up)|carving|joking|jokingly|messing|play(?:ing)?|toy|nerf|water\s+gun|hunting|range|diy|shed)\b`).severe(),
+	lx(RiskAbuse, SeverityMedium, `\b(?:tracker|tracking\s+(?:device|app)|airtag|air\s+tag|gps\s+(?:tracker|tag))\s+(?:on|in|under|inside)\s+my\s+(?:car|bag|phone|coat|handbag|bike|keys)\b|\b(?:put|hid|found|planted|installed)\s+(?:a\s+|an\s+)?(?:tracker|airtag|air\s+tag|tracking\s+(?:device|app)|spy\s*ware|spy\s+app)\b`).
+		except(`\b(?:lost\s+(?:my|the)|so\s+i\s+(?:can|could|don't)|my\s+(?:dog|cat|luggage|suitcase)|on\s+(?:my|the)\s+(?:dog|cat|luggage|suitcase)|kids?'?s?\s+(?:bag|phone)|find\s+my|theft|stolen|insurance)\b`),
+
+	// ---- Coercive control in other words: medium.
+	lx(RiskAbuse, SeverityMedium, `\b`+partner+`\b(?:\s+[a-z']+){0,2}?\s+(?:took|takes|has\s+taken|keeps|kept|hides|hid|holds|controls|confiscated|confiscates|locked\s+away|locks\s+away|won't\s+give\s+(?:me\s+)?(?:back\s+)?)\s+(?:all\s+)?(?:of\s+)?my\s+`+heldThings+`\b|\b`+partner+`\s+(?:has|keeps|controls)\s+(?:all\s+)?(?:of\s+)?my\s+(?:bank\s+cards?|cards?|money|wages|pension|benefits|passport|savings|documents)\b`).
+		except(`\b(?:shopping|errands|to\s+(?:pay|get|do|fix|help|mend|charge|update)|borrow\w*|lend|by\s+mistake|accident\w*|forgot|left\s+(?:it|them)|safe\s+for\s+me|for\s+safe|grounded|punish\w*|bedtime|screen\s*time|naughty|homework|school|until|till|for\s+(?:a|the)\s+(?:day|week|night)|lol|haha|joke|prank|thief|thieves|mugged|robbed|stole|burglar|pickpocket|teacher)\b`),
+	lx(RiskAbuse, SeverityMedium, `\b(?:not|never)\s+allowed\s+(?:to\s+)?(?:out\s+(?:on\s+my\s+own|alone|without)|to\s+(?:see|talk\s+to|speak\s+to|call|text|visit|contact)\s+(?:my\s+)?(?:friends|family|mum|mom|mam|dad|parents|sister|brother|anyone|anybody|people)|to\s+have\s+(?:my\s+own\s+)?(?:money|a\s+phone|friends|a\s+job|a\s+bank)|to\s+(?:work|drive|leave\s+the\s+house|go\s+out))\b|\bonly\s+allowed\s+(?:out|to\s+(?:go|leave|see|call|spend))\b|\b`+partner+`\s+(?:won't|doesn't|wouldn't|never|will\s+not|does\s+not)\s+let\s+me\s+(?:have\s+(?:my\s+own\s+)?(?:money|a\s+phone|friends|a\s+job|a\s+bank)|see\s+(?:my\s+)?(?:friends|family|mum|mom|dad|parents|sister|brother|anyone)|talk\s+to\s+(?:anyone|my\s+\w+)|work|drive|leave\s+the\s+house|out\s+of\s+(?:his|her|their)\s+sight)\b`).
+		except(`\b(?:grounded|homework|bedtime|sweets|screen\s*time|ipad|games?|punish\w*|naughty|teacher|school|covid|lockdown|quarantine|isolat\w*\s+(?:with|for)|doctor|hospital|surgery|infection|chickenpox|contagious|exam|until\s+i'm|till\s+i'm|lol|haha|work\s+(?:rules|policy)|boss|manager|contract|night\s+shift|during\s+(?:work|the\s+shift))\b`),
+	lx(RiskAbuse, SeverityMedium, `\b(?:have|has|had|make|makes|made|forces?|forced)\s+(?:me\s+)?(?:to\s+)?(?:send|share|show|text|call|ring|report|check\s+in|video\s+call|facetime)\b(?:\s+[a-z']+){0,6}?\s+(?:where\s+i\s+am|my\s+location|who\s+i'm\s+with|every\s+(?:hour|half\s+hour|time\s+i|\d+\s+minutes)|all\s+the\s+time|whenever\s+i'm\s+out)\b|\b(?:checks|tracks|monitors|watches|follows|checks\s+up\s+on)\s+(?:my\s+)?(?:location|where\s+i\s+am|where\s+i\s+go)\b`).
+		needing(`\b(?:he|she|him|her|they|them|my\s+(?:husband|wife|partner|boyfriend|girlfriend|ex|bf|gf))\b`).
+		except(`\b(?:mum|mom|dad|parents|school|safety\s+app|uni|work|boss|job|delivery|driver|shift|lone\s+worker|hiking|night\s+out\s+with|safe\s+home|got\s+home\s+safe|lol|haha)\b`),
+	lx(RiskAbuse, SeverityMedium, `\b(?:goes|go|gets|went|flips|flipped|kicks\s+off|kicked\s+off|loses\s+it|lost\s+it)\s+(?:mental|mad|crazy|nuts|ballistic|off\s+on\s+one|psycho|furious|violent|angry|off)?\s*(?:at\s+me\s+)?(?:if|when|whenever|every\s+time)\s+i\s+(?:even\s+)?(?:talk\s+to|speak\s+to|see|text|call|ring|go\s+out|meet|visit|look\s+at|wear|spend\s+(?:time|money))\b|\b(?:decides|chooses|controls|dictates|tells\s+me)\s+(?:\w+\s+){0,6}?who\s+i\s+(?:see|speak|talk|can|am\s+allowed|text|meet|hang)\b|\bso\s+(?:that\s+)?i\s+(?:can't|cannot|couldn't|can\s+not)\s+(?:contact|call|ring|talk\s+to|text|reach|message)\s+(?:anyone|anybody|my\s+\w+|help|the\s+police|people)\b|\b(?:cut|cuts|cutting|isolat\w+|kept|keeps|keeping|stopped|stops)\s+me\s+(?:off\s+)?(?:away\s+)?from\s+(?:seeing\s+)?(?:my\s+|all\s+my\s+)?(?:family|friends|mum|mom|dad|parents|sister|brother|everyone|people)\b`).
+		byPerson().
+		except(`\b(?:grounded|homework|bedtime|teacher|school|covid|lockdown|quarantine|doctor|hospital|infection|contagious|exam|lol|haha|revision|chores|tidy|mess|homesick)\b`),
+	lx(RiskAbuse, "", `\bif\s+i\s+(?:ever\s+)?(?:tell|told|say|said|breathe\s+a\s+word|speak)\b(?:\s+[a-z']+){0,6}?\s+(?:he'll|she'll|they'll|he\s+will|she\s+will|they\s+will|he'd|she'd|he\s+would|she\s+would)\s+(?:make\s+me\s+(?:pay|regret|sorry)|hurt|kill|beat|hit|do\s+something|find\s+me|take\s+(?:the\s+kids|my\s+\w+)|send|post|share|ruin)\b`).
+		except(`\b(?:surprise|party|present|gift|spoiler|lol|haha|joke|kidding|ending|secret\s+santa|mum\s+about\s+the)\b`).severe(),
+
+	// ---- A child's secret, in other words: a secret marker with
+	// somewhere private or the body. High.
+	lx(RiskAbuse, "", `\b(?:nobody|no\s+one|noone)\s+(?:can|must|is\s+allowed\s+to|should|is\s+supposed\s+to)\s+(?:ever\s+)?know\b|\b(?:i'm|im|i\s+am)\s+not\s+(?:allowed|aloud|supposed)\s+to\s+(?:say|tell|talk\s+about)\b|\b(?:its|it's|it\s+is)\s+(?:ok|okay|alright|fine)\s+(?:cos|cause|because|coz|since)\s+(?:it's|its|it\s+is)\s+(?:a\s+|our\s+)?secret\b`).
+		needing(`touch\w*|private|bath\w*|shower|\bbed\b|bedroom|my\s+room|at\s+night|clothes|naked|undress\w*|pants|knickers|lap\b|kiss\w*|photos?|pictures?|videos?|body|hurts?|game|comes?\s+in`).
+		with2(`\b(?:he|she|him|his|her|uncle|stepdad|step\s+dad|stepfather|stepmum|coach|tutor|teacher|man|grown[- ]?ups?|adult|someone|babysitter|neighbou?r|grandad|grandpa|boyfriend|cousin|brother|dad|daddy|mummy's|priest|aunt\w*)\b`).
+		except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|spoiler|hiding\s+place|password|secret\s+club|den|treasure|cookie|biscuit|ate\s+the|the\s+ending|the\s+plot)\b`).kept(),
+
+	// ---- Acute distress in other words: medium.
+	lx(RiskDistress, "", `\b(?:falling\s+to\s+pieces|coming\s+apart\s+at\s+the\s+seams|can'?t\s+(?:catch\s+my\s+breath|get\s+(?:up\s+)?off\s+the\s+(?:floor|bathroom\s+floor|kitchen\s+floor)|stop\s+(?:trembling|hyperventilating))|breaking\s+down\s+(?:in\s+tears|every\s+day|all\s+the\s+time|again|constantly)|keep\s+breaking\s+down|(?:chest|throat)\s+(?:is\s+)?(?:so\s+|really\s+)?tight|pacing\s+(?:for\s+hours|all\s+night|since)|(?:hands|legs|body|whole\s+body)\s+(?:won't|wont|will\s+not)\s+stop\s+(?:shaking|trembling)|having\s+a\s+(?:breakdown|meltdown)\s+right\s+now|(?:i'm|im|i\s+am)\s+(?:completely\s+|totally\s+)?(?:overwhelmed|a\s+wreck|a\s+mess)\s+(?:and|i\s+can't|can't|right\s+now|all\s+the\s+time|every\s+day))\b`).
+		except(`\b(?:lol|haha|lmao|exam|test|interview|excited|car\s+(?:broke|has\s+broken)|the\s+car|the\s+washing\s+machine|laptop|phone\s+(?:is|has)|sofa|furniture|jigsaw|lego|robot|in\s+the\s+(?:game|film|book|show)|running|run\b|gym|workout|stairs|hike|cold|flu|asthma\s+(?:is\s+)?(?:fine|ok)|my\s+(?:toddler|baby|son|daughter|dog|cat)\s+(?:is|was|keeps|had))\b`),
+
+	// ---- Substance crisis in other words: an amount past the usual, a
+	// binge or a mix, and what it does to the body. High.
+	lx(RiskSubstance, "", `\b(?:double|twice|triple|way\s+too\s+much|far\s+too\s+much|too\s+much|a\s+lot\s+more|loads\s+more|way\s+more|much\s+more)\b|\b(?:don't|dont|do\s+not)\s+know\s+how\s+(?:much|many)\s+(?:i've|i\s+have|i)\s+(?:had|taken|took|drunk|drank|done|used|smoked)\b|\blost\s+count\b|\bon\s+(?:it|a\s+bender|a\s+binge|the\s+\w+)\s+(?:since|for\s+(?:\w+\s+)?(?:days|nights|hours))\b|\b(?:grams?|pills|tablets|lines|bags|pints|shots)\b(?:\s+[a-z']+){0,3}?\s+(?:and|with|plus|on\s+top\s+of)\s+(?:\w+\s+){0,3}?(?:bottles?|drinks?|wine|vodka|whiske?y|beer|pills|tablets|gin|rum|cans)\b|\b(?:after|from)\s+what\s+i\s+(?:took|had|used|smoked|drank|snorted)\b`).
+		needing(bodyHarm + `|` + symptom).with2(drugWord + `|\b(?:took|had|used|drank|on\s+it)\b`).
+		except(`\b(?:hungover|hangover|lol|haha|lmao|caffeine|coffee|sugar|cake|chocolate|pizza|food|ate|eating|gym|workout|training|run\b|running|homework|emails?|screen\s*time|netflix|flu|cold|covid|food\s+poisoning|dentist|anaesthetic|anesthetic|surgery|operation|hospital\s+gave|doctor\s+gave|prescribed|side\s+effects?\s+of\s+my\s+new)\b`),
+	lx(RiskSubstance, SeverityMedium, `\b(?:had|drunk|drank|downed|done|taken|took|on\s+(?:my|about))\s+(?:about\s+|like\s+|around\s+|maybe\s+|over\s+|at\s+least\s+)?(?:[6-9]|1[0-9]|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s+(?:drinks|pints|shots|cans|units|glasses|beers|bottles|lines|pills|tablets)\b`).
+		needing(`still\s+(?:going|drinking|at\s+it)|can't\s+stop|cant\s+stop|keep\s+going|not\s+stopping|won't\s+stop|another\s+one|more\s+on\s+the\s+way|getting\s+more|alone|by\s+myself|on\s+my\s+own|don't\s+care|relapse\w*|sober|clean\b|days?\s+\d+|day\s+\w+`).
+		except(`\b(?:lol|haha|party|wedding|stag|hen|birthday|celebrat\w*|mates|friends|the\s+lads|the\s+girls|pub\s+quiz|over\s+the\s+(?:week|month|year)|in\s+(?:a|the)\s+(?:week|month|year)|last\s+(?:year|month)|used\s+to|years\s+ago|back\s+then|water|coffee|tea|espresso|cups)\b`),
 }

@@ -153,6 +153,9 @@ var paraPositives = concat(
 		"he held me down and I couldn't move",
 		"He said if I leave he'll kill me, and he means it.",
 		"i can hear him trying to get in through the back window",
+	),
+	// Tracked with no contact yet: medium (docs/safety.md).
+	paraPos("danger_now", "mona", abu, extract.SeverityMedium,
 		"someone's put a tracker on my car, I found it today",
 	),
 	paraPos("coercive_control", "mona", abu, extract.SeverityMedium,
