@@ -380,6 +380,136 @@ var paraNegatives = concat(
 	),
 )
 
+
+// paraFresh was written after the first broadening and before the second,
+// to measure how far the concepts carry to sentences they were not shaped
+// on; it is scored with the probes above.
+var paraFresh = concat(
+	paraPassive("passive_ideation", "mona", sui,
+		"there's no room for me in this world anymore",
+		"sometimes i think the kindest thing i could do for everyone is just go",
+		"I don't think I want to be alive next year.",
+		"i kinda hope i get sick and it just takes me",
+		"if i could just fade out and not exist that'd be fine by me",
+		"My husband would be happier with me out of his life for good.",
+		"ngl i'd be ok with not waking up tmrw",
+		"I keep picturing my funeral and thinking it would be a relief",
+	),
+	paraPos("preparation", "mona", sui, high,
+		"I've left instructions for the kids about the house and the bank, they'll find them in the kitchen drawer after.",
+		"I've told the neighbour she can have the dog when I'm not around anymore.",
+		"i've been collecting my mum's sleeping pills for weeks",
+		"I've said goodbye to everyone in my own way, they just don't know it",
+		"Went to the station yesterday to see which train doesn't stop.",
+		"I've worked out how much I need to take.",
+		"wrote out my passwords and left them for my sister so she can close everything down after",
+		"I went to the hardware shop and got what I need. Tonight's the night.",
+	),
+	paraPos("conditional_intent", "mona", sui, high,
+		"if she doesn't call back by tonight that's me, I'm done for good",
+		"If I get another rejection I'll swallow the whole packet.",
+		"if they section me again im killing myself",
+		"if the test comes back positive I'll end everything",
+		"If he hurts me one more time I'll take my own life",
+		"if i cant pay the rent i'll just jump",
+	),
+	paraPos("self_harm_act", "mona", sh, high,
+		"scraped my arm with a key until it bled",
+		"i burnt myself with the iron on purpose",
+		"held my hand on the hob until I couldn't stand it anymore",
+		"been hurting myself with a safety pin, my legs are a mess",
+		"I keep hitting myself in the face when I get angry",
+		"i cut my stomach last night where no one can see",
+		"I stabbed my leg with a pen again today",
+		"started scratching my skin open again, its the only way i calm down",
+	),
+	paraPos("danger_now", "mona", abu, high,
+		"there's a car that's been following me for the last 10 minutes and I'm scared",
+		"he's standing in my garden looking at the house and it's 2am",
+		"my ex just smashed my window and he's screaming that he'll kill me",
+		"He dragged me out of the car by my hair.",
+		"someone's been waiting at the end of my road every night this week",
+		"he put his hands on my neck and squeezed",
+		"I'm hiding in the wardrobe because he's drunk and looking for me",
+		"he tied me to the chair and left",
+	),
+	paraPos("coercive_control", "mona", abu, extract.SeverityMedium,
+		"My partner controls all the money and I have to ask for everything.",
+		"he checks the mileage on my car to see where I've been",
+		"i'm not allowed to wear make up or go out without him",
+		"she keeps my bank card and only gives me what she thinks I need",
+		"he said if I go to my sister's wedding he'll leave me with nothing",
+		"He logs into my email and deletes messages from my friends.",
+		"My son takes my pension every week and I never see it.",
+	),
+	paraPos("child_secret", "lara", abu, high,
+		"my uncle makes me do things i dont like and says its our secret",
+		"the big boy at the park showed me pictures of naked people and said dont tell",
+		"a man online wants to meet me and said not to tell my mum",
+		"when dad's friend babysits he gets in my bed and says dont tell",
+		"he says if i tell anyone they'll take me away from mummy",
+		"my step brother touches me at night and says ill get in trouble if i say",
+	),
+	paraPassive("acute_distress", "mona", dis,
+		"I haven't eaten properly since Tuesday and I keep throwing up from nerves",
+		"can't stop crying, I've been in bed all day shaking",
+		"I think I'm having a breakdown, I can't stop screaming into my pillow",
+		"I'm so anxious I can't breathe, I've been like this for hours",
+		"My mind won't switch off, I haven't slept in days and I feel like I'm going to explode",
+		"i'm freaking out, my heart is pounding and i'm shaking all over",
+	),
+	paraPos("substance_crisis", "eldertree", sub, high,
+		"I've had most of a bottle of vodka and a load of my pills and I feel really strange",
+		"took too many of my oxy and I can barely keep my eyes open",
+		"I used again tonight and way more than usual, my heart's all over the place",
+		"drinking since this morning and now I'm seeing double and can't stand",
+		"I think I've taken too much, everything's going dark",
+		"had a load of ketamine and booze and I can't move my legs",
+	),
+	paraPos("explicit_intent", "mona", sui, high,
+		"I'm going to end it all tonight, I've made up my mind",
+		"tonight I'm going to take every pill I have",
+		"im going to hang myself in the garage",
+		"I'm planning to kill myself this weekend",
+		"I want to kill myself and I know how I'd do it",
+		"I'm going to walk into the sea tonight and not come back",
+	),
+)
+
+var paraFreshNegatives = concat(
+	paraNeg("hyperbole", "mona",
+		"if I eat one more mince pie I'll actually explode",
+		"my boss is going to murder me when she sees this",
+		"dying for a cup of tea",
+		"that spin class nearly killed me",
+	),
+	paraNeg("accident_injury", "mona",
+		"Cut my hand open on a broken glass doing the washing up",
+		"I burned my arm on the oven tray again, so clumsy",
+		"fell off my bike and scraped my knee until it bled",
+	),
+	paraNeg("everyday", "mona",
+		"I gave away all my old baby clothes to my cousin, she's due in June",
+		"I've written letters to everyone on the committee about the car park",
+		"my husband has my bank card because he's doing the shopping",
+		"he's outside waiting in the car to take me to my appointment",
+		"I picked Friday for the party since everyone's free",
+		"I looked up how many eggs you need for a pavlova",
+		"I've had about six coffees today and I'm buzzing",
+		"Sorted out my will with the solicitor, feels good to have that done at my age",
+		"I'm so tired of being stuck in traffic every morning",
+		"mum took my phone because I didn't do my homework",
+		"not allowed out till I tidy my room",
+		"I'm going to end things with my personal trainer, too expensive",
+		"Finally rehoming my fish tank since we're moving to a smaller flat",
+	),
+	paraNeg("topic_media", "mona",
+		"the documentary showed how he tracked her car with an airtag",
+		"in the novel he leaves letters for everyone before disappearing",
+		"our book club read one about a woman whose husband controls all the money",
+	),
+)
+
 // TestRiskParaphraseProbes measures the screen on the paraphrase probes:
 // recall per family and false alarms (medium or high) on the negatives. It
 // fails below the floors reached after the second pass (with -para.detail
@@ -463,4 +593,45 @@ const (
 	minParaRecall = 0.0
 	minParaRight  = 0.0
 	maxParaAlarms = 1.0
+)
+
+// TestRiskParaphraseFresh reports the screen on paraFresh, the probes
+// written between the two broadenings (go test ./extract -run
+// RiskParaphraseFresh -v).
+func TestRiskParaphraseFresh(t *testing.T) {
+	t.Parallel()
+	rank := map[string]int{extract.SeverityLow: 1, extract.SeverityMedium: 2, extract.SeverityHigh: 3}
+	caught, right, alarms := 0, 0, 0
+	for _, p := range paraFresh {
+		u, _ := screenProbe(p.generalProbe)
+		ok := u.Class == p.class && rank[u.Severity] >= rank[p.sev] && (p.max == "" || rank[u.Severity] <= rank[p.max])
+		if u.Class != "" {
+			caught++
+		}
+		if ok {
+			right++
+		} else if *paraDetail {
+			t.Logf("%-18s got %s/%s want %s/%s: %q", p.family, u.Class, u.Severity, p.class, p.sev, p.turns[0])
+		}
+	}
+	for _, p := range paraFreshNegatives {
+		if _, top := screenProbe(p.generalProbe); rank[top.Severity] > rank[extract.SeverityLow] {
+			alarms++
+			if *paraDetail {
+				t.Logf("%-18s false alarm %s/%s: %q", p.family, top.Class, top.Severity, p.turns[0])
+			}
+		}
+	}
+	recall := float64(caught) / float64(len(paraFresh))
+	fa := float64(alarms) / float64(len(paraFreshNegatives))
+	t.Logf("fresh paraphrase probes: %d positives, recall %.3f (right %.3f); %d negatives, false alarms %.3f",
+		len(paraFresh), recall, float64(right)/float64(len(paraFresh)), len(paraFreshNegatives), fa)
+	if recall < minFreshRecall || fa > maxFreshAlarms {
+		t.Errorf("fresh probes: recall %.3f (floor %.2f), false alarms %.3f (ceiling %.2f)", recall, minFreshRecall, fa, maxFreshAlarms)
+	}
+}
+
+const (
+	minFreshRecall = 0.0
+	maxFreshAlarms = 1.0
 )
