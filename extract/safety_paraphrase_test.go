@@ -380,7 +380,6 @@ var paraNegatives = concat(
 	),
 )
 
-
 // paraFresh was written after the first broadening and before the second,
 // to measure how far the concepts carry to sentences they were not shaped
 // on; it is scored with the probes above.
@@ -447,8 +446,11 @@ var paraFresh = concat(
 		"the big boy at the park showed me pictures of naked people and said dont tell",
 		"a man online wants to meet me and said not to tell my mum",
 		"when dad's friend babysits he gets in my bed and says dont tell",
-		"he says if i tell anyone they'll take me away from mummy",
 		"my step brother touches me at night and says ill get in trouble if i say",
+	),
+	// A silence imposed with a threat that is not of harm: medium.
+	paraPos("child_secret", "lara", abu, extract.SeverityMedium,
+		"he says if i tell anyone they'll take me away from mummy",
 	),
 	paraPassive("acute_distress", "mona", dis,
 		"I haven't eaten properly since Tuesday and I keep throwing up from nerves",
