@@ -512,6 +512,97 @@ var paraFreshNegatives = concat(
 	),
 )
 
+// paraUnseen was written after the second broadening and is never tuned
+// on: it is the honest estimate of how the screen carries to new wording
+// (reported, with floors just under what it reached when written).
+var paraUnseen = concat(
+	paraPassive("passive_ideation", "mona", sui,
+		"I just want to go to sleep and not have to deal with anything ever again",
+		"everyone keeps telling me it gets better but honestly I'd rather not be around to find out",
+		"I don't really see myself getting old",
+		"my family would finally get some peace if i wasnt around",
+		"Life would be a lot simpler for my wife if I just didn't exist.",
+	),
+	paraPassive("passive_ideation", "clara", sui,
+		"I've outlived everyone, there's nothing keeping me here any more and I'd welcome the end.",
+	),
+	paraPos("preparation", "mona", sui, high,
+		"I've been stocking up on paracetamol from different shops so nobody notices",
+		"Checked how high the multi storey is and what time it closes",
+		"I wrote down what I want played at my funeral and gave it to my friend without telling her why",
+		"i put my notes in envelopes with everyone's names on",
+		"Last night I tied the rope to see if it would hold",
+	),
+	paraPos("conditional_intent", "mona", sui, high,
+		"if i don't get into uni this time i'm ending my life",
+		"If they cut my benefits I'll hang myself, I mean it",
+		"if he goes back to her im going to take all my tablets",
+		"if I'm still like this at Christmas I'm killing myself",
+	),
+	paraPos("self_harm_act", "mona", sh, high,
+		"I scratched my arms with my nails until they were bleeding last night",
+		"i used my pencil sharpener blade on my legs again",
+		"Burned my hand on the hob on purpose to punish myself",
+		"i keep pulling my eyelashes out until it hurts",
+	),
+	paraPos("danger_now", "mona", abu, high,
+		"he just pinned me to the floor and wouldn't let me get up",
+		"a man's been standing outside my window for an hour and i'm terrified",
+		"my husband threw a chair at me tonight",
+		"He's threatening to stab me if I call the police",
+		"I'm in the car and someone has been behind me since I left work, I'm scared",
+	),
+	paraPos("coercive_control", "mona", abu, extract.SeverityMedium,
+		"He won't let me see my friends unless he's there",
+		"my girlfriend goes through my phone every night",
+		"I have to hand over my wages to him every Friday",
+		"He says I'm not allowed a job because my place is at home",
+	),
+	paraPos("child_secret", "lara", abu, high,
+		"my uncle said our special game is a secret and i'll be in trouble if i tell",
+		"the man at the swimming pool touched my private and said dont tell",
+		"my mums friend takes pictures of me in the bath and says its our secret",
+	),
+	paraPassive("acute_distress", "mona", dis,
+		"I can't stop crying and I've been shaking since this morning",
+		"havent slept in 3 days and im so panicked i cant breathe",
+		"I'm having a panic attack and I don't know what to do",
+		"I haven't been able to eat anything for days and I feel like I'm falling apart",
+	),
+	paraPos("substance_crisis", "eldertree", sub, high,
+		"drank way more than I meant to and now I can't stand up and my heart's racing",
+		"took a load of pills with my wine and now I feel really weird",
+		"I've had loads of coke and my chest hurts and I can't breathe properly",
+		"I'm holding the bottle and honestly I don't care anymore what happens",
+	),
+	paraPos("explicit_intent", "mona", sui, high,
+		"I'm going to kill myself, I can't do this anymore",
+		"i'm going to end my life tonight",
+		"I've decided to take my own life",
+		"I want to end it all, tonight I'm doing it",
+	),
+)
+
+var paraUnseenNegatives = concat(
+	paraNeg("everyday", "mona",
+		"I'm stocking up on paracetamol before flu season",
+		"My husband threw a surprise party for me tonight",
+		"he won't let me pay for dinner, such a gentleman",
+		"my girlfriend goes through my wardrobe and steals my jumpers lol",
+		"I gave away my old sofa on freecycle",
+		"wrote my wedding speech and gave it to my friend to check",
+		"Checked how high the bridge is before driving the van under it",
+		"we tied the rope to the tree for a swing",
+		"I've had loads of coffee and my heart's racing before the exam",
+		"I'm dying to see the new film",
+		"my sister pinned me down and tickled me till I cried laughing",
+		"I burned my hand on the hob making pancakes",
+		"i was so stressed i could have cried, but the exam went fine",
+		"I used to hand over my wages to my ex, now I manage my own money",
+		"I'm going to end my subscription tonight",
+	),
+)
+
 // TestRiskParaphraseProbes measures the screen on the paraphrase probes:
 // recall per family and false alarms (medium or high) on the negatives. It
 // fails below the floors reached after the second pass (with -para.detail
@@ -592,9 +683,9 @@ func TestRiskParaphraseProbes(t *testing.T) {
 
 // Floors on the paraphrase probes, just under what the rules reach.
 const (
-	minParaRecall = 0.0
-	minParaRight  = 0.0
-	maxParaAlarms = 1.0
+	minParaRecall = 0.93 // 0.935 after the second pass (0.614 before the first)
+	minParaRight  = 0.90 // 0.908
+	maxParaAlarms = 0.01 // 0.009
 )
 
 // TestRiskParaphraseFresh reports the screen on paraFresh, the probes
@@ -634,6 +725,40 @@ func TestRiskParaphraseFresh(t *testing.T) {
 }
 
 const (
-	minFreshRecall = 0.0
-	maxFreshAlarms = 1.0
+	minFreshRecall = 0.85 // 0.855 after the second pass (0.507 before the first, 0.551 after it)
+	maxFreshAlarms = 0.05 // 0.000 (0.130 after the first pass)
+)
+
+// TestRiskParaphraseUnseen reports the screen on paraUnseen, the probes no
+// rule was shaped on (go test ./extract -run RiskParaphraseUnseen -v).
+func TestRiskParaphraseUnseen(t *testing.T) {
+	t.Parallel()
+	rank := map[string]int{extract.SeverityLow: 1, extract.SeverityMedium: 2, extract.SeverityHigh: 3}
+	caught, right, alarms := 0, 0, 0
+	for _, p := range paraUnseen {
+		u, _ := screenProbe(p.generalProbe)
+		if u.Class != "" {
+			caught++
+		}
+		if u.Class == p.class && rank[u.Severity] >= rank[p.sev] && (p.max == "" || rank[u.Severity] <= rank[p.max]) {
+			right++
+		}
+	}
+	for _, p := range paraUnseenNegatives {
+		if _, top := screenProbe(p.generalProbe); rank[top.Severity] > rank[extract.SeverityLow] {
+			alarms++
+		}
+	}
+	recall := float64(caught) / float64(len(paraUnseen))
+	fa := float64(alarms) / float64(len(paraUnseenNegatives))
+	t.Logf("unseen paraphrase probes: %d positives, recall %.3f (right %.3f); %d negatives, false alarms %.3f",
+		len(paraUnseen), recall, float64(right)/float64(len(paraUnseen)), len(paraUnseenNegatives), fa)
+	if recall < minUnseenRecall || fa > maxUnseenAlarms {
+		t.Errorf("unseen probes: recall %.3f (floor %.2f), false alarms %.3f (ceiling %.2f)", recall, minUnseenRecall, fa, maxUnseenAlarms)
+	}
+}
+
+const (
+	minUnseenRecall = 0.69 // 0.698 when written (the rules before both passes: 0.651)
+	maxUnseenAlarms = 0.07 // 0.000
 )
