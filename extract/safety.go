@@ -931,11 +931,15 @@ func riskyText(text string) (class string, ok bool) {
 		if p.apps != "" || (cueBits[i].needs >= 0 && !may.has(cueBits[i].needs)) || (cueBits[i].also >= 0 && !may.has(cueBits[i].also)) {
 			continue // the text lacks the cues the phrasing needs
 		}
-		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
-			(p.unless != nil && p.unless.MatchString(norm)) {
-			continue // a weak phrasing or one short of its context says nothing alone
+		if p.weak {
+			continue // a weak phrasing says nothing alone
 		}
-		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
+		locs := p.re.FindAllStringIndex(norm, -1) // first: most texts hold none
+		if len(locs) == 0 || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
+			(p.unless != nil && p.unless.MatchString(norm)) {
+			continue // one short of its context, or explained away
+		}
+		for _, loc := range locs {
 			if p.not != nil && p.not.MatchString(norm[loc[1]:]) {
 				continue
 			}

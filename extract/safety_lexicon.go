@@ -16,7 +16,7 @@ import (
 // unless.
 
 // riskPatterns are the core phrasings and the families' lexicons.
-var riskPatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true), conceptPatterns)
+var riskPatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true), splitAlternatives(conceptPatterns, true))
 
 // splitAlternatives gives each top-level alternative of a pattern's
 // expression its own pattern, with the same options: a sentence then runs
