@@ -302,8 +302,8 @@ func (s prefilterSet) mask(text string) uint64 {
 	return m
 }
 
-// wideBits is a mask of up to 512 prefilters: bit i of word i/64.
-type wideBits [8]uint64
+// wideBits is a mask of up to 768 prefilters: bit i of word i/64.
+type wideBits [12]uint64
 
 // has reports whether bit i is set.
 func (b *wideBits) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
@@ -329,7 +329,7 @@ func (b *wideBits) meets(o *wideBits) bool {
 	return and != 0
 }
 
-// A wideSet is a prefilterSet for up to 512 prefilters (the risk screen's
+// A wideSet is a prefilterSet for up to 768 prefilters (the risk screen's
 // lexicons outgrew 64): the same one reading of the text, a literal's
 // owners kept per 64-bit word so that most literals test one word.
 type wideSet struct {
@@ -345,10 +345,10 @@ type wideLiteral struct {
 	mask uint64
 }
 
-// newWideSet combines filters, which must be at most 512.
+// newWideSet combines filters, which must be at most 768.
 func newWideSet(filters []prefilter) wideSet {
 	if len(filters) > 64*len(wideBits{}) {
-		panic("extract: a wide prefilter set holds at most 512 prefilters")
+		panic("extract: a wide prefilter set holds at most 768 prefilters")
 	}
 	owners := map[string]*wideBits{}
 	s := wideSet{byPair: map[uint16][]wideLiteral{}, pairs: new([1024]uint64)}

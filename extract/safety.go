@@ -388,7 +388,7 @@ var (
 	// sentence it cancels a bare topic noun and what is not the user's own
 	// first-person statement; in the message or the previous turn, what is
 	// someone else's.
-	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|tv|netflix|read|reading\s+(?:a|the|this|about|my)|watched|watching|coursework|psychology|sociology|criminology|biology|history|exams?|revis(?:e|ing|ion)|dissertation|paper|seminar|webinar|workshop|training|youtuber|youtube|video|vlog|tiktok|fundraiser|marathon|10k|5k|sponsored|raise\s+money|raising\s+money|module|curriculum|syllabus|quiz|pshe)\b`)
+	topicFrame = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|reports?|presentations?|class|lessons?|lectures?|course|module|assembly|awareness|prevention|campaigns?|charity|fundrais\w*|walk|books?|novels?|comics?|manga|stor(?:y|ies)|films?|movies?|shows?|series|episodes?|documentar(?:y|ies)|podcasts?|games?|level|characters?|hero|heroine|villain|protagonist|author|articles?|poems?|songs?|lyrics|scenes?|chapters?|learn(?:ed|t|ing)\s+about|studying|thesis|research\s+paper|recovery|anime|thriller|drama|sitcom|soap|audiobook|tv|netflix|read|reading\s+(?:a|the|this|about|my)|watched|watching|coursework|psychology|sociology|criminology|biology|history|exams?|revis(?:e|ing|ion)|dissertation|paper|seminar|webinar|workshop|training|youtuber|youtube|video|vlog|tiktok|fundraiser|marathon|10k|5k|sponsored|raise\s+money|raising\s+money|module|curriculum|syllabus|quiz|pshe)\b`)
 	// jokeFrame in the sentence lowers a wish to die or to hurt oneself.
 	jokeFrame = regexp.MustCompile(`\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just\s+kidding|kidding|joking)\b|😂|🤣`)
 	// hyperbole in the sentence cancels a wish to die: a ride, an illness,
@@ -931,11 +931,15 @@ func riskyText(text string) (class string, ok bool) {
 		if p.apps != "" || (cueBits[i].needs >= 0 && !may.has(cueBits[i].needs)) || (cueBits[i].also >= 0 && !may.has(cueBits[i].also)) {
 			continue // the text lacks the cues the phrasing needs
 		}
-		if p.weak || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
-			(p.unless != nil && p.unless.MatchString(norm)) {
-			continue // a weak phrasing or one short of its context says nothing alone
+		if p.weak {
+			continue // a weak phrasing says nothing alone
 		}
-		for _, loc := range p.re.FindAllStringIndex(norm, -1) {
+		locs := p.re.FindAllStringIndex(norm, -1) // first: most texts hold none
+		if len(locs) == 0 || (p.needs != nil && !p.needs.MatchString(norm)) || (p.also != nil && !p.also.MatchString(norm)) ||
+			(p.unless != nil && p.unless.MatchString(norm)) {
+			continue // one short of its context, or explained away
+		}
+		for _, loc := range locs {
 			if p.not != nil && p.not.MatchString(norm[loc[1]:]) {
 				continue
 			}

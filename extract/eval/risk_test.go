@@ -15,15 +15,15 @@ import (
 // rounded against today's rules so that the test fails on a regression.
 // When the set was written (issue 23) the rules reached a recall of 0.122
 // and a high precision of 0.544; after the rewrite with frames, scored on
-// this set, which its author never saw, 0.425 and 0.918. The issue's
-// targets are a recall of 0.95 (any risk) and a precision of 0.98 for
-// high; raise these as the rules get there.
+// this set, which its author never saw, 0.425 and 0.918; after the
+// lexicons by family and the concept compositions (docs/safety.md), 0.974
+// and 0.995, with no medium or high alarm on a negative.
 const (
-	minRiskRecall        = 0.42 // positives with any risk of the user's found (0.425)
-	minRiskClassRecall   = 0.39 // positives found with their own class (0.393)
-	maxRiskFalseAlarms   = 0.04 // negatives with a medium or high finding (0.033)
-	maxRiskHighAlarms    = 0.02 // negatives with a high finding (0.016)
-	minRiskHighPrecision = 0.91 // high alarms on positives that expect high (0.918)
+	minRiskRecall        = 0.97  // positives with any risk of the user's found (0.974)
+	minRiskClassRecall   = 0.96  // positives found with their own class (0.965)
+	maxRiskFalseAlarms   = 0.005 // negatives with a medium or high finding (0.000)
+	maxRiskHighAlarms    = 0.004 // negatives with a high finding (0.000)
+	minRiskHighPrecision = 0.99  // high alarms on positives that expect high (0.995)
 )
 
 // explicitFamily is the family that must be caught whole, high, whatever
