@@ -587,10 +587,16 @@ const (
 	ConcernMedication     = "medication_confusion"
 	ConcernLost           = "getting_lost"
 	ConcernStrangerAtDoor = "stranger_at_door"
+	ConcernScam           = "scam"
+	ConcernUnwell         = "feeling_unwell"
+	ConcernSleep          = "poor_sleep"
 )
 
 // ClaraConcerns lists the concern labels, in the order a summary names them.
-var ClaraConcerns = []string{ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernLost, ConcernStrangerAtDoor}
+// The first six are issue 23's; a caller after money or a password (scam),
+// new symptoms (dizziness, swelling, shaking) and broken nights are what a
+// caregiver follows up as well.
+var ClaraConcerns = []string{ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernLost, ConcernStrangerAtDoor, ConcernScam, ConcernUnwell, ConcernSleep}
 
 // claraConcernWords say a concern in the summary's text.
 var claraConcernWords = map[string]string{
@@ -600,13 +606,27 @@ var claraConcernWords = map[string]string{
 	ConcernMedication:     "confusion about their medication",
 	ConcernLost:           "getting lost",
 	ConcernStrangerAtDoor: "a stranger at the door",
+	ConcernScam:           "a caller after money or personal details",
+	ConcernUnwell:         "feeling unwell",
+	ConcernSleep:          "poor sleep",
 }
 
-const claraMeds = `(?:pills?|medicine|medicines|medication|medications|meds|tablets?|prescriptions?|insulin|dose)`
+// The concerns' lexicons. claraMeds names medication, claraBody a part of
+// the body that hurts, claraMeal a meal, claraStranger a person the user
+// does not name, claraNumber a small hour of the night.
+const (
+	claraMeds     = `(?:pills?|medicine|medicines|medication|medications|meds|tablets?|prescriptions?|insulin|dose|doses|capsules?|inhaler|pill\s*box|pill\s*organi[sz]er|dosette(?:\s+box)?|blister\s+pack)`
+	claraMedsThe  = `(?:(?:my|the|these|those|them|this|that|his|her)\s+)?(?:\w+\s+){0,2}?` + claraMeds
+	claraBody     = `(?:hips?|knees?|back|legs?|feet|foot|arms?|shoulders?|neck|head|tummy|stomach|belly|chest|hands?|wrists?|ankles?|toes?|fingers?|teeth|tooth|ears?|eyes?|joints|bones|side|ribs?|bottom|hip\s+joint)`
+	claraMeal     = `(?:breakfast|lunch|dinner|supper|tea|a\s+meal|meals|anything|a\s+bite|food|a\s+proper\s+meal|something\s+to\s+eat)`
+	claraStranger = `(?:strangers?|(?:a|an|some|this|that)\s+(?:young\s+|old\s+|strange\s+|big\s+|tall\s+|odd\s+)?(?:man|woman|person|guy|lady|chap|fellow|bloke|lad|men|people|couple)|someone|somebody)`
+	claraNight    = `(?:one|two|three|four|1|2|3|4)(?:\s+o'clock|\s*am)?`
+)
 
 // claraConcernRes find a concern in a sentence of the user's, lower-cased
 // and with straight apostrophes. Each says the user's own: a fall or pain
-// of someone else ("my husband fell") is not the user's concern.
+// of someone else ("my husband fell") is not the user's concern. "and" may
+// stand for the user ("I walked to the shops and couldn't find my way").
 var claraConcernRes = []struct {
 	kind string
 	re   *regexp.Regexp
@@ -615,24 +635,27 @@ var claraConcernRes = []struct {
 	// negation themselves.
 	negatable bool
 }{
-	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|'ve\s+fallen|had\s+a\s+(?:bad\s+|little\s+)?fall|took\s+a\s+(?:bad\s+|little\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?`), true},
-	{ConcernPain, regexp.MustCompile(`\bmy\s+(?:\w+\s+)?(?:hurts?|is\s+(?:hurting|sore|aching|throbbing|killing\s+me)|aches?|are\s+(?:hurting|sore|aching))\b|\bi(?:'m|\s+am)\s+in\s+(?:so\s+much\s+|a\s+lot\s+of\s+|terrible\s+|bad\s+)?pain\b|\bi\s+(?:have|'ve\s+got|got)\s+(?:a\s+|an\s+)?(?:terrible\s+|bad\s+|awful\s+|sharp\s+)?(?:pain|headache|toothache|stomach\s*ache|backache|sore\s+\w+)\b|\bit\s+hurts\b|\beverything\s+hurts\b|\bi(?:'m|\s+am)\s+(?:so\s+)?(?:sore|aching)\b`), true},
-	{ConcernNotEating, regexp.MustCompile(`\bi\s+(?:haven't|have\s+not|havent|didn't|did\s+not|didnt|can't|cannot|cant|couldn't|don't|do\s+not|dont)\s+(?:eaten|eat|had\s+(?:anything|a\s+bite|breakfast|lunch|dinner|supper|a\s+meal|food))\b|\bi\s+(?:forgot|forget)\s+to\s+eat\b|\bi(?:'m|\s+am)\s+not\s+eating\b|\bno\s+appetite\b|\bnothing\s+to\s+eat\b|\bi\s+(?:don't|do\s+not|dont)\s+feel\s+like\s+eating\b|\b(?:skipped|missed)\s+(?:my\s+)?(?:breakfast|lunch|dinner|meals?)\b`), false},
-	{ConcernMedication, regexp.MustCompile(`\b(?:can't|cannot|cant|don't|do\s+not|dont)\s+(?:remember|recall|know)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*(?:my\s+)?` + claraMeds + `|\bdid\s+i\s+(?:take|have)\s+my\s+` + claraMeds + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?my\s+` + claraMeds + `|\b(?:took|take|taken)\s+my\s+` + claraMeds + `\s+twice\b|\b(?:which|what)\s+` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i)\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))`), false},
-	{ConcernLost, regexp.MustCompile(`\bi\s+(?:got|get|was|am|'m|feel|felt|keep\s+getting)\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+)?lost\b|\bi\s+(?:couldn't|can't|could\s+not|cannot|cant)\s+find\s+(?:my\s+way|the\s+way|my\s+(?:house|home|street|flat|room)|home)\b|\bi\s+(?:don't|do\s+not|dont|didn't|did\s+not)\s+know\s+(?:where\s+i\s+(?:am|was)|how\s+to\s+get\s+(?:home|back)|the\s+way\s+(?:home|back))\b|\bi\s+(?:wandered|walked)\s+(?:off|away|too\s+far)\b`), true},
-	{ConcernStrangerAtDoor, regexp.MustCompile(`\b(?:stranger|strangers|a\s+man|a\s+woman|a\s+person|some\s+(?:man|woman|people|guy|lady)|someone|somebody|people|a\s+guy|a\s+lady|men)\b[^.]*\b(?:door|doorbell|knock|knocked|knocking|window|garden|house|flat|porch)\b|\b(?:knock(?:ed|ing)?|rang|ringing|banging)\b[^.]*\bdoor\b[^.]*\b(?:don't|didn't|do\s+not|did\s+not)\s+know\b`), true},
+	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|had\s+a\s+(?:bad\s+|little\s+|nasty\s+)?fall|took\s+a\s+(?:bad\s+|little\s+|nasty\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?|\bi've\s+(?:had\s+a\s+(?:bad\s+|little\s+|nasty\s+)?fall|fallen)\b|\b(?:woke|woken|came\s+to|found\s+myself|ended\s+up|was\s+lying|been\s+lying)\s+(?:up\s+)?on\s+the\s+(?:floor|ground|carpet|bathroom\s+floor|kitchen\s+floor)\b|\b(?:i|and)\s+(?:couldn't|could\s+not|can't|cannot)\s+get\s+(?:back\s+)?up\s+(?:off|from)\s+the\s+(?:floor|ground)\b|\bmy\s+(?:legs?|knees?)\s+(?:gave\s+way|went\s+from\s+under\s+me|gave\s+out)\b`), true},
+	{ConcernPain, regexp.MustCompile(`\bmy\s+(?:\w+\s+)?(?:hurts?|is\s+(?:hurting|sore|aching|throbbing|killing\s+me)|aches?|are\s+(?:hurting|sore|aching|throbbing|killing\s+me))\b|\bmy\s+(?:\w+\s+)?` + claraBody + `\s+(?:is|are|has\s+been|have\s+been|feels?|keeps?|was|were)\s+(?:\w+\s+){0,2}?(?:sore|aching|hurting|throbbing|painful|agony|killing\s+me|giving\s+me\s+(?:gyp|jip|grief|trouble))\b|\bi(?:'m|\s+am)\s+in\s+(?:so\s+much\s+|a\s+lot\s+of\s+|terrible\s+|bad\s+|awful\s+|such\s+)?(?:pain|agony)\b|\bi(?:\s+have|'ve|\s+got|'ve\s+got|\s+have\s+got|'ve\s+had|\s+had)\s+(?:a\s+|an\s+|such\s+a\s+)?(?:terrible\s+|bad\s+|awful\s+|sharp\s+|dreadful\s+|nasty\s+|horrible\s+)?(?:pain|pains|headache|toothache|stomach\s*ache|tummy\s*ache|backache|earache|sore\s+\w+)\b|\bit\s+hurts\b|\beverything\s+hurts\b|\bi(?:'m|\s+am)\s+(?:so\s+|ever\s+so\s+|very\s+|really\s+)?(?:sore|aching)\b|\bi\s+ache\s+all\s+over\b`), true},
+	{ConcernNotEating, regexp.MustCompile(`\bi\s+(?:haven't|have\s+not|havent|didn't|did\s+not|didnt|can't|cannot|cant|couldn't|don't|do\s+not|dont)\s+(?:eaten|eat|had\s+` + claraMeal + `)\b|\bi(?:'ve|\s+have)\s+not\s+(?:eaten|had\s+(?:my\s+|any\s+)?` + claraMeal + `)\b|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+to\s+eat\b|\bi(?:'m|\s+am)\s+not\s+eating\b|\b(?:no|lost\s+my|lost\s+all\s+my)\s+appetite\b|\boff\s+my\s+food\b|\bnothing\s+to\s+eat\b|\bi\s+(?:don't|do\s+not|dont|haven't|have\s+not|didn't|did\s+not)\s+(?:felt|feel)\s+like\s+(?:eating|food)\b|\b(?:skipped|missed)\s+(?:my\s+)?(?:breakfast|lunch|dinner|supper|tea|meals?)\b|\b(?:only|just)\s+(?:been\s+)?eating\s+(?:only\s+|just\s+)?(?:toast|biscuits|crackers|cake|bread|soup|sweets|tea)\b|\beating\s+(?:only|nothing\s+but)\b|\bi\s+(?:can't|cannot|cant)\s+be\s+bothered\s+(?:to\s+)?(?:cook|eat|make\s+(?:a\s+)?(?:meal|food|dinner|lunch))\b|\bi(?:'m|\s+am)\s+never\s+hungry\b`), false},
+	{ConcernMedication, regexp.MustCompile(`\b(?:can't|cannot|cant|don't|do\s+not|dont|couldn't)\s+(?:remember|recall|know|tell)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*` + claraMedsThe + `|\bdid\s+i\s+(?:take|have)\s+` + claraMedsThe + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?` + claraMedsThe + `|\b(?:took|take|taken)\s+` + claraMedsThe + `\s+twice\b|\bwhat\s+(?:are|is)\s+` + claraMedsThe + `\s+for\b|\b(?:which|what)\s+(?:\w+\s+)?` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i|are\s+(?:they|these|those|for)|is\s+(?:it|this|that|for))\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|muddled|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))|\b(?:mixed\s+up|muddled|confused)\s+(?:about\s+|with\s+)?` + claraMedsThe + `|\b(?:couldn't|can't|cannot|could\s+not)\s+(?:work\s+out|figure\s+out|understand|make\s+sense\s+of|manage|open|read)\s+` + claraMedsThe + `|\b(?:stopped|stopped\s+taking|gave\s+up|not\s+taking|given\s+up)\s+` + claraMedsThe + `|\b` + claraMeds + `\b[^.]*\b(?:so\s+)?i\s+(?:didn't|did\s+not|haven't|have\s+not)\s+(?:take|taken)\s+(?:any|them|it)\b|\b(?:so\s+)?i(?:'ve|\s+have)\s+stopped\s+(?:taking\s+)?(?:them|it)\b`), false},
+	{ConcernLost, regexp.MustCompile(`\b(?:i|and)\s+(?:got|get|was|am|'m|feel|felt|keep\s+getting|went|go)\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+|all\s+)?lost\b|\bi'm\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+)?lost\b|\b(?:i|and)\s+(?:couldn't|can't|could\s+not|cannot|cant)\s+(?:find|remember)\s+(?:my\s+way|the\s+way|my\s+(?:house|home|street|flat|road|room|front\s+door)|home|where\s+i\s+(?:lived?|was))\b|\b(?:i|and)\s+(?:don't|do\s+not|dont|didn't|did\s+not)\s+know\s+(?:where\s+i\s+(?:am|was)|how\s+to\s+get\s+(?:home|back)|the\s+way\s+(?:home|back))\b|\b(?:i|and)\s+(?:wandered|walked)\s+(?:off|away|too\s+far)\b|\b(?:i|and)\s+(?:ended\s+up|found\s+myself|woke\s+up)\s+(?:at|in|on)\s+the\s+wrong\s+\w+|\b(?:got\s+on|took)\s+the\s+wrong\s+(?:bus|train)\b|\b(?:found|brought|walked|took|drove|fetched)\s+me\s+(?:back\s+)?(?:home|back|wandering|in\s+the\s+(?:street|road|park)|outside|down\s+the\s+road)\b|\bi\s+(?:went|go|was)\s+(?:out\s+)?(?:wandering|walking\s+about)\s+(?:in|at|during)\s+the\s+night\b|\bi\s+went\s+out\s+in\s+the\s+(?:night|middle\s+of\s+the\s+night|dark)\b`), true},
+	{ConcernStrangerAtDoor, regexp.MustCompile(`\b` + claraStranger + `\b[^.]*\b(?:door|doorbell|doorstep|bell|knock|knocked|knocking|knocks|window|windows|garden|porch|letterbox|gate)\b|\b(?:knock(?:ed|ing)?|rang|ringing|banging)\b[^.]*\bdoor\b[^.]*\b(?:don't|didn't|do\s+not|did\s+not)\s+know\b`), true},
+	{ConcernScam, regexp.MustCompile(`\b(?:said|says|claimed|claiming|told\s+me)\s+(?:s?he|they|it|he'd|she'd)\s+(?:was|were|is|are|'s|was\s+calling|were\s+calling)\s+(?:calling\s+)?(?:from|with)\s+(?:the\s+|my\s+)?(?:bank|police|council|gas|electric|electricity|water|tax|taxman|revenue|post\s+office|microsoft|computer|pension)\b|\b(?:asked|asking|wanted|needed|needs|wants|asks)\s+(?:me\s+)?(?:for\s+)?(?:my\s+)?(?:password|pin|pin\s+number|bank\s+details|card\s+(?:number|details)|account\s+(?:number|details)|security\s+(?:number|code))\b|\bi\s+(?:told|gave|read\s+out\s+to)\s+(?:him|her|them|the\s+\w+)\s+my\s+(?:password|pin|bank|card|account|security)\b|\b(?:asked|asking|wanted|wants)\s+(?:me\s+)?for\s+(?:money|cash|a\s+payment)\b|\bfor\s+cash\s+(?:today|now|up\s+front|upfront)\b|\b(?:pay|paid)\s+(?:him|her|them)\s+(?:cash\s+)?(?:up\s*front|in\s+cash)\b|\bi(?:'ve|\s+have)\s+won\s+a\s+(?:prize|lottery)\b`), true},
+	{ConcernUnwell, regexp.MustCompile(`\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been|\s+feel|\s+felt|\s+keep|\s+get|\s+got|\s+went|\s+was|\s+keep\s+getting|\s+keep\s+feeling)\s+(?:getting\s+|feeling\s+|going\s+|so\s+|very\s+|a\s+bit\s+|all\s+|really\s+|ever\s+so\s+)*(?:dizzy|light-?headed|faint|giddy|woozy|breathless|short\s+of\s+breath|poorly|unwell|queasy|feverish|shaky|wobbly\s+on\s+my\s+feet)\b|\bmy\s+(?:legs?|ankles?|feet|hands?|fingers?|arms?|face)\s+(?:are|is|have\s+been|has\s+been|keep|keeps|got|get|went)\s+(?:all\s+|so\s+|very\s+|really\s+|a\s+bit\s+)?(?:swollen|swelling\s+up|swelling|shaking|shaky|numb|trembling|tingling|puffy|blue)\b|\bmy\s+(?:hands?|legs?|arms?)\s+(?:shakes?|trembles?|won't\s+stop\s+shaking)\b|\bthe\s+room\s+(?:is\s+|keeps\s+|was\s+|starts\s+|started\s+)?(?:spinning|going\s+round)\b|\bi\s+(?:can't|cannot|couldn't)\s+(?:catch\s+my\s+breath|breathe\s+properly|stop\s+shaking)\b|\bi\s+(?:was|have\s+been|'ve\s+been|keep)\s+(?:being\s+)?sick\b|\bi\s+(?:blacked|passed)\s+out\b`), true},
+	{ConcernSleep, regexp.MustCompile(`\bi\s+(?:can't|cannot|cant|couldn't|could\s+not|don't|didn't|do\s+not|did\s+not|haven't|have\s+not)\s+(?:get\s+(?:to\s+)?|go\s+to\s+|been\s+(?:able\s+to\s+)?|slept|sleep|sleeping)?(?:sleep|slept|sleeping)\b|\bi(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:up|awake|wide\s+awake)\s+(?:at\s+` + claraNight + `\b|all\s+night|half\s+the\s+night|most\s+of\s+the\s+night|in\s+the\s+night|every\s+night|till\s+(?:dawn|morning|` + claraNight + `))|\b(?:no|hardly\s+any|barely\s+any|not\s+a\s+wink\s+of)\s+sleep\b|\bi\s+(?:hardly|barely|never)\s+(?:sleep|slept)\b|\b(?:lying|lie|lay)\s+awake\b|\bi\s+(?:keep\s+)?wak(?:e|ing)\s+up\s+(?:at\s+` + claraNight + `|all\s+night|every\s+hour|in\s+the\s+night)\b`), false},
 }
 
 // claraConcernNot are the phrases that make a match something else: falling
 // asleep or in love, a joke that fell flat, pain of the heart in a song.
-var claraConcernNot = regexp.MustCompile(`\b(?:fell|fall|falling)\s+(?:asleep|in\s+love|for|behind|apart|through|short|flat|silent)\b|\bslipped\s+my\s+mind\b|\bhurts?\s+my\s+feelings\b|\b(?:my|the)\s+(?:feelings?|heart|pride)\s+(?:hurts?|is)\b`)
+var claraConcernNot = regexp.MustCompile(`\b(?:fell|fall|falling)\s+(?:asleep|in\s+love|for|behind|apart|through|short|flat|silent)\b|\bslipped\s+my\s+mind\b|\bhurts?\s+my\s+feelings\b|\b(?:my|the)\s+(?:feelings?|heart|pride)\s+(?:hurts?|is)\b|\bsick\s+(?:of|and\s+tired)\b|\b(?:asked|asking|wanted|wants)\s+(?:me\s+)?for\s+(?:money|cash)\s+for\s+(?:the\s+)?(?:church|raffle|charity|the\s+club|my\s+birthday)\b`)
 
 // claraConcernPast marks a sentence about long ago, not a concern now.
 var claraConcernPast = regexp.MustCompile(`\b(?:years|decades)\s+ago\b|\bwhen\s+i\s+was\s+(?:a\s+|young|little|small|\d)|\bas\s+a\s+(?:child|girl|boy)\b|\bused\s+to\b|\bin\s+the\s+war\b`)
 
 // claraStrangerKnown are people the user knows, who at the door are no
 // stranger ("my son came to the door").
-var claraStrangerKnown = regexp.MustCompile(`\b(?:my|our)\s+(?:son|daughter|husband|wife|carer|caregiver|nurse|neighbou?r|friend|grandson|granddaughter|sister|brother)\b|\bthe\s+(?:nurse|carer|postman|mailman)\b`)
+var claraStrangerKnown = regexp.MustCompile(`\b(?:my|our)\s+(?:son|daughter|husband|wife|carer|caregiver|nurse|neighbou?r|friend|grandson|granddaughter|sister|brother|nephew|niece|daughter-in-law|son-in-law|cleaner|doctor)\b|\bthe\s+(?:nurse|carer|postman|postwoman|mailman|milkman|doctor|district\s+nurse|window\s+cleaner)\b|\bnever\s+(?:to\s+)?open\b`)
 
 // ClaraConcern is a concern found in a user's message.
 type ClaraConcern struct {
@@ -674,12 +697,21 @@ func claraFindConcerns(s Session) []ClaraConcern {
 				if found[c.kind] {
 					continue
 				}
-				loc2 := c.re.FindStringIndex(lower)
-				if loc2 == nil || claraConcernNot.MatchString(lower[loc2[0]:min(len(lower), loc2[1]+24)]) {
-					continue
+				// The first match that is no idiom and no negation counts
+				// ("I fell asleep in the chair and woke up on the floor").
+				var loc2 []int
+				for _, m := range c.re.FindAllStringIndex(lower, -1) {
+					if claraConcernNot.MatchString(lower[m[0]:min(len(lower), m[1]+24)]) {
+						continue
+					}
+					before := lowerWords(lower[:m[0]])
+					if c.negatable && elderNegated(before[max(len(before)-4, 0):]) {
+						continue
+					}
+					loc2 = m
+					break
 				}
-				before := lowerWords(lower[:loc2[0]])
-				if c.negatable && elderNegated(before[max(len(before)-4, 0):]) {
+				if loc2 == nil {
 					continue
 				}
 				if c.kind == ConcernStrangerAtDoor && claraStrangerKnown.MatchString(lower) {

@@ -111,6 +111,18 @@ func coachRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	if len(completed) > 0 {
 		res.SessionSummary["completed_steps"] = completed
 	}
+	// What the user reported done this session, closing a known step or
+	// not ("Sent the portfolio to all five!"): the win the next session
+	// can build on, as the user put it.
+	var reported []string
+	for _, d := range m.done {
+		if v := coachValue(d, 2, 140); v != "" && !slices.ContainsFunc(reported, func(o string) bool { return labelKey(o) == labelKey(v) }) {
+			reported = append(reported, v)
+		}
+	}
+	if len(reported) > 0 {
+		res.SessionSummary["done_this_session"] = coachLastN(reported, CoachMaxActionSteps)
+	}
 	if len(m.retracted) > 0 {
 		res.SessionSummary["retracted_goals"] = m.retracted
 	}
@@ -284,6 +296,13 @@ var coachPatterns = []coachPattern{
 		`please\s+((?:be|try\s+to\s+be|keep\s+being)\s+.+)`)},
 	{kind: coachPref, question: true, re: prefix(
 		`(?:can|could|would)\s+you\s+(?:please\s+)?((?:be|try\s+to\s+be)\s+(?:more|less|a\s+bit\s+more|a\s+little\s+more|a\s+bit\s+less)\s+.+)`)},
+	// "Can you be a bit playful?", "I'd rather you ask questions than give
+	// me advice", "Gentle is good for me right now": a way of coaching.
+	{kind: coachPref, question: true, style: true, re: prefix(
+		`(?:can|could|would)\s+you\s+(?:please\s+)?(?:try\s+to\s+)?(be\s+(?:a\s+bit\s+|a\s+little\s+|more\s+|a\s+bit\s+more\s+)?\w+)\s*$`)},
+	{kind: coachPref, style: true, re: prefix(
+		`i(?:'d|\s+would)\s+`+coachStop+`rather\s+you\s+(.+)`,
+		`((?:\w+\s+){0,2}?\w+)\s+(?:is|works|feels)\s+(?:good|best|better|right)\s+for\s+me\b.*`)},
 	// Requests about how to be coached (issue 23): "challenge me directly",
 	// "keep it short", "please don't give me lists", "I want you to push
 	// me", "I need tough love".
@@ -291,13 +310,13 @@ var coachPatterns = []coachPattern{
 		`(?:please\s+)?(?:just\s+)?((?:challenge|push)\s+me\b.*|keep\s+(?:it|things|this|them|your\s+\w+|answers|replies|responses|messages)\s+.*|` +
 			`be\s+(?:more\s+|less\s+|really\s+|very\s+|a\s+bit\s+more\s+)?(?:direct|blunt|honest|gentle|brief|concise|straight|tough|harsh|patient|straightforward)\b.*|` +
 			`(?:don't|do\s+not|dont|stop|no\s+more|never)\s+.*|give\s+me\s+.*|tell\s+me\s+(?:straight|directly|honestly|bluntly|the\s+truth|how\s+it\s+is)\b.*|` +
-			`call\s+me\s+out\b.*|hold\s+me\s+accountable\b.*|ask\s+me\s+(?:more\s+)?(?:hard\s+|tough\s+)?questions\b.*|skip\s+the\s+.*|cut\s+the\s+.*|` +
+			`call\s+me\s+out\b.*|hold\s+me\s+accountable\b.*|push\s+back\b.*|ask\s+me\s+(?:more\s+)?(?:hard\s+|tough\s+)?questions\b.*|skip\s+the\s+.*|cut\s+the\s+.*|` +
 			`go\s+easy\s+on\s+me\b.*|talk\s+to\s+me\s+like\s+.*|use\s+(?:bullet\s+points|plain\s+language|fewer\s+words)\b.*)`)},
 	{kind: coachPref, style: true, lead: "No ", re: prefix(
 		`i\s+` + coachStop + `(?:don't|do\s+not|dont)\s+(?:need|want|like)\s+(?:any\s+|more\s+|a\s+lot\s+of\s+|all\s+the\s+)?((?:hand[- ]?holding|lists?|bullet\s+points|long\s+(?:answers|replies|messages|responses)|pep\s+talks?|cheerleading|sugar[- ]?coating|fluff|lectures?|platitudes|jargon|praise)\b.*)`)},
 	{kind: coachPref, style: true, re: prefix(
 		`i(?:'d|\s+would)?\s+`+coachStop+`(?:want|need|like|prefer)\s+you\s+to\s+(.+)`,
-		`i\s+`+coachStop+`(?:need|like|want|respond\s+(?:well|best)\s+to|do\s+(?:better|best)\s+with|work\s+(?:better|best)\s+with)\s+((?:tough\s+love|directness|bluntness|honesty|short\s+answers|straight\s+talk|accountability|structure|a\s+push|a\s+kick)\b.*)`)},
+		`i\s+`+coachStop+`(?:need|like|want|respond\s+(?:well|best)\s+to|do\s+(?:better|best)\s+with|work\s+(?:better|best)\s+with)\s+((?:tough\s+love|directness|bluntness|honesty|short\s+answers|straight\s+talk|accountability|structure|a\s+push|a\s+kick|a\s+sounding\s+board|less\s+structure|more\s+structure|concrete\s+\w+|examples|practical\s+\w+)\b.*)`)},
 }
 
 // coachStyleWords name a way of being coached: a request about coaching
@@ -306,7 +325,8 @@ var coachStyleWords = toSet(`direct directly blunt bluntly honest honestly strai
 	short shorter brief briefly concise simple list lists bullet bullets harder hard tough harsh accountable accountability
 	handholding sugarcoat sugarcoating fluff pep cheerleading cheerleader challenge challenged challenging push pushing
 	questions lecture lectures platitudes jargon praise easy structure directness bluntness honesty kick homework
-	ramble rambling long longer wordy paragraphs essays truth`)
+	ramble rambling long longer wordy paragraphs essays truth playful fun funny light lighter serious vague vagueness concrete
+	exercises theory practical examples sounding board advice listen listening back`)
 
 // coachStyled reports whether a value names a way of being coached.
 func coachStyled(v string) bool {
@@ -407,7 +427,7 @@ func (m *coachMined) doneAndRetracted(sent string) {
 			end = starts[i+1]
 		}
 		clause := sent[skipInterjections(sent, st):end]
-		if v := coachDone(clause); v != "" {
+		if v := coachDone(clause, i == 0); v != "" {
 			m.done = append(m.done, v)
 		}
 		if v := coachRetracted(clause); v != "" {
@@ -516,6 +536,11 @@ func coachSentence(sent sentence) []coachFound {
 			}
 		case coachPref:
 			minWords = 1
+			// "I'd rather you listen than lecture me": the way wanted,
+			// not the one compared with.
+			if i := strings.Index(strings.ToLower(raw), " than "); i > 0 && coachRatherRe.MatchString(clause) {
+				raw = raw[:i]
+			}
 			if h.style && !coachStyled(raw) {
 				continue
 			}
@@ -526,6 +551,9 @@ func coachSentence(sent sentence) []coachFound {
 	}
 	return out
 }
+
+// coachRatherRe is a preference said as a choice ("I'd rather you …").
+var coachRatherRe = regexp.MustCompile(`(?i)\brather\b`)
 
 // coachSubordinate are conjunctions after which a clause gives a reason or
 // a concession rather than the user's statement.
@@ -1262,20 +1290,43 @@ var coachDoneRes = []*regexp.Regexp{
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?(?:got|gotten)\s+(.+?)\s+done\b`,
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?checked\s+off\s+(.+)`),
 	// "I sent the application", "I've finally booked the appointment".
-	prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+.+)`),
+	prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+` + coachDoneObject + `.*)`),
 	// "The resume draft is done".
 	regexp.MustCompile(`(?i)^((?:the|my)\s+.+?)\s+(?:is|are)\s+(?:finally\s+|all\s+)?(?:done|finished|sent|booked|submitted|written|complete|completed|out)$`),
 }
 
-// coachDone reads what a clause reports done; "" when nothing.
-func coachDone(clause string) string {
+// coachDoneObject is how the object of a reported completion begins: a
+// determiner, a particle or a number ("sent the application", "signed up
+// for the course", "ran 8k"); "I worked Saturday again" reports no step.
+const coachDoneObject = `(?:the|my|a|an|all|both|every|each|those|these|that|this|some|off|up|in|out|for|to|it|them|on|with|through|\d)\b`
+
+// coachNotPast are -ed words that are no past tense ("I need to …").
+var coachNotPast = toSet("need needs feed bleed speed proceed exceed succeed seed bed red shed needed wanted loved liked hated seemed looked sounded felt worried missed used")
+
+// coachDoneBareRe reads a completion without a subject at a sentence's
+// start, a past verb and its object: "Sent the portfolio to all five!",
+// "Booked the exam for January 14!" (not a feeling: "needed the break").
+var coachDoneBareRe = regexp.MustCompile(`(?i)^((?:[a-z]{2,}ed|sent|wrote|did|made|met|ran|bought|built|paid|told|read|got|took|gave|sold|won|set\s+up|handed\s+in|turned\s+in)\s+(?:the|my|a|an|all|both|every|those|these|that|this|off|up|in|out|for|to|it|them|\d)\b.*)$`)
+
+// coachDone reads what a clause reports done; "" when nothing. bare also
+// reads a completion without a subject (the sentence's first clause).
+
+func coachDone(clause string, bare bool) string {
 	text := strings.TrimRight(clause, " .!…")
 	if elderNegated(lowerWords(text)) || coachHedged(text) {
 		return ""
 	}
-	for _, re := range coachDoneRes {
+	res := coachDoneRes
+	if bare {
+		res = append([]*regexp.Regexp{coachDoneBareRe}, res...)
+	}
+	for _, re := range res {
 		if m := re.FindStringSubmatch(text); m != nil {
-			return coachGroup(m)
+			g := coachGroup(m)
+			if f := strings.Fields(strings.ToLower(g)); len(f) > 0 && coachNotPast[f[0]] {
+				continue
+			}
+			return g
 		}
 	}
 	return ""

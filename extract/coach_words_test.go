@@ -22,7 +22,13 @@ func TestCoachRequestsArePreferences(t *testing.T) {
 		{"I want you to push me harder.", []string{"Push me harder"}},
 		{"Honestly, I need tough love.", []string{"Tough love"}},
 		{"Just tell me straight.", []string{"Tell me straight"}},
+		{"I'd rather you listen than lecture me.", []string{"Listen"}},
+		{"Could you be a little lighter?", []string{"Be a little lighter"}},
+		{"Push back when my plan is fuzzy.", []string{"Push back when my plan is fuzzy"}},
 		{"Keep going.", nil},
+		{"I'd rather stay home tonight.", nil},
+		{"Could you be there at five?", nil},
+		{"Pizza is good for me.", nil},
 		{"Don't worry about it.", nil},
 		{"Give me a second.", nil},
 		{"Tell me more about that.", nil},
@@ -144,5 +150,33 @@ func TestCoachGoalCorrection(t *testing.T) {
 	keep := coachRun(coachSession("My goal is to get the promotion.", "Forget it, let's talk about my week."))
 	if got, want := keep.ProfileUpdates["goals"], []string{"Get the promotion"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("goals %q, want %q", got, want)
+	}
+}
+
+// Every completion the user reports is the session's done_this_session,
+// closing a known step or not, with or without "I"; plans and other
+// past talk are none.
+func TestCoachReportedDone(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said string
+		want []string
+	}{
+		{"Mailed the signed contract on Tuesday!", []string{"Mailed the signed contract on Tuesday"}},
+		{"I finally signed up for the pottery class.", []string{"Signed up for the pottery class"}},
+		{"Booked a dentist appointment for March.", []string{"Booked a dentist appointment for March"}},
+		{"I need to email the landlord.", nil},
+		{"I worked late again.", nil},
+		{"Needed the break, honestly.", nil},
+		{"I didn't send the email.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			got := coachStrs(coachRun(coachSession(tt.said)).SessionSummary["done_this_session"])
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("done_this_session %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

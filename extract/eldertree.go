@@ -301,6 +301,7 @@ func elderMine(s Session) elderSaid {
 	loc := sessionZone(s.Timezone)
 	lastOutcome := ""
 	stepNow, stepDone := false, 0
+	prev := "" // the user's previous sentence, in this message or the one before
 	for _, msg := range s.Messages {
 		if !isUser(msg.Role) {
 			continue
@@ -312,11 +313,19 @@ func elderMine(s Session) elderSaid {
 		content := apostrophes.Replace(strings.ToValidUTF8(msg.Content, "\uFFFD"))
 		for _, sent := range splitSentences(content) {
 			if _, bad := Sensitive(sent.text); bad {
+				prev = ""
 				continue
 			}
+			said.follow(prev, sent.text, at, loc)
+			e, ok := elderUpcoming(sent.text, at, loc)
+			if !ok && prev != "" && elderThatsDateRe.MatchString(sent.text) {
+				// "Anniversaries are hard. That's next Tuesday."
+				e, ok = elderUpcoming(prev+" "+sent.text, at, loc)
+			}
+			prev = sent.text
 			// A risky event ahead counts in a question too ("Should I go to
 			// the party on Friday?").
-			if e, ok := elderUpcoming(sent.text, at, loc); ok && len(said.events) < elderMaxEvents &&
+			if ok && len(said.events) < elderMaxEvents &&
 				!slices.ContainsFunc(said.events, func(x UpcomingEvent) bool { return x.Date == e.Date && labelKey(x.Event) == labelKey(e.Event) }) {
 				said.events = append(said.events, e)
 			}
@@ -388,6 +397,45 @@ func elderMine(s Session) elderSaid {
 	}
 	return said
 }
+
+// elderThatsDateRe is a sentence that dates what the one before it said:
+// "That's next Tuesday.", "It's on Saturday."
+var elderThatsDateRe = regexp.MustCompile(`(?i)^(?:that's|thats|that\s+is|it's|its|it\s+is|which\s+is)\s+(?:on\s+|this\s+coming\s+)?\S`)
+
+// follow reads a sponsor named in apposition, and what a sentence says only
+// with the user's sentence before it: a bare count after one that says sober or clean ("Still
+// clean. 323 days."), and the name of a sponsor just got ("Got a sponsor!
+// His name is Walt.").
+func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Location) {
+	if m := elderSponsorApposRe.FindStringSubmatchIndex(sent); m != nil && elderOwnLead(sent[:m[0]]) {
+		// "I'm working step 4 with my sponsor, Rick", "I'll call my
+		// sponsor Hector tonight": a name in apposition, whatever the tense.
+		if name := parseName(sent[m[2]:m[3]]); name != "" && !nameReject[strings.ToLower(name)] && !elderNotNames[strings.ToLower(name)] {
+			said.profile["has_sponsor"], said.profile["sponsor_name"] = true, name
+		}
+	}
+	if prev == "" {
+		return
+	}
+	text := strings.TrimRight(strings.TrimSpace(sent), ".!… ")
+	if m := elderBareCountRe.FindStringSubmatch(text); m != nil && elderSoberWordRe.MatchString(prev) &&
+		!elderNegated(lowerWords(prev)) && elderOwnLead(prev) {
+		if days, ok := elderDays(m[1], m[2]); ok {
+			elderSetSober(said.profile, days, at, loc)
+		}
+		return
+	}
+	if m := elderTheirNameRe.FindStringSubmatch(text); m != nil && strings.Contains(strings.ToLower(prev), "sponsor") &&
+		(elderHasSponsorRe.MatchString(strings.TrimSpace(prev)) || elderGotSponsorRe.MatchString(prev)) {
+		if name := parseName(m[1]); name != "" && !nameReject[strings.ToLower(name)] {
+			said.profile["has_sponsor"], said.profile["sponsor_name"] = true, name
+		}
+	}
+}
+
+// elderGotSponsorRe is a sentence that gets a sponsor without a subject:
+// "Got a sponsor!", "Finally found a sponsor."
+var elderGotSponsorRe = regexp.MustCompile(`(?i)^(?:i\s+)?(?:finally\s+|just\s+)?(?:got|have|found|picked|asked)\s+(?:myself\s+)?(?:a|a\s+new)\s+sponsor\b`)
 
 // elderClauses cuts a sentence at its clause starts.
 func elderClauses(sent string, at time.Time) []elderClause {
@@ -797,14 +845,104 @@ var (
 		`^i\s+(?:left|dropped\s+out\s+of)\s+(?:aa|na|ca|ga|smart\s+recovery|the\s+program|my\s+(?:home\s+)?group|the\s+fellowship)\b|` +
 		`^i\s+(?:don't|do\s+not|dont)\s+go\s+to\s+(?:meetings|aa|na|ca|ga)\s+any\s*more\b|^(?:i'm|im|i\s+am)\s+(?:not\s+going\s+to\s+meetings\s+any\s*more|done\s+with\s+(?:aa|na|meetings|the\s+program))\b`)
 	elderJoinedFellowshipRe = regexp.MustCompile(`(?i)^i\s+(?:joined|found)\s+(?:a|an|the|my)\s+(?:new\s+)?(?:\w+\s+){0,2}(?:group|meeting|fellowship)\b|^i\s+(?:joined|started\s+going\s+to|went\s+back\s+to|started\s+attending|go\s+to)\s+(aa|na|ca|ga|smart\s+recovery|celebrate\s+recovery|meetings)\b|` +
-		`^(?:i'm|im|i\s+am)\s+(?:back\s+)?in\s+(aa|na|ca|ga|smart\s+recovery)\b|^i\s+got\s+a\s+home\s+group\b`)
+		`^(?:i'm|im|i\s+am)\s+(?:back\s+)?in\s+(aa|na|ca|ga|smart\s+recovery)\b|^i\s+got\s+a\s+home\s+group\b|` +
+		// "I go to a women's AA meeting on Tuesdays", "Still go to my home group every Thursday".
+		`^(?:i\s+)?(?:still\s+|also\s+|usually\s+|always\s+)?(?:go|attend|hit)\s+(?:to\s+)?(?:a|an|the|my|our)\s+(?:[\w']+\s+){0,2}?(?:(aa|na|ca|ga)\s+)?(?:meetings?|home\s+group|group)\b`)
 	elderSoberRe = regexp.MustCompile(`(?i)^(?:(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:now\s+|officially\s+|finally\s+)?|today\s+(?:is|marks)\s+|i\s+(?:have|hit|reached|made\s+it\s+to|just\s+hit)\s+)?` +
 		`(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)\s+(?:sober|clean|of\s+sobriety)(?:\s+(?:from|off)\s+(?:my\s+)?[\w']+)?(?:\s+(?:today|now|as\s+of\s+today))?$|` +
 		`^(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:sober|clean)\s+(?:for\s+)?(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred)\s+(days?|weeks?|months?|years?)(?:\s+(?:from|off)\s+(?:my\s+)?[\w']+)?(?:\s+(?:now|today))?$`)
 	elderSobrietyDateRe = regexp.MustCompile(`(?i)^my\s+(?:sobriety|clean|sober)\s+date\s+is\s+(.+)$`)
 )
 
-var elderTens = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}
+var elderTens = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+	"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+
+// A time sober said in other orders than elderSoberRe's: a count with a
+// sober word after it ("Fourteen months sober as of this morning", "2
+// years clean from cocaine", "5 months out from my last bet", "90 days
+// alcohol-free") or before it ("been off heroin 10 months", "sober 19 days
+// from alcohol"). What comes before it must be the user saying it
+// (elderSoberLead): "he's been clean 22 years" is the sponsor's.
+const (
+	elderNum  = `(\d{1,5}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)`
+	elderUnit = `(days?|weeks?|months?|years?)`
+	elderOff  = `(?:sober|clean|dry|free|off\s+(?:the\s+)?([\w']+)|([\w']+)[- ]free)`
+)
+
+var (
+	elderCountFirstRe = regexp.MustCompile(`(?i)\b` + elderNum + `\s+(?:full\s+|whole\s+)?` + elderUnit + `\s+(?:of\s+)?(?:` + elderOff +
+		`|sobriety|out\s+from\s+my\s+last\s+[\w']+|since\s+my\s+last\s+[\w']+|without\s+(?:a\s+)?(?:drink|drinking|using|bet|betting|gambling|hit|fix))\b`)
+	elderCountAfterRe = regexp.MustCompile(`(?i)\b` + elderOff + `\s+(?:from\s+[\w']+\s+)?(?:for\s+)?(?:about\s+|almost\s+|nearly\s+|over\s+|just\s+over\s+)?` + elderNum + `\s+` + elderUnit + `\b`)
+	// A date ahead after the count makes it an anniversary to come ("sober
+	// for three years this June"), not the time sober now.
+	elderSoberAhead = regexp.MustCompile(`(?i)^\s*(?:this|next|in|come|on)\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|fall|autumn|winter|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+	// The words that may come before a time sober the user says of
+	// themselves ("I've got", "been", "Today marks", "still").
+	elderSoberLead = toSet("i i'm im i've ive i'd am have has got been now just officially finally today is marks hit reached made it to over almost nearly about still and so well yeah yes ok okay as of already be will i'll ill hi hey m ve that's thats that this")
+	// A count alone after a sentence that says sober or clean ("Still
+	// clean. 323 days.").
+	elderBareCountRe = regexp.MustCompile(`(?i)^` + elderNum + `\s+` + elderUnit + `(?:\s+(?:now|today|and\s+counting|strong|in))?$`)
+	elderSoberWordRe = regexp.MustCompile(`(?i)\b(?:sober|clean|sobriety)\b`)
+
+	// "with my sponsor, Rick", "my sponsor Imani".
+	elderSponsorApposRe = regexp.MustCompile(`\b(?i:my\s+(?:new\s+)?sponsor),?\s+(\p{Lu}[\p{L}'-]+)\b`)
+	// "His name is Walt" after a sentence that gets a sponsor.
+	elderTheirNameRe = regexp.MustCompile(`^(?i:(?:his|her|their)\s+name(?:'s|\s+is))\s+(\p{Lu}[\p{L}'-]+)\b`)
+	elderTherapistRe = regexp.MustCompile(`(?i)^(?:(?:i\s+(?:see|have|started\s+seeing|go\s+to)\s+a\s+(?:new\s+)?(?:therapist|counsell?or|psychologist|psychiatrist))|my\s+(?:new\s+)?(?:therapist|counsell?or|psychologist|psychiatrist))\b`)
+)
+
+// elderOwnLead reports whether the words before a match leave it the
+// user's: none of them names someone else.
+func elderOwnLead(before string) bool {
+	for _, w := range lowerWords(before) {
+		if elderOthers[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// elderSoberSpan reads a time sober in days from a clause's text to the end
+// of its sentence (see elderCountFirstRe); ok false when there is none, it
+// is not the user's, or a substance named with it is none.
+func elderSoberSpan(text string) (int, bool) {
+	for _, re := range []*regexp.Regexp{elderCountFirstRe, elderCountAfterRe} {
+		m := re.FindStringSubmatchIndex(text)
+		if m == nil {
+			continue
+		}
+		for _, w := range lowerWords(text[:m[0]]) {
+			if !elderSoberLead[w] {
+				return 0, false
+			}
+		}
+		if elderSoberAhead.MatchString(text[m[1]:]) {
+			return 0, false
+		}
+		var n, unit, thing string
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return text[m[2*i]:m[2*i+1]]
+		}
+		if re == elderCountFirstRe {
+			n, unit, thing = g(1), g(2), g(3)+g(4)
+		} else {
+			thing, n, unit = g(1)+g(2), g(3), g(4)
+		}
+		if thing != "" {
+			if _, ok := elderSubstanceWords[strings.ToLower(thing)]; !ok && !elderSoberThings[strings.ToLower(thing)] {
+				return 0, false // "off work 3 days", "3 days pain-free"
+			}
+		}
+		return elderDays(n, unit)
+	}
+	return 0, false
+}
+
+// elderSoberThings are what one is off or free of, beside elderSubstanceWords.
+var elderSoberThings = toSet("bottle sauce booze stuff juice gear drugs drug alcohol it them everything substance substances")
 
 var elderFellowships = map[string]string{"aa": "AA", "na": "NA", "ca": "CA", "ga": "GA", "smart recovery": "SMART Recovery", "celebrate recovery": "Celebrate Recovery"}
 
@@ -841,6 +979,9 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		p["has_sponsor"] = true
 		return
 	}
+	if elderTherapistRe.MatchString(text) {
+		p["has_therapist"] = true
+	}
 	if m := elderJoinedFellowshipRe.FindStringSubmatch(text); m != nil {
 		p["in_fellowship"] = true
 		for _, g := range m[1:] {
@@ -865,6 +1006,10 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		return
 	}
 	if days, ok := elderDayCount(c); ok {
+		elderSetSober(p, days, c.at, loc)
+		return
+	}
+	if days, ok := elderSoberSpan(c.tail); ok {
 		elderSetSober(p, days, c.at, loc)
 		return
 	}
@@ -998,14 +1143,14 @@ var elderStepNumbers = func() map[string]int {
 }()
 
 const (
-	elderStepSubject = `(?i)^(?:i(?:'m|m|\s+am|'ve|ve|\s+have)?(?:\s+been)?\s+)?(?:(?:now|currently|still|finally|just|actually|officially|already)\s+)*`
+	elderStepSubject = `(?i)^(?:(?:i|we|[\w']+\s+and\s+i|me\s+and\s+[\w']+)(?:'m|m|\s+am|'re|re|\s+are|'ve|ve|\s+have)?(?:\s+been)?\s+)?(?:(?:now|currently|still|finally|just|actually|officially|already)\s+)*`
 	elderStepObject  = `(?:my\s+|the\s+)?(?:step\s+(\w+)|(\w+)\s+step)\b(.*)$`
 )
 
 var (
 	// "working step 4", "I'm on my fourth step", "I started step 5".
 	elderStepNowRe = regexp.MustCompile(elderStepSubject +
-		`(?:(?:started|starting|begun|began|beginning)\s+(?:on\s+|working\s+(?:on\s+)?|to\s+work\s+(?:on\s+)?)?|(?:working|doing)\s+(?:on\s+)?|on\s+|in\s+|(?:moving|moved)\s+(?:on\s+)?(?:to|into)\s+)` + elderStepObject)
+		`(?:(?:started|starting|begun|began|beginning)\s+(?:on\s+|working\s+(?:on\s+)?|to\s+work\s+(?:on\s+)?)?|(?:working|doing)\s+(?:on\s+)?|on\s+|in\s+|at\s+|(?:moving|moved)\s+(?:on\s+)?(?:to|into)\s+|(?:redoing|repeating|restarting|start|starting\s+over\s+(?:on|with)|back\s+(?:on|to|at))\s+)` + elderStepObject)
 	// "finished my fourth step", "I'm done with step 3".
 	elderStepDoneRe = regexp.MustCompile(elderStepSubject +
 		`(?:finished|completed|did|done|through|wrapped\s+up|got\s+through)\s+(?:with\s+)?(?:working\s+)?` + elderStepObject)
@@ -1067,6 +1212,10 @@ var elderSubstanceWords = map[string]string{
 	"benzos": "benzodiazepines", "benzodiazepines": "benzodiazepines", "xanax": "benzodiazepines",
 	"pills": "pills", "drugs": "drugs", "nicotine": "nicotine", "smoking": "nicotine", "cigarettes": "nicotine", "vaping": "nicotine",
 	"ketamine": "ketamine", "kratom": "kratom", "gaming": "gaming",
+	"wine": "alcohol", "beer": "alcohol", "liquor": "alcohol", "vodka": "alcohol", "whiskey": "alcohol", "whisky": "alcohol",
+	"bourbon": "alcohol", "gin": "alcohol", "rum": "alcohol", "tequila": "alcohol", "bottle": "alcohol",
+	"bets": "gambling", "poker": "gambling", "slots": "gambling", "heroine": "heroin", "percs": "opioids", "norco": "opioids",
+	"adderall": "stimulants", "speed": "amphetamines", "molly": "MDMA", "ecstasy": "MDMA",
 }
 
 var elderSubstanceRes = []*regexp.Regexp{
@@ -1078,6 +1227,12 @@ var elderSubstanceRes = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bmy\s+(?:drug\s+of\s+choice|doc)\s+(?:is|was)\s+(\w+)()`),
 	// "my gambling addiction", "my drinking problem".
 	regexp.MustCompile(`(?i)\bmy\s+(\w+)\s+(?:addiction|habit|problem)()\b`),
+	// "Opioids were my thing", "meth is what I keep going back to".
+	regexp.MustCompile(`(?i)^(\w+)\s+(?:was|were|is|are)\s+(?:my|the)\s+(?:thing|drug|poison|vice|weakness|demon|problem|go-to|escape)\b()|^(\w+)\s+(?:is|was|are|were)\s+what\s+i\s+(?:keep\s+)?(?:going\s+back\s+to|go\s+back\s+to|struggle(?:d)?\s+with|used|use|was\s+hooked\s+on|got\s+hooked\s+on)()`),
+	// "sober 19 days from alcohol", "been off heroin 10 months".
+	regexp.MustCompile(`(?i)\b(?:sober|clean)\s+(?:for\s+)?\S+\s+(?:days?|weeks?|months?|years?)\s+(?:from|off)\s+(?:my\s+)?(\w+)()|\b(?:been|i'm|im|i\s+am|stayed|staying|got|getting|stay)\s+(?:clean\s+)?off\s+(?:the\s+)?(\w+)()`),
+	// A fragment naming it: "Weed and booze both.", "Gambling, not booze".
+	regexp.MustCompile(`(?i)^(\w+)(?:\s+and\s+\w+(?:\s+both)?[.!]?$|\s*,\s*not\s+\w+|\s*,\s*mostly\b|\s+mostly[.!]?$|[.!]?$)()`),
 	// "I quit drinking".
 	regexp.MustCompile(`(?i)^i\s+(?:quit|stopped|gave\s+up)\s+(drinking|gambling)()\b`),
 }
@@ -1105,13 +1260,18 @@ func elderIdentity(c elderClause, p map[string]any) {
 		if elderNegated(before) || elderNegated(lowerWords(c.text[loc[0]:loc[1]])) || slices.ContainsFunc(before, func(w string) bool { return elderOthers[w] }) {
 			continue
 		}
-		word := ""
-		if loc[2] >= 0 {
-			word = strings.ToLower(c.text[loc[2]:loc[3]])
+		// The word is the first group that matched (a pattern of
+		// alternatives has one pair of groups each).
+		word, second := "", 4
+		for i := 2; i+1 < len(loc); i += 4 {
+			if loc[i] >= 0 {
+				word, second = strings.ToLower(c.text[loc[i]:loc[i+1]]), i+2
+				break
+			}
 		}
 		kind := elderSubstanceWords[word]
-		if kind == "" && len(loc) > 5 && loc[4] >= 0 {
-			switch strings.ToLower(c.text[loc[4]:loc[5]]) {
+		if kind == "" && second > 0 && second+1 < len(loc) && loc[second] >= 0 {
+			switch strings.ToLower(c.text[loc[second]:loc[second+1]]) {
 			case "alcoholic":
 				kind = "alcohol"
 			case "gambler":
@@ -1130,13 +1290,17 @@ func elderIdentity(c elderClause, p map[string]any) {
 // get triggered by conflict".
 var (
 	elderTriggersAreRe = regexp.MustCompile(`(?i)^my\s+(?:biggest\s+|main\s+|real\s+|usual\s+|top\s+)?triggers?\s+(?:is|are|was|were|include)\s+(.+)$`)
-	elderIsTriggerRe   = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|has\s+been)\s+(?:a|an|my|one\s+of\s+my)\s+(?:\w+\s+)?triggers?\b`)
+	elderIsTriggerRe   = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|has\s+been)\s+(?:still\s+|always\s+|really\s+)?(?:a|an|my|the|one\s+of\s+my)\s+(?:\w+\s+)?triggers?\b|` +
+		// "Family holidays, that's my trigger".
+		`^(.+?),\s+(?:that's|thats|that\s+is|those\s+are|they're|theyre|it's|its)\s+(?:a|an|my|the)\s+(?:\w+\s+)?triggers?\b|` +
+		// "Concerts are risky for me", "Late nights are still my danger zone", "Evenings are the worst".
+		`^(.+?)\s+(?:is|are|has\s+been|have\s+been)\s+(?:still\s+|always\s+|really\s+|so\s+)?(?:(?:risky|dangerous|tricky|hard|tough|rough)\s+for\s+me|(?:my|a)\s+(?:danger\s+zone|weak\s+spot|red\s+flag|slippery\s+slope)|the\s+(?:worst|hardest|toughest|most\s+dangerous)(?:\s+(?:time|part|for\s+me))?)(?:$|[,.;!]|\s+(?:for|when|because|since|with|around|now))`)
 	elderTriggersMeRe  = regexp.MustCompile(`(?i)^(.+?)\s+(?:really\s+|always\s+|still\s+)?triggers\s+me\b`)
 	elderTriggeredByRe = regexp.MustCompile(`(?i)^i\s+(?:get|got|am|'m|m|feel)\s+(?:really\s+|so\s+)?triggered\s+by\s+(.+)$`)
 )
 
 // elderNotTriggerSubjects are subjects of "X is a trigger" that name nothing.
-var elderNotTriggerSubjects = toSet("it that this what which everything anything something nothing there he she they you who")
+var elderNotTriggerSubjects = toSet("it that this what which everything anything something nothing there he she they you who today tonight yesterday tomorrow life things stuff")
 
 // elderNamedTriggers are the triggers a clause names outright, as labels.
 func elderNamedTriggers(c elderClause) []string {
@@ -1153,7 +1317,7 @@ func elderNamedTriggers(c elderClause) []string {
 	default:
 		var subj string
 		if m := elderIsTriggerRe.FindStringSubmatch(text); m != nil {
-			subj = m[1]
+			subj = m[1] + m[2] + m[3]
 		} else if m := elderTriggersMeRe.FindStringSubmatch(text); m != nil {
 			subj = m[1]
 		}
@@ -1191,7 +1355,7 @@ var elderEventRe = regexp.MustCompile(`(?i)\b(happy\s+hours?|bachelor(?:ette)?\s
 	`(?:a|the)\s+(?:bar|pub|club)|bars\s+with|pub\s+crawl|nightclubs?|clubbing|concerts?|festivals?|tailgat(?:e|es|ing)|barbecues?|bbqs?|cookouts?|reunions?|` +
 	`work\s+(?:drinks|dinner|event|trip|conference|do)|(?:out\s+for|grab(?:bing)?|having|for)\s+drinks|drinks\s+(?:with|after)|` +
 	`poker\s+night|casinos?|vegas|funerals?|wakes?|(?:bottomless\s+)?brunch|family\s+(?:gathering|dinner|reunion|christmas|thanksgiving)|` +
-	`thanksgiving|christmas\s+(?:eve|dinner)|new\s+year'?s(?:\s+eve)?|super\s+bowl|game\s+day|birthday)\b`)
+	`thanksgiving|christmas\s+(?:eve|dinner)|new\s+year'?s(?:\s+eve)?|super\s+bowl|game\s+day|birthday|anniversar(?:y|ies))\b`)
 
 // elderEventRefused marks a sentence that turns the event down.
 var elderEventRefused = regexp.MustCompile(`(?i)\b(?:not\s+going|won't\s+(?:be\s+)?go(?:ing)?|can't\s+go|(?:don't|dont|do\s+not)\s+have\s+to\s+go|skip(?:ping)?|skipped|cancel(?:l?ed|ling|s)?|avoid(?:ing|ed)?|decided\s+(?:not|against)|no\s+longer\s+going|got\s+out\s+of)\b`)
@@ -1291,7 +1455,10 @@ var (
 // ahead.
 func elderTellsPast(words []string) bool {
 	past := false
-	for _, w := range words {
+	for i, w := range words {
+		if (w == "i've" || w == "ive" || w == "we've" || w == "weve") && i+1 < len(words) && words[i+1] == "got" {
+			return false // "I've got a festival in two weeks": having, now
+		}
 		w = strings.TrimPrefix(strings.TrimPrefix(w, "i'"), "we'")
 		if elderAheadWords[w] {
 			return false

@@ -39,7 +39,18 @@ func TestElderTreeSobrietyInWords(t *testing.T) {
 		// day of it: its last day keeps the streak from being overstated.
 		{[]string{"I relapsed last week."}, sober(2, "2026-11-22")},
 		{[]string{"I've been sober for 400 days.", "I relapsed last week."}, sober(2, "2026-11-22")},
+		// Other orders and wordings (elderSoberSpan, follow).
+		{[]string{"Eleven months clean as of yesterday, can you believe it."}, sober(330, "2025-12-29")},
+		{[]string{"Been off the booze 6 weeks now."}, map[string]any{"sobriety_days": 42, "recovery_start_date": "2026-10-13", "addiction_type": "alcohol"}},
+		{[]string{"I'm 3 months out from my last drink."}, sober(90, "2026-08-26")},
+		{[]string{"Sixty days alcohol-free!"}, sober(60, "2026-09-25")},
+		{[]string{"Still sober.", "47 days."}, sober(47, "2026-10-08")},
+		{[]string{"Sober 40 days from pills, first real stretch."}, map[string]any{"sobriety_days": 40, "recovery_start_date": "2026-10-15", "addiction_type": "pills"}},
 		// Not a count of the user's days sober.
+		{[]string{"I've been off work 5 days with a cold."}, map[string]any{}},
+		{[]string{"My cousin has been clean 8 years."}, map[string]any{}},
+		{[]string{"I'll be sober for two years this March."}, map[string]any{}},
+		{[]string{"Work was rough.", "3 days."}, map[string]any{}},
 		{[]string{"Day 3 of the conference was rough."}, map[string]any{}},
 		{[]string{"My brother is on day 30."}, map[string]any{}},
 		{[]string{"I'll be 90 days sober on Friday."}, map[string]any{}},
@@ -124,6 +135,18 @@ func TestElderTreeIdentityAndTriggers(t *testing.T) {
 		{[]string{"My triggers are stress, payday and loneliness."}, map[string]any{}, []string{"stress", "payday", "loneliness"}},
 		{[]string{"Loneliness triggers me.", "I get triggered by conflict with my boss."}, map[string]any{}, []string{"loneliness", "conflict with my boss"}},
 		{[]string{"It is a trigger."}, map[string]any{}, nil},
+		// Other frames: a substance as "my thing", a fragment, "off X"; a
+		// trigger left-dislocated, "risky for me", "my danger zone".
+		{[]string{"Pills were my thing for a decade."}, map[string]any{"addiction_type": "pills"}, nil},
+		{[]string{"Coke and booze both."}, map[string]any{"addiction_type": "cocaine"}, nil},
+		{[]string{"Crack is what I keep going back to."}, map[string]any{"addiction_type": "crack cocaine"}, nil},
+		{[]string{"My uncle's thing was whiskey."}, map[string]any{}, nil},
+		{[]string{"Weekends, that's my trigger."}, map[string]any{}, []string{"weekends"}},
+		{[]string{"Bars are risky for me."}, map[string]any{}, []string{"bars"}},
+		{[]string{"Sundays are still my danger zone."}, map[string]any{}, []string{"sundays"}},
+		{[]string{"Mornings are the hardest for me."}, map[string]any{}, []string{"mornings"}},
+		{[]string{"My sister is the worst."}, map[string]any{}, nil},
+		{[]string{"Today was the worst."}, map[string]any{}, nil},
 		{[]string{"That isn't a trigger for me."}, map[string]any{}, nil},
 	}
 	for _, tt := range tests {
@@ -174,6 +197,8 @@ func TestElderTreeRiskyEventAhead(t *testing.T) {
 		{"My cousin's wedding on Saturday, open bar.", []map[string]any{{"date": "2026-11-28", "event": "cousin's wedding with an open bar"}}},
 		{"Should I go to the office party on Thursday?", []map[string]any{{"date": "2026-11-26", "event": "office party"}}},
 		{"We're going out for drinks with the team tomorrow.", []map[string]any{{"date": "2026-11-25", "event": "drinks"}}},
+		{"I've got a bachelor party in two weeks.", []map[string]any{{"date": "2026-12-08", "event": "bachelor party"}}},
+		{"The anniversary of my dad's death is hard. It's on Sunday.", []map[string]any{{"date": "2026-11-29", "event": "anniversary"}}},
 		{"I went to a party on Saturday.", nil},
 		{"I drank on Saturday at my cousin's birthday party.", nil},
 		{"I was invited to a wedding next Saturday.", []map[string]any{{"date": "2026-11-28", "event": "wedding"}}},

@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,8 +80,44 @@ func AppItems(app *prompts.App, res extract.Result) []AppItem {
 			}
 		}
 	}
-	fields(res.ProfileUpdates, true, false)
-	fields(res.SessionSummary, false, true)
+	profile := res.ProfileUpdates
+	if _, ok := profile["sobriety_days"]; ok {
+		// recovery_start_date is sobriety_days said as a date (the rules
+		// set both from one statement): one fact, scored once, by the
+		// count the user said.
+		profile = maps.Clone(profile)
+		delete(profile, "recovery_start_date")
+	}
+	fields(profile, true, false)
+	summary := res.SessionSummary
+	if evs, ok := summary["upcoming_events"]; ok {
+		// Elder Tree's risky events ahead are what its follow-up is about:
+		// the fixed sentence that points to them says no event, the list
+		// holds each event's label.
+		summary = maps.Clone(summary)
+		if summary["follow_up_needed"] == extract.FollowUpRiskyEvent {
+			delete(summary, "follow_up_needed")
+		}
+		if list, ok := plain(evs).([]any); ok {
+			for _, e := range list {
+				if o, ok := e.(map[string]any); ok {
+					ev, _ := o["event"].(string)
+					add("follow_up:risky_event", ev)
+				}
+			}
+		}
+	}
+	if ts, ok := summary["triggers"]; ok {
+		// Elder Tree's summary lists every trigger named under "triggers",
+		// a key keyPrefixes does not know (its profile's is
+		// known_triggers): scored as the triggers they are.
+		summary = maps.Clone(summary)
+		delete(summary, "triggers")
+		for _, t := range flatten(plain(ts), false) {
+			add("known_triggers", t)
+		}
+	}
+	fields(summary, false, true)
 	for _, r := range res.Records {
 		switch r.Kind {
 		case extract.LaraPreference:
