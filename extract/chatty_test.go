@@ -259,3 +259,95 @@ func TestRulesChattyFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesChattyPhrases: the grammar behind the wrong memories of the
+// first hand-check, on other sentences: a definite abstract noun points
+// back, idiomatic pairs and capitalised titles stay whole, a quantifier
+// of kinds leaves the kind, a second verb of a list is no object, a
+// pronoun object is unresolved, a title is no name, and what one teaches
+// is work.
+func TestRulesChattyPhrases(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg     string
+		want    []m
+		dropped []string
+	}{
+		// "the" and one abstract noun: a quality of what was discussed.
+		{"Honestly I love the friendship.", nil, []string{"unresolved_reference"}},
+		{"I really enjoy the excitement!", nil, []string{"unresolved_reference"}},
+		{"I like the suspense", nil, []string{"unresolved_reference"}},
+		{"I love the mountains", []m{{"likes:mountains", "the mountains"}}, nil},
+		{"I love the city", []m{{"likes:city", "the city"}}, nil},
+		// Idiomatic pairs and titles.
+		{"I enjoy the hustle and bustle", []m{{"likes:hustle_and_bustle", "the hustle and bustle"}}, nil},
+		{"I love spending time with friends and family", []m{{"likes:spending_time", "spending time with friends and family"}}, nil},
+		{"I like Seinfeld and Law and Order", []m{{"likes:seinfeld", "Seinfeld"}, {"likes:law_and_order", "Law and Order"}}, nil},
+		{"I like Bones and Castle and Monk", []m{{"likes:bones_and_castle", "Bones and Castle"}, {"likes:monk", "Monk"}}, nil},
+		{"I love cats and dogs", []m{{"likes:cats", "cats"}, {"likes:dogs", "dogs"}}, nil},
+		// Quantifiers of kinds.
+		{"I like lots of different types of movies", []m{{"likes:movies", "movies"}}, nil},
+		{"I listen to all sorts of podcasts", []m{{"hobby:podcasts", "listening to podcasts"}}, nil},
+		// Second verbs and shared objects.
+		{"I love buying and selling old records", []m{{"likes:buying_and_selling_old_records", "buying and selling old records"}}, nil},
+		{"I love hiking and playing chess", []m{{"likes:hiking", "hiking"}, {"likes:chess", "playing chess"}}, nil},
+		{"I love sitting on the porch and enjoying the view", []m{{"likes:sitting", "sitting on the porch"}}, []string{"unresolved_reference"}},
+		{"I play the drums and dance", []m{{"hobby:drums", "playing the drums"}, {"hobby:dancing", "dancing"}}, nil},
+		// A pronoun object leaves a plan unresolved.
+		{"I plan to fix it next week", nil, []string{"unresolved_reference"}},
+		{"I'm planning on painting it blue", nil, []string{"unresolved_reference"}},
+		{"I work in IT", []m{{"occupation", "IT"}}, nil},
+		// Titles.
+		{"My name is Prof. Alvarez", []m{{"name", "Prof. Alvarez"}}, nil},
+		{"My name is Mrs Okafor", []m{{"name", "Mrs Okafor"}}, nil},
+		// What one teaches is work.
+		{"I teach second grade", []m{{"occupation", "second grade teacher"}}, nil},
+		{"I teach Spanish at a middle school", []m{{"occupation", "Spanish teacher"}}, nil},
+		{"I teach my niece to read", nil, []string{"invalid_value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, x := range got.Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+			if r := reasons(got.Dropped); !slices.Equal(r, tt.dropped) && !(len(r) == 0 && tt.dropped == nil) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}
+
+// TestRulesOccupationRestated: a job said again in other words keeps its
+// first wording; a fuller wording or a new job replaces it.
+func TestRulesOccupationRestated(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		msgs []string
+		want string
+	}{
+		{[]string{"I'm a high school teacher.", "I teach chemistry."}, "high school teacher"},
+		{[]string{"I'm a teacher.", "I'm a kindergarten teacher."}, "kindergarten teacher"},
+		{[]string{"I'm a nurse.", "Actually I'm a paramedic now."}, "paramedic"},
+	} {
+		s := extract.Session{ID: "s-1", App: "mona"}
+		for i, msg := range tt.msgs {
+			s.Messages = append(s.Messages, extract.Message{ID: fmt.Sprint("m", i), Role: "user", Content: msg})
+		}
+		var got []string
+		for _, m := range extract.Rules(rulesApp(), s, rulesNow).Memories {
+			if m.Key == "occupation" {
+				got = append(got, m.Value)
+			}
+		}
+		if !slices.Equal(got, []string{tt.want}) {
+			t.Errorf("%q: occupation %q, want %q", tt.msgs, got, tt.want)
+		}
+	}
+}

@@ -476,8 +476,24 @@ func capList(vs []string) (kept []string, capped bool) {
 	return vs, false
 }
 
-// fixedPairs are items whose "and" is part of their name.
-var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons hide_and_seek trick_or_treating truth_or_dare rain_or_shine now_or_never")
+// fixedPairs are items whose "and" is part of their name, and idiomatic
+// pairs that name one thing ("peace and quiet", "friends and family").
+var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons hide_and_seek trick_or_treating truth_or_dare rain_or_shine now_or_never " +
+	"peace_and_quiet rest_and_relaxation hustle_and_bustle fun_and_games friends_and_family family_and_friends bed_and_breakfast surf_and_turf trial_and_error wear_and_tear song_and_dance sun_and_sand sand_and_sun hugs_and_kisses bells_and_whistles odds_and_ends bits_and_pieces pen_and_paper cops_and_robbers cat_and_mouse bride_and_groom rise_and_shine war_and_peace sense_and_sensibility crime_and_punishment romeo_and_juliet hansel_and_gretel bonnie_and_clyde jack_and_jill key_and_peele")
+
+// fixedJoin reports whether the "and" or "or" at ws[i] is inside a fixed
+// pair that ends one to three words before it and starts one to three words
+// after it: "the peace and quiet", "time with friends and family".
+func fixedJoin(ws []string, i, start int) bool {
+	for j := i - 1; j >= max(start, i-3); j-- {
+		for k := i + 2; k <= min(len(ws), i+4); k++ {
+			if fixedPairs[slug(strings.Join(ws[j:k], " "), articles)] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // splitJoined splits "X and Y" and "X or Y" into items unless they are a
 // fixed pair.
@@ -486,11 +502,12 @@ func splitJoined(s string) []string {
 		return []string{s}
 	}
 	ws := strings.Fields(s)
-	var out []string
+	var out, joins []string
 	start := 0
 	for i, w := range ws {
-		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) && !titleJoin(ws, i) {
+		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) && !titleJoin(ws, i) && !fixedJoin(ws, i, start) {
 			out = append(out, strings.Join(ws[start:i], " "))
+			joins = append(joins, w)
 			start = i + 1
 		}
 	}
@@ -503,18 +520,60 @@ func splitJoined(s string) []string {
 			break
 		}
 	}
-	// A fixed pair inside a longer list ("pizza and mac and cheese") is
-	// joined again.
 	for i := 0; i+1 < len(out); i++ {
+		join := false
+		switch {
+		case len(out) > 2 && titleWord(out[i]) && titleWord(out[i+1]):
+			// "The Office and Parks and Recreation": within a list joined by
+			// "and" alone, two capitalised single words are one title.
+			join = true
+		case sharedObject(out[i], out[i+1]):
+			// "sending and receiving emails": one activity.
+			join = true
+		}
 		for _, j := range []string{" and ", " or "} {
 			if fixedPairs[slug(out[i]+j+out[i+1], articles)] {
-				out[i] = out[i] + j + out[i+1]
-				out = append(out[:i+1], out[i+2:]...)
-				break
+				join = true // "pizza and mac and cheese"
 			}
+		}
+		if join {
+			out[i] = out[i] + " " + joins[i] + " " + out[i+1]
+			out = append(out[:i+1], out[i+2:]...)
+			joins = append(joins[:i], joins[i+1:]...)
+			i--
 		}
 	}
 	return out
+}
+
+// titleWord reports whether an item is one capitalised word, not "I".
+func titleWord(item string) bool {
+	if strings.ContainsRune(item, ' ') || len(item) < 2 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(item)
+	return unicode.IsUpper(r)
+}
+
+// hobbyGerunds are the -ing forms of soloVerbs: activities of their own
+// ("hiking and playing guitar" is two).
+var hobbyGerunds = func() map[string]bool {
+	out := map[string]bool{}
+	for v := range soloVerbs {
+		out[gerund(v)] = true
+	}
+	return out
+}()
+
+// sharedObject reports whether item a is a lone -ing verb that is no
+// activity of its own and b an -ing verb with an object, which is then
+// a's too: "sending and receiving emails", "buying and selling cars".
+func sharedObject(a, b string) bool {
+	if strings.ContainsRune(a, ' ') || !isLowerWord(a) || !strings.HasSuffix(a, "ing") || len(a) < 6 || hobbyGerunds[a] {
+		return false
+	}
+	ws := strings.Fields(b)
+	return len(ws) > 1 && strings.HasSuffix(ws[0], "ing") && isLowerWord(ws[0])
 }
 
 // titleJoin reports whether the "and" at ws[i] is inside a title that a
@@ -525,7 +584,7 @@ func titleJoin(ws []string, i int) bool {
 		return false
 	}
 	for _, w := range ws[i+2:] {
-		if isLowerWord(w) {
+		if isLowerWord(w) && !danglingWords[w] {
 			return true
 		}
 	}
@@ -557,6 +616,10 @@ func prefMemories(after string, key string) ([]Memory, string) {
 				continue
 			}
 			raw = gerundItem(raw, i == 0)
+		} else if w, next := firstWord(raw, 0); i > 0 && (likeVerbs[w] || likeVerbs[strings.TrimSuffix(w, "ing")] || likeVerbs[strings.TrimSuffix(w, "ing")+"e"]) && next < len(raw) {
+			// "being able to relax and enjoy the scenery": a second verb of
+			// the first item, whose object is what is liked.
+			raw = raw[next:]
 		}
 		if personItem(raw) {
 			reason = firstNonEmpty(reason, DropAboutPerson)
@@ -1121,6 +1184,9 @@ func work(prep, after string) ([]Memory, string) {
 		w, _ := firstWord(after, 0)
 		switch {
 		case w == "a" || w == "an":
+		case acronym(firstField(after)):
+			// "I work in IT", "I work in HR": a field.
+			return []Memory{fact("occupation", strings.TrimRight(firstField(after), ".,!?"))}, ""
 		case hasUpper(firstField(after)):
 			return nil, DropInvalidValue // "I work in Seattle": a place, or a company?
 		default:
@@ -1140,6 +1206,21 @@ func work(prep, after string) ([]Memory, string) {
 		return nil, reason
 	}
 	return []Memory{fact("works_at", v)}, ""
+}
+
+// acronym reports whether w is two to four capitals ("IT", "HR", "PR"),
+// punctuation after it aside.
+func acronym(w string) bool {
+	w = strings.TrimRight(w, ".,!?;:")
+	if len(w) < 2 || len(w) > 4 {
+		return false
+	}
+	for _, r := range w {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func firstField(s string) string {
@@ -1275,7 +1356,12 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 	}
 	base := strings.Fields(verb)[0]
 	// "a lot of Call of Duty" is Call of Duty.
-	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of"})
+	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of", "all kinds of", "all sorts of", "all types of", "different kinds of", "different types of", "different", "many"})
+	if present == "teach" {
+		if m, ok := teaches(after); ok {
+			return []Memory{m}, ""
+		}
+	}
 	objs, long := items(after)
 	if long {
 		return nil, DropTooLong
@@ -1341,6 +1427,13 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 			continue
 		}
 		v := strings.TrimSpace(verb + " " + obj)
+		if w, next := firstWord(obj+" ", 0); obj != objs[0] && (soloVerbs[w] || listVerbs[w]) && isLowerWord(w) && !qualified {
+			// "I play the piano, guitar, and sing": a second verb of the
+			// list, not a thing played.
+			v = strings.TrimSpace(gerund(w) + " " + obj[min(next, len(obj)):])
+			obj = ""
+			verb = gerund(w)
+		}
 		tail := slug(obj, articles)
 		if team {
 			tail = slug(strings.Join(ws[1:], " "), articles)
@@ -1359,6 +1452,29 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		return out, ""
 	}
 	return nil, reason
+}
+
+// teachAt ends what is taught: "math at a high school", "yoga on weekends".
+var teachAt = []string{"at", "in", "for", "to", "on", "with", "and", "but", "every", "twice", "once", "part-time", "full-time", "now", "too", "as"}
+
+// teaches reads "I teach kindergarten", "I teach high school English",
+// "I teach piano lessons" as the user's work: what one teaches is taught to
+// others, most often for a living. A person ("my kids") or a pronoun is not
+// what is taught.
+func teaches(after string) (Memory, bool) {
+	clause, _ := cutClause(strings.TrimLeft(after, " "))
+	if w, _ := firstWord(clause+" ", 0); w == "at" {
+		return fact("occupation", "teacher"), true // "I teach at a community college"
+	}
+	ws := strings.Fields(cutAtWords(clause, teachAt...))
+	for len(ws) > 1 && lessonWords[strings.ToLower(ws[len(ws)-1])] {
+		ws = ws[:len(ws)-1] // "piano lessons" are taught by a piano teacher
+	}
+	lw := lowerWords(strings.Join(ws, " "))
+	if len(lw) == 0 || len(lw) > 3 || specificWords[lw[0]] || notItems[lw[0]] || slicesContains(teachAt, lw[0]) || personWords[lw[len(lw)-1]] || lw[0] == "myself" || lw[0] == "people" {
+		return Memory{}, false
+	}
+	return fact("occupation", strings.Join(ws, " ")+" teacher"), true
 }
 
 // headEnd is the last word of ws before its first qualifier or frequency

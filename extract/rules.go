@@ -319,6 +319,9 @@ func subject(key string) string {
 func lastWins(mems []Memory) []Memory {
 	last := make(map[string]int, len(mems))
 	for i, m := range mems {
+		if j, ok := last[subject(m.Key)]; ok && m.Key == "occupation" && restates(mems[j].Value, m.Value) {
+			continue
+		}
 		last[subject(m.Key)] = i
 	}
 	out := make([]Memory, 0, len(last))
@@ -328,6 +331,25 @@ func lastWins(mems []Memory) []Memory {
 		}
 	}
 	return out
+}
+
+// restates reports whether the occupation later says the same job as
+// earlier in other words: the same head noun ("school teacher", then "I
+// teach third grade"), without all of earlier's words (which would make it
+// the fuller statement: "teacher", then "kindergarten teacher"). The first
+// wording is kept; a new job ("nurse", then "actually I'm a paramedic")
+// replaces it.
+func restates(earlier, later string) bool {
+	e, l := lowerWords(earlier), lowerWords(later)
+	if len(e) == 0 || len(l) == 0 || e[len(e)-1] != l[len(l)-1] {
+		return false
+	}
+	for _, w := range e {
+		if !slices.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // dateContext is when and where a message was said, to resolve the dates
@@ -1601,7 +1623,8 @@ func preference(v string) (string, string) {
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
 	// "a lot of different bands", "all kinds of music": the kind is the like.
-	v = stripLeading(v, []string{"a lot of", "lot of", "lots of", "all kinds of", "all sorts of", "all types of", "many different", "different", "many", "various"})
+	v = stripLeading(v, []string{"a lot of", "lot of", "lots of", "all kinds of", "all sorts of", "all types of", "many different", "different", "many", "various",
+		"kinds of", "sorts of", "types of", "genres of", "styles of", "forms of", "kind of", "sort of", "type of"})
 	first, _ := firstWord(v+" ", 0)
 	for i, w := range lowerWords(v) {
 		if i > 0 && (w == "it" || w == "them") {
@@ -1726,7 +1749,14 @@ var (
 // upper case. It returns "" for "my name is not important".
 func parseName(rest string) string {
 	var out []string
-	for _, w := range strings.Fields(rest[:min(len(rest), 200)]) {
+	fields := strings.Fields(rest[:min(len(rest), 200)])
+	title := ""
+	if len(fields) > 1 && honorifics[strings.ToLower(strings.TrimSuffix(fields[0], "."))] {
+		// "Dr. Smith": a title goes with the name after it, and is no name
+		// of its own.
+		title, fields = fields[0], fields[1:]
+	}
+	for _, w := range fields {
 		trimmed := strings.TrimRightFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '\'' && r != '-' })
 		last := trimmed != w
 		trimmed = strings.TrimRight(trimmed, "'-")
@@ -1741,8 +1771,14 @@ func parseName(rest string) string {
 	if len(out) == 0 || nameReject[strings.ToLower(out[0])] {
 		return ""
 	}
+	if title != "" {
+		return title + " " + strings.Join(out, " ")
+	}
 	return strings.Join(out, " ")
 }
+
+// honorifics are the titles before a name: "Dr. Smith", "Mrs Jones".
+var honorifics = toSet("dr mr mrs ms mx miss prof professor sir dame")
 
 func nameShaped(w string) bool {
 	if utf8.RuneCountInString(w) > 40 {
