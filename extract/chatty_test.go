@@ -351,3 +351,50 @@ func TestRulesOccupationRestated(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesChattyOthersAndThings: what the user says of a family member is
+// the member's fact, never the user's; a collection is a hobby; a clause
+// that goes on without its subject ("… and live in …") is the user's only
+// when that subject is "I".
+func TestRulesChattyOthersAndThings(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg  string
+		want []m
+	}{
+		{"My mum is a retired librarian", []m{{"family:mother_occupation", "retired librarian"}}},
+		{"Yeah my brother's a mechanic", []m{{"family:brother_occupation", "mechanic"}}},
+		{"My grandparents were both farmers", []m{{"family:grandparents_occupation", "farmers"}}},
+		{"My uncle was in the marines", []m{{"family:uncle_occupation", "in the marines"}}},
+		{"My cousin lives in Manila", []m{{"family:cousin_lives_in", "Manila"}}},
+		{"I'm a chef and my wife works as a dentist", []m{{"occupation", "chef"}, {"family:wife_occupation", "dentist"}}},
+		{"My brother is a great guy", nil},
+		{"My daughter's birthday is great", nil},
+		{"My dad's name is Omar", []m{{"family:father", "Omar"}}},
+		// Collections.
+		{"I own over 200 pairs of sneakers", []m{{"hobby:sneakers", "a collection of over 200 pairs of sneakers"}}},
+		{"I have a stamp collection", []m{{"hobby:stamps", "a stamp collection"}}},
+		{"I have a small collection of antique clocks", []m{{"hobby:antique_clocks", "a small collection of antique clocks"}}},
+		{"I have over 300 followers", nil},
+		{"I have more than 100 employees", nil},
+		// A subject shared by the next clause.
+		{"I was born in Texas but now live in Oregon", []m{{"hometown", "Texas"}, {"lives_in", "Oregon"}}},
+		{"I'm a baker and also live in Leeds", []m{{"occupation", "baker"}, {"lives_in", "Leeds"}}},
+		{"My parents are teachers and live in Ohio", []m{{"family:parents_occupation", "teachers"}}},
+		{"She is a vet and loves horses", nil},
+		{"I have a friend who sings and plays guitar", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			var ms []m
+			for _, x := range rulesSay(tt.msg).Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+		})
+	}
+}

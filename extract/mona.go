@@ -1065,8 +1065,18 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		return haveMore(ms, after), ""
 	case kindFamilyNamed, kindPetNamed:
 		strict := !containsFoldASCII(rest[:loc[1]], "name") && !containsFoldASCII(rest[:loc[1]], "called")
-		n := nameAt(after, strict)
+		n := ""
+		possessive := strings.HasPrefix(rest[loc[5]:loc[1]], "'") && !containsFoldASCII(rest[loc[5]:loc[1]], "name")
+		if !possessive {
+			n = nameAt(after, strict)
+		}
 		if n == "" {
+			if k == kindFamilyNamed && strict {
+				if possessive {
+					after = " is " + after // "my dad's a plumber"
+				}
+				return familyFact(relations[g(2)], after)
+			}
 			return nil, ""
 		}
 		if k == kindFamilyNamed {
@@ -1342,6 +1352,9 @@ var (
 // learning Spanish", "I started knitting", "I play tennis", "I go hiking
 // every weekend".
 func hobby(rest string, loc []int, after string) ([]Memory, string) {
+	if n := group(rest, loc, 6); n != "" {
+		return collection(n, after)
+	}
 	alt, verb := 0, ""
 	for i := 1; i <= 5; i++ {
 		if v := group(rest, loc, i); v != "" {
@@ -1453,6 +1466,110 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 	}
 	return nil, reason
 }
+
+// familyJobRe reads what a family member is or does for work, after "my
+// father": "is an electrician", "was a door to door salesman", "'s a
+// retired nurse", "works as a plumber", "are both teachers", "served in
+// the navy".
+var familyJobRe = regexp.MustCompile(`(?i)^\s*(?:is|was|are|were|works\s+as|worked\s+as|used\s+to\s+be)\s+(?:(?:both|also|now|still|actually|currently)\s+)*(?:an?\s+)?((?:[\p{L}\-]+\s+){0,3}?)(` + occupations + `)s?\b`)
+
+// familyServedRe reads a family member's service: "was in the army",
+// "served in the navy".
+var familyServedRe = regexp.MustCompile(`(?i)^\s*(?:is|was|are|were|served)\s+(?:(?:also|both)\s+)?in\s+the\s+(` + services + `)\b`)
+
+// familyLivesRe reads where a family member lives: "lives in Denver".
+var familyLivesRe = regexp.MustCompile(`(?i)^\s*(?:still\s+|now\s+|also\s+)?(?:lives|live)\s+(?:in|on|near)\s+`)
+
+// familyFact builds what the user says of a family member, under the
+// member's key: "my father is an electrician" is family:father_occupation,
+// never the user's occupation; "my sister lives in Boston" is
+// family:sister_lives_in.
+func familyFact(rel, after string) ([]Memory, string) {
+	if rel == "" {
+		return nil, ""
+	}
+	key := "family:" + strings.ReplaceAll(rel, " ", "_")
+	if m := familyServedRe.FindStringSubmatch(after); m != nil {
+		return []Memory{{Key: key + "_occupation", Value: "in the " + strings.ToLower(m[1]), Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+	}
+	if loc := familyJobRe.FindStringSubmatchIndex(after); loc != nil {
+		mods, occ := strings.ToLower(strings.TrimSpace(after[loc[2]:loc[3]])), strings.ToLower(after[loc[4]:loc[5]])
+		ms, reason := occupation(mods, occ, after[loc[1]:])
+		if len(ms) == 0 {
+			return nil, reason
+		}
+		v := strings.TrimSpace(mods + " " + strings.ToLower(after[loc[4]:loc[1]])) // "teachers" of "my parents are both teachers"
+		if ms[0].Value != strings.TrimSpace(mods+" "+occ) {
+			v = ms[0].Value
+		}
+		return []Memory{{Key: key + "_occupation", Value: v, Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+	}
+	if loc := familyLivesRe.FindStringIndex(after); loc != nil {
+		if v, _ := place(after[loc[1]:], !hasUpper(after[loc[1]:])); v != "" {
+			return []Memory{{Key: key + "_lives_in", Value: v, Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+		}
+	}
+	return nil, ""
+}
+
+// collection builds "I have over 1000 hats" and "I have a big collection
+// of vinyl records" (n is "over 1000" or "a big collection"): collecting,
+// keyed by what is collected, the amount in the value.
+func collection(n, after string) ([]Memory, string) {
+	clause, long := cutClause(strings.TrimLeft(after, " "))
+	if long {
+		return nil, DropTooLong
+	}
+	n = strings.Join(strings.Fields(n), " ")
+	ws := strings.Fields(n)
+	what, v := clause, ""
+	switch lw := lowerWords(clause); {
+	case !strings.EqualFold(ws[len(ws)-1], "collection"):
+		// "over 1000 hats"
+	case len(lw) >= 2 && lw[0] == "of":
+		what = strings.TrimSpace(clause[strings.Index(strings.ToLower(clause), "of")+2:]) // "a collection of vinyl records"
+	case len(ws) >= 3 && (len(lw) == 0 || occupationFollowers[lw[0]]):
+		// "a hat collection": the kind of thing comes before "collection".
+		what, v = strings.ToLower(ws[len(ws)-2])+"s", n
+	default:
+		return nil, DropInvalidValue
+	}
+	what = cutAtWords(what, "at", "in", "from", "that", "which", "who", "and", "on", "for", "since")
+	if i := strings.Index(strings.ToLower(what), " of "); i > 0 {
+		if before := lowerWords(what[:i]); !containerNouns[before[len(before)-1]] {
+			what = what[:i] // "hats of every colour"; "pairs of sneakers" stays
+		}
+	}
+	lw := lowerWords(what)
+	if len(lw) == 0 || len(lw) > 5 || !strings.HasSuffix(lw[len(lw)-1], "s") || timeUnits[lw[len(lw)-1]] || notItems[lw[0]] || specificWords[lw[0]] || personWords[lw[len(lw)-1]] || relations[lw[len(lw)-1]] != "" || species[lw[len(lw)-1]] != "" {
+		return nil, DropInvalidValue // "I have over 20 years of experience", "hundreds of friends"
+	}
+	switch {
+	case v != "":
+	case strings.EqualFold(ws[len(ws)-1], "collection"):
+		v = n + " of " + what
+	default:
+		v = "a collection of " + n + " " + what
+	}
+	kw := lw
+	for len(kw) > 1 && (amountWords[kw[0]] || unicode.IsDigit(rune(kw[0][0])) || containerNouns[kw[0]] || kw[0] == "of") {
+		kw = kw[1:] // "over 1000 hats" is keyed by hats, "200 pairs of sneakers" by sneakers
+	}
+	key, ok := CanonicalKey("hobby:" + slug(strings.Join(kw, " "), articles))
+	if !ok {
+		return nil, DropInvalidValue
+	}
+	return []Memory{{Key: key, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+}
+
+// containerNouns count the things they are of: "pairs of sneakers".
+var containerNouns = toSet("pairs pair sets set boxes box bottles bottle pieces piece jars jar copies copy kinds types sorts")
+
+// amountWords say how many of a collection there are.
+var amountWords = toSet("over more than about around nearly almost at least hundreds thousands dozens a an one hundred thousand")
+
+// timeUnits and other measures are counted, not collected.
+var timeUnits = toSet("years months weeks days hours minutes seconds times miles kilometers km pounds lbs dollars bucks euros people friends followers subscribers students employees kids children grandchildren points calories steps words pages")
 
 // teachAt ends what is taught: "math at a high school", "yoga on weekends".
 var teachAt = []string{"at", "in", "for", "to", "on", "with", "and", "but", "every", "twice", "once", "part-time", "full-time", "now", "too", "as"}

@@ -864,7 +864,70 @@ func matchSentence(s string, starts []int) (found []hit, rejected []string) {
 			found = append(found, hit{m, p})
 		}
 	}
+	// "I grew up on a farm and now live in the city": a clause after "and"
+	// or "but" that opens with a verb has the subject of the clause before,
+	// read as the user's when that subject is "I".
+	for _, st := range starts {
+		v := implicitSubject(s, st)
+		if v < 0 {
+			continue
+		}
+		ms, ok, reason := matchAt("i "+s[v:], false, memoryMask("i "+s[v:]))
+		if !ok {
+			continue
+		}
+		if reason != "" && !slices.Contains(rejected, reason) {
+			rejected = append(rejected, reason)
+		}
+		for _, m := range ms {
+			found = append(found, hit{m, st})
+		}
+	}
 	return found, rejected
+}
+
+// sharedSubjectVerbs may open a clause whose subject is the one before:
+// "… and live in the country", "… but love hiking".
+var sharedSubjectVerbs = toSet("live work have own love like enjoy adore hate prefer teach study play speak volunteer collect grow grew moved run manage attend major plan want")
+
+// sharedSubjectAdverbs may come between the joining word and the verb.
+var sharedSubjectAdverbs = toSet("now also still currently really actually just even")
+
+// clauseSubjectWords are the words that name who a clause is about; the nearest
+// one before a shared-subject clause decides whose it is.
+var clauseSubjectWords = toSet("i i'm im i've ive i'd i'll he she they we you it my his her their our your who which that he's she's they're we're you're it's")
+
+// implicitSubject is where the verb of the clause at st of s begins when
+// the clause opens, after "and" or "but" and an adverb, with a verb of
+// sharedSubjectVerbs and the nearest subject before it is "I"; else -1.
+func implicitSubject(s string, st int) int {
+	if st == 0 {
+		return -1
+	}
+	prev := strings.TrimRight(s[:st], " ")
+	pw := strings.ToLower(prev[strings.LastIndexByte(prev, ' ')+1:])
+	if pw != "and" && pw != "but" {
+		return -1
+	}
+	at := st
+	w, next := firstWord(s, st)
+	for sharedSubjectAdverbs[w] && next < len(s) {
+		at = next
+		w, next = firstWord(s, next)
+	}
+	if !sharedSubjectVerbs[w] {
+		return -1
+	}
+	ws := lowerWords(prev)
+	for i := len(ws) - 2; i >= 0; i-- {
+		if clauseSubjectWords[ws[i]] {
+			if ws[i] == "i" || ws[i] == "i'm" || ws[i] == "im" || ws[i] == "i've" || ws[i] == "ive" || ws[i] == "i'd" || ws[i] == "i'll" {
+				return at
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // shouted reports whether s is typed in capitals only.
@@ -1105,7 +1168,10 @@ var patterns = []pattern{
 		iAm+`\s+(?:currently\s+|also\s+|now\s+|still\s+)?(learning|taking|practicing|practising)\b\s*`,
 		`i\s+(?:also\s+|recently\s+|just\s+)?(?:started|began)\s+(`+hobbyVerbs+`)\b\s*`,
 		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to)\s+)?(`+presentHobbies+`)\b\s*`,
-		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`)},
+		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`,
+		// A collection: "I have over 1000 hats", "I own a huge collection
+		// of vinyl records".
+		`(?:i\s+(?:also\s+|now\s+|still\s+)?(?:have|own)|i've\s+got|ive\s+got)\s+((?:(?:over|more\s+than|about|around|nearly|almost|at\s+least)\s+)?(?:\d[\d,]*\d\d|hundreds|thousands|(?:a|an|one)\s+hundred|(?:a|an|one)\s+thousand|dozens)|(?:a|an|my)\s+(?:(?:huge|big|large|small|little|growing|massive|nice|whole)\s+)?(?:[\p{L}\-]+\s+)?collection)\b\s*`)},
 	{kindOwn, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
 	{kindLiving, toSet("i"), prefix(
@@ -1115,7 +1181,7 @@ var patterns = []pattern{
 	{kindPetHave, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
 	{kindFamilyNamed, toSet("my"), prefix(
-		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
+		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+|'s\s+)`)},
 	{kindPetNamed, toSet("my"), prefix(
 		`my\s+((?:[\p{L}\-]+\s+)??)(` + wordAlt(species) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
 	{kindGoSchool, toSet("i"), prefix(

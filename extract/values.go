@@ -36,6 +36,17 @@ func completeValue(m Memory) (Memory, string) {
 	if m.Key == "name" || m.Key == "nickname" {
 		return m, ""
 	}
+	if plainKeys[m.Key] {
+		// "bar and study at night": a place or job ends where a verb of
+		// the user's next clause begins.
+		ws := strings.Fields(m.Value)
+		for i := 1; i+1 < len(ws); i++ {
+			if (ws[i] == "and" || ws[i] == "but") && sharedSubjectVerbs[ws[i+1]] {
+				m.Value = strings.Join(ws[:i], " ")
+				break
+			}
+		}
+	}
 	v, reason := phraseValue(m.Value)
 	if v == "" {
 		return Memory{}, reason
