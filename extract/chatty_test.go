@@ -383,6 +383,23 @@ func TestRulesChattyOthersAndThings(t *testing.T) {
 		{"I'm a baker and also live in Leeds", []m{{"occupation", "baker"}, {"lives_in", "Leeds"}}},
 		{"My parents are teachers and live in Ohio", []m{{"family:parents_occupation", "teachers"}}},
 		{"She is a vet and loves horses", nil},
+		{"I like to swim and play water polo", []m{{"likes:swimming", "swimming"}, {"likes:water_polo", "playing water polo"}}},
+		// Who does an activity, and a course of study in the user's word.
+		{"I'm an avid cyclist", []m{{"hobby:cycling", "cycling"}}},
+		{"Haha I'm a snowboarder too", []m{{"hobby:snowboarding", "snowboarding"}}},
+		{"I'm a professional surfer", []m{{"occupation", "professional surfer"}}},
+		{"I'm a history major at Rutgers", []m{{"occupation", "history major"}}},
+		// How one spends time, and what one never drinks.
+		{"I spend most of my free time gardening", []m{{"likes:gardening", "gardening"}}},
+		{"I spend a lot of time on Reddit and play chess", []m{{"likes:reddit", "Reddit"}, {"likes:chess", "playing chess"}}},
+		{"I spend time with my grandkids", []m{{"likes:spending_time", "spending time with my grandkids"}}},
+		{"I spend too much time worrying", nil},
+		{"I don't drink coffee", []m{{"diet", "no coffee"}}},
+		{"I don't drink anymore", []m{{"diet", "no alcohol"}}},
+		{"I don't drink much", nil},
+		// A title keeps its capitalised "To"; a feeling keeps its word.
+		{"I love To Kill a Mockingbird", []m{{"likes:kill_mockingbird", "To Kill a Mockingbird"}}},
+		{"I'm so excited about it", []m{{"feeling", "excited"}}},
 		{"I have a friend who sings and plays guitar", nil},
 	}
 	for _, tt := range tests {

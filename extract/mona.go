@@ -620,6 +620,9 @@ func prefMemories(after string, key string) ([]Memory, string) {
 			// "being able to relax and enjoy the scenery": a second verb of
 			// the first item, whose object is what is liked.
 			raw = raw[next:]
+		} else if i > 0 && next < len(raw) && listVerbs[w] && isLowerWord(w) && raw[:len(w)] == w {
+			// "on Facebook and watch TV": a second activity, said as a verb.
+			raw = gerund(w) + raw[next-1:]
 		}
 		if personItem(raw) {
 			reason = firstNonEmpty(reason, DropAboutPerson)
@@ -894,6 +897,18 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if containsFoldASCII(rest[:loc[1]], "prefer") {
 			after = cutAtWords(after, "over", "to", "rather", "instead", "than")
 		}
+		if k == kindLike && containsFoldASCII(rest[:loc[1]], "spend") {
+			switch w, next := firstWord(after+" ", 0); w {
+			case "with":
+				after = "spending time " + after // "with my family" is how, not what
+			case "on", "at", "in", "doing":
+				after = after[min(next, len(after)):] // "on Facebook", "at the beach"
+			default:
+				if w2, _ := firstWord(after+" ", next); !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w2, "ing") {
+					return nil, DropInvalidValue // "I spend time alone"; "bird watching" is an activity
+				}
+			}
+		}
 		return prefMemories(after, key)
 	case kindPerson:
 		what := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
@@ -916,6 +931,9 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindDiet:
 		if food := g(3); food != "" {
 			return []Memory{fact("diet", "no "+food)}, ""
+		}
+		if g(4) != "" {
+			return drinks(after)
 		}
 		d := firstNonEmpty(g(1), g(2))
 		if item, ok := strings.CutSuffix(strings.ReplaceAll(d, "-", " "), " intolerant"); ok {
@@ -1009,6 +1027,14 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			// "I'm studying to be a computer programmer": a goal.
 			what, _ := cutClause(after[strings.IndexByte(after[3:], ' ')+4:])
 			return goal("become " + what)
+		}
+		if strings.HasSuffix(strings.ToLower(rest[:loc[1]]), "major") {
+			// "I'm an art major": the user's own word for it.
+			ms, reason := major(g(1))
+			if len(ms) == 1 && ms[0].Key == "occupation" {
+				ms[0].Value = strings.TrimSuffix(ms[0].Value, " student") + " major"
+			}
+			return ms, reason
 		}
 		return major(firstNonEmpty(g(1), after))
 	case kindGoal:
@@ -1355,6 +1381,17 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 	if n := group(rest, loc, 6); n != "" {
 		return collection(n, after)
 	}
+	if doer := strings.ToLower(group(rest, loc, 8)); doer != "" {
+		// "I'm an avid kayaker": the activity of the one who does it.
+		if strings.EqualFold(group(rest, loc, 7), "professional") {
+			return []Memory{fact("occupation", "professional "+doer)}, ""
+		}
+		if next, _ := firstWord(strings.TrimLeft(after, " ")+" ", 0); next != "" && !occupationFollowers[next] {
+			return nil, DropInvalidValue // "I'm a runner up"
+		}
+		act := hobbyDoers[doer]
+		return []Memory{{Key: "hobby:" + strings.ReplaceAll(act, " ", "_"), Value: act, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	}
 	alt, verb := 0, ""
 	for i := 1; i <= 5; i++ {
 		if v := group(rest, loc, i); v != "" {
@@ -1511,6 +1548,35 @@ func familyFact(rel, after string) ([]Memory, string) {
 	}
 	return nil, ""
 }
+
+// drinks builds "I don't drink soda" (diet "no soda") and "I don't
+// drink" (diet "no alcohol").
+func drinks(after string) ([]Memory, string) {
+	clause, _ := cutClause(strings.TrimLeft(after, " "))
+	w, _ := firstWord(clause+" ", 0)
+	if clause == "" || joiners[w] || clauseEnds[w] || w == "anymore" || w == "either" || w == "at" || w == "much" && len(strings.Fields(clause)) == 1 {
+		if w == "much" {
+			return nil, DropInvalidValue // "I don't drink much": how much is not a diet
+		}
+		return []Memory{fact("diet", "no alcohol")}, ""
+	}
+	v, reason := preference(stripTrailing(clause, []string{"anymore", "either", "at all", "ever"}))
+	if v == "" || len(strings.Fields(v)) > 3 || notObjects[w] {
+		return nil, firstNonEmpty(reason, DropInvalidValue)
+	}
+	return []Memory{fact("diet", "no "+strings.ToLower(v))}, ""
+}
+
+// hobbyDoers are the people an activity names, with the activity: "I'm a
+// skateboarder" is skateboarding.
+var hobbyDoers = func() map[string]string {
+	m := map[string]string{}
+	for _, pair := range strings.Fields(`kayaker:kayaking skateboarder:skateboarding skater:skating runner:running jogger:jogging swimmer:swimming hiker:hiking surfer:surfing climber:climbing cyclist:cycling biker:biking knitter:knitting golfer:golfing skier:skiing snowboarder:snowboarding gardener:gardening camper:camping hunter:hunting bowler:bowling rower:rowing sailor:sailing diver:diving scuba_diver:scuba_diving birdwatcher:birdwatching bird_watcher:bird_watching backpacker:backpacking traveler:traveling traveller:travelling reader:reading bookworm:reading quilter:quilting crocheter:crocheting woodworker:woodworking fisherman:fishing angler:fishing marathoner:running triathlete:triathlons gamer:gaming cook:cooking baker:baking foodie:food dancer:dancing singer:singing painter:painting photographer:photography writer:writing collector:collecting`) {
+		doer, act, _ := strings.Cut(pair, ":")
+		m[strings.ReplaceAll(doer, "_", " ")] = strings.ReplaceAll(act, "_", " ")
+	}
+	return m
+}()
 
 // collection builds "I have over 1000 hats" and "I have a big collection
 // of vinyl records" (n is "over 1000" or "a big collection"): collecting,

@@ -880,7 +880,9 @@ func matchSentence(s string, starts []int) (found []hit, rejected []string) {
 			rejected = append(rejected, reason)
 		}
 		for _, m := range ms {
-			found = append(found, hit{m, st})
+			if !slices.ContainsFunc(found, func(h hit) bool { return strings.EqualFold(h.m.Value, m.Value) }) {
+				found = append(found, hit{m, st})
+			}
 		}
 	}
 	return found, rejected
@@ -920,6 +922,9 @@ func implicitSubject(s string, st int) int {
 	}
 	ws := lowerWords(prev)
 	for i := len(ws) - 2; i >= 0; i-- {
+		if ws[i] == "to" {
+			return -1 // "I like to read and play games": one more object of "like to"
+		}
 		if clauseSubjectWords[ws[i]] {
 			if ws[i] == "i" || ws[i] == "i'm" || ws[i] == "im" || ws[i] == "i've" || ws[i] == "ive" || ws[i] == "i'd" || ws[i] == "i'll" {
 				return at
@@ -1048,6 +1053,10 @@ func isASCII(s string) bool {
 // finished, lost a job, tried for the first time, served in the army.
 const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|met|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
 
+// hobbyDoerWords are the keys of hobbyDoers that are no occupation of
+// kindOccupation: a "baker" or "photographer" is one's job.
+const hobbyDoerWords = `kayaker|skateboarder|skater|runner|jogger|swimmer|hiker|surfer|climber|cyclist|biker|knitter|golfer|skier|snowboarder|gardener|camper|hunter|bowler|rower|diver|scuba\s+diver|birdwatcher|bird\s+watcher|backpacker|traveler|traveller|reader|bookworm|quilter|crocheter|woodworker|angler|marathoner|triathlete|foodie|collector`
+
 // ageWords are the ages in words: "I'm four", "a twelve year old".
 const ageWords = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|a\s+hundred|one\s+hundred`
 
@@ -1092,6 +1101,9 @@ var patterns = []pattern{
 		iAm+`\s+(?:(?:really|just|also|honestly)\s+)*not\s+(?:(?:really|very)\s+)?(?:much\s+of\s+)?(?:a\s+)?(?:(?:big|huge|great)\s+)?(?:fan\s+of|into|fond\s+of)\s+`)},
 	{kindLike, toSet("i i'm im"), prefix(
 		`i\s+`+adverbs+`(?:like|love|enjoy|adore|prefer)s?\s+`,
+		// "I spend most of my time bird watching", "I spend my free time
+		// on Facebook": how one likes to spend time.
+		`i\s+(?:(?:also|usually|often|mostly|mainly|just|really|like\s+to|love\s+to)\s+)*spend\s+(?:(?:a\s+lot|lots|most|much|all|some|a\s+good\s+deal)\s+of\s+)?(?:my\s+)?(?:free\s+|spare\s+|extra\s+|leisure\s+)?time\s+`,
 		iAm+`\s+(?:(?:really|totally|so|very|quite|also|such)\s+)*(?:a\s+)?(?:(?:big|huge|massive|real|total|great)\s+)?(?:fan\s+of|into|crazy\s+about|obsessed\s+with|passionate\s+about|fond\s+of|hooked\s+on)\s+`)},
 	{kindFeeling, toSet("i'm im i i've ive"), prefix(
 		`(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|honestly)\s+)*(not\s+)?feeling\s+`,
@@ -1111,7 +1123,9 @@ var patterns = []pattern{
 	{kindDiet, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:a|an|now|also|fully|strictly|mostly|currently|on\s+a)\s+)*(`+diets+`)\b(?:\s+diet)?`,
 		`i\s+(?:eat|follow\s+a)\s+(`+diets+`)\b(?:\s+diet)?`,
-		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+eat\s+(?:any\s+)?(`+foodGroups+`)\b`)},
+		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+eat\s+(?:any\s+)?(`+foodGroups+`)\b`,
+		// "I don't drink soda", "I don't drink": what one never drinks.
+		`i\s+(?:(?:also|just|really|personally)\s+)?(?:don't|do\s+not|dont|never|no\s+longer)\s+(drink)\b(?:\s+any\b)?`)},
 	{kindNegated, toSet("i i'm im"), prefix(
 		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+(?:live|work|study|have\s+(?:a|an|any)|eat)\b`,
 		iAm+`\s+(?:not|no\s+longer)\s+(?:allergic|from|married|living|working|studying|an?\s+(?:`+occupations+`|vegetarian|vegan))\b`)},
@@ -1171,7 +1185,9 @@ var patterns = []pattern{
 		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`,
 		// A collection: "I have over 1000 hats", "I own a huge collection
 		// of vinyl records".
-		`(?:i\s+(?:also\s+|now\s+|still\s+)?(?:have|own)|i've\s+got|ive\s+got)\s+((?:(?:over|more\s+than|about|around|nearly|almost|at\s+least)\s+)?(?:\d[\d,]*\d\d|hundreds|thousands|(?:a|an|one)\s+hundred|(?:a|an|one)\s+thousand|dozens)|(?:a|an|my)\s+(?:(?:huge|big|large|small|little|growing|massive|nice|whole)\s+)?(?:[\p{L}\-]+\s+)?collection)\b\s*`)},
+		`(?:i\s+(?:also\s+|now\s+|still\s+)?(?:have|own)|i've\s+got|ive\s+got)\s+((?:(?:over|more\s+than|about|around|nearly|almost|at\s+least)\s+)?(?:\d[\d,]*\d\d|hundreds|thousands|(?:a|an|one)\s+hundred|(?:a|an|one)\s+thousand|dozens)|(?:a|an|my)\s+(?:(?:huge|big|large|small|little|growing|massive|nice|whole)\s+)?(?:[\p{L}\-]+\s+)?collection)\b\s*`,
+		// "I'm an avid kayaker", "I'm a skateboarder": who does an activity.
+		iAm+`\s+(?:(?:also|really|such|definitely|totally|quite)\s+)*an?\s+(?:(avid|keen|passionate|serious|casual|competitive|amateur|professional|enthusiastic|lifelong|regular|big|huge|great|good|decent|real)\s+)?(`+hobbyDoerWords+`)\b`)},
 	{kindOwn, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
 	{kindLiving, toSet("i"), prefix(
@@ -1685,7 +1701,9 @@ var (
 // returns "" when the value is not an item.
 func preference(v string) (string, string) {
 	v = trimFillers(tidy(v))
-	v = stripLeading(v, []string{"to"})
+	if strings.HasPrefix(v, "to ") {
+		v = v[3:] // "To Kill a Mockingbird" keeps its "To"
+	}
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
 	// "a lot of different bands", "all kinds of music": the kind is the like.
@@ -1706,7 +1724,7 @@ func preference(v string) (string, string) {
 	if referenceWords[first] {
 		return "", DropUnresolved // "I hate that", "He is my favourite actor"
 	}
-	if v == "" || notItems[first] || !hasAlnum(v) {
+	if v == "" || notItems[first] && !strings.HasPrefix(v, "To ") || !hasAlnum(v) {
 		return "", ""
 	}
 	if utf8.RuneCountInString(v) > MaxValueRunes {

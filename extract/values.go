@@ -93,6 +93,9 @@ func phraseValue(v string) (string, string) {
 		return "", DropUnresolved // "the story", "the way it makes me feel": of what?
 	}
 	if pointsBack(ws) {
+		if i := slices.IndexFunc(ws, func(w string) bool { return feelingReasons[w] }); i > 0 && feelingLexicon[strings.ToLower(ws[0])] {
+			return strings.Join(ws[:i], " "), "" // "excited about it" is excited
+		}
 		return "", DropUnresolved // "learn it", "making the most of it": what?
 	}
 	ref := false
