@@ -415,3 +415,36 @@ func TestRulesChattyOthersAndThings(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesFavoriteAnswered: a short answer to the other speaker's "what's
+// your favourite X?" is the user's favourite X; an answer that is a clause,
+// a question or no thing is not.
+func TestRulesFavoriteAnswered(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		asked, reply string
+		want         [][2]string
+	}{
+		{"Nice to meet you! What's your favorite colour?", "Teal. It's so calming.", [][2]string{{"favorite_colour", "Teal"}}},
+		{"So what is your favourite band?", "Oh, mine is The Cure!", [][2]string{{"favorite_band", "The Cure"}}},
+		{"What's your favorite ice cream flavor?", "Definitely mint chocolate chip.", [][2]string{{"favorite_ice_cream_flavor", "mint chocolate chip"}}},
+		{"What's your favorite food?", "I don't really have one.", nil},
+		{"What's your favorite food?", "What's yours?", nil},
+		{"What's your favorite movie?", "Yes!", nil},
+		{"What's your favorite movie?", "Maybe Titanic.", nil},
+		{"I love pizza. It's my favorite food.", "Tacos.", nil},
+		{"What's your favorite season?", "I love summer.", [][2]string{{"likes:summer", "summer"}}},
+	} {
+		got := extract.Rules(rulesApp(), extract.Session{ID: "s-1", App: "mona", Messages: []extract.Message{
+			{ID: "m1", Role: "assistant", Content: tt.asked},
+			{ID: "m2", Role: "user", Content: tt.reply},
+		}}, rulesNow)
+		var ms [][2]string
+		for _, m := range got.Memories {
+			ms = append(ms, [2]string{m.Key, m.Value})
+		}
+		if !slices.Equal(ms, tt.want) {
+			t.Errorf("%q / %q: memories %q, want %q", tt.asked, tt.reply, ms, tt.want)
+		}
+	}
+}

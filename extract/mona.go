@@ -235,11 +235,11 @@ var (
 	hobbyVerbs     = `learning|practicing|practising|playing|doing|studying|taking|knitting|painting|drawing|cooking|baking|running|jogging|swimming|climbing|hiking|gardening|writing|reading|training\s+for|collecting|sewing|crocheting|dancing|singing|biking|cycling|skating|surfing|skiing|meditating|journaling|watching`
 	// hobbyNeedsObject are the verbs that make no hobby on their own.
 	hobbyNeedsObject = toSet("learning practicing practising playing doing studying taking training collecting watching play do practice practise collect take learn study watch")
-	presentHobbies   = `play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run|volunteer|grow|speak|cook|coach|teach|ride|write|read|listen\s+to|watch|take|fix|restore|brew|sculpt|fish|hunt|compete|perform|mentor|tutor`
+	presentHobbies   = `walk|play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run|volunteer|grow|speak|cook|coach|teach|ride|write|read|listen\s+to|watch|take|fix|restore|brew|sculpt|fish|hunt|compete|perform|mentor|tutor`
 	// habitVerbs are presentHobbies that are a habit only with an object
 	// that is no preposition: "I speak Chinese", not "I speak to my mom";
 	// "I grow roses", not "I grow up".
-	habitVerbs = toSet("grow speak coach teach ride watch take fix restore brew sculpt compete perform mentor tutor hunt")
+	habitVerbs = toSet("walk grow speak coach teach ride watch take fix restore brew sculpt compete perform mentor tutor hunt")
 	// specificWords open one particular thing, not a kind of thing.
 	specificWords = toSet("a an the this that these those my his her their our your it them about")
 	// lessonWords make "I take …" a habit: "dance lessons", "a pottery class".
@@ -1021,7 +1021,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 				return []Memory{fact("studies_at", v)}, ""
 			}
 		}
-		return nil, ""
+		return goesRegularly(after)
 	case kindMajor:
 		if l := strings.ToLower(after); strings.HasPrefix(l, "to be ") || strings.HasPrefix(l, "to become ") {
 			// "I'm studying to be a computer programmer": a goal.
@@ -1177,6 +1177,9 @@ func org(after string) (string, string) {
 	}
 	clause = cutAtWords(trimFillers(clause), "as", "in", "on", "with", "since", "near", "during", "every", "for", "at", "from", "now", "right", "currently")
 	v := stripLeading(stripTrailing(clause, placeTrailing), []string{"a", "an"})
+	if t := stripLeading(v, []string{"the"}); t != v && !workStops[strings.ToLower(firstField(t))] {
+		v = t // "the local supermarket"; not "the moment"
+	}
 	ws := strings.Fields(v)
 	if len(ws) == 0 || len(ws) > 5 {
 		return "", DropInvalidValue
@@ -1228,6 +1231,9 @@ func work(prep, after string) ([]Memory, string) {
 		default:
 			clause, _ := cutClause(after)
 			v := strings.ToLower(stripTrailing(cutAtWords(trimFillers(clause), "at", "for", "since", "as"), placeTrailing))
+			if t, ok := strings.CutPrefix(v, "the "); ok && fieldWords[lastWord(t)] && strings.Contains(t, " ") {
+				v = t // "the insurance business"
+			}
 			if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 3 || workStops[ws[0]] || notItems[ws[0]] || placeStops[ws[0]] {
 				return nil, DropInvalidValue
 			}
@@ -1257,6 +1263,17 @@ func acronym(w string) bool {
 		}
 	}
 	return true
+}
+
+// fieldWords end a line of work: "the insurance business".
+var fieldWords = toSet("business industry field sector trade department world")
+
+func lastWord(s string) string {
+	ws := strings.Fields(s)
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[len(ws)-1]
 }
 
 func firstField(s string) string {
@@ -1405,6 +1422,12 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		verb = gerund(verb)
 	}
 	base := strings.Fields(verb)[0]
+	if i := strings.Index(strings.ToLower(after), " for a living"); i >= 0 && alt == 4 {
+		// "I walk dogs for a living", "I play tennis for a living": work.
+		if obj := strings.TrimSpace(after[:i]); obj != "" && len(strings.Fields(obj)) <= 4 {
+			return []Memory{fact("occupation", verb+" "+strings.ToLower(obj))}, ""
+		}
+	}
 	// "a lot of Call of Duty" is Call of Duty.
 	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of", "all kinds of", "all sorts of", "all types of", "different kinds of", "different types of", "different", "many"})
 	if present == "teach" {
@@ -1437,6 +1460,12 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		case team:
 			// "I play on the soccer team": the team is the hobby.
 			qualified = false
+		case (present == "compete" || present == "perform") && first == "in" && len(ws) > 1:
+			// "I compete in dog agility classes"
+			qualified, team = false, true
+		case habitVerbs[present] && strings.HasPrefix(strings.ToLower(obj), "to "):
+			reason = firstNonEmpty(reason, DropInvalidValue) // "I walk to school"
+			continue
 		case habitVerbs[present] && (obj == "" || qualified || first == "to" || first == "up" || first == "out" || first == "about" || first == "back" || first == "over" || first == "off" || first == "into"):
 			reason = firstNonEmpty(reason, DropInvalidValue) // "I speak to my mom", "I grow up fast"
 			continue
@@ -1460,7 +1489,7 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		case obj == "" && hobbyNeedsObject[base]:
 			reason = firstNonEmpty(reason, DropInvalidValue)
 			continue
-		case obj != "" && !qualified && (notObjects[first] || notItems[first] || first == "care"):
+		case obj != "" && !qualified && (notObjects[first] || notItems[first] || first == "care") && !strings.HasPrefix(strings.ToLower(obj), "my own "):
 			reason = firstNonEmpty(reason, DropInvalidValue)
 			continue
 		case qualified && hobbyNeedsObject[base]:
@@ -1488,8 +1517,8 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		if team {
 			tail = slug(strings.Join(ws[1:], " "), articles)
 		}
-		if obj == "" || qualified || tail == "" {
-			tail = slug(verb, nil)
+		if obj == "" || qualified || tail == "" || first != "" && unicode.IsDigit(rune(first[0])) || numberWords[first] > 1 {
+			tail = slug(verb, nil) // "walking three miles every day" is walking
 		}
 		key, ok := CanonicalKey("hobby:" + tail)
 		if !ok || utf8.RuneCountInString(v) > MaxValueRunes {
@@ -1565,6 +1594,37 @@ func drinks(after string) ([]Memory, string) {
 		return nil, firstNonEmpty(reason, DropInvalidValue)
 	}
 	return []Memory{fact("diet", "no "+strings.ToLower(v))}, ""
+}
+
+// regularWords say that a place is gone to as a habit: "every week",
+// "regularly", "twice a week".
+var regularWords = toSet("every regularly often daily weekly twice once religiously usually always most")
+
+// goesRegularly builds "I go to the gym regularly", "I go to the library
+// every Saturday": a habit, when a word of regularWords says so.
+func goesRegularly(after string) ([]Memory, string) {
+	clause, long := cutClause(strings.TrimLeft(after, " "))
+	if long {
+		return nil, ""
+	}
+	ws := strings.Fields(clause)
+	at := slices.IndexFunc(ws, func(w string) bool { return regularWords[strings.ToLower(w)] })
+	if at < 1 || at > 4 {
+		return nil, ""
+	}
+	where := strings.Join(ws[:at], " ")
+	lw := lowerWords(where)
+	if lw[0] != "the" && lw[0] != "a" && lw[0] != "my" || len(lw) < 2 || personWords[lw[len(lw)-1]] {
+		return nil, ""
+	}
+	if _, special := SpecialCategory(where); special {
+		return nil, "" // "church", "therapy": the special categories are not kept
+	}
+	key, ok := CanonicalKey("hobby:" + slug(where, articles))
+	if !ok {
+		return nil, ""
+	}
+	return []Memory{{Key: key, Value: "going to " + strings.Join(ws, " "), Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 }
 
 // hobbyDoers are the people an activity names, with the activity: "I'm a

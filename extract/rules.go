@@ -240,7 +240,13 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 	var mems []Memory
 	users := 0
 	loc := sessionZone(s.Timezone)
-	for _, m := range s.Messages {
+	prev := ""
+	for i, m := range s.Messages {
+		if i > 0 && !isUser(s.Messages[i-1].Role) {
+			prev = s.Messages[i-1].Content
+		} else {
+			prev = ""
+		}
 		if !isUser(m.Role) {
 			continue
 		}
@@ -255,6 +261,13 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 			at = now
 		}
 		found, reasons := mineMessageAt(content, dateContext{at: at, loc: loc, on: true})
+		if asked := favoriteAsked(prev); asked != "" && len(found) == 0 {
+			// "What's your favourite colour?" "Orange!": the answer names
+			// the favourite the other speaker just asked about.
+			if m, ok := favoriteAnswer(asked, content); ok {
+				found = append(found, m)
+			}
+		}
 		for _, r := range reasons {
 			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: r})
 		}
@@ -276,6 +289,65 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 		"memories":           len(res.Memories),
 		"topics":             topics,
 	}
+}
+
+// favoriteAskedRe is a question about one favourite: "What's your
+// favourite colour?", "what is your favorite food?".
+var favoriteAskedRe = regexp.MustCompile(`(?i)\bwhat(?:'s|s|\s+is|\s+was)\s+your\s+(?:(?:absolute|all[- ]time|very)\s+)?fav(?:ou?rite|e)\s+((?:[\p{L}\-]+\s+){0,2}[\p{L}\-]+)\s*\?\s*$`)
+
+// favoriteAsked is the thing whose favourite the other speaker's message
+// ends by asking for, or "".
+func favoriteAsked(msg string) string {
+	if msg == "" || !strings.HasSuffix(strings.TrimSpace(msg), "?") || !containsFoldASCII(msg, "fav") {
+		return ""
+	}
+	m := favoriteAskedRe.FindStringSubmatch(strings.TrimSpace(msg))
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// answerLead may open a short answer: "Oh, orange", "Mine is navy blue",
+// "Definitely pizza".
+var answerLead = []string{"oh", "ah", "hmm", "um", "well", "mine is", "mine's", "it's", "it is", "definitely", "probably", "easily", "gotta be", "has to be", "that would be", "that'd be", "i'd say", "i would say", "i guess", "i think", "ooh", "oh man", "honestly", "for sure"}
+
+// notAnswers are replies that name no favourite.
+var notAnswers = toSet("yes yeah yep no nope sure maybe thanks thank ok okay haha lol idk same hi hello hey hola good great nice cool wow really what why how both all none nothing everything anything that this it you too")
+
+// favoriteAnswer reads a reply that opens with a short noun phrase ("Red.",
+// "Mine is navy blue!", "Papaya. It's so sweet") as the favourite asked
+// about. A reply that opens with a clause, a question or a word of
+// notAnswers says none.
+func favoriteAnswer(thing, reply string) (Memory, bool) {
+	sents := splitSentences(reply)
+	if len(sents) == 0 || strings.HasSuffix(strings.TrimSpace(sents[0].text), "?") {
+		return Memory{}, false
+	}
+	first := strings.Join(strings.Fields(strings.ReplaceAll(sents[0].text, ",", " ")), " ")
+	for changed := true; changed; {
+		changed = false
+		t := strings.TrimLeft(stripLeading(strings.TrimLeft(first, " ,"), answerLead), " ,")
+		if t != first {
+			first, changed = t, true
+		}
+	}
+	first = strings.TrimRight(first, ".!… ")
+	ws := lowerWords(first)
+	if len(ws) == 0 || len(ws) > 4 || notAnswers[ws[0]] || slicesContainsAny(ws, clauseSubjects) || slicesContainsAny(ws, newSubjects) || hedged(first) {
+		return Memory{}, false
+	}
+	for _, w := range ws {
+		if notAnswers[w] && len(ws) == 1 || w == "you" || w == "your" || w == "is" || w == "are" || w == "was" {
+			return Memory{}, false
+		}
+	}
+	m, _ := favorite(thing, first)
+	if m.Key == "" {
+		return Memory{}, false
+	}
+	m, reason := completeValue(m)
+	return m, reason == "" && m.Key != ""
 }
 
 // sessionZone is the session's zone; an empty, "Local" or unknown name is
@@ -1112,7 +1184,7 @@ var patterns = []pattern{
 		iAm + `\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|totally|completely|extremely|feeling)\s+)*(` + feelWord + `)\b`)},
 	{kindEvent, toSet("i i've ive we"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
-		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just)\s+)?(been\s+to|visited|travell?ed\s+to)\b`,
+		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just|once)\s+)?(been\s+to|visited|travell?ed\s+to|met|won\s+(?:a|an|the|my|first|second|third|\d)|bought|finished|completed|adopted|built|published|climbed|run\s+(?:a|my|the)|tried)\b`,
 		`i\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to|`+pastActs+`)\b`,
 		// First person plural: what "we" did, the user did.
 		`we\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|camping|hiking|skiing|fishing)|visited|moved\s+to|won\s+(?:a|an|the|our|first|\d)|bought|adopted|got\s+(?:married|engaged)|celebrated)\b`)},
@@ -1181,7 +1253,7 @@ var patterns = []pattern{
 		`(?:i've|ive|i\s+have)\s+(?:also\s+|recently\s+|really\s+|just\s+)?been\s+(?:really\s+|also\s+)?(`+hobbyVerbs+`)\b\s*`,
 		iAm+`\s+(?:currently\s+|also\s+|now\s+|still\s+)?(learning|taking|practicing|practising)\b\s*`,
 		`i\s+(?:also\s+|recently\s+|just\s+)?(?:started|began)\s+(`+hobbyVerbs+`)\b\s*`,
-		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to)\s+)?(`+presentHobbies+`)\b\s*`,
+		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to|can|can\s+also|also\s+can)\s+)?(`+presentHobbies+`)\b\s*`,
 		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`,
 		// A collection: "I have over 1000 hats", "I own a huge collection
 		// of vinyl records".
@@ -1195,7 +1267,7 @@ var patterns = []pattern{
 	{kindFamilyHave, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
 	{kindPetHave, toSet("i i've ive"), prefix(
-		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
+		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?(?:have|own)|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
 	{kindFamilyNamed, toSet("my"), prefix(
 		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+|'s\s+)`)},
 	{kindPetNamed, toSet("my"), prefix(
@@ -1207,7 +1279,7 @@ var patterns = []pattern{
 	{kindHave, toSet("i i've ive"), prefix(
 		`(?:i\s+have(?:\s+got)?|i've\s+got|ive\s+got)\s+(?:a|an|my|our|another)\s+`)},
 	{kindGoing, toSet("i'm im i"), prefix(
-		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating)\b\s*`)},
+		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating|expecting)\b\s*`)},
 	{kindSelf, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:now|only|just|almost|nearly|about|over|turning)\s+)?(\d{1,3}|`+ageWords+`)(?:(?:\s+|-)years?(?:\s+|-)old|\s+yrs?\s+old)?`,
 		iAm+`\s+an?\s+(\d{1,3}|`+ageWords+`)(?:\s+|-)years?(?:\s+|-)old\b`,
@@ -1692,7 +1764,7 @@ var (
 	// is not a thing: "I like it", "I love you", "I like when it rains".
 	notItems      = toSet("such it it's its that this them they these those you your yours him her me myself yourself us what how when where why who which whatever everything nothing anything everyone anyone someone somebody nobody think say believe know mine to and or but not")
 	prefTrailing  = []string{"sometimes", "often", "usually", "every day", "to be honest", "honestly", "tbh", "lol", "haha", "a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
-	eventTrailing = []string{"last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
+	eventTrailing = []string{"before", "last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
 	feelTrailing  = []string{"today", "tonight", "right now", "now", "lately", "recently", "at the moment", "this morning", "this evening", "this afternoon", "these days", "again", "all day", "too", "as well"}
 	notFeelings   = toSet("like that as you it this about for if i what how so")
 )
