@@ -400,6 +400,18 @@ func TestRulesChattyOthersAndThings(t *testing.T) {
 		// A title keeps its capitalised "To"; a feeling keeps its word.
 		{"I love To Kill a Mockingbird", []m{{"likes:kill_mockingbird", "To Kill a Mockingbird"}}},
 		{"I'm so excited about it", []m{{"feeling", "excited"}}},
+		// Habits, abilities, things done and owned.
+		{"I go to the library every Saturday", []m{{"hobby:library", "going to the library every Saturday"}}},
+		{"I go to the mall", nil},
+		{"I can knit my own sweaters", []m{{"hobby:own_sweaters", "knitting my own sweaters"}}},
+		{"I walk five miles every morning", []m{{"hobby:walking", "walking five miles every morning"}}},
+		{"I walk to work", nil},
+		{"I compete in chess tournaments", []m{{"hobby:chess_tournaments", "competing in chess tournaments"}}},
+		{"I've met Dolly Parton", []m{{"event:met_dolly_parton", "met Dolly Parton"}}},
+		{"I own two hamsters", []m{{"pet:hamster", "two hamsters"}}},
+		{"I work in the hospitality industry", []m{{"occupation", "hospitality industry"}}},
+		{"I work at the corner bakery", []m{{"works_at", "corner bakery"}}},
+		{"I fix bikes for a living", []m{{"occupation", "fixing bikes"}}},
 		{"I have a friend who sings and plays guitar", nil},
 	}
 	for _, tt := range tests {
