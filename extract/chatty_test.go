@@ -412,6 +412,15 @@ func TestRulesChattyOthersAndThings(t *testing.T) {
 		{"I work in the hospitality industry", []m{{"occupation", "hospitality industry"}}},
 		{"I work at the corner bakery", []m{{"works_at", "corner bakery"}}},
 		{"I fix bikes for a living", []m{{"occupation", "fixing bikes"}}},
+		// What is done again and again.
+		{"I watch the Super Bowl with my uncles every year", []m{{"hobby:super_bowl", "watching the Super Bowl with my uncles every year"}}},
+		{"I paint landscapes on weekends", []m{{"hobby:landscapes", "painting landscapes on weekends"}}},
+		{"I work out twice a week", []m{{"hobby:working_out", "working out twice a week"}}},
+		{"I try to run ten miles every weekend", []m{{"hobby:running", "running ten miles every weekend"}}},
+		{"I have a shift every Tuesday", nil},
+		{"I miss my dad every day", nil},
+		{"I'm fluent in German and Polish", []m{{"hobby:german", "speaking German"}, {"hobby:polish", "speaking Polish"}}},
+		{"I'm a volunteer at an animal shelter", []m{{"hobby:volunteering", "volunteering at an animal shelter"}}},
 		{"I have a friend who sings and plays guitar", nil},
 	}
 	for _, tt := range tests {

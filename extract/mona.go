@@ -1109,6 +1109,8 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			return []Memory{{Key: "family:" + relations[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
 		}
 		return []Memory{{Key: "pet:" + species[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+	case kindHabit:
+		return habit(g(1), strings.TrimSpace(strings.TrimRight(group(rest, loc, 2), ", ")), strings.Join(strings.Fields(group(rest, loc, 3)), " "))
 	case kindIntro:
 		if n := introName(after); n != "" {
 			return []Memory{{Key: "name", Value: n, Category: CategoryFact, Importance: 90, Confidence: 0.8}}, ""
@@ -1299,6 +1301,14 @@ func occupation(mods, occ, after string) ([]Memory, string) {
 		return nil, DropInvalidValue
 	}
 	trimmed := strings.TrimLeft(after, " ")
+	if occ == "volunteer" && mods == "" {
+		// "I'm a volunteer at the homeless shelter": what one does, not a job.
+		if w, _ := firstWord(trimmed+" ", 0); w == "at" || w == "with" || w == "for" || w == "in" {
+			if clause, long := cutClause(trimmed); !long && len(strings.Fields(clause)) <= 8 {
+				return []Memory{{Key: "hobby:volunteering", Value: "volunteering " + clause, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+			}
+		}
+	}
 	next, nextAt := firstWord(trimmed, 0)
 	if trimmed != "" && next != "" && unicode.IsLetter(rune(trimmed[0])) && !occupationFollowers[next] {
 		return nil, DropInvalidValue // "I'm a nurse practitioner": an occupation the rules do not know
@@ -1395,8 +1405,43 @@ var (
 // learning Spanish", "I started knitting", "I play tennis", "I go hiking
 // every weekend".
 func hobby(rest string, loc []int, after string) ([]Memory, string) {
+	ms, reason := hobbyOf(rest, loc, after)
+	if len(ms) == 0 && group(rest, loc, 4) != "" {
+		// "I watch the Super Bowl with my uncles every year": no hobby of
+		// its own, but a habit.
+		if m := habitTailRe.FindStringSubmatch(strings.TrimLeft(after, " ")); m != nil {
+			if hs, _ := habit(strings.ToLower(strings.Fields(group(rest, loc, 4))[0]), strings.TrimSpace(strings.TrimRight(m[1], ", ")), strings.Join(strings.Fields(m[2]), " ")); len(hs) > 0 {
+				return hs, ""
+			}
+		}
+	}
+	return ms, reason
+}
+
+// habitTailRe is what follows a verb in a habit: its object, then how often.
+var habitTailRe = regexp.MustCompile(`(?i)^((?:[\p{L}\p{N}'\-]+,?\s+){1,8}?)(` + habitFrequency + `)\b`)
+
+// hobbyOf is hobby without the fallback to a habit.
+func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 	if n := group(rest, loc, 6); n != "" {
 		return collection(n, after)
+	}
+	if group(rest, loc, 9) != "" {
+		// "fluent in English, Spanish and French": languages spoken.
+		vs, long := items(after)
+		if long {
+			return nil, DropTooLong
+		}
+		var out []Memory
+		for _, v := range vs {
+			if v = tidy(v); languages[strings.ToLower(v)] {
+				out = append(out, Memory{Key: "hobby:" + strings.ToLower(v), Value: "speaking " + v, Category: CategoryPreference, Importance: 70, Confidence: 0.7})
+			}
+		}
+		if len(out) == 0 {
+			return nil, DropInvalidValue
+		}
+		return out, ""
 	}
 	if doer := strings.ToLower(group(rest, loc, 8)); doer != "" {
 		// "I'm an avid kayaker": the activity of the one who does it.
@@ -1595,6 +1640,55 @@ func drinks(after string) ([]Memory, string) {
 	}
 	return []Memory{fact("diet", "no "+strings.ToLower(v))}, ""
 }
+
+// notHabitVerbs are verbs whose "every day" is no activity: being, having,
+// wanting, feeling, and the modal and light verbs.
+var notHabitVerbs = toSet("be am is are was were have has had get got go goes went need want feel think know miss hate love like wish hope try can could would should will cry worry use used make made say said tell told ask call text see saw mean let keep put come came give gave find found leave left seem look looks wake sleep don't dont do never always just")
+
+// habit builds "I see the Rolling Stones in concert every year", "I
+// donate to charity each month": an activity done again and again, keyed
+// by its object. A verb of notHabitVerbs, a person or a pronoun makes none.
+func habit(verb, obj, freq string) ([]Memory, string) {
+	if notHabitVerbs[verb] && verb != "see" && verb != "do" || strings.HasSuffix(verb, "ed") || strings.HasSuffix(verb, "ing") || strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss") || obj == "" {
+		return nil, ""
+	}
+	lw := lowerWords(obj)
+	if len(lw) == 0 || notItems[lw[0]] || referenceWords[lw[0]] || personWords[lw[len(lw)-1]] || lw[0] == "to" && len(lw) < 3 {
+		return nil, ""
+	}
+	if _, special := SpecialCategory(verb + " " + obj); special {
+		return nil, ""
+	}
+	if verbParticles[lw[0]] {
+		// "I work out every day": the particle is the verb's.
+		verb += " " + lw[0]
+		obj = strings.TrimSpace(obj[len(lw[0]):])
+		lw = lw[1:]
+		if len(lw) == 0 {
+			v := gerund(strings.Fields(verb)[0]) + " " + strings.Fields(verb)[1] + " " + freq
+			return []Memory{{Key: "hobby:" + slug(v[:strings.LastIndex(v, " "+freq)], nil), Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+		}
+	}
+	key := obj
+	if unicode.IsDigit(rune(lw[0][0])) || numberWords[lw[0]] > 1 {
+		key = gerund(strings.Fields(verb)[0]) // "walk three miles every day" is walking
+	} else if i := slices.IndexFunc(lw, func(w string) bool { return w == "in" || w == "at" || w == "with" || w == "to" || w == "for" || w == "on" }); i > 0 {
+		key = strings.Join(lw[:i], " ") // "the Rolling Stones in concert" is keyed by the Rolling Stones
+	}
+	k, ok := CanonicalKey("hobby:" + slug(key, articles))
+	if !ok {
+		return nil, ""
+	}
+	vs := strings.Fields(verb)
+	v := strings.Join(append([]string{gerund(vs[0])}, vs[1:]...), " ") + " " + obj + " " + freq
+	if utf8.RuneCountInString(v) > MaxValueRunes {
+		return nil, DropTooLong
+	}
+	return []Memory{{Key: k, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+}
+
+// verbParticles complete a verb: "work out", "wake up".
+var verbParticles = toSet("out up off")
 
 // regularWords say that a place is gone to as a habit: "every week",
 // "regularly", "twice a week".

@@ -1077,6 +1077,7 @@ const (
 	kindHave     // I have a job interview tomorrow
 	kindGoing    // I'm flying to Lisbon on the 3rd
 	kindSelf     // I'm 40 years old, I'm in my thirties, I'm married
+	kindHabit    // I see the Rolling Stones in concert every year
 	kindIntro    // I'm Priya
 )
 
@@ -1124,6 +1125,10 @@ func isASCII(s string) bool {
 // pastActs are the things done that make an event of "I …": bought, won,
 // finished, lost a job, tried for the first time, served in the army.
 const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|met|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
+
+// habitFrequency says that something is done again and again: "every
+// year", "twice a week", "on weekends".
+const habitFrequency = `every\s+(?:single\s+)?(?:day|week|weekend|month|year|morning|night|evening|afternoon|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|each\s+(?:day|week|month|year|morning|summer)|on\s+(?:the\s+)?weekends|(?:once|twice|three\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly`
 
 // hobbyDoerWords are the keys of hobbyDoers that are no occupation of
 // kindOccupation: a "baker" or "photographer" is one's job.
@@ -1259,7 +1264,9 @@ var patterns = []pattern{
 		// of vinyl records".
 		`(?:i\s+(?:also\s+|now\s+|still\s+)?(?:have|own)|i've\s+got|ive\s+got)\s+((?:(?:over|more\s+than|about|around|nearly|almost|at\s+least)\s+)?(?:\d[\d,]*\d\d|hundreds|thousands|(?:a|an|one)\s+hundred|(?:a|an|one)\s+thousand|dozens)|(?:a|an|my)\s+(?:(?:huge|big|large|small|little|growing|massive|nice|whole)\s+)?(?:[\p{L}\-]+\s+)?collection)\b\s*`,
 		// "I'm an avid kayaker", "I'm a skateboarder": who does an activity.
-		iAm+`\s+(?:(?:also|really|such|definitely|totally|quite)\s+)*an?\s+(?:(avid|keen|passionate|serious|casual|competitive|amateur|professional|enthusiastic|lifelong|regular|big|huge|great|good|decent|real)\s+)?(`+hobbyDoerWords+`)\b`)},
+		iAm+`\s+(?:(?:also|really|such|definitely|totally|quite)\s+)*an?\s+(?:(avid|keen|passionate|serious|casual|competitive|amateur|professional|enthusiastic|lifelong|regular|big|huge|great|good|decent|real)\s+)?(`+hobbyDoerWords+`)\b`,
+		// "I'm fluent in English, Spanish and French".
+		iAm+`\s+(?:(?:also|now|completely)\s+)?(fluent|bilingual|trilingual)\s+in\s+`)},
 	{kindOwn, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
 	{kindLiving, toSet("i"), prefix(
@@ -1286,6 +1293,8 @@ var patterns = []pattern{
 		iAm+`\s+(?:now\s+)?in\s+my\s+((?:early\s+|mid\s+|mid-|late\s+)?(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|20s|30s|40s|50s|60s|70s|80s|90s))\b`,
 		`i\s+(?:just\s+|recently\s+)?turned\s+(\d{1,3}|`+ageWords+`)\b`,
 		iAm+`\s+(?:(?:happily|recently|newly|also|still|now|currently|finally)\s+)*(married|engaged|divorced|widowed|separated)\b`)},
+	{kindHabit, toSet("i"), prefix(
+		`i\s+(?:(?:also|usually|often|always|still|regularly|normally|typically|try\s+to)\s+)?([a-z]{2,})\s+((?:[\p{L}\p{N}'\-]+,?\s+){0,8}?)(`+habitFrequency+`)\b`)},
 	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
@@ -1685,6 +1694,9 @@ func untilDate(rest string, dated bool) (string, bool) {
 	words := strings.Fields(what)
 	if len(words) > maxPlanWords {
 		return "", false
+	}
+	if n := len(words); n > 0 && (strings.EqualFold(words[n-1], "every") || strings.EqualFold(words[n-1], "each")) {
+		return "", false // "a shift every Tuesday" recurs: no one day
 	}
 	for _, w := range words {
 		if joiners[strings.ToLower(w)] {
