@@ -1672,7 +1672,9 @@ func habit(verb, obj, freq string) ([]Memory, string) {
 	key := obj
 	if unicode.IsDigit(rune(lw[0][0])) || numberWords[lw[0]] > 1 {
 		key = gerund(strings.Fields(verb)[0]) // "walk three miles every day" is walking
-	} else if i := slices.IndexFunc(lw, func(w string) bool { return w == "in" || w == "at" || w == "with" || w == "to" || w == "for" || w == "on" }); i > 0 {
+	} else if i := slices.IndexFunc(lw, func(w string) bool {
+		return w == "in" || w == "at" || w == "with" || w == "to" || w == "for" || w == "on"
+	}); i > 0 {
 		key = strings.Join(lw[:i], " ") // "the Rolling Stones in concert" is keyed by the Rolling Stones
 	}
 	k, ok := CanonicalKey("hobby:" + slug(key, articles))

@@ -1294,7 +1294,7 @@ var patterns = []pattern{
 		`i\s+(?:just\s+|recently\s+)?turned\s+(\d{1,3}|`+ageWords+`)\b`,
 		iAm+`\s+(?:(?:happily|recently|newly|also|still|now|currently|finally)\s+)*(married|engaged|divorced|widowed|separated)\b`)},
 	{kindHabit, toSet("i"), prefix(
-		`i\s+(?:(?:also|usually|often|always|still|regularly|normally|typically|try\s+to)\s+)?([a-z]{2,})\s+((?:[\p{L}\p{N}'\-]+,?\s+){0,8}?)(`+habitFrequency+`)\b`)},
+		`i\s+(?:(?:also|usually|often|always|still|regularly|normally|typically|try\s+to)\s+)?([a-z]{2,})\s+((?:[\p{L}\p{N}'\-]+,?\s+){0,8}?)(` + habitFrequency + `)\b`)},
 	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
