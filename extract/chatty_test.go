@@ -286,6 +286,17 @@ func TestRulesChattyPhrases(t *testing.T) {
 		{"I like Seinfeld and Law and Order", []m{{"likes:seinfeld", "Seinfeld"}, {"likes:law_and_order", "Law and Order"}}, nil},
 		{"I like Bones and Castle and Monk", []m{{"likes:bones_and_castle", "Bones and Castle"}, {"likes:monk", "Monk"}}, nil},
 		{"I love cats and dogs", []m{{"likes:cats", "cats"}, {"likes:dogs", "dogs"}}, nil},
+		{"I watch Seinfeld, Pride and Prejudice, and Frasier", []m{{"hobby:seinfeld", "watching Seinfeld"}, {"hobby:pride_and_prejudice", "watching Pride and Prejudice"}, {"hobby:frasier", "watching Frasier"}}, nil},
+		{"I love Queen, Simon and Garfunkel, and ABBA", []m{{"likes:queen", "Queen"}, {"likes:simon_and_garfunkel", "Simon and Garfunkel"}, {"likes:abba", "ABBA"}}, nil},
+		{"I like Mary J. Blige", []m{{"likes:mary_j_blige", "Mary J. Blige"}}, nil},
+		// Lists of verbs, and what is no like.
+		{"I love to garden, sew and bake", []m{{"likes:gardening", "gardening"}, {"likes:sewing", "sewing"}, {"likes:baking", "baking"}}, nil},
+		{"I like to cook pasta, rice and curry", []m{{"likes:cooking_pasta", "cooking pasta"}, {"likes:rice", "rice"}, {"likes:curry", "curry"}}, nil},
+		{"I like to sing in the shower", []m{{"likes:singing", "singing in the shower"}}, nil},
+		{"I like people who listen and make me laugh", nil, []string{"about_person"}},
+		{"I went to one of their shows", nil, []string{"unresolved_reference"}},
+		{"I prefer the older ones", nil, []string{"unresolved_reference"}},
+		{"Hey, my name is Player 2!", nil, []string{"invalid_value"}},
 		// Quantifiers of kinds.
 		{"I like lots of different types of movies", []m{{"likes:movies", "movies"}}, nil},
 		{"I listen to all sorts of podcasts", []m{{"hobby:podcasts", "listening to podcasts"}}, nil},

@@ -403,6 +403,7 @@ func items(after string) ([]string, bool) {
 	segs := []string{first}
 	rest := after[min(len(after), len(first)):]
 	listed := false
+	whole := map[string]bool{}
 	for len(segs) < maxListScan {
 		rest = strings.TrimLeft(rest, " \"'")
 		if !strings.HasPrefix(rest, ",") {
@@ -428,7 +429,15 @@ func items(after string) ([]string, bool) {
 		}
 		segs = append(segs, seg)
 		rest = rest[min(len(rest), strings.Index(rest, seg)+len(seg)):]
-		if joined || strings.Contains(" "+strings.ToLower(seg)+" ", " and ") || strings.Contains(" "+strings.ToLower(seg)+" ", " or ") {
+		inner := strings.Contains(" "+strings.ToLower(seg)+" ", " and ") || strings.Contains(" "+strings.ToLower(seg)+" ", " or ")
+		if !joined && inner && joinedNext(rest) {
+			// "The Office, Parks and Recreation, and Brooklyn Nine-Nine":
+			// the list goes on with its own "and", so this one is inside
+			// the item.
+			whole[seg] = true
+			continue
+		}
+		if joined || inner {
 			listed = true
 			break
 		}
@@ -446,12 +455,26 @@ func items(after string) ([]string, bool) {
 	}
 	var out []string
 	for _, s := range segs {
+		if whole[s] {
+			out = append(out, s)
+			continue
+		}
 		out = append(out, splitJoined(s)...)
 	}
 	if len(out) > maxListScan {
 		out = out[:maxListScan]
 	}
 	return out, false
+}
+
+// joinedNext reports whether rest goes on with ", and" or ", or".
+func joinedNext(rest string) bool {
+	rest = strings.TrimLeft(rest, " \"'")
+	if !strings.HasPrefix(rest, ",") {
+		return false
+	}
+	w, _ := firstWord(strings.TrimLeft(rest[1:], " ")+" ", 0)
+	return w == "and" || w == "or"
 }
 
 // pairedAdjectives are adjectives a comma may join to the next one before
@@ -605,6 +628,7 @@ func prefMemories(after string, key string) ([]Memory, string) {
 	}
 	vs, capped := capList(vs)
 	infinitive := strings.HasPrefix(strings.ToLower(strings.TrimLeft(after, " ")), "to ")
+	prevVerb := false // the item before was a verb: "to swim, sunbathe and skydive"
 	var out []Memory
 	reason := ""
 	for i, raw := range vs {
@@ -615,11 +639,27 @@ func prefMemories(after string, key string) ([]Memory, string) {
 				out = append(out, m)
 				continue
 			}
-			raw = gerundItem(raw, i == 0)
+			ws := strings.Fields(strings.TrimPrefix(raw, "to "))
+			// A later item is a verb too after a one-word verb ("to swim,
+			// sunbathe and skydive"), or when a preposition follows it
+			// ("color in coloring books"); else it may be an object ("to
+			// eat pizza, pasta and sushi").
+			verbish := i > 0 && len(ws) > 0 && isLowerWord(ws[0]) && !strings.HasSuffix(ws[0], "s") &&
+				(prevVerb && len(ws) == 1 || len(ws) > 1 && itemPreps[ws[1]])
+			g := gerundItem(raw, i == 0 || verbish)
+			prevVerb = len(ws) == 1 && g != ws[0]
+			if i > 0 && len(ws) > 1 && objectPronouns[strings.ToLower(ws[1])] && listVerbs[strings.ToLower(ws[0])] {
+				reason = firstNonEmpty(reason, DropInvalidValue) // "… and make me see things": a clause, not a like
+				continue
+			}
+			raw = g
 		} else if w, next := firstWord(raw, 0); i > 0 && (likeVerbs[w] || likeVerbs[strings.TrimSuffix(w, "ing")] || likeVerbs[strings.TrimSuffix(w, "ing")+"e"]) && next < len(raw) {
 			// "being able to relax and enjoy the scenery": a second verb of
 			// the first item, whose object is what is liked.
 			raw = raw[next:]
+		} else if ws := strings.Fields(raw); i > 0 && len(ws) > 1 && objectPronouns[strings.ToLower(ws[1])] && (listVerbs[w] || likeVerbs[w]) {
+			reason = firstNonEmpty(reason, DropInvalidValue) // "books that challenge me and make me see …"
+			continue
 		} else if i > 0 && next < len(raw) && listVerbs[w] && isLowerWord(w) && raw[:len(w)] == w {
 			// "on Facebook and watch TV": a second activity, said as a verb.
 			raw = gerund(w) + raw[next-1:]
@@ -697,7 +737,7 @@ func gerundItem(item string, first bool) string {
 	if likeVerbs[w] && next < len(item) {
 		return item[next:] // "… and love gardening"
 	}
-	if w == "" || strings.HasSuffix(w, "ing") || notItems[w] || !isLowerWord(w) {
+	if w == "" || strings.HasSuffix(w, "ing") && !soloVerbs[w] && !listVerbs[w] || notItems[w] || !isLowerWord(w) {
 		return item
 	}
 	if !first && !soloVerbs[w] && !listVerbs[w] {
@@ -709,6 +749,14 @@ func gerundItem(item string, first bool) string {
 	}
 	return gerund(w) + rest
 }
+
+// itemPreps after a word of a list of verbs make it a verb: "color in
+// coloring books".
+var itemPreps = toSet("in on with at around out for about through")
+
+// objectPronouns after a verb make its item a clause about someone: "make
+// me see things".
+var objectPronouns = toSet("me us you him her them")
 
 // itemAdverbs may open an item of "I like to …" before its verb.
 var itemAdverbs = toSet("often usually sometimes also really just always occasionally regularly still even")
@@ -1525,7 +1573,7 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 				reason = firstNonEmpty(reason, DropInvalidValue)
 				continue
 			}
-			if len(objs) > 1 && obj != objs[0] {
+			if w, _ := firstWord(obj+" ", 0); len(objs) > 1 && obj != objs[0] && (listVerbs[w] || soloVerbs[w]) {
 				continue // "I read the textbook, watch videos and …": the list is of verbs
 			}
 		}

@@ -715,7 +715,7 @@ var abbreviations = toSet("st dr mr mrs ms mt jr sr prof vs etc ft")
 func abbreviation(s string) bool {
 	w := s[strings.LastIndexByte(s, ' ')+1:]
 	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r) && abbreviations[strings.ToLower(w)]
+	return unicode.IsUpper(r) && (abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1)
 }
 
 var (
@@ -1938,6 +1938,11 @@ func parseName(rest string) string {
 	}
 	if len(out) == 0 || nameReject[strings.ToLower(out[0])] {
 		return ""
+	}
+	if n := len(out); n < len(fields) {
+		if next := strings.Trim(fields[n], ".,!?)]"); next != "" && unicode.IsDigit(rune(next[0])) {
+			return "" // "User 1", "Player 2": a placeholder, not a name
+		}
 	}
 	if title != "" {
 		return title + " " + strings.Join(out, " ")

@@ -89,6 +89,11 @@ func phraseValue(v string) (string, string) {
 	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
 		return "", DropUnresolved // "the peanut butter ones": ones of what?
 	}
+	for _, w := range ws[1:] {
+		if w = strings.Trim(w, ",.!?"); w == "ones" || w == "their" || w == "its" || w == "theirs" {
+			return "", DropUnresolved // "watching ones about the war", "a few of their concerts": whose?
+		}
+	}
 	if anaphoric(ws) {
 		return "", DropUnresolved // "the story", "the way it makes me feel": of what?
 	}
