@@ -295,6 +295,7 @@ func TestRulesChattyPhrases(t *testing.T) {
 		{"I like to sing in the shower", []m{{"likes:singing", "singing in the shower"}}, nil},
 		{"I like people who listen and make me laugh", nil, []string{"about_person"}},
 		{"I went to one of their shows", nil, []string{"unresolved_reference"}},
+		{"I went to a new bakery and tried their croissants", []m{{"event:went_to_new_bakery_and_tried_their_croissants", "went to a new bakery and tried their croissants"}}, nil},
 		{"I prefer the older ones", nil, []string{"unresolved_reference"}},
 		{"Hey, my name is Player 2!", nil, []string{"invalid_value"}},
 		// Quantifiers of kinds.
@@ -394,6 +395,7 @@ func TestRulesChattyOthersAndThings(t *testing.T) {
 		{"I'm a baker and also live in Leeds", []m{{"occupation", "baker"}, {"lives_in", "Leeds"}}},
 		{"My parents are teachers and live in Ohio", []m{{"family:parents_occupation", "teachers"}}},
 		{"She is a vet and loves horses", nil},
+		{"I was tired and like I said, busy", nil},
 		{"I like to swim and play water polo", []m{{"likes:swimming", "swimming"}, {"likes:water_polo", "playing water polo"}}},
 		// Who does an activity, and a course of study in the user's word.
 		{"I'm an avid cyclist", []m{{"hobby:cycling", "cycling"}}},

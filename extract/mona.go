@@ -1573,8 +1573,8 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 				reason = firstNonEmpty(reason, DropInvalidValue)
 				continue
 			}
-			if w, _ := firstWord(obj+" ", 0); len(objs) > 1 && obj != objs[0] && (listVerbs[w] || soloVerbs[w]) {
-				continue // "I read the textbook, watch videos and …": the list is of verbs
+			if r, _ := utf8.DecodeRuneInString(obj); len(objs) > 1 && obj != objs[0] && !unicode.IsUpper(r) {
+				continue // "I read the textbook, watch videos and …": the list is of verbs; "Seinfeld, Frasier and …" of titles
 			}
 		}
 		switch {
@@ -1691,7 +1691,7 @@ func drinks(after string) ([]Memory, string) {
 
 // notHabitVerbs are verbs whose "every day" is no activity: being, having,
 // wanting, feeling, and the modal and light verbs.
-var notHabitVerbs = toSet("be am is are was were have has had get got go goes went need want feel think know miss hate love like wish hope try can could would should will cry worry use used make made say said tell told ask call text see saw mean let keep put come came give gave find found leave left seem look looks wake sleep don't dont do never always just")
+var notHabitVerbs = toSet("spend spent be am is are was were have has had get got go goes went need want feel think know miss hate love like wish hope try can could would should will cry worry use used make made say said tell told ask call text see saw mean let keep put come came give gave find found leave left seem look looks wake sleep don't dont do never always just")
 
 // habit builds "I see the Rolling Stones in concert every year", "I
 // donate to charity each month": an activity done again and again, keyed

@@ -992,6 +992,9 @@ func implicitSubject(s string, st int) int {
 	if !sharedSubjectVerbs[w] {
 		return -1
 	}
+	if v, _ := firstWord(s, next); clauseSubjectWords[v] && v != "that" && v != "which" || v == "i" {
+		return -1 // "… and like I had no one": "like" is no verb here
+	}
 	ws := lowerWords(prev)
 	for i := len(ws) - 2; i >= 0; i-- {
 		if ws[i] == "to" {

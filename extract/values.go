@@ -89,9 +89,11 @@ func phraseValue(v string) (string, string) {
 	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
 		return "", DropUnresolved // "the peanut butter ones": ones of what?
 	}
-	for _, w := range ws[1:] {
-		if w = strings.Trim(w, ",.!?"); w == "ones" || w == "their" || w == "its" || w == "theirs" {
-			return "", DropUnresolved // "watching ones about the war", "a few of their concerts": whose?
+	for i, w := range ws[1:] {
+		if w = strings.Trim(w, ",.!?"); w == "ones" || (w == "their" || w == "its" || w == "theirs") && !slices.Contains(ws[:i+1], "and") {
+			// "watching ones about the war", "a few of their concerts":
+			// whose? ("went to a coffee shop and tried their coffee" says.)
+			return "", DropUnresolved
 		}
 	}
 	if anaphoric(ws) {
