@@ -298,6 +298,13 @@ func TestRulesChattyPhrases(t *testing.T) {
 		{"I went to a new bakery and tried their croissants", []m{{"event:went_to_new_bakery_and_tried_their_croissants", "went to a new bakery and tried their croissants"}}, nil},
 		{"I prefer the older ones", nil, []string{"unresolved_reference"}},
 		{"Hey, my name is Player 2!", nil, []string{"invalid_value"}},
+		{"I like to treat myself to dessert every once in a while", []m{{"likes:treating_myself_to_dessert", "treating myself to dessert every once in a while"}}, nil},
+		{"I love to do those things for fun", nil, []string{"unresolved_reference"}},
+		{"I've always wanted to move there", nil, []string{"unresolved_reference"}},
+		{"I've always wanted to learn how to play", nil, []string{"unresolved_reference"}},
+		{"I love watching my tomatoes grow and thrive", []m{{"likes:tomatoes_grow_and_thrive", "watching my tomatoes grow and thrive"}}, nil},
+		{"I like keeping my garden neat and tidy", []m{{"likes:keeping_garden_neat_and_tidy", "keeping my garden neat and tidy"}}, nil},
+		{"I love how it sounds and the memories around it", nil, []string{"unresolved_reference"}},
 		// Quantifiers of kinds.
 		{"I like lots of different types of movies", []m{{"likes:movies", "movies"}}, nil},
 		{"I listen to all sorts of podcasts", []m{{"hobby:podcasts", "listening to podcasts"}}, nil},

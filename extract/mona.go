@@ -553,6 +553,10 @@ func splitJoined(s string) []string {
 		case sharedObject(out[i], out[i+1]):
 			// "sending and receiving emails": one activity.
 			join = true
+		case !strings.ContainsRune(out[i+1], ' ') && strings.ContainsRune(out[i], ' ') && (pairedVerbs[out[i+1]] || pairedStates[out[i+1]]):
+			// "seeing my students learn and grow", "helping people get fit
+			// and healthy": a second verb or state of the item before.
+			join = true
 		}
 		for _, j := range []string{" and ", " or "} {
 			if fixedPairs[slug(out[i]+j+out[i+1], articles)] {
@@ -568,6 +572,14 @@ func splitJoined(s string) []string {
 	}
 	return out
 }
+
+// pairedVerbs and pairedStates are single words that, after "and", go on
+// the phrase before rather than start an item: "learn and grow", "fit and
+// healthy".
+var (
+	pairedVerbs  = toSet("grow learn thrive improve relax unwind succeed laugh smile heal change develop explore play")
+	pairedStates = toSet("healthy fit happy strong safe clean tidy neat organized organised warm comfortable relaxed calm active alive free independent")
+)
 
 // titleWord reports whether an item is one capitalised word, not "I".
 func titleWord(item string) bool {
@@ -669,9 +681,19 @@ func prefMemories(after string, key string) ([]Memory, string) {
 			continue
 		}
 		v, r := preference(raw)
+		if v == "" && i == 0 && !infinitive && r == DropUnresolved && len(vs) > 1 {
+			return nil, DropUnresolved // see below
+		}
 		if v == "" {
 			reason = firstNonEmpty(reason, r, DropInvalidValue)
 			continue
+		}
+		if i == 0 && !infinitive && len(vs) > 1 {
+			if _, pr := phraseValue(v); pr == DropUnresolved {
+				// "the way it captures the love and happiness between us":
+				// what is joined to an unresolved phrase is part of it.
+				return nil, DropUnresolved
+			}
 		}
 		if personItem(v) {
 			reason = firstNonEmpty(reason, DropAboutPerson)

@@ -1778,7 +1778,7 @@ var (
 	// notItems are first words that make a "preference" about something that
 	// is not a thing: "I like it", "I love you", "I like when it rains".
 	notItems      = toSet("such it it's its that this them they these those you your yours him her me myself yourself us what how when where why who which whatever everything nothing anything everyone anyone someone somebody nobody think say believe know mine to and or but not")
-	prefTrailing  = []string{"sometimes", "often", "usually", "every day", "to be honest", "honestly", "tbh", "lol", "haha", "a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
+	prefTrailing  = []string{"for fun", "just for fun", "sometimes", "often", "usually", "every day", "to be honest", "honestly", "tbh", "lol", "haha", "a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
 	eventTrailing = []string{"before", "last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
 	feelTrailing  = []string{"today", "tonight", "right now", "now", "lately", "recently", "at the moment", "this morning", "this evening", "this afternoon", "these days", "again", "all day", "too", "as well"}
 	notFeelings   = toSet("like that as you it this about for if i what how so")
@@ -1894,7 +1894,7 @@ func cutClause(rest string) (clause string, tooLong bool) {
 			return tidy(rest[:i+k]), false
 		}
 		lw := strings.ToLower(strings.TrimRight(w, ".'"))
-		if clauseEnds[lw] && (i > 0 || lw != "so") { // "so tired": an intensifier, not "so …"
+		if clauseEnds[lw] && (i > 0 || lw != "so") && !(lw == "while" && i >= 2 && strings.EqualFold(rest[i-2:i-1], "a")) { // "so tired": an intensifier, not "so …"; "in a while" ends nothing
 			return tidy(rest[:i]), false
 		}
 		if joiners[lw] && j < limit {

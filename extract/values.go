@@ -77,7 +77,7 @@ func phraseValue(v string) (string, string) {
 		}
 	}
 	full := ws
-	for len(ws) > 0 && danglingWords[ws[len(ws)-1]] {
+	for len(ws) > 0 && danglingWords[ws[len(ws)-1]] && !(len(ws) > 2 && ws[len(ws)-1] == "while" && ws[len(ws)-2] == "a") {
 		ws = ws[:len(ws)-1]
 	}
 	if !hasContentWord(ws) {
@@ -98,6 +98,12 @@ func phraseValue(v string) (string, string) {
 	}
 	if anaphoric(ws) {
 		return "", DropUnresolved // "the story", "the way it makes me feel": of what?
+	}
+	if last := strings.ToLower(strings.Trim(ws[len(ws)-1], ",.!?")); len(ws) <= 3 && (last == "there" || last == "here") && len(ws) > 1 {
+		return "", DropUnresolved // "go there": where?
+	}
+	if n := len(ws); n >= 3 && strings.EqualFold(ws[n-2], "to") && hobbyNeedsObject[strings.ToLower(ws[n-1])] {
+		return "", DropUnresolved // "learn how to play": play what?
 	}
 	if pointsBack(ws) {
 		if i := slices.IndexFunc(ws, func(w string) bool { return feelingReasons[w] }); i > 0 && feelingLexicon[strings.ToLower(ws[0])] {
