@@ -259,3 +259,233 @@ func TestRulesChattyFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesChattyPhrases: the grammar behind the wrong memories of the
+// first hand-check, on other sentences: a definite abstract noun points
+// back, idiomatic pairs and capitalised titles stay whole, a quantifier
+// of kinds leaves the kind, a second verb of a list is no object, a
+// pronoun object is unresolved, a title is no name, and what one teaches
+// is work.
+func TestRulesChattyPhrases(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg     string
+		want    []m
+		dropped []string
+	}{
+		// "the" and one abstract noun: a quality of what was discussed.
+		{"Honestly I love the friendship.", nil, []string{"unresolved_reference"}},
+		{"I really enjoy the excitement!", nil, []string{"unresolved_reference"}},
+		{"I like the suspense", nil, []string{"unresolved_reference"}},
+		{"I love the mountains", []m{{"likes:mountains", "the mountains"}}, nil},
+		{"I love the city", []m{{"likes:city", "the city"}}, nil},
+		// Idiomatic pairs and titles.
+		{"I enjoy the hustle and bustle", []m{{"likes:hustle_and_bustle", "the hustle and bustle"}}, nil},
+		{"I love spending time with friends and family", []m{{"likes:spending_time", "spending time with friends and family"}}, nil},
+		{"I like Seinfeld and Law and Order", []m{{"likes:seinfeld", "Seinfeld"}, {"likes:law_and_order", "Law and Order"}}, nil},
+		{"I like Bones and Castle and Monk", []m{{"likes:bones_and_castle", "Bones and Castle"}, {"likes:monk", "Monk"}}, nil},
+		{"I love cats and dogs", []m{{"likes:cats", "cats"}, {"likes:dogs", "dogs"}}, nil},
+		{"I watch Seinfeld, Pride and Prejudice, and Frasier", []m{{"hobby:seinfeld", "watching Seinfeld"}, {"hobby:pride_and_prejudice", "watching Pride and Prejudice"}, {"hobby:frasier", "watching Frasier"}}, nil},
+		{"I love Queen, Simon and Garfunkel, and ABBA", []m{{"likes:queen", "Queen"}, {"likes:simon_and_garfunkel", "Simon and Garfunkel"}, {"likes:abba", "ABBA"}}, nil},
+		{"I like Mary J. Blige", []m{{"likes:mary_j_blige", "Mary J. Blige"}}, nil},
+		// Lists of verbs, and what is no like.
+		{"I love to garden, sew and bake", []m{{"likes:gardening", "gardening"}, {"likes:sewing", "sewing"}, {"likes:baking", "baking"}}, nil},
+		{"I like to cook pasta, rice and curry", []m{{"likes:cooking_pasta", "cooking pasta"}, {"likes:rice", "rice"}, {"likes:curry", "curry"}}, nil},
+		{"I like to sing in the shower", []m{{"likes:singing", "singing in the shower"}}, nil},
+		{"I like people who listen and make me laugh", nil, []string{"about_person"}},
+		{"I went to one of their shows", nil, []string{"unresolved_reference"}},
+		{"I went to a new bakery and tried their croissants", []m{{"event:went_to_new_bakery_and_tried_their_croissants", "went to a new bakery and tried their croissants"}}, nil},
+		{"I prefer the older ones", nil, []string{"unresolved_reference"}},
+		{"Hey, my name is Player 2!", nil, []string{"invalid_value"}},
+		{"I like to treat myself to dessert every once in a while", []m{{"likes:treating_myself_to_dessert", "treating myself to dessert every once in a while"}}, nil},
+		{"I love to do those things for fun", nil, []string{"unresolved_reference"}},
+		{"I've always wanted to move there", nil, []string{"unresolved_reference"}},
+		{"I've always wanted to learn how to play", nil, []string{"unresolved_reference"}},
+		{"I love watching my tomatoes grow and thrive", []m{{"likes:tomatoes_grow_and_thrive", "watching my tomatoes grow and thrive"}}, nil},
+		{"I like keeping my garden neat and tidy", []m{{"likes:keeping_garden_neat_and_tidy", "keeping my garden neat and tidy"}}, nil},
+		{"I love how it sounds and the memories around it", nil, []string{"unresolved_reference"}},
+		// Quantifiers of kinds.
+		{"I like lots of different types of movies", []m{{"likes:movies", "movies"}}, nil},
+		{"I listen to all sorts of podcasts", []m{{"hobby:podcasts", "listening to podcasts"}}, nil},
+		// Second verbs and shared objects.
+		{"I love buying and selling old records", []m{{"likes:buying_and_selling_old_records", "buying and selling old records"}}, nil},
+		{"I love hiking and playing chess", []m{{"likes:hiking", "hiking"}, {"likes:chess", "playing chess"}}, nil},
+		{"I love sitting on the porch and enjoying the view", []m{{"likes:sitting", "sitting on the porch"}}, []string{"unresolved_reference"}},
+		{"I play the drums and dance", []m{{"hobby:drums", "playing the drums"}, {"hobby:dancing", "dancing"}}, nil},
+		// A pronoun object leaves a plan unresolved.
+		{"I plan to fix it next week", nil, []string{"unresolved_reference"}},
+		{"I'm planning on painting it blue", nil, []string{"unresolved_reference"}},
+		{"I work in IT", []m{{"occupation", "IT"}}, nil},
+		// Titles.
+		{"My name is Prof. Alvarez", []m{{"name", "Prof. Alvarez"}}, nil},
+		{"My name is Mrs Okafor", []m{{"name", "Mrs Okafor"}}, nil},
+		// What one teaches is work.
+		{"I teach second grade", []m{{"occupation", "second grade teacher"}}, nil},
+		{"I teach Spanish at a middle school", []m{{"occupation", "Spanish teacher"}}, nil},
+		{"I teach my niece to read", nil, []string{"invalid_value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			got := rulesSay(tt.msg)
+			var ms []m
+			for _, x := range got.Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+			if r := reasons(got.Dropped); !slices.Equal(r, tt.dropped) && !(len(r) == 0 && tt.dropped == nil) {
+				t.Errorf("dropped %q, want %q", r, tt.dropped)
+			}
+		})
+	}
+}
+
+// TestRulesOccupationRestated: a job said again in other words keeps its
+// first wording; a fuller wording or a new job replaces it.
+func TestRulesOccupationRestated(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		msgs []string
+		want string
+	}{
+		{[]string{"I'm a high school teacher.", "I teach chemistry."}, "high school teacher"},
+		{[]string{"I'm a teacher.", "I'm a kindergarten teacher."}, "kindergarten teacher"},
+		{[]string{"I'm a nurse.", "Actually I'm a paramedic now."}, "paramedic"},
+	} {
+		s := extract.Session{ID: "s-1", App: "mona"}
+		for i, msg := range tt.msgs {
+			s.Messages = append(s.Messages, extract.Message{ID: fmt.Sprint("m", i), Role: "user", Content: msg})
+		}
+		var got []string
+		for _, m := range extract.Rules(rulesApp(), s, rulesNow).Memories {
+			if m.Key == "occupation" {
+				got = append(got, m.Value)
+			}
+		}
+		if !slices.Equal(got, []string{tt.want}) {
+			t.Errorf("%q: occupation %q, want %q", tt.msgs, got, tt.want)
+		}
+	}
+}
+
+// TestRulesChattyOthersAndThings: what the user says of a family member is
+// the member's fact, never the user's; a collection is a hobby; a clause
+// that goes on without its subject ("… and live in …") is the user's only
+// when that subject is "I".
+func TestRulesChattyOthersAndThings(t *testing.T) {
+	t.Parallel()
+	type m = [2]string
+	tests := []struct {
+		msg  string
+		want []m
+	}{
+		{"My mum is a retired librarian", []m{{"family:mother_occupation", "retired librarian"}}},
+		{"Yeah my brother's a mechanic", []m{{"family:brother_occupation", "mechanic"}}},
+		{"My grandparents were both farmers", []m{{"family:grandparents_occupation", "farmers"}}},
+		{"My uncle was in the marines", []m{{"family:uncle_occupation", "in the marines"}}},
+		{"My cousin lives in Manila", []m{{"family:cousin_lives_in", "Manila"}}},
+		{"I'm a chef and my wife works as a dentist", []m{{"occupation", "chef"}, {"family:wife_occupation", "dentist"}}},
+		{"My brother is a great guy", nil},
+		{"My daughter's birthday is great", nil},
+		{"My dad's name is Omar", []m{{"family:father", "Omar"}}},
+		// Collections.
+		{"I own over 200 pairs of sneakers", []m{{"hobby:sneakers", "a collection of over 200 pairs of sneakers"}}},
+		{"I have a stamp collection", []m{{"hobby:stamps", "a stamp collection"}}},
+		{"I have a small collection of antique clocks", []m{{"hobby:antique_clocks", "a small collection of antique clocks"}}},
+		{"I have over 300 followers", nil},
+		{"I have more than 100 employees", nil},
+		// A subject shared by the next clause.
+		{"I was born in Texas but now live in Oregon", []m{{"hometown", "Texas"}, {"lives_in", "Oregon"}}},
+		{"I'm a baker and also live in Leeds", []m{{"occupation", "baker"}, {"lives_in", "Leeds"}}},
+		{"My parents are teachers and live in Ohio", []m{{"family:parents_occupation", "teachers"}}},
+		{"She is a vet and loves horses", nil},
+		{"I was tired and like I said, busy", nil},
+		{"I like to swim and play water polo", []m{{"likes:swimming", "swimming"}, {"likes:water_polo", "playing water polo"}}},
+		// Who does an activity, and a course of study in the user's word.
+		{"I'm an avid cyclist", []m{{"hobby:cycling", "cycling"}}},
+		{"Haha I'm a snowboarder too", []m{{"hobby:snowboarding", "snowboarding"}}},
+		{"I'm a professional surfer", []m{{"occupation", "professional surfer"}}},
+		{"I'm a history major at Rutgers", []m{{"occupation", "history major"}}},
+		// How one spends time, and what one never drinks.
+		{"I spend most of my free time gardening", []m{{"likes:gardening", "gardening"}}},
+		{"I spend a lot of time on Reddit and play chess", []m{{"likes:reddit", "Reddit"}, {"likes:chess", "playing chess"}}},
+		{"I spend time with my grandkids", []m{{"likes:spending_time", "spending time with my grandkids"}}},
+		{"I spend too much time worrying", nil},
+		{"I don't drink coffee", []m{{"diet", "no coffee"}}},
+		{"I don't drink anymore", []m{{"diet", "no alcohol"}}},
+		{"I don't drink much", nil},
+		// A title keeps its capitalised "To"; a feeling keeps its word.
+		{"I love To Kill a Mockingbird", []m{{"likes:kill_mockingbird", "To Kill a Mockingbird"}}},
+		{"I'm so excited about it", []m{{"feeling", "excited"}}},
+		// Habits, abilities, things done and owned.
+		{"I go to the library every Saturday", []m{{"hobby:library", "going to the library every Saturday"}}},
+		{"I go to the mall", nil},
+		{"I can knit my own sweaters", []m{{"hobby:own_sweaters", "knitting my own sweaters"}}},
+		{"I walk five miles every morning", []m{{"hobby:walking", "walking five miles every morning"}}},
+		{"I walk to work", nil},
+		{"I compete in chess tournaments", []m{{"hobby:chess_tournaments", "competing in chess tournaments"}}},
+		{"I've met Dolly Parton", []m{{"event:met_dolly_parton", "met Dolly Parton"}}},
+		{"I own two hamsters", []m{{"pet:hamster", "two hamsters"}}},
+		{"I work in the hospitality industry", []m{{"occupation", "hospitality industry"}}},
+		{"I work at the corner bakery", []m{{"works_at", "corner bakery"}}},
+		{"I fix bikes for a living", []m{{"occupation", "fixing bikes"}}},
+		// What is done again and again.
+		{"I watch the Super Bowl with my uncles every year", []m{{"hobby:super_bowl", "watching the Super Bowl with my uncles every year"}}},
+		{"I paint landscapes on weekends", []m{{"hobby:landscapes", "painting landscapes on weekends"}}},
+		{"I work out twice a week", []m{{"hobby:working_out", "working out twice a week"}}},
+		{"I try to run ten miles every weekend", []m{{"hobby:running", "running ten miles every weekend"}}},
+		{"I have a shift every Tuesday", nil},
+		{"I miss my dad every day", nil},
+		{"I'm fluent in German and Polish", []m{{"hobby:german", "speaking German"}, {"hobby:polish", "speaking Polish"}}},
+		{"I'm a volunteer at an animal shelter", []m{{"hobby:volunteering", "volunteering at an animal shelter"}}},
+		{"I have a friend who sings and plays guitar", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			t.Parallel()
+			var ms []m
+			for _, x := range rulesSay(tt.msg).Memories {
+				ms = append(ms, m{x.Key, x.Value})
+			}
+			if !slices.Equal(ms, tt.want) {
+				t.Errorf("memories %q, want %q", ms, tt.want)
+			}
+		})
+	}
+}
+
+// TestRulesFavoriteAnswered: a short answer to the other speaker's "what's
+// your favourite X?" is the user's favourite X; an answer that is a clause,
+// a question or no thing is not.
+func TestRulesFavoriteAnswered(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		asked, reply string
+		want         [][2]string
+	}{
+		{"Nice to meet you! What's your favorite colour?", "Teal. It's so calming.", [][2]string{{"favorite_colour", "Teal"}}},
+		{"So what is your favourite band?", "Oh, mine is The Cure!", [][2]string{{"favorite_band", "The Cure"}}},
+		{"What's your favorite ice cream flavor?", "Definitely mint chocolate chip.", [][2]string{{"favorite_ice_cream_flavor", "mint chocolate chip"}}},
+		{"What's your favorite food?", "I don't really have one.", nil},
+		{"What's your favorite food?", "What's yours?", nil},
+		{"What's your favorite movie?", "Yes!", nil},
+		{"What's your favorite movie?", "Maybe Titanic.", nil},
+		{"I love pizza. It's my favorite food.", "Tacos.", nil},
+		{"What's your favorite season?", "I love summer.", [][2]string{{"likes:summer", "summer"}}},
+	} {
+		got := extract.Rules(rulesApp(), extract.Session{ID: "s-1", App: "mona", Messages: []extract.Message{
+			{ID: "m1", Role: "assistant", Content: tt.asked},
+			{ID: "m2", Role: "user", Content: tt.reply},
+		}}, rulesNow)
+		var ms [][2]string
+		for _, m := range got.Memories {
+			ms = append(ms, [2]string{m.Key, m.Value})
+		}
+		if !slices.Equal(ms, tt.want) {
+			t.Errorf("%q / %q: memories %q, want %q", tt.asked, tt.reply, ms, tt.want)
+		}
+	}
+}

@@ -235,11 +235,11 @@ var (
 	hobbyVerbs     = `learning|practicing|practising|playing|doing|studying|taking|knitting|painting|drawing|cooking|baking|running|jogging|swimming|climbing|hiking|gardening|writing|reading|training\s+for|collecting|sewing|crocheting|dancing|singing|biking|cycling|skating|surfing|skiing|meditating|journaling|watching`
 	// hobbyNeedsObject are the verbs that make no hobby on their own.
 	hobbyNeedsObject = toSet("learning practicing practising playing doing studying taking training collecting watching play do practice practise collect take learn study watch")
-	presentHobbies   = `play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run|volunteer|grow|speak|cook|coach|teach|ride|write|read|listen\s+to|watch|take|fix|restore|brew|sculpt|fish|hunt|compete|perform|mentor|tutor`
+	presentHobbies   = `walk|play|practice|practise|knit|paint|draw|bake|garden|surf|ski|climb|crochet|sew|collect|swim|hike|dance|sing|meditate|journal|run|volunteer|grow|speak|cook|coach|teach|ride|write|read|listen\s+to|watch|take|fix|restore|brew|sculpt|fish|hunt|compete|perform|mentor|tutor`
 	// habitVerbs are presentHobbies that are a habit only with an object
 	// that is no preposition: "I speak Chinese", not "I speak to my mom";
 	// "I grow roses", not "I grow up".
-	habitVerbs = toSet("grow speak coach teach ride watch take fix restore brew sculpt compete perform mentor tutor hunt")
+	habitVerbs = toSet("walk grow speak coach teach ride watch take fix restore brew sculpt compete perform mentor tutor hunt")
 	// specificWords open one particular thing, not a kind of thing.
 	specificWords = toSet("a an the this that these those my his her their our your it them about")
 	// lessonWords make "I take …" a habit: "dance lessons", "a pottery class".
@@ -403,6 +403,7 @@ func items(after string) ([]string, bool) {
 	segs := []string{first}
 	rest := after[min(len(after), len(first)):]
 	listed := false
+	whole := map[string]bool{}
 	for len(segs) < maxListScan {
 		rest = strings.TrimLeft(rest, " \"'")
 		if !strings.HasPrefix(rest, ",") {
@@ -428,7 +429,15 @@ func items(after string) ([]string, bool) {
 		}
 		segs = append(segs, seg)
 		rest = rest[min(len(rest), strings.Index(rest, seg)+len(seg)):]
-		if joined || strings.Contains(" "+strings.ToLower(seg)+" ", " and ") || strings.Contains(" "+strings.ToLower(seg)+" ", " or ") {
+		inner := strings.Contains(" "+strings.ToLower(seg)+" ", " and ") || strings.Contains(" "+strings.ToLower(seg)+" ", " or ")
+		if !joined && inner && joinedNext(rest) {
+			// "The Office, Parks and Recreation, and Brooklyn Nine-Nine":
+			// the list goes on with its own "and", so this one is inside
+			// the item.
+			whole[seg] = true
+			continue
+		}
+		if joined || inner {
 			listed = true
 			break
 		}
@@ -446,12 +455,26 @@ func items(after string) ([]string, bool) {
 	}
 	var out []string
 	for _, s := range segs {
+		if whole[s] {
+			out = append(out, s)
+			continue
+		}
 		out = append(out, splitJoined(s)...)
 	}
 	if len(out) > maxListScan {
 		out = out[:maxListScan]
 	}
 	return out, false
+}
+
+// joinedNext reports whether rest goes on with ", and" or ", or".
+func joinedNext(rest string) bool {
+	rest = strings.TrimLeft(rest, " \"'")
+	if !strings.HasPrefix(rest, ",") {
+		return false
+	}
+	w, _ := firstWord(strings.TrimLeft(rest[1:], " ")+" ", 0)
+	return w == "and" || w == "or"
 }
 
 // pairedAdjectives are adjectives a comma may join to the next one before
@@ -476,8 +499,24 @@ func capList(vs []string) (kept []string, capped bool) {
 	return vs, false
 }
 
-// fixedPairs are items whose "and" is part of their name.
-var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons hide_and_seek trick_or_treating truth_or_dare rain_or_shine now_or_never")
+// fixedPairs are items whose "and" is part of their name, and idiomatic
+// pairs that name one thing ("peace and quiet", "friends and family").
+var fixedPairs = toSet("mac_and_cheese macaroni_and_cheese fish_and_chips rock_and_roll salt_and_pepper peanut_butter_and_jelly bread_and_butter black_and_white pros_and_cons rhythm_and_blues simon_and_garfunkel mumford_and_sons hall_and_oates law_and_order pride_and_prejudice beauty_and_beast tom_and_jerry rick_and_morty drum_and_bass cookies_and_cream milk_and_cookies chips_and_salsa chips_and_guac pb_and_j sweet_and_sour sweet_and_salty arts_and_crafts dungeons_and_dragons hide_and_seek trick_or_treating truth_or_dare rain_or_shine now_or_never " +
+	"peace_and_quiet rest_and_relaxation hustle_and_bustle fun_and_games friends_and_family family_and_friends bed_and_breakfast surf_and_turf trial_and_error wear_and_tear song_and_dance sun_and_sand sand_and_sun hugs_and_kisses bells_and_whistles odds_and_ends bits_and_pieces pen_and_paper cops_and_robbers cat_and_mouse bride_and_groom rise_and_shine war_and_peace sense_and_sensibility crime_and_punishment romeo_and_juliet hansel_and_gretel bonnie_and_clyde jack_and_jill key_and_peele")
+
+// fixedJoin reports whether the "and" or "or" at ws[i] is inside a fixed
+// pair that ends one to three words before it and starts one to three words
+// after it: "the peace and quiet", "time with friends and family".
+func fixedJoin(ws []string, i, start int) bool {
+	for j := i - 1; j >= max(start, i-3); j-- {
+		for k := i + 2; k <= min(len(ws), i+4); k++ {
+			if fixedPairs[slug(strings.Join(ws[j:k], " "), articles)] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // splitJoined splits "X and Y" and "X or Y" into items unless they are a
 // fixed pair.
@@ -486,11 +525,12 @@ func splitJoined(s string) []string {
 		return []string{s}
 	}
 	ws := strings.Fields(s)
-	var out []string
+	var out, joins []string
 	start := 0
 	for i, w := range ws {
-		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) && !titleJoin(ws, i) {
+		if lw := strings.ToLower(w); (lw == "and" || lw == "or") && i > start && i+1 < len(ws) && !titleJoin(ws, i) && !fixedJoin(ws, i, start) {
 			out = append(out, strings.Join(ws[start:i], " "))
+			joins = append(joins, w)
 			start = i + 1
 		}
 	}
@@ -503,18 +543,72 @@ func splitJoined(s string) []string {
 			break
 		}
 	}
-	// A fixed pair inside a longer list ("pizza and mac and cheese") is
-	// joined again.
 	for i := 0; i+1 < len(out); i++ {
+		join := false
+		switch {
+		case len(out) > 2 && titleWord(out[i]) && titleWord(out[i+1]):
+			// "The Office and Parks and Recreation": within a list joined by
+			// "and" alone, two capitalised single words are one title.
+			join = true
+		case sharedObject(out[i], out[i+1]):
+			// "sending and receiving emails": one activity.
+			join = true
+		case !strings.ContainsRune(out[i+1], ' ') && strings.ContainsRune(out[i], ' ') && (pairedVerbs[out[i+1]] || pairedStates[out[i+1]]):
+			// "seeing my students learn and grow", "helping people get fit
+			// and healthy": a second verb or state of the item before.
+			join = true
+		}
 		for _, j := range []string{" and ", " or "} {
 			if fixedPairs[slug(out[i]+j+out[i+1], articles)] {
-				out[i] = out[i] + j + out[i+1]
-				out = append(out[:i+1], out[i+2:]...)
-				break
+				join = true // "pizza and mac and cheese"
 			}
+		}
+		if join {
+			out[i] = out[i] + " " + joins[i] + " " + out[i+1]
+			out = append(out[:i+1], out[i+2:]...)
+			joins = append(joins[:i], joins[i+1:]...)
+			i--
 		}
 	}
 	return out
+}
+
+// pairedVerbs and pairedStates are single words that, after "and", go on
+// the phrase before rather than start an item: "learn and grow", "fit and
+// healthy".
+var (
+	pairedVerbs  = toSet("grow learn thrive improve relax unwind succeed laugh smile heal change develop explore play")
+	pairedStates = toSet("healthy fit happy strong safe clean tidy neat organized organised warm comfortable relaxed calm active alive free independent")
+)
+
+// titleWord reports whether an item is one capitalised word, not "I".
+func titleWord(item string) bool {
+	if strings.ContainsRune(item, ' ') || len(item) < 2 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(item)
+	return unicode.IsUpper(r)
+}
+
+// hobbyGerunds are the -ing forms of soloVerbs: activities of their own
+// ("hiking and playing guitar" is two).
+var hobbyGerunds = func() map[string]bool {
+	out := map[string]bool{}
+	for v := range soloVerbs {
+		out[gerund(v)] = true
+	}
+	return out
+}()
+
+// sharedObject reports whether item a is a lone -ing verb that is no
+// activity of its own and b an -ing verb with an object, which is then
+// a's too: "sending and receiving emails", "buying and selling cars".
+func sharedObject(a, b string) bool {
+	if strings.ContainsRune(a, ' ') || !isLowerWord(a) || !strings.HasSuffix(a, "ing") || len(a) < 6 || hobbyGerunds[a] {
+		return false
+	}
+	ws := strings.Fields(b)
+	return len(ws) > 1 && strings.HasSuffix(ws[0], "ing") && isLowerWord(ws[0])
 }
 
 // titleJoin reports whether the "and" at ws[i] is inside a title that a
@@ -525,7 +619,7 @@ func titleJoin(ws []string, i int) bool {
 		return false
 	}
 	for _, w := range ws[i+2:] {
-		if isLowerWord(w) {
+		if isLowerWord(w) && !danglingWords[w] {
 			return true
 		}
 	}
@@ -546,6 +640,7 @@ func prefMemories(after string, key string) ([]Memory, string) {
 	}
 	vs, capped := capList(vs)
 	infinitive := strings.HasPrefix(strings.ToLower(strings.TrimLeft(after, " ")), "to ")
+	prevVerb := false // the item before was a verb: "to swim, sunbathe and skydive"
 	var out []Memory
 	reason := ""
 	for i, raw := range vs {
@@ -556,16 +651,49 @@ func prefMemories(after string, key string) ([]Memory, string) {
 				out = append(out, m)
 				continue
 			}
-			raw = gerundItem(raw, i == 0)
+			ws := strings.Fields(strings.TrimPrefix(raw, "to "))
+			// A later item is a verb too after a one-word verb ("to swim,
+			// sunbathe and skydive"), or when a preposition follows it
+			// ("color in coloring books"); else it may be an object ("to
+			// eat pizza, pasta and sushi").
+			verbish := i > 0 && len(ws) > 0 && isLowerWord(ws[0]) && !strings.HasSuffix(ws[0], "s") &&
+				(prevVerb && len(ws) == 1 || len(ws) > 1 && itemPreps[ws[1]])
+			g := gerundItem(raw, i == 0 || verbish)
+			prevVerb = len(ws) == 1 && g != ws[0]
+			if i > 0 && len(ws) > 1 && objectPronouns[strings.ToLower(ws[1])] && listVerbs[strings.ToLower(ws[0])] {
+				reason = firstNonEmpty(reason, DropInvalidValue) // "… and make me see things": a clause, not a like
+				continue
+			}
+			raw = g
+		} else if w, next := firstWord(raw, 0); i > 0 && (likeVerbs[w] || likeVerbs[strings.TrimSuffix(w, "ing")] || likeVerbs[strings.TrimSuffix(w, "ing")+"e"]) && next < len(raw) {
+			// "being able to relax and enjoy the scenery": a second verb of
+			// the first item, whose object is what is liked.
+			raw = raw[next:]
+		} else if ws := strings.Fields(raw); i > 0 && len(ws) > 1 && objectPronouns[strings.ToLower(ws[1])] && (listVerbs[w] || likeVerbs[w]) {
+			reason = firstNonEmpty(reason, DropInvalidValue) // "books that challenge me and make me see …"
+			continue
+		} else if i > 0 && next < len(raw) && listVerbs[w] && isLowerWord(w) && raw[:len(w)] == w {
+			// "on Facebook and watch TV": a second activity, said as a verb.
+			raw = gerund(w) + raw[next-1:]
 		}
 		if personItem(raw) {
 			reason = firstNonEmpty(reason, DropAboutPerson)
 			continue
 		}
 		v, r := preference(raw)
+		if v == "" && i == 0 && !infinitive && r == DropUnresolved && len(vs) > 1 {
+			return nil, DropUnresolved // see below
+		}
 		if v == "" {
 			reason = firstNonEmpty(reason, r, DropInvalidValue)
 			continue
+		}
+		if i == 0 && !infinitive && len(vs) > 1 {
+			if _, pr := phraseValue(v); pr == DropUnresolved {
+				// "the way it captures the love and happiness between us":
+				// what is joined to an unresolved phrase is part of it.
+				return nil, DropUnresolved
+			}
 		}
 		if personItem(v) {
 			reason = firstNonEmpty(reason, DropAboutPerson)
@@ -631,7 +759,7 @@ func gerundItem(item string, first bool) string {
 	if likeVerbs[w] && next < len(item) {
 		return item[next:] // "… and love gardening"
 	}
-	if w == "" || strings.HasSuffix(w, "ing") || notItems[w] || !isLowerWord(w) {
+	if w == "" || strings.HasSuffix(w, "ing") && !soloVerbs[w] && !listVerbs[w] || notItems[w] || !isLowerWord(w) {
 		return item
 	}
 	if !first && !soloVerbs[w] && !listVerbs[w] {
@@ -643,6 +771,14 @@ func gerundItem(item string, first bool) string {
 	}
 	return gerund(w) + rest
 }
+
+// itemPreps after a word of a list of verbs make it a verb: "color in
+// coloring books".
+var itemPreps = toSet("in on with at around out for about through")
+
+// objectPronouns after a verb make its item a clause about someone: "make
+// me see things".
+var objectPronouns = toSet("me us you him her them")
 
 // itemAdverbs may open an item of "I like to …" before its verb.
 var itemAdverbs = toSet("often usually sometimes also really just always occasionally regularly still even")
@@ -831,6 +967,18 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if containsFoldASCII(rest[:loc[1]], "prefer") {
 			after = cutAtWords(after, "over", "to", "rather", "instead", "than")
 		}
+		if k == kindLike && containsFoldASCII(rest[:loc[1]], "spend") {
+			switch w, next := firstWord(after+" ", 0); w {
+			case "with":
+				after = "spending time " + after // "with my family" is how, not what
+			case "on", "at", "in", "doing":
+				after = after[min(next, len(after)):] // "on Facebook", "at the beach"
+			default:
+				if w2, _ := firstWord(after+" ", next); !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w2, "ing") {
+					return nil, DropInvalidValue // "I spend time alone"; "bird watching" is an activity
+				}
+			}
+		}
 		return prefMemories(after, key)
 	case kindPerson:
 		what := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
@@ -853,6 +1001,9 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindDiet:
 		if food := g(3); food != "" {
 			return []Memory{fact("diet", "no "+food)}, ""
+		}
+		if g(4) != "" {
+			return drinks(after)
 		}
 		d := firstNonEmpty(g(1), g(2))
 		if item, ok := strings.CutSuffix(strings.ReplaceAll(d, "-", " "), " intolerant"); ok {
@@ -940,12 +1091,20 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 				return []Memory{fact("studies_at", v)}, ""
 			}
 		}
-		return nil, ""
+		return goesRegularly(after)
 	case kindMajor:
 		if l := strings.ToLower(after); strings.HasPrefix(l, "to be ") || strings.HasPrefix(l, "to become ") {
 			// "I'm studying to be a computer programmer": a goal.
 			what, _ := cutClause(after[strings.IndexByte(after[3:], ' ')+4:])
 			return goal("become " + what)
+		}
+		if strings.HasSuffix(strings.ToLower(rest[:loc[1]]), "major") {
+			// "I'm an art major": the user's own word for it.
+			ms, reason := major(g(1))
+			if len(ms) == 1 && ms[0].Key == "occupation" {
+				ms[0].Value = strings.TrimSuffix(ms[0].Value, " student") + " major"
+			}
+			return ms, reason
 		}
 		return major(firstNonEmpty(g(1), after))
 	case kindGoal:
@@ -1002,14 +1161,26 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		return haveMore(ms, after), ""
 	case kindFamilyNamed, kindPetNamed:
 		strict := !containsFoldASCII(rest[:loc[1]], "name") && !containsFoldASCII(rest[:loc[1]], "called")
-		n := nameAt(after, strict)
+		n := ""
+		possessive := strings.HasPrefix(rest[loc[5]:loc[1]], "'") && !containsFoldASCII(rest[loc[5]:loc[1]], "name")
+		if !possessive {
+			n = nameAt(after, strict)
+		}
 		if n == "" {
+			if k == kindFamilyNamed && strict {
+				if possessive {
+					after = " is " + after // "my dad's a plumber"
+				}
+				return familyFact(relations[g(2)], after)
+			}
 			return nil, ""
 		}
 		if k == kindFamilyNamed {
 			return []Memory{{Key: "family:" + relations[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
 		}
 		return []Memory{{Key: "pet:" + species[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+	case kindHabit:
+		return habit(g(1), strings.TrimSpace(strings.TrimRight(group(rest, loc, 2), ", ")), strings.Join(strings.Fields(group(rest, loc, 3)), " "))
 	case kindIntro:
 		if n := introName(after); n != "" {
 			return []Memory{{Key: "name", Value: n, Category: CategoryFact, Importance: 90, Confidence: 0.8}}, ""
@@ -1078,6 +1249,9 @@ func org(after string) (string, string) {
 	}
 	clause = cutAtWords(trimFillers(clause), "as", "in", "on", "with", "since", "near", "during", "every", "for", "at", "from", "now", "right", "currently")
 	v := stripLeading(stripTrailing(clause, placeTrailing), []string{"a", "an"})
+	if t := stripLeading(v, []string{"the"}); t != v && !workStops[strings.ToLower(firstField(t))] {
+		v = t // "the local supermarket"; not "the moment"
+	}
 	ws := strings.Fields(v)
 	if len(ws) == 0 || len(ws) > 5 {
 		return "", DropInvalidValue
@@ -1121,11 +1295,17 @@ func work(prep, after string) ([]Memory, string) {
 		w, _ := firstWord(after, 0)
 		switch {
 		case w == "a" || w == "an":
+		case acronym(firstField(after)):
+			// "I work in IT", "I work in HR": a field.
+			return []Memory{fact("occupation", strings.TrimRight(firstField(after), ".,!?"))}, ""
 		case hasUpper(firstField(after)):
 			return nil, DropInvalidValue // "I work in Seattle": a place, or a company?
 		default:
 			clause, _ := cutClause(after)
 			v := strings.ToLower(stripTrailing(cutAtWords(trimFillers(clause), "at", "for", "since", "as"), placeTrailing))
+			if t, ok := strings.CutPrefix(v, "the "); ok && fieldWords[lastWord(t)] && strings.Contains(t, " ") {
+				v = t // "the insurance business"
+			}
 			if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 3 || workStops[ws[0]] || notItems[ws[0]] || placeStops[ws[0]] {
 				return nil, DropInvalidValue
 			}
@@ -1140,6 +1320,32 @@ func work(prep, after string) ([]Memory, string) {
 		return nil, reason
 	}
 	return []Memory{fact("works_at", v)}, ""
+}
+
+// acronym reports whether w is two to four capitals ("IT", "HR", "PR"),
+// punctuation after it aside.
+func acronym(w string) bool {
+	w = strings.TrimRight(w, ".,!?;:")
+	if len(w) < 2 || len(w) > 4 {
+		return false
+	}
+	for _, r := range w {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldWords end a line of work: "the insurance business".
+var fieldWords = toSet("business industry field sector trade department world")
+
+func lastWord(s string) string {
+	ws := strings.Fields(s)
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[len(ws)-1]
 }
 
 func firstField(s string) string {
@@ -1165,6 +1371,14 @@ func occupation(mods, occ, after string) ([]Memory, string) {
 		return nil, DropInvalidValue
 	}
 	trimmed := strings.TrimLeft(after, " ")
+	if occ == "volunteer" && mods == "" {
+		// "I'm a volunteer at the homeless shelter": what one does, not a job.
+		if w, _ := firstWord(trimmed+" ", 0); w == "at" || w == "with" || w == "for" || w == "in" {
+			if clause, long := cutClause(trimmed); !long && len(strings.Fields(clause)) <= 8 {
+				return []Memory{{Key: "hobby:volunteering", Value: "volunteering " + clause, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+			}
+		}
+	}
 	next, nextAt := firstWord(trimmed, 0)
 	if trimmed != "" && next != "" && unicode.IsLetter(rune(trimmed[0])) && !occupationFollowers[next] {
 		return nil, DropInvalidValue // "I'm a nurse practitioner": an occupation the rules do not know
@@ -1261,6 +1475,55 @@ var (
 // learning Spanish", "I started knitting", "I play tennis", "I go hiking
 // every weekend".
 func hobby(rest string, loc []int, after string) ([]Memory, string) {
+	ms, reason := hobbyOf(rest, loc, after)
+	if len(ms) == 0 && group(rest, loc, 4) != "" {
+		// "I watch the Super Bowl with my uncles every year": no hobby of
+		// its own, but a habit.
+		if m := habitTailRe.FindStringSubmatch(strings.TrimLeft(after, " ")); m != nil {
+			if hs, _ := habit(strings.ToLower(strings.Fields(group(rest, loc, 4))[0]), strings.TrimSpace(strings.TrimRight(m[1], ", ")), strings.Join(strings.Fields(m[2]), " ")); len(hs) > 0 {
+				return hs, ""
+			}
+		}
+	}
+	return ms, reason
+}
+
+// habitTailRe is what follows a verb in a habit: its object, then how often.
+var habitTailRe = regexp.MustCompile(`(?i)^((?:[\p{L}\p{N}'\-]+,?\s+){1,8}?)(` + habitFrequency + `)\b`)
+
+// hobbyOf is hobby without the fallback to a habit.
+func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
+	if n := group(rest, loc, 6); n != "" {
+		return collection(n, after)
+	}
+	if group(rest, loc, 9) != "" {
+		// "fluent in English, Spanish and French": languages spoken.
+		vs, long := items(after)
+		if long {
+			return nil, DropTooLong
+		}
+		var out []Memory
+		for _, v := range vs {
+			if v = tidy(v); languages[strings.ToLower(v)] {
+				out = append(out, Memory{Key: "hobby:" + strings.ToLower(v), Value: "speaking " + v, Category: CategoryPreference, Importance: 70, Confidence: 0.7})
+			}
+		}
+		if len(out) == 0 {
+			return nil, DropInvalidValue
+		}
+		return out, ""
+	}
+	if doer := strings.ToLower(group(rest, loc, 8)); doer != "" {
+		// "I'm an avid kayaker": the activity of the one who does it.
+		if strings.EqualFold(group(rest, loc, 7), "professional") {
+			return []Memory{fact("occupation", "professional "+doer)}, ""
+		}
+		if next, _ := firstWord(strings.TrimLeft(after, " ")+" ", 0); next != "" && !occupationFollowers[next] {
+			return nil, DropInvalidValue // "I'm a runner up"
+		}
+		act := hobbyDoers[doer]
+		return []Memory{{Key: "hobby:" + strings.ReplaceAll(act, " ", "_"), Value: act, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	}
 	alt, verb := 0, ""
 	for i := 1; i <= 5; i++ {
 		if v := group(rest, loc, i); v != "" {
@@ -1274,8 +1537,19 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		verb = gerund(verb)
 	}
 	base := strings.Fields(verb)[0]
+	if i := strings.Index(strings.ToLower(after), " for a living"); i >= 0 && alt == 4 {
+		// "I walk dogs for a living", "I play tennis for a living": work.
+		if obj := strings.TrimSpace(after[:i]); obj != "" && len(strings.Fields(obj)) <= 4 {
+			return []Memory{fact("occupation", verb+" "+strings.ToLower(obj))}, ""
+		}
+	}
 	// "a lot of Call of Duty" is Call of Duty.
-	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of"})
+	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of", "all kinds of", "all sorts of", "all types of", "different kinds of", "different types of", "different", "many"})
+	if present == "teach" {
+		if m, ok := teaches(after); ok {
+			return []Memory{m}, ""
+		}
+	}
 	objs, long := items(after)
 	if long {
 		return nil, DropTooLong
@@ -1301,6 +1575,12 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		case team:
 			// "I play on the soccer team": the team is the hobby.
 			qualified = false
+		case (present == "compete" || present == "perform") && first == "in" && len(ws) > 1:
+			// "I compete in dog agility classes"
+			qualified, team = false, true
+		case habitVerbs[present] && strings.HasPrefix(strings.ToLower(obj), "to "):
+			reason = firstNonEmpty(reason, DropInvalidValue) // "I walk to school"
+			continue
 		case habitVerbs[present] && (obj == "" || qualified || first == "to" || first == "up" || first == "out" || first == "about" || first == "back" || first == "over" || first == "off" || first == "into"):
 			reason = firstNonEmpty(reason, DropInvalidValue) // "I speak to my mom", "I grow up fast"
 			continue
@@ -1315,8 +1595,8 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 				reason = firstNonEmpty(reason, DropInvalidValue)
 				continue
 			}
-			if len(objs) > 1 && obj != objs[0] {
-				continue // "I read the textbook, watch videos and …": the list is of verbs
+			if r, _ := utf8.DecodeRuneInString(obj); len(objs) > 1 && obj != objs[0] && !unicode.IsUpper(r) {
+				continue // "I read the textbook, watch videos and …": the list is of verbs; "Seinfeld, Frasier and …" of titles
 			}
 		}
 		switch {
@@ -1324,7 +1604,7 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		case obj == "" && hobbyNeedsObject[base]:
 			reason = firstNonEmpty(reason, DropInvalidValue)
 			continue
-		case obj != "" && !qualified && (notObjects[first] || notItems[first] || first == "care"):
+		case obj != "" && !qualified && (notObjects[first] || notItems[first] || first == "care") && !strings.HasPrefix(strings.ToLower(obj), "my own "):
 			reason = firstNonEmpty(reason, DropInvalidValue)
 			continue
 		case qualified && hobbyNeedsObject[base]:
@@ -1341,12 +1621,19 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 			continue
 		}
 		v := strings.TrimSpace(verb + " " + obj)
+		if w, next := firstWord(obj+" ", 0); obj != objs[0] && (soloVerbs[w] || listVerbs[w]) && isLowerWord(w) && !qualified {
+			// "I play the piano, guitar, and sing": a second verb of the
+			// list, not a thing played.
+			v = strings.TrimSpace(gerund(w) + " " + obj[min(next, len(obj)):])
+			obj = ""
+			verb = gerund(w)
+		}
 		tail := slug(obj, articles)
 		if team {
 			tail = slug(strings.Join(ws[1:], " "), articles)
 		}
-		if obj == "" || qualified || tail == "" {
-			tail = slug(verb, nil)
+		if obj == "" || qualified || tail == "" || first != "" && unicode.IsDigit(rune(first[0])) || numberWords[first] > 1 {
+			tail = slug(verb, nil) // "walking three miles every day" is walking
 		}
 		key, ok := CanonicalKey("hobby:" + tail)
 		if !ok || utf8.RuneCountInString(v) > MaxValueRunes {
@@ -1359,6 +1646,244 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 		return out, ""
 	}
 	return nil, reason
+}
+
+// familyJobRe reads what a family member is or does for work, after "my
+// father": "is an electrician", "was a door to door salesman", "'s a
+// retired nurse", "works as a plumber", "are both teachers", "served in
+// the navy".
+var familyJobRe = regexp.MustCompile(`(?i)^\s*(?:is|was|are|were|works\s+as|worked\s+as|used\s+to\s+be)\s+(?:(?:both|also|now|still|actually|currently)\s+)*(?:an?\s+)?((?:[\p{L}\-]+\s+){0,3}?)(` + occupations + `)s?\b`)
+
+// familyServedRe reads a family member's service: "was in the army",
+// "served in the navy".
+var familyServedRe = regexp.MustCompile(`(?i)^\s*(?:is|was|are|were|served)\s+(?:(?:also|both)\s+)?in\s+the\s+(` + services + `)\b`)
+
+// familyLivesRe reads where a family member lives: "lives in Denver".
+var familyLivesRe = regexp.MustCompile(`(?i)^\s*(?:still\s+|now\s+|also\s+)?(?:lives|live)\s+(?:in|on|near)\s+`)
+
+// familyFact builds what the user says of a family member, under the
+// member's key: "my father is an electrician" is family:father_occupation,
+// never the user's occupation; "my sister lives in Boston" is
+// family:sister_lives_in.
+func familyFact(rel, after string) ([]Memory, string) {
+	if rel == "" {
+		return nil, ""
+	}
+	key := "family:" + strings.ReplaceAll(rel, " ", "_")
+	if m := familyServedRe.FindStringSubmatch(after); m != nil {
+		return []Memory{{Key: key + "_occupation", Value: "in the " + strings.ToLower(m[1]), Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+	}
+	if loc := familyJobRe.FindStringSubmatchIndex(after); loc != nil {
+		mods, occ := strings.ToLower(strings.TrimSpace(after[loc[2]:loc[3]])), strings.ToLower(after[loc[4]:loc[5]])
+		ms, reason := occupation(mods, occ, after[loc[1]:])
+		if len(ms) == 0 {
+			return nil, reason
+		}
+		v := strings.TrimSpace(mods + " " + strings.ToLower(after[loc[4]:loc[1]])) // "teachers" of "my parents are both teachers"
+		if ms[0].Value != strings.TrimSpace(mods+" "+occ) {
+			v = ms[0].Value
+		}
+		return []Memory{{Key: key + "_occupation", Value: v, Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+	}
+	if loc := familyLivesRe.FindStringIndex(after); loc != nil {
+		if v, _ := place(after[loc[1]:], !hasUpper(after[loc[1]:])); v != "" {
+			return []Memory{{Key: key + "_lives_in", Value: v, Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+		}
+	}
+	return nil, ""
+}
+
+// drinks builds "I don't drink soda" (diet "no soda") and "I don't
+// drink" (diet "no alcohol").
+func drinks(after string) ([]Memory, string) {
+	clause, _ := cutClause(strings.TrimLeft(after, " "))
+	w, _ := firstWord(clause+" ", 0)
+	if clause == "" || joiners[w] || clauseEnds[w] || w == "anymore" || w == "either" || w == "at" || w == "much" && len(strings.Fields(clause)) == 1 {
+		if w == "much" {
+			return nil, DropInvalidValue // "I don't drink much": how much is not a diet
+		}
+		return []Memory{fact("diet", "no alcohol")}, ""
+	}
+	v, reason := preference(stripTrailing(clause, []string{"anymore", "either", "at all", "ever"}))
+	if v == "" || len(strings.Fields(v)) > 3 || notObjects[w] {
+		return nil, firstNonEmpty(reason, DropInvalidValue)
+	}
+	return []Memory{fact("diet", "no "+strings.ToLower(v))}, ""
+}
+
+// notHabitVerbs are verbs whose "every day" is no activity: being, having,
+// wanting, feeling, and the modal and light verbs.
+var notHabitVerbs = toSet("spend spent be am is are was were have has had get got go goes went need want feel think know miss hate love like wish hope try can could would should will cry worry use used make made say said tell told ask call text see saw mean let keep put come came give gave find found leave left seem look looks wake sleep don't dont do never always just")
+
+// habit builds "I see the Rolling Stones in concert every year", "I
+// donate to charity each month": an activity done again and again, keyed
+// by its object. A verb of notHabitVerbs, a person or a pronoun makes none.
+func habit(verb, obj, freq string) ([]Memory, string) {
+	if notHabitVerbs[verb] && verb != "see" && verb != "do" || strings.HasSuffix(verb, "ed") || strings.HasSuffix(verb, "ing") || strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss") || obj == "" {
+		return nil, ""
+	}
+	lw := lowerWords(obj)
+	if len(lw) == 0 || notItems[lw[0]] || referenceWords[lw[0]] || personWords[lw[len(lw)-1]] || lw[0] == "to" && len(lw) < 3 {
+		return nil, ""
+	}
+	if _, special := SpecialCategory(verb + " " + obj); special {
+		return nil, ""
+	}
+	if verbParticles[lw[0]] {
+		// "I work out every day": the particle is the verb's.
+		verb += " " + lw[0]
+		obj = strings.TrimSpace(obj[len(lw[0]):])
+		lw = lw[1:]
+		if len(lw) == 0 {
+			v := gerund(strings.Fields(verb)[0]) + " " + strings.Fields(verb)[1] + " " + freq
+			return []Memory{{Key: "hobby:" + slug(v[:strings.LastIndex(v, " "+freq)], nil), Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+		}
+	}
+	key := obj
+	if unicode.IsDigit(rune(lw[0][0])) || numberWords[lw[0]] > 1 {
+		key = gerund(strings.Fields(verb)[0]) // "walk three miles every day" is walking
+	} else if i := slices.IndexFunc(lw, func(w string) bool {
+		return w == "in" || w == "at" || w == "with" || w == "to" || w == "for" || w == "on"
+	}); i > 0 {
+		key = strings.Join(lw[:i], " ") // "the Rolling Stones in concert" is keyed by the Rolling Stones
+	}
+	k, ok := CanonicalKey("hobby:" + slug(key, articles))
+	if !ok {
+		return nil, ""
+	}
+	vs := strings.Fields(verb)
+	v := strings.Join(append([]string{gerund(vs[0])}, vs[1:]...), " ") + " " + obj + " " + freq
+	if utf8.RuneCountInString(v) > MaxValueRunes {
+		return nil, DropTooLong
+	}
+	return []Memory{{Key: k, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+}
+
+// verbParticles complete a verb: "work out", "wake up".
+var verbParticles = toSet("out up off")
+
+// regularWords say that a place is gone to as a habit: "every week",
+// "regularly", "twice a week".
+var regularWords = toSet("every regularly often daily weekly twice once religiously usually always most")
+
+// goesRegularly builds "I go to the gym regularly", "I go to the library
+// every Saturday": a habit, when a word of regularWords says so.
+func goesRegularly(after string) ([]Memory, string) {
+	clause, long := cutClause(strings.TrimLeft(after, " "))
+	if long {
+		return nil, ""
+	}
+	ws := strings.Fields(clause)
+	at := slices.IndexFunc(ws, func(w string) bool { return regularWords[strings.ToLower(w)] })
+	if at < 1 || at > 4 {
+		return nil, ""
+	}
+	where := strings.Join(ws[:at], " ")
+	lw := lowerWords(where)
+	if lw[0] != "the" && lw[0] != "a" && lw[0] != "my" || len(lw) < 2 || personWords[lw[len(lw)-1]] {
+		return nil, ""
+	}
+	if _, special := SpecialCategory(where); special {
+		return nil, "" // "church", "therapy": the special categories are not kept
+	}
+	key, ok := CanonicalKey("hobby:" + slug(where, articles))
+	if !ok {
+		return nil, ""
+	}
+	return []Memory{{Key: key, Value: "going to " + strings.Join(ws, " "), Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+}
+
+// hobbyDoers are the people an activity names, with the activity: "I'm a
+// skateboarder" is skateboarding.
+var hobbyDoers = func() map[string]string {
+	m := map[string]string{}
+	for _, pair := range strings.Fields(`kayaker:kayaking skateboarder:skateboarding skater:skating runner:running jogger:jogging swimmer:swimming hiker:hiking surfer:surfing climber:climbing cyclist:cycling biker:biking knitter:knitting golfer:golfing skier:skiing snowboarder:snowboarding gardener:gardening camper:camping hunter:hunting bowler:bowling rower:rowing sailor:sailing diver:diving scuba_diver:scuba_diving birdwatcher:birdwatching bird_watcher:bird_watching backpacker:backpacking traveler:traveling traveller:travelling reader:reading bookworm:reading quilter:quilting crocheter:crocheting woodworker:woodworking fisherman:fishing angler:fishing marathoner:running triathlete:triathlons gamer:gaming cook:cooking baker:baking foodie:food dancer:dancing singer:singing painter:painting photographer:photography writer:writing collector:collecting`) {
+		doer, act, _ := strings.Cut(pair, ":")
+		m[strings.ReplaceAll(doer, "_", " ")] = strings.ReplaceAll(act, "_", " ")
+	}
+	return m
+}()
+
+// collection builds "I have over 1000 hats" and "I have a big collection
+// of vinyl records" (n is "over 1000" or "a big collection"): collecting,
+// keyed by what is collected, the amount in the value.
+func collection(n, after string) ([]Memory, string) {
+	clause, long := cutClause(strings.TrimLeft(after, " "))
+	if long {
+		return nil, DropTooLong
+	}
+	n = strings.Join(strings.Fields(n), " ")
+	ws := strings.Fields(n)
+	what, v := clause, ""
+	switch lw := lowerWords(clause); {
+	case !strings.EqualFold(ws[len(ws)-1], "collection"):
+		// "over 1000 hats"
+	case len(lw) >= 2 && lw[0] == "of":
+		what = strings.TrimSpace(clause[strings.Index(strings.ToLower(clause), "of")+2:]) // "a collection of vinyl records"
+	case len(ws) >= 3 && (len(lw) == 0 || occupationFollowers[lw[0]]):
+		// "a hat collection": the kind of thing comes before "collection".
+		what, v = strings.ToLower(ws[len(ws)-2])+"s", n
+	default:
+		return nil, DropInvalidValue
+	}
+	what = cutAtWords(what, "at", "in", "from", "that", "which", "who", "and", "on", "for", "since")
+	if i := strings.Index(strings.ToLower(what), " of "); i > 0 {
+		if before := lowerWords(what[:i]); !containerNouns[before[len(before)-1]] {
+			what = what[:i] // "hats of every colour"; "pairs of sneakers" stays
+		}
+	}
+	lw := lowerWords(what)
+	if len(lw) == 0 || len(lw) > 5 || !strings.HasSuffix(lw[len(lw)-1], "s") || timeUnits[lw[len(lw)-1]] || notItems[lw[0]] || specificWords[lw[0]] || personWords[lw[len(lw)-1]] || relations[lw[len(lw)-1]] != "" || species[lw[len(lw)-1]] != "" {
+		return nil, DropInvalidValue // "I have over 20 years of experience", "hundreds of friends"
+	}
+	switch {
+	case v != "":
+	case strings.EqualFold(ws[len(ws)-1], "collection"):
+		v = n + " of " + what
+	default:
+		v = "a collection of " + n + " " + what
+	}
+	kw := lw
+	for len(kw) > 1 && (amountWords[kw[0]] || unicode.IsDigit(rune(kw[0][0])) || containerNouns[kw[0]] || kw[0] == "of") {
+		kw = kw[1:] // "over 1000 hats" is keyed by hats, "200 pairs of sneakers" by sneakers
+	}
+	key, ok := CanonicalKey("hobby:" + slug(strings.Join(kw, " "), articles))
+	if !ok {
+		return nil, DropInvalidValue
+	}
+	return []Memory{{Key: key, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+}
+
+// containerNouns count the things they are of: "pairs of sneakers".
+var containerNouns = toSet("pairs pair sets set boxes box bottles bottle pieces piece jars jar copies copy kinds types sorts")
+
+// amountWords say how many of a collection there are.
+var amountWords = toSet("over more than about around nearly almost at least hundreds thousands dozens a an one hundred thousand")
+
+// timeUnits and other measures are counted, not collected.
+var timeUnits = toSet("years months weeks days hours minutes seconds times miles kilometers km pounds lbs dollars bucks euros people friends followers subscribers students employees kids children grandchildren points calories steps words pages")
+
+// teachAt ends what is taught: "math at a high school", "yoga on weekends".
+var teachAt = []string{"at", "in", "for", "to", "on", "with", "and", "but", "every", "twice", "once", "part-time", "full-time", "now", "too", "as"}
+
+// teaches reads "I teach kindergarten", "I teach high school English",
+// "I teach piano lessons" as the user's work: what one teaches is taught to
+// others, most often for a living. A person ("my kids") or a pronoun is not
+// what is taught.
+func teaches(after string) (Memory, bool) {
+	clause, _ := cutClause(strings.TrimLeft(after, " "))
+	if w, _ := firstWord(clause+" ", 0); w == "at" {
+		return fact("occupation", "teacher"), true // "I teach at a community college"
+	}
+	ws := strings.Fields(cutAtWords(clause, teachAt...))
+	for len(ws) > 1 && lessonWords[strings.ToLower(ws[len(ws)-1])] {
+		ws = ws[:len(ws)-1] // "piano lessons" are taught by a piano teacher
+	}
+	lw := lowerWords(strings.Join(ws, " "))
+	if len(lw) == 0 || len(lw) > 3 || specificWords[lw[0]] || notItems[lw[0]] || slicesContains(teachAt, lw[0]) || personWords[lw[len(lw)-1]] || lw[0] == "myself" || lw[0] == "people" {
+		return Memory{}, false
+	}
+	return fact("occupation", strings.Join(ws, " ")+" teacher"), true
 }
 
 // headEnd is the last word of ws before its first qualifier or frequency

@@ -15,7 +15,7 @@ import (
 // RulesVersion names the rule set. It is the PromptVersion of every rules
 // result and changes whenever the rules would extract something different
 // from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-4"
+const RulesVersion = "rules-5"
 
 // MaxValueRunes is the longest memory value the rules produce and the merge
 // policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
@@ -240,7 +240,13 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 	var mems []Memory
 	users := 0
 	loc := sessionZone(s.Timezone)
-	for _, m := range s.Messages {
+	prev := ""
+	for i, m := range s.Messages {
+		if i > 0 && !isUser(s.Messages[i-1].Role) {
+			prev = s.Messages[i-1].Content
+		} else {
+			prev = ""
+		}
 		if !isUser(m.Role) {
 			continue
 		}
@@ -255,6 +261,13 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 			at = now
 		}
 		found, reasons := mineMessageAt(content, dateContext{at: at, loc: loc, on: true})
+		if asked := favoriteAsked(prev); asked != "" && len(found) == 0 {
+			// "What's your favourite colour?" "Orange!": the answer names
+			// the favourite the other speaker just asked about.
+			if m, ok := favoriteAnswer(asked, content); ok {
+				found = append(found, m)
+			}
+		}
 		for _, r := range reasons {
 			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: r})
 		}
@@ -276,6 +289,65 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 		"memories":           len(res.Memories),
 		"topics":             topics,
 	}
+}
+
+// favoriteAskedRe is a question about one favourite: "What's your
+// favourite colour?", "what is your favorite food?".
+var favoriteAskedRe = regexp.MustCompile(`(?i)\bwhat(?:'s|s|\s+is|\s+was)\s+your\s+(?:(?:absolute|all[- ]time|very)\s+)?fav(?:ou?rite|e)\s+((?:[\p{L}\-]+\s+){0,2}[\p{L}\-]+)\s*\?\s*$`)
+
+// favoriteAsked is the thing whose favourite the other speaker's message
+// ends by asking for, or "".
+func favoriteAsked(msg string) string {
+	if msg == "" || !strings.HasSuffix(strings.TrimSpace(msg), "?") || !containsFoldASCII(msg, "fav") {
+		return ""
+	}
+	m := favoriteAskedRe.FindStringSubmatch(strings.TrimSpace(msg))
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// answerLead may open a short answer: "Oh, orange", "Mine is navy blue",
+// "Definitely pizza".
+var answerLead = []string{"oh", "ah", "hmm", "um", "well", "mine is", "mine's", "it's", "it is", "definitely", "probably", "easily", "gotta be", "has to be", "that would be", "that'd be", "i'd say", "i would say", "i guess", "i think", "ooh", "oh man", "honestly", "for sure"}
+
+// notAnswers are replies that name no favourite.
+var notAnswers = toSet("yes yeah yep no nope sure maybe thanks thank ok okay haha lol idk same hi hello hey hola good great nice cool wow really what why how both all none nothing everything anything that this it you too")
+
+// favoriteAnswer reads a reply that opens with a short noun phrase ("Red.",
+// "Mine is navy blue!", "Papaya. It's so sweet") as the favourite asked
+// about. A reply that opens with a clause, a question or a word of
+// notAnswers says none.
+func favoriteAnswer(thing, reply string) (Memory, bool) {
+	sents := splitSentences(reply)
+	if len(sents) == 0 || strings.HasSuffix(strings.TrimSpace(sents[0].text), "?") {
+		return Memory{}, false
+	}
+	first := strings.Join(strings.Fields(strings.ReplaceAll(sents[0].text, ",", " ")), " ")
+	for changed := true; changed; {
+		changed = false
+		t := strings.TrimLeft(stripLeading(strings.TrimLeft(first, " ,"), answerLead), " ,")
+		if t != first {
+			first, changed = t, true
+		}
+	}
+	first = strings.TrimRight(first, ".!… ")
+	ws := lowerWords(first)
+	if len(ws) == 0 || len(ws) > 4 || notAnswers[ws[0]] || slicesContainsAny(ws, clauseSubjects) || slicesContainsAny(ws, newSubjects) || hedged(first) {
+		return Memory{}, false
+	}
+	for _, w := range ws {
+		if notAnswers[w] && len(ws) == 1 || w == "you" || w == "your" || w == "is" || w == "are" || w == "was" {
+			return Memory{}, false
+		}
+	}
+	m, _ := favorite(thing, first)
+	if m.Key == "" {
+		return Memory{}, false
+	}
+	m, reason := completeValue(m)
+	return m, reason == "" && m.Key != ""
 }
 
 // sessionZone is the session's zone; an empty, "Local" or unknown name is
@@ -319,6 +391,9 @@ func subject(key string) string {
 func lastWins(mems []Memory) []Memory {
 	last := make(map[string]int, len(mems))
 	for i, m := range mems {
+		if j, ok := last[subject(m.Key)]; ok && m.Key == "occupation" && restates(mems[j].Value, m.Value) {
+			continue
+		}
 		last[subject(m.Key)] = i
 	}
 	out := make([]Memory, 0, len(last))
@@ -328,6 +403,25 @@ func lastWins(mems []Memory) []Memory {
 		}
 	}
 	return out
+}
+
+// restates reports whether the occupation later says the same job as
+// earlier in other words: the same head noun ("school teacher", then "I
+// teach third grade"), without all of earlier's words (which would make it
+// the fuller statement: "teacher", then "kindergarten teacher"). The first
+// wording is kept; a new job ("nurse", then "actually I'm a paramedic")
+// replaces it.
+func restates(earlier, later string) bool {
+	e, l := lowerWords(earlier), lowerWords(later)
+	if len(e) == 0 || len(l) == 0 || e[len(e)-1] != l[len(l)-1] {
+		return false
+	}
+	for _, w := range e {
+		if !slices.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // dateContext is when and where a message was said, to resolve the dates
@@ -621,7 +715,7 @@ var abbreviations = toSet("st dr mr mrs ms mt jr sr prof vs etc ft")
 func abbreviation(s string) bool {
 	w := s[strings.LastIndexByte(s, ' ')+1:]
 	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r) && abbreviations[strings.ToLower(w)]
+	return unicode.IsUpper(r) && (abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1)
 }
 
 var (
@@ -842,7 +936,78 @@ func matchSentence(s string, starts []int) (found []hit, rejected []string) {
 			found = append(found, hit{m, p})
 		}
 	}
+	// "I grew up on a farm and now live in the city": a clause after "and"
+	// or "but" that opens with a verb has the subject of the clause before,
+	// read as the user's when that subject is "I".
+	for _, st := range starts {
+		v := implicitSubject(s, st)
+		if v < 0 {
+			continue
+		}
+		ms, ok, reason := matchAt("i "+s[v:], false, memoryMask("i "+s[v:]))
+		if !ok {
+			continue
+		}
+		if reason != "" && !slices.Contains(rejected, reason) {
+			rejected = append(rejected, reason)
+		}
+		for _, m := range ms {
+			if !slices.ContainsFunc(found, func(h hit) bool { return strings.EqualFold(h.m.Value, m.Value) }) {
+				found = append(found, hit{m, st})
+			}
+		}
+	}
 	return found, rejected
+}
+
+// sharedSubjectVerbs may open a clause whose subject is the one before:
+// "… and live in the country", "… but love hiking".
+var sharedSubjectVerbs = toSet("live work have own love like enjoy adore hate prefer teach study play speak volunteer collect grow grew moved run manage attend major plan want")
+
+// sharedSubjectAdverbs may come between the joining word and the verb.
+var sharedSubjectAdverbs = toSet("now also still currently really actually just even")
+
+// clauseSubjectWords are the words that name who a clause is about; the nearest
+// one before a shared-subject clause decides whose it is.
+var clauseSubjectWords = toSet("i i'm im i've ive i'd i'll he she they we you it my his her their our your who which that he's she's they're we're you're it's")
+
+// implicitSubject is where the verb of the clause at st of s begins when
+// the clause opens, after "and" or "but" and an adverb, with a verb of
+// sharedSubjectVerbs and the nearest subject before it is "I"; else -1.
+func implicitSubject(s string, st int) int {
+	if st == 0 {
+		return -1
+	}
+	prev := strings.TrimRight(s[:st], " ")
+	pw := strings.ToLower(prev[strings.LastIndexByte(prev, ' ')+1:])
+	if pw != "and" && pw != "but" {
+		return -1
+	}
+	at := st
+	w, next := firstWord(s, st)
+	for sharedSubjectAdverbs[w] && next < len(s) {
+		at = next
+		w, next = firstWord(s, next)
+	}
+	if !sharedSubjectVerbs[w] {
+		return -1
+	}
+	if v, _ := firstWord(s, next); clauseSubjectWords[v] && v != "that" && v != "which" || v == "i" {
+		return -1 // "… and like I had no one": "like" is no verb here
+	}
+	ws := lowerWords(prev)
+	for i := len(ws) - 2; i >= 0; i-- {
+		if ws[i] == "to" {
+			return -1 // "I like to read and play games": one more object of "like to"
+		}
+		if clauseSubjectWords[ws[i]] {
+			if ws[i] == "i" || ws[i] == "i'm" || ws[i] == "im" || ws[i] == "i've" || ws[i] == "ive" || ws[i] == "i'd" || ws[i] == "i'll" {
+				return at
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // shouted reports whether s is typed in capitals only.
@@ -915,6 +1080,7 @@ const (
 	kindHave     // I have a job interview tomorrow
 	kindGoing    // I'm flying to Lisbon on the 3rd
 	kindSelf     // I'm 40 years old, I'm in my thirties, I'm married
+	kindHabit    // I see the Rolling Stones in concert every year
 	kindIntro    // I'm Priya
 )
 
@@ -963,6 +1129,14 @@ func isASCII(s string) bool {
 // finished, lost a job, tried for the first time, served in the army.
 const pastActs = `bought|won\s+(?:a|an|the|my|our|first|second|third|\d)|finished|completed|lost\s+(?:my|a|the|our)|tried|adopted|built|published|met|ran\s+(?:a|my|the|in)|climbed|quit|retired\s+from|served\s+(?:in|with|as)|used\s+to\s+(?:be\s+an?|work\s+(?:as|at|for|in))|got\s+(?:married|engaged|divorced|promoted|a\s+new|my\s+first)|started\s+(?:a\s+new|my\s+new|my\s+own|a\s+business|working|school|college)`
 
+// habitFrequency says that something is done again and again: "every
+// year", "twice a week", "on weekends".
+const habitFrequency = `every\s+(?:single\s+)?(?:day|week|weekend|month|year|morning|night|evening|afternoon|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|each\s+(?:day|week|month|year|morning|summer)|on\s+(?:the\s+)?weekends|(?:once|twice|three\s+times)\s+a\s+(?:day|week|month|year)|daily|weekly`
+
+// hobbyDoerWords are the keys of hobbyDoers that are no occupation of
+// kindOccupation: a "baker" or "photographer" is one's job.
+const hobbyDoerWords = `kayaker|skateboarder|skater|runner|jogger|swimmer|hiker|surfer|climber|cyclist|biker|knitter|golfer|skier|snowboarder|gardener|camper|hunter|bowler|rower|diver|scuba\s+diver|birdwatcher|bird\s+watcher|backpacker|traveler|traveller|reader|bookworm|quilter|crocheter|woodworker|angler|marathoner|triathlete|foodie|collector`
+
 // ageWords are the ages in words: "I'm four", "a twelve year old".
 const ageWords = `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|a\s+hundred|one\s+hundred`
 
@@ -1007,6 +1181,9 @@ var patterns = []pattern{
 		iAm+`\s+(?:(?:really|just|also|honestly)\s+)*not\s+(?:(?:really|very)\s+)?(?:much\s+of\s+)?(?:a\s+)?(?:(?:big|huge|great)\s+)?(?:fan\s+of|into|fond\s+of)\s+`)},
 	{kindLike, toSet("i i'm im"), prefix(
 		`i\s+`+adverbs+`(?:like|love|enjoy|adore|prefer)s?\s+`,
+		// "I spend most of my time bird watching", "I spend my free time
+		// on Facebook": how one likes to spend time.
+		`i\s+(?:(?:also|usually|often|mostly|mainly|just|really|like\s+to|love\s+to)\s+)*spend\s+(?:(?:a\s+lot|lots|most|much|all|some|a\s+good\s+deal)\s+of\s+)?(?:my\s+)?(?:free\s+|spare\s+|extra\s+|leisure\s+)?time\s+`,
 		iAm+`\s+(?:(?:really|totally|so|very|quite|also|such)\s+)*(?:a\s+)?(?:(?:big|huge|massive|real|total|great)\s+)?(?:fan\s+of|into|crazy\s+about|obsessed\s+with|passionate\s+about|fond\s+of|hooked\s+on)\s+`)},
 	{kindFeeling, toSet("i'm im i i've ive"), prefix(
 		`(?:i'm|im|i\s+am|i've\s+been|ive\s+been|i\s+have\s+been)\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|honestly)\s+)*(not\s+)?feeling\s+`,
@@ -1015,7 +1192,7 @@ var patterns = []pattern{
 		iAm + `\s+(?:(?:really|so|very|a\s+bit|a\s+little|kind\s+of|kinda|pretty|quite|super|just|also|still|totally|completely|extremely|feeling)\s+)*(` + feelWord + `)\b`)},
 	{kindEvent, toSet("i i've ive we"), prefix(
 		`(?:i|i've|ive|i\s+have)\s+just\s+(?:now\s+)?((?:got|came)\s+(?:back|home)|got|went|came|had|finished|started|visited|met|saw|bought|moved|arrived|left|returned|passed|graduated|won|lost|ate|woke\s+up|signed\s+up|booked|adopted|quit|joined|celebrated|broke\s+up)\b`,
-		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just)\s+)?(been\s+to|visited|travell?ed\s+to)\b`,
+		`(?:i've|ive|i\s+have)\s+(?:(?:also|already|even|actually|recently|just|once)\s+)?(been\s+to|visited|travell?ed\s+to|met|won\s+(?:a|an|the|my|first|second|third|\d)|bought|finished|completed|adopted|built|published|climbed|run\s+(?:a|my|the)|tried)\b`,
 		`i\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|out|home|back|shopping|swimming|running|hiking|camping|fishing|skiing|dancing|jogging|walking|bowling)|visited|graduated\s+from|moved\s+to|`+pastActs+`)\b`,
 		// First person plural: what "we" did, the user did.
 		`we\s+(?:(?:also|recently|finally|once|just|actually)\s+)?((?:got|came)\s+(?:back|home)\s+from|went\s+(?:to|on|for|camping|hiking|skiing|fishing)|visited|moved\s+to|won\s+(?:a|an|the|our|first|\d)|bought|adopted|got\s+(?:married|engaged)|celebrated)\b`)},
@@ -1026,7 +1203,9 @@ var patterns = []pattern{
 	{kindDiet, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:a|an|now|also|fully|strictly|mostly|currently|on\s+a)\s+)*(`+diets+`)\b(?:\s+diet)?`,
 		`i\s+(?:eat|follow\s+a)\s+(`+diets+`)\b(?:\s+diet)?`,
-		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+eat\s+(?:any\s+)?(`+foodGroups+`)\b`)},
+		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+eat\s+(?:any\s+)?(`+foodGroups+`)\b`,
+		// "I don't drink soda", "I don't drink": what one never drinks.
+		`i\s+(?:(?:also|just|really|personally)\s+)?(?:don't|do\s+not|dont|never|no\s+longer)\s+(drink)\b(?:\s+any\b)?`)},
 	{kindNegated, toSet("i i'm im"), prefix(
 		`i\s+(?:don't|do\s+not|dont|never|no\s+longer)\s+(?:live|work|study|have\s+(?:a|an|any)|eat)\b`,
 		iAm+`\s+(?:not|no\s+longer)\s+(?:allergic|from|married|living|working|studying|an?\s+(?:`+occupations+`|vegetarian|vegan))\b`)},
@@ -1082,8 +1261,15 @@ var patterns = []pattern{
 		`(?:i've|ive|i\s+have)\s+(?:also\s+|recently\s+|really\s+|just\s+)?been\s+(?:really\s+|also\s+)?(`+hobbyVerbs+`)\b\s*`,
 		iAm+`\s+(?:currently\s+|also\s+|now\s+|still\s+)?(learning|taking|practicing|practising)\b\s*`,
 		`i\s+(?:also\s+|recently\s+|just\s+)?(?:started|began)\s+(`+hobbyVerbs+`)\b\s*`,
-		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to)\s+)?(`+presentHobbies+`)\b\s*`,
-		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`)},
+		`i\s+(?:(?:also|regularly|usually|often|still|sometimes|only|mostly|mainly|actually|really|frequently|occasionally|always|normally|typically|even|love\s+to|like\s+to|can|can\s+also|also\s+can)\s+)?(`+presentHobbies+`)\b\s*`,
+		`i\s+(?:also\s+|usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(`+goActivities+`)\b\s*`,
+		// A collection: "I have over 1000 hats", "I own a huge collection
+		// of vinyl records".
+		`(?:i\s+(?:also\s+|now\s+|still\s+)?(?:have|own)|i've\s+got|ive\s+got)\s+((?:(?:over|more\s+than|about|around|nearly|almost|at\s+least)\s+)?(?:\d[\d,]*\d\d|hundreds|thousands|(?:a|an|one)\s+hundred|(?:a|an|one)\s+thousand|dozens)|(?:a|an|my)\s+(?:(?:huge|big|large|small|little|growing|massive|nice|whole)\s+)?(?:[\p{L}\-]+\s+)?collection)\b\s*`,
+		// "I'm an avid kayaker", "I'm a skateboarder": who does an activity.
+		iAm+`\s+(?:(?:also|really|such|definitely|totally|quite)\s+)*an?\s+(?:(avid|keen|passionate|serious|casual|competitive|amateur|professional|enthusiastic|lifelong|regular|big|huge|great|good|decent|real)\s+)?(`+hobbyDoerWords+`)\b`,
+		// "I'm fluent in English, Spanish and French".
+		iAm+`\s+(?:(?:also|now|completely)\s+)?(fluent|bilingual|trilingual)\s+in\s+`)},
 	{kindOwn, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|now\s+|currently\s+|still\s+)?(?:have|own|run|manage)|i've\s+got|ive\s+got)\s+(?:a|an|my\s+own|our\s+own|my|our|the\s+family)\s+((?:[\p{L}\-']+\s+){0,3}?)(` + businesses + `)\b`)},
 	{kindLiving, toSet("i"), prefix(
@@ -1091,9 +1277,9 @@ var patterns = []pattern{
 	{kindFamilyHave, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
 	{kindPetHave, toSet("i i've ive"), prefix(
-		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
+		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?(?:have|own)|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
 	{kindFamilyNamed, toSet("my"), prefix(
-		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
+		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+|'s\s+)`)},
 	{kindPetNamed, toSet("my"), prefix(
 		`my\s+((?:[\p{L}\-]+\s+)??)(` + wordAlt(species) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+)`)},
 	{kindGoSchool, toSet("i"), prefix(
@@ -1103,13 +1289,15 @@ var patterns = []pattern{
 	{kindHave, toSet("i i've ive"), prefix(
 		`(?:i\s+have(?:\s+got)?|i've\s+got|ive\s+got)\s+(?:a|an|my|our|another)\s+`)},
 	{kindGoing, toSet("i'm im i"), prefix(
-		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating)\b\s*`)},
+		iAm + `\s+(going\s+to|gonna|flying\s+to|driving\s+to|travell?ing\s+to|heading\s+to|off\s+to|moving\s+to|visiting|meeting|starting|getting\s+married|celebrating|expecting)\b\s*`)},
 	{kindSelf, toSet("i'm im i"), prefix(
 		iAm+`\s+(?:(?:now|only|just|almost|nearly|about|over|turning)\s+)?(\d{1,3}|`+ageWords+`)(?:(?:\s+|-)years?(?:\s+|-)old|\s+yrs?\s+old)?`,
 		iAm+`\s+an?\s+(\d{1,3}|`+ageWords+`)(?:\s+|-)years?(?:\s+|-)old\b`,
 		iAm+`\s+(?:now\s+)?in\s+my\s+((?:early\s+|mid\s+|mid-|late\s+)?(?:teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|20s|30s|40s|50s|60s|70s|80s|90s))\b`,
 		`i\s+(?:just\s+|recently\s+)?turned\s+(\d{1,3}|`+ageWords+`)\b`,
 		iAm+`\s+(?:(?:happily|recently|newly|also|still|now|currently|finally)\s+)*(married|engaged|divorced|widowed|separated)\b`)},
+	{kindHabit, toSet("i"), prefix(
+		`i\s+(?:(?:also|usually|often|always|still|regularly|normally|typically|try\s+to)\s+)?([a-z]{2,})\s+((?:[\p{L}\p{N}'\-]+,?\s+){0,8}?)(` + habitFrequency + `)\b`)},
 	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
@@ -1510,6 +1698,9 @@ func untilDate(rest string, dated bool) (string, bool) {
 	if len(words) > maxPlanWords {
 		return "", false
 	}
+	if n := len(words); n > 0 && (strings.EqualFold(words[n-1], "every") || strings.EqualFold(words[n-1], "each")) {
+		return "", false // "a shift every Tuesday" recurs: no one day
+	}
 	for _, w := range words {
 		if joiners[strings.ToLower(w)] {
 			return "", false
@@ -1587,8 +1778,8 @@ var (
 	// notItems are first words that make a "preference" about something that
 	// is not a thing: "I like it", "I love you", "I like when it rains".
 	notItems      = toSet("such it it's its that this them they these those you your yours him her me myself yourself us what how when where why who which whatever everything nothing anything everyone anyone someone somebody nobody think say believe know mine to and or but not")
-	prefTrailing  = []string{"sometimes", "often", "usually", "every day", "to be honest", "honestly", "tbh", "lol", "haha", "a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
-	eventTrailing = []string{"last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
+	prefTrailing  = []string{"for fun", "just for fun", "sometimes", "often", "usually", "every day", "to be honest", "honestly", "tbh", "lol", "haha", "a lot", "lots", "so much", "very much", "too", "as well", "also", "anyway", "really", "a ton", "the most", "most", "more", "though", "a little", "a bit", "now", "right now", "anymore", "these days", "lately", "today"}
+	eventTrailing = []string{"before", "last night", "yesterday", "today", "tonight", "this morning", "this afternoon", "this evening", "earlier", "just now", "again", "recently", "last week", "last weekend", "this weekend", "an hour ago", "a while ago"}
 	feelTrailing  = []string{"today", "tonight", "right now", "now", "lately", "recently", "at the moment", "this morning", "this evening", "this afternoon", "these days", "again", "all day", "too", "as well"}
 	notFeelings   = toSet("like that as you it this about for if i what how so")
 )
@@ -1597,11 +1788,14 @@ var (
 // returns "" when the value is not an item.
 func preference(v string) (string, string) {
 	v = trimFillers(tidy(v))
-	v = stripLeading(v, []string{"to"})
+	if strings.HasPrefix(v, "to ") {
+		v = v[3:] // "To Kill a Mockingbird" keeps its "To"
+	}
 	v = stripTrailing(v, prefTrailing)
 	v = stripLeading(v, []string{"a", "an"})
 	// "a lot of different bands", "all kinds of music": the kind is the like.
-	v = stripLeading(v, []string{"a lot of", "lot of", "lots of", "all kinds of", "all sorts of", "all types of", "many different", "different", "many", "various"})
+	v = stripLeading(v, []string{"a lot of", "lot of", "lots of", "all kinds of", "all sorts of", "all types of", "many different", "different", "many", "various",
+		"kinds of", "sorts of", "types of", "genres of", "styles of", "forms of", "kind of", "sort of", "type of"})
 	first, _ := firstWord(v+" ", 0)
 	for i, w := range lowerWords(v) {
 		if i > 0 && (w == "it" || w == "them") {
@@ -1617,7 +1811,7 @@ func preference(v string) (string, string) {
 	if referenceWords[first] {
 		return "", DropUnresolved // "I hate that", "He is my favourite actor"
 	}
-	if v == "" || notItems[first] || !hasAlnum(v) {
+	if v == "" || notItems[first] && !strings.HasPrefix(v, "To ") || !hasAlnum(v) {
 		return "", ""
 	}
 	if utf8.RuneCountInString(v) > MaxValueRunes {
@@ -1700,7 +1894,7 @@ func cutClause(rest string) (clause string, tooLong bool) {
 			return tidy(rest[:i+k]), false
 		}
 		lw := strings.ToLower(strings.TrimRight(w, ".'"))
-		if clauseEnds[lw] && (i > 0 || lw != "so") { // "so tired": an intensifier, not "so …"
+		if clauseEnds[lw] && (i > 0 || lw != "so") && !(lw == "while" && i >= 2 && strings.EqualFold(rest[i-2:i-1], "a")) { // "so tired": an intensifier, not "so …"; "in a while" ends nothing
 			return tidy(rest[:i]), false
 		}
 		if joiners[lw] && j < limit {
@@ -1726,7 +1920,14 @@ var (
 // upper case. It returns "" for "my name is not important".
 func parseName(rest string) string {
 	var out []string
-	for _, w := range strings.Fields(rest[:min(len(rest), 200)]) {
+	fields := strings.Fields(rest[:min(len(rest), 200)])
+	title := ""
+	if len(fields) > 1 && honorifics[strings.ToLower(strings.TrimSuffix(fields[0], "."))] {
+		// "Dr. Smith": a title goes with the name after it, and is no name
+		// of its own.
+		title, fields = fields[0], fields[1:]
+	}
+	for _, w := range fields {
 		trimmed := strings.TrimRightFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '\'' && r != '-' })
 		last := trimmed != w
 		trimmed = strings.TrimRight(trimmed, "'-")
@@ -1741,8 +1942,19 @@ func parseName(rest string) string {
 	if len(out) == 0 || nameReject[strings.ToLower(out[0])] {
 		return ""
 	}
+	if n := len(out); n < len(fields) {
+		if next := strings.Trim(fields[n], ".,!?)]"); next != "" && unicode.IsDigit(rune(next[0])) {
+			return "" // "User 1", "Player 2": a placeholder, not a name
+		}
+	}
+	if title != "" {
+		return title + " " + strings.Join(out, " ")
+	}
 	return strings.Join(out, " ")
 }
+
+// honorifics are the titles before a name: "Dr. Smith", "Mrs Jones".
+var honorifics = toSet("dr mr mrs ms mx miss prof professor sir dame")
 
 func nameShaped(w string) bool {
 	if utf8.RuneCountInString(w) > 40 {

@@ -36,6 +36,17 @@ func completeValue(m Memory) (Memory, string) {
 	if m.Key == "name" || m.Key == "nickname" {
 		return m, ""
 	}
+	if plainKeys[m.Key] {
+		// "bar and study at night": a place or job ends where a verb of
+		// the user's next clause begins.
+		ws := strings.Fields(m.Value)
+		for i := 1; i+1 < len(ws); i++ {
+			if (ws[i] == "and" || ws[i] == "but") && sharedSubjectVerbs[ws[i+1]] {
+				m.Value = strings.Join(ws[:i], " ")
+				break
+			}
+		}
+	}
 	v, reason := phraseValue(m.Value)
 	if v == "" {
 		return Memory{}, reason
@@ -66,7 +77,7 @@ func phraseValue(v string) (string, string) {
 		}
 	}
 	full := ws
-	for len(ws) > 0 && danglingWords[ws[len(ws)-1]] {
+	for len(ws) > 0 && danglingWords[ws[len(ws)-1]] && !(len(ws) > 2 && ws[len(ws)-1] == "while" && ws[len(ws)-2] == "a") {
 		ws = ws[:len(ws)-1]
 	}
 	if !hasContentWord(ws) {
@@ -78,16 +89,37 @@ func phraseValue(v string) (string, string) {
 	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
 		return "", DropUnresolved // "the peanut butter ones": ones of what?
 	}
+	for i, w := range ws[1:] {
+		if w = strings.Trim(w, ",.!?"); w == "ones" || (w == "their" || w == "its" || w == "theirs") && !slices.Contains(ws[:i+1], "and") {
+			// "watching ones about the war", "a few of their concerts":
+			// whose? ("went to a coffee shop and tried their coffee" says.)
+			return "", DropUnresolved
+		}
+	}
 	if anaphoric(ws) {
 		return "", DropUnresolved // "the story", "the way it makes me feel": of what?
+	}
+	if last := strings.ToLower(strings.Trim(ws[len(ws)-1], ",.!?")); len(ws) <= 3 && (last == "there" || last == "here") && len(ws) > 1 {
+		return "", DropUnresolved // "go there": where?
+	}
+	if n := len(ws); n >= 3 && strings.EqualFold(ws[n-2], "to") && hobbyNeedsObject[strings.ToLower(ws[n-1])] {
+		return "", DropUnresolved // "learn how to play": play what?
+	}
+	if pointsBack(ws) {
+		if i := slices.IndexFunc(ws, func(w string) bool { return feelingReasons[w] }); i > 0 && feelingLexicon[strings.ToLower(ws[0])] {
+			return strings.Join(ws[:i], " "), "" // "excited about it" is excited
+		}
+		return "", DropUnresolved // "learn it", "making the most of it": what?
 	}
 	ref := false
 	for _, w := range ws {
 		lw := strings.ToLower(strings.Trim(w, ",.!?'"))
 		switch {
+		case lw == "it" && strings.Trim(w, ",.!?'") == "IT":
+			return strings.Join(ws, " "), "" // the trade, not the pronoun
 		case referenceWords[lw]:
 			ref = true
-		case functionOnly[lw], lightGerunds[lw]:
+		case functionOnly[lw], lightGerunds[lw], danglingWords[w]:
 		default:
 			return strings.Join(ws, " "), ""
 		}
@@ -107,6 +139,50 @@ var lightGerunds = toSet("doing do having getting making trying")
 // the characters and the story", "the way it makes me feel").
 var relationalNouns = toSet("story stories plot characters character ending endings excitement atmosphere vibe vibes energy way idea message lyrics beat melody sound taste smell flavor flavour view views scenery colors colours color colour design name style setting part parts rest music food people show movie book game song album concept premise writing acting animation graphics soundtrack cast speed thrill challenge feeling feel look smell service staff rules gameplay artwork art voice voices dialogue humor humour twist twists details detail history culture actors actor actress cast director author writer narrator hero heroine villain protagonist ones")
 
+// pointsBack reports whether a value of more than one word holds "it" or
+// "them" as an object, typed in lower case: "learn it", "making the most
+// of it", "bought them". "IT" (the trade) and a value that is only the
+// pronoun are left to the other checks.
+func pointsBack(ws []string) bool {
+	if len(ws) < 2 {
+		return false
+	}
+	for _, w := range ws[1:] {
+		if w = strings.Trim(w, ",.!?'"); w == "it" || w == "them" {
+			return true
+		}
+	}
+	return false
+}
+
+// abstractEndings are the endings of abstract nouns: after "the" alone
+// they name a quality of what was being talked about ("I love the
+// competition", "the camaraderie", "the freedom"), not a thing of its own.
+var abstractEndings = []string{"ion", "ity", "ism", "ness", "ship", "ment", "ence", "ance", "erie", "dom", "ure"}
+
+// aspectNouns are qualities or parts of an experience that "the" points
+// back to without an abstract ending: "the suspense", "the rides".
+var aspectNouns = toSet("suspense rides ride flavors flavours flavor flavour drama climax thrills scares magic hustle mystery teamwork exercise competition scenery weather food views beats workouts crowds crowd vibe fans rush challenge challenges process variety details people company moves action")
+
+// abstractHead reports whether w, after "the" alone, names a quality of
+// something said before: an aspect noun or an abstract ending, not a
+// place ("the city", "the countryside").
+func abstractHead(w string) bool {
+	w = strings.ToLower(w)
+	if aspectNouns[w] {
+		return true
+	}
+	if placeNouns[w] || !isLowerWord(w) || len(w) < 6 {
+		return false
+	}
+	for _, e := range abstractEndings {
+		if strings.HasSuffix(w, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // anaphoric reports whether a value is a definite relational noun that
 // points back: "the story", "the characters", "the way it makes me feel";
 // not "the sound of the birds singing" or "the Beatles".
@@ -115,6 +191,9 @@ func anaphoric(ws []string) bool {
 		return false
 	}
 	head := strings.Trim(ws[1], ",.!?'")
+	if len(ws) == 2 && abstractHead(head) {
+		return true // "the competition", "the camaraderie"
+	}
 	if !relationalNouns[head] {
 		return false
 	}

@@ -25,6 +25,7 @@ const (
 	CatPlan       = "plan" // a goal, plan or intention
 	CatEvent      = "event"
 	CatFeeling    = "feeling"
+	CatAge        = "age" // the user's age or age range
 	// The apps' own things (AppItems): Elder Tree's sobriety, step work,
 	// substance, triggers and support (sponsor, fellowship, therapist); the
 	// coach's goals, action steps, completed steps and coaching
@@ -51,7 +52,7 @@ const (
 var Categories = []string{
 	CatName, CatNickname, CatLike, CatDislike, CatFavorite, CatHobby,
 	CatLocation, CatWork, CatStudy, CatOccupation, CatFamily, CatPet,
-	CatAllergy, CatDiet, CatPlan, CatEvent, CatFeeling,
+	CatAllergy, CatDiet, CatPlan, CatEvent, CatFeeling, CatAge,
 	CatSobriety, CatStep, CatSubstance, CatTrigger, CatSupport,
 	CatGoal, CatAction, CatDone, CatPreference, CatConcern, CatMastery, CatFollowUp, CatRoutine,
 }
@@ -77,6 +78,7 @@ var satisfies = map[string][]string{
 	CatPlan:       {CatPlan, CatEvent, CatGoal},
 	CatEvent:      {CatEvent, CatPlan},
 	CatFeeling:    {CatFeeling},
+	CatAge:        {CatAge},
 	CatSobriety:   {CatSobriety},
 	CatStep:       {CatStep},
 	CatSubstance:  {CatSubstance},
@@ -126,6 +128,7 @@ var keyPrefixes = []struct{ prefix, category string }{
 	{"allergy:", CatAllergy},
 	{"allergy", CatAllergy},
 	{"diet", CatDiet},
+	{"age", CatAge},
 	{"goal:", CatPlan},
 	{"plan:", CatPlan},
 	{"goal", CatPlan},

@@ -128,13 +128,47 @@ func init() {
 // without personaStop, each once.
 func personaWords(text string) []string {
 	var out []string
-	for _, w := range Tokens(text) {
+	ts := Tokens(text)
+	aged := ageLine(ts)
+	for _, w := range ts {
+		if aged && (w == "year" || w == "old") {
+			continue // "I am 12 years old" is about 12: every age says "years old"
+		}
 		if !personaStop[w] && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
 	return out
 }
+
+// ageLine reports whether tokens state an age: a number, then "year" and
+// "old".
+func ageLine(ts []string) bool {
+	for i := 0; i+2 < len(ts); i++ {
+		if (numberToken(ts[i])) && ts[i+1] == "year" && ts[i+2] == "old" {
+			return true
+		}
+	}
+	return false
+}
+
+// numberToken reports whether a token is a number, in digits or words.
+func numberToken(t string) bool {
+	if t != "" && t[0] >= '0' && t[0] <= '9' {
+		return true
+	}
+	return ageNumbers[t]
+}
+
+var ageNumbers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred") {
+		for _, t := range Tokens(w) {
+			m[t] = true
+		}
+	}
+	return m
+}()
 
 // KeepsPersona reports whether a stored memory (key, value) keeps a persona
 // line: its key (without the category prefix) and value say at least
@@ -156,7 +190,12 @@ func memoryWords(key, value string) map[string]bool {
 			break
 		}
 	}
-	return tokenSet(k, value)
+	have := tokenSet(k, value)
+	if ageLine(Tokens(value)) {
+		delete(have, "year") // an age says its number; see personaWords
+		delete(have, "old")
+	}
+	return have
 }
 
 func keeps(line []string, have map[string]bool) bool {

@@ -14,14 +14,15 @@ import (
 
 var personaSample = flag.String("eval.persona-sample", "", "TestPersonaChat writes its sample of stored memories for hand-checking (JSON) to this file; MNEMO_EVAL_PERSONA_SAMPLE too")
 
-// The persona-chat floors: today's rules figures (rules-4: recall 0.206,
-// persona-matched 0.21, wrong speaker 52 of 10,130, 3 special lines kept),
-// a little below, so that a change that loses ground fails. Raise them as
+// The persona-chat floors: today's rules figures (rules-5: recall 0.249,
+// 2,233 of 8,978 lines, against a ceiling of 3,254 for word matching;
+// persona-matched 0.238; wrong speaker 65 of 10,450; 3 special lines
+// kept), a little below, so that a change that loses ground fails. Raise them as
 // the rules improve, towards the targets of issue 23: recall ≥ 0.50, wrong
 // speaker ≤ 0.02, no special-category persona line kept.
 const (
-	personaRecallFloor     = 0.20
-	personaMatchedFloor    = 0.20
+	personaRecallFloor     = 0.245
+	personaMatchedFloor    = 0.23
 	personaWrongCeiling    = 0.02
 	personaSpecialKeptCeil = 3 // the hobby half of "I have an internet addiction and … play roleplaying games" (README.md)
 )
