@@ -763,19 +763,8 @@ func claraWithConcerns(text string, cs []ClaraConcern) string {
 // or as stored JSON; an entry with an unknown label or no valid date is
 // skipped.
 func ClaraConcernsOf(v any) []ClaraConcern {
-	var raw []map[string]any
-	switch l := v.(type) {
-	case []map[string]any:
-		raw = l
-	case []any:
-		for _, x := range l {
-			if o, ok := x.(map[string]any); ok {
-				raw = append(raw, o)
-			}
-		}
-	}
 	var out []ClaraConcern
-	for _, o := range raw {
+	for _, o := range objectList(v) {
 		c := ClaraConcern{Concern: text(o["concern"]), Date: text(o["date"]), MessageID: text(o["message_id"])}
 		if slices.Contains(ClaraConcerns, c.Concern) && ValidDate(c.Date) {
 			out = append(out, c)

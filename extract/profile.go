@@ -179,21 +179,31 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 	return cues
 }
 
+// objectList reads a list of JSON objects as the rules write it
+// ([]map[string]any) or as stored JSON decodes it ([]any); anything else,
+// and any element that is not an object, gives nothing.
+func objectList(v any) []map[string]any {
+	switch l := v.(type) {
+	case []map[string]any:
+		return l
+	case []any:
+		var out []map[string]any
+		for _, x := range l {
+			if o, ok := x.(map[string]any); ok {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // upcomingEvents reads a summary's upcoming_events, as the rules wrote them
 // or as stored JSON; entries without a valid date or a label are skipped,
 // as is a second one of the same date.
 func upcomingEvents(v any) []UpcomingEvent {
-	var raw []map[string]any
-	switch l := v.(type) {
-	case []map[string]any:
-		raw = l
-	case []any:
-		for _, x := range l {
-			if o, ok := x.(map[string]any); ok {
-				raw = append(raw, o)
-			}
-		}
-	case []UpcomingEvent:
+	raw := objectList(v)
+	if l, ok := v.([]UpcomingEvent); ok {
 		for _, e := range l {
 			raw = append(raw, map[string]any{"date": e.Date, "event": e.Event})
 		}
