@@ -22,6 +22,8 @@ import (
 // Clara is the dementia companion, for its caregiver: the kind of apps whose rules are "clara".
 var Clara Kind = kindClara{}
 
+func init() { Register(Clara) }
+
 type kindClara struct{ baseKind }
 
 func (kindClara) Name() string       { return "clara" }

@@ -18,6 +18,8 @@ import (
 // Coach is the life coach: the kind of apps whose rules are "coach".
 var Coach Kind = kindCoach{}
 
+func init() { Register(Coach) }
+
 type kindCoach struct{ baseKind }
 
 func (kindCoach) Name() string       { return "coach" }

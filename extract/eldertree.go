@@ -20,6 +20,8 @@ import (
 // ElderTree is the recovery companion: the kind of apps whose rules are "eldertree".
 var ElderTree Kind = kindElderTree{}
 
+func init() { Register(ElderTree) }
+
 type kindElderTree struct{ baseKind }
 
 func (kindElderTree) Name() string       { return "eldertree" }

@@ -1,8 +1,11 @@
 package extract
 
 import (
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -12,9 +15,7 @@ import (
 // context pack, how a valid LLM answer is completed with what only its rules
 // decide, and the traits the jobs and the API ask about. The generic engine
 // (the LLM path, the merge policy, tokens, the sensitive filter) knows no
-// kind; each kind lives in its own files (mona: rules.go and mona_pack.go;
-// eldertree.go and eldertree_pack.go; clara.go; lara.go and lara_pack.go;
-// coach.go and coach_pack.go), and kinds lists them. An app names its kind
+// kind; each kind lives in its own files and registers itself (Register). An app names its kind
 // in policy.json ("rules"), or is the kind of its own name.
 type Kind interface {
 	// Name is the kind's name, as policy.json's "rules" says it.
@@ -59,37 +60,73 @@ type Kind interface {
 	DecaysRecords() bool
 }
 
-// kinds is the registry: adding a kind adds its files and one line here.
-var kinds = []Kind{Mona, ElderTree, Clara, Lara, Coach}
+// The registry of app kinds. The rule: a kind registers itself, from its
+// own init function, with Register (or RegisterDefault for the one kind an
+// app that names no kind it knows runs), as database/sql drivers do; the
+// engine never lists the kinds, it asks the registry (KindOf, KindNames)
+// and then the kind. The names are also the rule sets an app may name in
+// policy.json (prompts.RuleSets), which the registry fills.
+var registry struct {
+	mu    sync.RWMutex
+	kinds map[string]Kind
+	def   Kind
+}
+
+// Register makes k a kind an app may name, under k.Name(). It panics when
+// the name is empty or already registered.
+func Register(k Kind) { register(k, false) }
+
+// RegisterDefault registers k (Register) as the default kind: the one an
+// app runs when the kind it names is not registered. It panics on a second
+// default.
+func RegisterDefault(k Kind) { register(k, true) }
+
+func register(k Kind, def bool) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	name := k.Name()
+	if _, dup := registry.kinds[name]; dup || name == "" || name != strings.ToLower(strings.TrimSpace(name)) {
+		panic(fmt.Sprintf("extract: Register of kind %q twice, or not a lower-case name", name))
+	}
+	if def && registry.def != nil {
+		panic(fmt.Sprintf("extract: RegisterDefault of %q after %q", name, registry.def.Name()))
+	}
+	prompts.RegisterRuleSet(name, def)
+	if registry.kinds == nil {
+		registry.kinds = map[string]Kind{}
+	}
+	registry.kinds[name] = k
+	if def {
+		registry.def = k
+	}
+}
 
 // KindOf is the kind named name (case and spaces aside); an unknown name is
-// mona's, the general companion.
+// the default kind's (RegisterDefault), the general companion.
 func KindOf(name string) Kind {
 	name = strings.ToLower(strings.TrimSpace(name))
-	for _, k := range kinds {
-		if k.Name() == name {
-			return k
-		}
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	if k, ok := registry.kinds[name]; ok {
+		return k
 	}
-	return Mona
+	return registry.def
 }
 
 // KindOfApp is the kind of app's rule set (prompts.App.RuleSet); a nil app
-// is Mona's.
+// is the default kind's.
 func KindOfApp(app *prompts.App) Kind {
 	if app == nil {
-		return Mona
+		return KindOf("")
 	}
 	return KindOf(app.RuleSet())
 }
 
-// KindNames lists the kinds an app may name, in registry order.
+// KindNames lists the registered kinds' names, sorted.
 func KindNames() []string {
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = k.Name()
-	}
-	return out
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	return slices.Sorted(maps.Keys(registry.kinds))
 }
 
 // baseKind is what most kinds share: an LLM answer's summary fields win

@@ -11,8 +11,8 @@ import (
 // policy.json may give in "rules" (checked when the presets load) are one
 // list, so that an app can name every kind and no name lacks a home.
 func TestKindsAreTheRuleSetsAppsMayName(t *testing.T) {
-	if got := KindNames(); !slices.Equal(got, prompts.RuleSets) {
-		t.Fatalf("kinds %v, rule sets an app may name %v", got, prompts.RuleSets)
+	if got := KindNames(); !slices.Equal(got, prompts.RuleSets()) {
+		t.Fatalf("kinds %v, rule sets an app may name %v", got, prompts.RuleSets())
 	}
 	for _, name := range KindNames() {
 		if KindOf(" "+name+" ").Name() != name {

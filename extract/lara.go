@@ -16,6 +16,8 @@ import (
 // Lara is the child-learning tutor: the kind of apps whose rules are "lara".
 var Lara Kind = kindLara{}
 
+func init() { Register(Lara) }
+
 type kindLara struct{ baseKind }
 
 func (kindLara) Name() string        { return "lara" }

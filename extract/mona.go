@@ -15,6 +15,8 @@ import (
 // Mona is the general companion: the kind of apps whose rules are "mona".
 var Mona Kind = kindMona{}
 
+func init() { RegisterDefault(Mona) }
+
 type kindMona struct{ baseKind }
 
 func (kindMona) Name() string       { return "mona" }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -268,13 +270,54 @@ func probeUser(t *template.Template, app string) error {
 	return nil
 }
 
-// RuleSets are the deterministic extractors an app may name in "rules".
-// The first is the default: an app that names none it knows runs it.
-var RuleSets = []string{"mona", "eldertree", "clara", "lara", "coach"}
+// ruleSets are the deterministic extractors an app may name in "rules":
+// the app kinds registered with the engine (extract.Register), which is
+// the one registry of kinds. prompts holds their names only, so that a
+// policy naming a kind no binary registered fails to load.
+var ruleSets struct {
+	mu    sync.RWMutex
+	names []string // sorted
+	def   string
+}
+
+// RegisterRuleSet records name as a rule set an app may name in "rules",
+// the default one (what an app that names none it knows runs) when def. It
+// is called by extract.Register and extract.RegisterDefault only; it panics
+// on a name registered twice or on a second default.
+func RegisterRuleSet(name string, def bool) {
+	ruleSets.mu.Lock()
+	defer ruleSets.mu.Unlock()
+	i, found := slices.BinarySearch(ruleSets.names, name)
+	if found || name == "" {
+		panic(fmt.Sprintf("prompts: rule set %q registered twice or empty", name))
+	}
+	if def && ruleSets.def != "" {
+		panic(fmt.Sprintf("prompts: default rule set %q, then %q", ruleSets.def, name))
+	}
+	ruleSets.names = slices.Insert(ruleSets.names, i, name)
+	if def {
+		ruleSets.def = name
+	}
+}
+
+// RuleSets are the deterministic extractors an app may name in "rules",
+// sorted: the kinds registered in this binary.
+func RuleSets() []string {
+	ruleSets.mu.RLock()
+	defer ruleSets.mu.RUnlock()
+	return slices.Clone(ruleSets.names)
+}
+
+// DefaultRuleSet is the rule set an app that names none it knows runs.
+func DefaultRuleSet() string {
+	ruleSets.mu.RLock()
+	defer ruleSets.mu.RUnlock()
+	return ruleSets.def
+}
 
 // RuleSet is the deterministic extractor a runs, which is its app kind:
 // its policy's "rules", or else its own name (an app called "clara" is a
-// Clara app). A name that is not one of RuleSets means the default.
+// Clara app). A name that is not one of RuleSets means the default (DefaultRuleSet).
 func (a *App) RuleSet() string {
 	if a.Policy.Rules != "" {
 		return a.Policy.Rules
@@ -306,8 +349,8 @@ func (p Policy) check() error {
 			return fmt.Errorf(`"memory_ttl" has unknown category %q (known: %s)`, cat, strings.Join(memoryCategories, ", "))
 		}
 	}
-	if p.Rules != "" && !contains(RuleSets, p.Rules) {
-		return fmt.Errorf(`"rules" %q is not one of %s`, p.Rules, strings.Join(RuleSets, ", "))
+	if sets := RuleSets(); p.Rules != "" && !contains(sets, p.Rules) {
+		return fmt.Errorf(`"rules" %q is not one of %s`, p.Rules, strings.Join(sets, ", "))
 	}
 	switch p.SpecialCategories {
 	case "", SpecialDrop, SpecialKeep:

@@ -207,7 +207,7 @@ var builtinEventSchemas = sync.OnceValues(func() (map[string]*EventSchema, error
 })
 
 // BuiltinEventSchema is the declaration of the built-in app kind (one of
-// RuleSets); an unknown kind is the default's (RuleSets[0]).
+// RuleSets); an unknown kind is the default's (DefaultRuleSet).
 func BuiltinEventSchema(appKind string) *EventSchema {
 	all, err := builtinEventSchemas()
 	if err != nil {
@@ -216,7 +216,7 @@ func BuiltinEventSchema(appKind string) *EventSchema {
 	if s, ok := all[strings.ToLower(strings.TrimSpace(appKind))]; ok {
 		return s
 	}
-	return all[RuleSets[0]]
+	return all[DefaultRuleSet()]
 }
 
 // EventSchema is the app's declaration of its session events: its own

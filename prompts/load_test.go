@@ -408,7 +408,7 @@ func TestRuleSetIsRulesOrName(t *testing.T) {
 		t.Fatalf("rule sets %q, %q, %q", named.RuleSet(), bare.RuleSet(), other.RuleSet())
 	}
 	if named.EventSchema() != prompts.BuiltinEventSchema("eldertree") || bare.EventSchema() != prompts.BuiltinEventSchema("clara") ||
-		other.EventSchema() != prompts.BuiltinEventSchema(prompts.RuleSets[0]) {
+		other.EventSchema() != prompts.BuiltinEventSchema(prompts.DefaultRuleSet()) {
 		t.Fatal("an app's built-in events are not those of its rule set")
 	}
 }

@@ -131,8 +131,8 @@ func (s *RiskSet) Check() error {
 		if it.Family == "" {
 			bad(where, "no family")
 		}
-		if !slices.Contains(prompts.RuleSets, it.App) {
-			bad(where, "unknown app %q (one of %s)", it.App, strings.Join(prompts.RuleSets, ", "))
+		if !slices.Contains(prompts.RuleSets(), it.App) {
+			bad(where, "unknown app %q (one of %s)", it.App, strings.Join(prompts.RuleSets(), ", "))
 		}
 		if (it.Text == "") == (len(it.Turns) == 0) {
 			bad(where, "either text or turns")
