@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
@@ -48,7 +49,7 @@ func TestClaraConcernsAreTheCaregiversOnly(t *testing.T) {
 			}
 			res := extract.Rules(apps["clara"], extract.Session{ID: "s-c", App: "clara", StartedAt: end.Add(-20 * time.Minute), EndedAt: end,
 				Messages: []extract.Message{{ID: "m1", Role: "user", Content: "I fell in the kitchen. I can't remember if I took my pills.", At: end.Add(-10 * time.Minute)}}}, end)
-			if len(extract.ClaraConcernsOf(res.SessionSummary["concerns"])) != 2 {
+			if len(clara.ClaraConcernsOf(res.SessionSummary["concerns"])) != 2 {
 				t.Fatalf("precondition: concerns %v", res.SessionSummary["concerns"])
 			}
 			data, err := json.Marshal(res.SessionSummary)

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/views"
 )
@@ -79,7 +80,7 @@ func (h *handlers) seesCaregiverNotes(r *http.Request, app string) bool {
 }
 
 // withoutConcerns is a stored summary without its caregiver-only parts
-// (extract.ClaraWithoutConcerns); one that does not decode as an object is
+// (clara.ClaraWithoutConcerns); one that does not decode as an object is
 // given as it is.
 func withoutConcerns(raw json.RawMessage) json.RawMessage {
 	var sum map[string]any
@@ -89,7 +90,7 @@ func withoutConcerns(raw json.RawMessage) json.RawMessage {
 	if _, ok := sum["concerns"]; !ok {
 		return raw
 	}
-	b, err := json.Marshal(extract.ClaraWithoutConcerns(sum))
+	b, err := json.Marshal(clara.ClaraWithoutConcerns(sum))
 	if err != nil {
 		return raw
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -19,7 +20,7 @@ func TestClaraConcernsNeverEnterThePrompt(t *testing.T) {
 	earlier := extract.Rules(&prompts.App{Name: "clara"}, extract.Session{ID: "s-0", App: "clara", StartedAt: at.Add(-24 * time.Hour),
 		EndedAt: at.Add(-23 * time.Hour), Messages: []extract.Message{
 			{ID: "m1", Role: "user", Content: "I can't remember if I took my pills. A stranger was at the door.", At: at.Add(-24 * time.Hour)}}}, at)
-	if len(extract.ClaraConcernsOf(earlier.SessionSummary["concerns"])) != 2 {
+	if len(clara.ClaraConcernsOf(earlier.SessionSummary["concerns"])) != 2 {
 		t.Fatalf("precondition: earlier concerns %v", earlier.SessionSummary["concerns"])
 	}
 	s := extract.Session{ID: "s-1", UserID: "u-1", App: "clara", StartedAt: at, EndedAt: at.Add(20 * time.Minute),
@@ -49,7 +50,7 @@ func TestClaraConcernsNeverEnterThePrompt(t *testing.T) {
 	if !strings.Contains(text, "is it Friday") {
 		t.Fatalf("precondition: the transcript is not in the prompt:\n%s", text)
 	}
-	for _, c := range append(extract.ClaraConcerns, "concerns", "spoke of", "pills", "stranger was") {
+	for _, c := range append(clara.ClaraConcerns, "concerns", "spoke of", "pills", "stranger was") {
 		if strings.Contains(text, c) {
 			t.Errorf("the prompt holds %q:\n%s", c, text)
 		}

@@ -20,7 +20,7 @@ var Coach Kind = kindCoach{}
 
 func init() { Register(Coach) }
 
-type kindCoach struct{ baseKind }
+type kindCoach struct{ BaseKind }
 
 func (kindCoach) Name() string       { return "coach" }
 func (kindCoach) DefaultBudget() int { return DefaultBudgetCoach }
@@ -31,7 +31,7 @@ func (kindCoach) pack(in PackInput) *packPlan { p := packCoach(in); return &p }
 func (kindCoach) SpecialDefault() string      { return prompts.SpecialKeepSealed } // in the sealed transcript only
 func (kindCoach) DerivesProfile() bool        { return true }
 func (k kindCoach) CompleteLLM(llm, rules Result) Result {
-	llm = k.baseKind.CompleteLLM(llm, rules)
+	llm = k.BaseKind.CompleteLLM(llm, rules)
 	if themes, ok := rules.ProfileUpdates["recurring_themes"]; ok {
 		if llm.ProfileUpdates == nil {
 			llm.ProfileUpdates = map[string]any{}
@@ -779,8 +779,8 @@ func coachDateLine(s Session) string {
 		return "Date: unknown."
 	}
 	line := "Date: " + start.Format(time.DateOnly)
-	if minutes := claraMinutes(s); minutes > 0 {
-		line += ", " + claraCount(minutes, "minute", "minutes")
+	if minutes := SessionMinutes(s); minutes > 0 {
+		line += ", " + Count(minutes, "minute", "minutes")
 	}
 	return line + "."
 }
@@ -796,20 +796,20 @@ func coachEnd(v string) string {
 // coachNotes counts what the summary holds; it never judges.
 func coachNotes(m coachMined) string {
 	parts := []string{
-		claraCount(len(m.steps), "action step", "action steps"),
-		claraCount(len(m.threads), "open thread", "open threads"),
+		Count(len(m.steps), "action step", "action steps"),
+		Count(len(m.threads), "open thread", "open threads"),
 	}
 	if m.moment != "" {
 		parts = append(parts, "a recognition moment")
 	}
 	if len(m.goals) > 0 {
-		parts = append(parts, claraCount(len(m.goals), "goal stated", "goals stated"))
+		parts = append(parts, Count(len(m.goals), "goal stated", "goals stated"))
 	}
 	if len(m.prefs) > 0 {
-		parts = append(parts, claraCount(len(m.prefs), "coaching preference", "coaching preferences"))
+		parts = append(parts, Count(len(m.prefs), "coaching preference", "coaching preferences"))
 	}
 	if m.dropped > 0 {
-		parts = append(parts, claraCount(m.dropped, "sentence left out for sensitive data", "sentences left out for sensitive data"))
+		parts = append(parts, Count(m.dropped, "sentence left out for sensitive data", "sentences left out for sensitive data"))
 	}
 	return strings.Join(parts, "; ")
 }

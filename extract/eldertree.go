@@ -22,7 +22,7 @@ var ElderTree Kind = kindElderTree{}
 
 func init() { Register(ElderTree) }
 
-type kindElderTree struct{ baseKind }
+type kindElderTree struct{ BaseKind }
 
 func (kindElderTree) Name() string       { return "eldertree" }
 func (kindElderTree) DefaultBudget() int { return DefaultBudgetElderTree }

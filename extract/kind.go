@@ -129,12 +129,12 @@ func KindNames() []string {
 	return slices.Sorted(maps.Keys(registry.kinds))
 }
 
-// baseKind is what most kinds share: an LLM answer's summary fields win
-// over the rules' and the records are always the rules'; no fold, no
-// derived profile, no batch.
-type baseKind struct{}
+// BaseKind is what most kinds share, for a kind to embed: an LLM answer's
+// summary fields win over the rules' and the records are always the rules';
+// an empty context pack; no fold, no derived profile, no batch.
+type BaseKind struct{}
 
-func (baseKind) CompleteLLM(llm, rules Result) Result {
+func (BaseKind) CompleteLLM(llm, rules Result) Result {
 	summary := maps.Clone(rules.SessionSummary)
 	if summary == nil {
 		summary = map[string]any{}
@@ -144,12 +144,13 @@ func (baseKind) CompleteLLM(llm, rules Result) Result {
 	llm.Records = rules.Records // the LLM never decides what a record holds
 	return llm
 }
-func (baseKind) FoldsRecords() bool   { return false }
-func (baseKind) DerivesProfile() bool { return false }
-func (baseKind) Batches() []string    { return nil }
-func (baseKind) CrossSession() bool   { return true }
-func (baseKind) CaregiverOnly() bool  { return false }
-func (baseKind) DecaysRecords() bool  { return false }
-func (baseKind) SpecialDefault() string {
+func (BaseKind) pack(PackInput) *packPlan { return nil }
+func (BaseKind) FoldsRecords() bool       { return false }
+func (BaseKind) DerivesProfile() bool     { return false }
+func (BaseKind) Batches() []string        { return nil }
+func (BaseKind) CrossSession() bool       { return true }
+func (BaseKind) CaregiverOnly() bool      { return false }
+func (BaseKind) DecaysRecords() bool      { return false }
+func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
 }

@@ -18,7 +18,7 @@ var Lara Kind = kindLara{}
 
 func init() { Register(Lara) }
 
-type kindLara struct{ baseKind }
+type kindLara struct{ BaseKind }
 
 func (kindLara) Name() string        { return "lara" }
 func (kindLara) DecaysRecords() bool { return true }

@@ -17,7 +17,7 @@ var Mona Kind = kindMona{}
 
 func init() { RegisterDefault(Mona) }
 
-type kindMona struct{ baseKind }
+type kindMona struct{ BaseKind }
 
 func (kindMona) Name() string       { return "mona" }
 func (kindMona) DefaultBudget() int { return DefaultBudgetMona }

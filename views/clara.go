@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
-	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -141,7 +141,7 @@ func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
 		Empty: "No concern in the sessions of the last 30 days."}
 	for i := len(recent) - 1; i >= 0; i-- {
 		s := recent[i]
-		cs := extract.ClaraConcernsOf(sums[s.ID]["concerns"])
+		cs := clara.ClaraConcernsOf(sums[s.ID]["concerns"])
 		for j := len(cs) - 1; j >= 0; j-- {
 			ctable.Rows = append(ctable.Rows, []string{cs[j].Date, claraConcernName(cs[j].Concern), x.sessionLabel(s)})
 		}
@@ -271,17 +271,17 @@ func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
 // claraConcernName says a concern label to a caregiver.
 func claraConcernName(c string) string {
 	switch c {
-	case extract.ConcernFall:
+	case clara.ConcernFall:
 		return "Fall"
-	case extract.ConcernPain:
+	case clara.ConcernPain:
 		return "Pain"
-	case extract.ConcernNotEating:
+	case clara.ConcernNotEating:
 		return "Not eating"
-	case extract.ConcernMedication:
+	case clara.ConcernMedication:
 		return "Medication confusion"
-	case extract.ConcernLost:
+	case clara.ConcernLost:
 		return "Getting lost"
-	case extract.ConcernStrangerAtDoor:
+	case clara.ConcernStrangerAtDoor:
 		return "Stranger at the door"
 	}
 	return strings.ReplaceAll(c, "_", " ")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	numeric "github.com/mnemo-ai/mnemo/internal/num"
+	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -45,7 +46,7 @@ type userPage struct {
 // userPages is the registry of the kinds' pages, keyed by the kind
 // (extract's registry): adding a kind adds its file here and one line.
 var userPages = map[extract.Kind]userPage{
-	extract.Clara:     {"Caregiver view", (*userCtx).clara},
+	clara.Clara:       {"Caregiver view", (*userCtx).clara},
 	extract.ElderTree: {"Recovery insights", (*userCtx).elderTree},
 	extract.Lara:      {"Learning progress", (*userCtx).lara},
 	extract.Coach:     {"Coaching goals and threads", (*userCtx).coach},

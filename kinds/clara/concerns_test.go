@@ -1,7 +1,10 @@
-package extract
+package clara
 
+// The tests read the engine's types unqualified, as they did in package
+// extract.
 import (
 	"encoding/json"
+	. "github.com/mnemo-ai/mnemo/extract"
 	"slices"
 	"strings"
 	"testing"

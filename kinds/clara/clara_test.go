@@ -1,9 +1,12 @@
-package extract
+package clara
 
+// The tests read the engine's types unqualified, as they did in package
+// extract.
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	. "github.com/mnemo-ai/mnemo/extract"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +17,9 @@ import (
 
 	"github.com/mnemo-ai/mnemo/prompts"
 )
+
+// updateRules rewrites the golden files (go test ./kinds/clara -args -update-rules).
+var updateRules = flag.Bool("update-rules", false, "rewrite testdata/rules/*.golden.json")
 
 // presetRulesNow is the time the preset tests extract at (the rules tests' rulesNow).
 var presetRulesNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
@@ -404,7 +410,7 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 	}
 	got = append(got, '\n')
 	golden := filepath.Join("testdata", "rules", app+".golden.json")
-	if f := flag.Lookup("update-rules"); f != nil && f.Value.String() == "true" {
+	if *updateRules {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +420,7 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s differs from %s (run go test ./extract -run Golden -update-rules and review the diff):\n%s", in, golden, got)
+		t.Errorf("%s differs from %s (run go test ./kinds/clara -run Golden -args -update-rules and review the diff):\n%s", in, golden, got)
 	}
 }
 

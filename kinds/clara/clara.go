@@ -1,4 +1,4 @@
-package extract
+package clara
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
@@ -20,23 +21,22 @@ import (
 // empty, and only the summary text of an LLM answer is the model's: the arc,
 // topics and anchors come from the chat service's events.
 // Clara is the dementia companion, for its caregiver: the kind of apps whose rules are "clara".
-var Clara Kind = kindClara{}
+var Clara extract.Kind = kindClara{}
 
-func init() { Register(Clara) }
+func init() { extract.Register(Clara) }
 
-type kindClara struct{ baseKind }
+type kindClara struct{ extract.BaseKind }
 
 func (kindClara) Name() string       { return "clara" }
 func (kindClara) DefaultBudget() int { return 0 }
-func (kindClara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
+func (kindClara) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	claraRules(res, p, s, now)
 }
-func (kindClara) pack(PackInput) *packPlan { return nil }
-func (kindClara) Batches() []string        { return []string{"trends"} }
-func (kindClara) SpecialDefault() string   { return prompts.SpecialKeep } // a dementia companion's purpose
-func (kindClara) CrossSession() bool       { return false }
-func (kindClara) CaregiverOnly() bool      { return true }
-func (kindClara) CompleteLLM(llm, rules Result) Result {
+func (kindClara) Batches() []string      { return []string{"trends"} }
+func (kindClara) SpecialDefault() string { return prompts.SpecialKeep } // a dementia companion's purpose
+func (kindClara) CrossSession() bool     { return false }
+func (kindClara) CaregiverOnly() bool    { return true }
+func (kindClara) CompleteLLM(llm, rules extract.Result) extract.Result {
 	text, ok := llm.SessionSummary["summary"]
 	llm.SessionSummary = maps.Clone(rules.SessionSummary)
 	if llm.SessionSummary == nil {
@@ -112,7 +112,7 @@ const (
 // (docs/presets.md, Clara: dementia-safe rules); the counts live in the
 // repetition record, which is analytics only. Clara stores no memories and no
 // profile, so p and now are not needed.
-func claraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
+func claraRules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	st := claraCollect(s)
 	res.SessionSummary = st.summary(s)
 	if cs := claraFindConcerns(s); len(cs) > 0 {
@@ -124,7 +124,7 @@ func claraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 		res.SessionSummary["summary"] = claraWithConcerns(res.SessionSummary["summary"].(string), cs)
 	}
 	if st.questions > 0 {
-		res.Records = append(res.Records, Record{Kind: ClaraRepetition, Key: s.ID, Data: map[string]any{
+		res.Records = append(res.Records, extract.Record{Kind: ClaraRepetition, Key: s.ID, Data: map[string]any{
 			"question_types":             st.questionTypes,
 			"max_repeat_count":           st.maxRepeat(),
 			"chronic_repetition_pattern": st.maxRepeat() >= ClaraChronicRepetition,
@@ -142,7 +142,7 @@ func claraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 				"emotion_at_usage": u.emotion,
 			}
 		}
-		res.Records = append(res.Records, Record{Kind: ClaraNarrativeUsage, Key: s.ID, Data: map[string]any{
+		res.Records = append(res.Records, extract.Record{Kind: ClaraNarrativeUsage, Key: s.ID, Data: map[string]any{
 			"uses":        uses,
 			"by_category": st.byCategory,
 		}})
@@ -174,7 +174,7 @@ type claraStats struct {
 // claraCollect reads the events in time order. An event without a time
 // keeps the place of the event sent before it, so that a chat service that
 // leaves times out still gets its own order.
-func claraCollect(s Session) *claraStats {
+func claraCollect(s extract.Session) *claraStats {
 	st := &claraStats{
 		emotionCount:  map[string]int{},
 		emotionConf:   map[string]float64{},
@@ -184,7 +184,7 @@ func claraCollect(s Session) *claraStats {
 	}
 	type timed struct {
 		at time.Time
-		e  Event
+		e  extract.Event
 	}
 	events := make([]timed, len(s.Events))
 	prev := s.StartedAt
@@ -207,13 +207,13 @@ func claraCollect(s Session) *claraStats {
 		group := events[i:j]
 		for _, t := range group {
 			if claraKind(t.e) == "emotion" {
-				if emo := st.emotion(eventData(t.e.Data)); emo != "" {
+				if emo := st.emotion(extract.EventData(t.e.Data)); emo != "" {
 					latest = emo
 				}
 			}
 		}
 		for _, t := range group {
-			d := eventData(t.e.Data)
+			d := extract.EventData(t.e.Data)
 			switch claraKind(t.e) {
 			case "question":
 				st.question(d)
@@ -228,7 +228,7 @@ func claraCollect(s Session) *claraStats {
 	return st
 }
 
-func claraKind(e Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
+func claraKind(e extract.Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
 
 // emotion counts one emotion event and returns its emotion ("" when it has none).
 func (st *claraStats) emotion(d map[string]any) string {
@@ -257,7 +257,7 @@ func (st *claraStats) question(d map[string]any) {
 	}
 }
 
-func (st *claraStats) narrative(e Event, d map[string]any, emotion string) {
+func (st *claraStats) narrative(e extract.Event, d map[string]any, emotion string) {
 	u := claraUse{
 		id:       claraID(d["narrative_id"]),
 		mode:     claraMode(d["mode"]),
@@ -290,7 +290,7 @@ func (st *claraStats) addAnchors(d map[string]any) {
 		}
 		for _, v := range vs {
 			a := claraToken(v)
-			k := labelKey(a)
+			k := extract.LabelKey(a)
 			if k == "" || st.anchorSeen[k] || len(st.anchors) >= claraMaxAnchors {
 				continue
 			}
@@ -376,10 +376,10 @@ func (st *claraStats) keyTopics() []string {
 	return topics
 }
 
-func (st *claraStats) summary(s Session) map[string]any {
+func (st *claraStats) summary(s extract.Session) map[string]any {
 	users := 0
 	for _, m := range s.Messages {
-		if isUser(m.Role) {
+		if extract.IsUser(m.Role) {
 			users++
 		}
 	}
@@ -395,7 +395,7 @@ func (st *claraStats) summary(s Session) map[string]any {
 	if anchors == nil {
 		anchors = []string{}
 	}
-	minutes := claraMinutes(s)
+	minutes := extract.SessionMinutes(s)
 	return map[string]any{
 		"summary":              st.text(minutes, len(s.Messages), users),
 		"key_topics":           st.keyTopics(),
@@ -423,7 +423,7 @@ func (st *claraStats) text(minutes, messages, users int) string {
 	if messages == 0 {
 		b.WriteString("session with no messages.")
 	} else {
-		b.WriteString("session of " + claraCount(messages, "message", "messages") + ", " + strconv.Itoa(users) + " from the user.")
+		b.WriteString("session of " + extract.Count(messages, "message", "messages") + ", " + strconv.Itoa(users) + " from the user.")
 	}
 
 	if n := len(st.emotions); n > 0 {
@@ -458,14 +458,14 @@ func (st *claraStats) text(minutes, messages, users int) string {
 	}
 
 	if n := len(st.uses); n > 0 {
-		b.WriteString(" Clara shared " + claraCount(n, "narrative", "narratives"))
+		b.WriteString(" Clara shared " + extract.Count(n, "narrative", "narratives"))
 		if len(st.categories) > 0 {
 			var names []string
 			for _, c := range st.categories[:min(len(st.categories), claraTextCategories)] {
 				names = append(names, strings.ReplaceAll(c, "_", " "))
 			}
 			if more := len(st.categories) - len(names); more > 0 {
-				names = append(names, claraCount(more, "more", "more"))
+				names = append(names, extract.Count(more, "more", "more"))
 			}
 			b.WriteString(" (" + strings.Join(names, ", ") + ")")
 		}
@@ -489,36 +489,10 @@ var claraAbout = map[string]string{
 	"person":   "someone they know",
 }
 
-// claraCount writes n with its noun; one is used for n == 1.
-func claraCount(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// claraMinutes is the session's length in whole minutes, rounded; 0 when
-// its start or end is unknown.
-func claraMinutes(s Session) int {
-	start := s.StartedAt
-	if start.IsZero() {
-		for _, m := range s.Messages {
-			if !m.At.IsZero() && (start.IsZero() || m.At.Before(start)) {
-				start = m.At
-			}
-		}
-	}
-	end := sessionEnd(s)
-	if start.IsZero() || end.IsZero() || !end.After(start) {
-		return 0
-	}
-	return int(math.Round(end.Sub(start).Minutes()))
-}
-
 // claraQuestionType normalises a question event's type; an unknown or
 // missing one is general.
 func claraQuestionType(v any) string {
-	t := strings.ToLower(strings.TrimSpace(text(v)))
+	t := strings.ToLower(strings.TrimSpace(extract.Text(v)))
 	if slices.Contains(claraQuestionTypes, t) {
 		return t
 	}
@@ -528,7 +502,7 @@ func claraQuestionType(v any) string {
 // claraMode is "seed" or "fallback" (docs/presets.md, Clara: narratives), or
 // "" for anything else.
 func claraMode(v any) string {
-	switch m := strings.ToLower(strings.TrimSpace(text(v))); m {
+	switch m := strings.ToLower(strings.TrimSpace(extract.Text(v))); m {
 	case "seed", "fallback":
 		return m
 	}
@@ -545,7 +519,7 @@ func claraCategory(v any) string {
 // claraTokenRunes runes, and nothing Sensitive. Anything else is "": a
 // longer value is prose, and prose in Clara's data may be the user's words.
 func claraToken(v any) string {
-	s := label(v)
+	s := extract.Label(v)
 	if s == "" || utf8.RuneCountInString(s) > claraTokenRunes || len(strings.Fields(s)) > claraTokenWords {
 		return ""
 	}
@@ -554,7 +528,7 @@ func claraToken(v any) string {
 			return ""
 		}
 	}
-	if !hasAlnum(s) {
+	if !extract.HasAlnum(s) {
 		return ""
 	}
 	return s
@@ -573,7 +547,7 @@ func claraID(v any) string {
 			return ""
 		}
 	}
-	if _, bad := Sensitive(s); bad {
+	if _, bad := extract.Sensitive(s); bad {
 		return ""
 	}
 	return s
@@ -672,26 +646,26 @@ type ClaraConcern struct {
 // in the session's zone, or the earlier day the sentence names ("I fell
 // yesterday"). A negated one ("I didn't fall"), someone else's and one of
 // long ago are left out, as are sentences with sensitive data.
-func claraFindConcerns(s Session) []ClaraConcern {
-	loc := sessionZone(s.Timezone)
+func claraFindConcerns(s extract.Session) []ClaraConcern {
+	loc := extract.SessionZone(s.Timezone)
 	var out []ClaraConcern
 	for _, msg := range s.Messages {
-		if !isUser(msg.Role) {
+		if !extract.IsUser(msg.Role) {
 			continue
 		}
 		at := msg.At
 		if at.IsZero() {
-			at = sessionEnd(s)
+			at = extract.SessionEnd(s)
 		}
 		y, m, d := at.In(loc).Date()
-		today := civil(y, m, d).Format(time.DateOnly)
+		today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 		found := map[string]bool{}
-		content := apostrophes.Replace(strings.ToValidUTF8(msg.Content, "\uFFFD"))
-		for _, sent := range splitSentences(content) {
-			if _, bad := Sensitive(sent.text); bad {
+		content := extract.StraightApostrophes(strings.ToValidUTF8(msg.Content, "\uFFFD"))
+		for _, sent := range extract.Sentences(content) {
+			if _, bad := extract.Sensitive(sent.Text); bad {
 				continue
 			}
-			lower := strings.ToLower(sent.text)
+			lower := strings.ToLower(sent.Text)
 			if claraConcernPast.MatchString(lower) {
 				continue
 			}
@@ -706,8 +680,8 @@ func claraFindConcerns(s Session) []ClaraConcern {
 					if claraConcernNot.MatchString(lower[m[0]:min(len(lower), m[1]+24)]) {
 						continue
 					}
-					before := lowerWords(lower[:m[0]])
-					if c.negatable && elderNegated(before[max(len(before)-4, 0):]) {
+					before := extract.LowerWords(lower[:m[0]])
+					if c.negatable && extract.Negated(before[max(len(before)-4, 0):]) {
 						continue
 					}
 					loc2 = m
@@ -722,8 +696,8 @@ func claraFindConcerns(s Session) []ClaraConcern {
 				date := today
 				// "I fell yesterday" dates the fall; "I haven't eaten since
 				// Tuesday" is a concern of the day it is said.
-				if ds := ResolveDatesTense(sent.text, at, loc, TensePast); len(ds) > 0 && ds[0].Date <= today &&
-					!strings.HasSuffix(strings.ToLower(strings.TrimSpace(sent.text[:ds[0].Start])), "since") {
+				if ds := extract.ResolveDatesTense(sent.Text, at, loc, extract.TensePast); len(ds) > 0 && ds[0].Date <= today &&
+					!strings.HasSuffix(strings.ToLower(strings.TrimSpace(sent.Text[:ds[0].Start])), "since") {
 					date = ds[0].Date
 				}
 				found[c.kind] = true
@@ -766,9 +740,9 @@ func claraWithConcerns(text string, cs []ClaraConcern) string {
 // skipped.
 func ClaraConcernsOf(v any) []ClaraConcern {
 	var out []ClaraConcern
-	for _, o := range objectList(v) {
-		c := ClaraConcern{Concern: text(o["concern"]), Date: text(o["date"]), MessageID: text(o["message_id"])}
-		if slices.Contains(ClaraConcerns, c.Concern) && ValidDate(c.Date) {
+	for _, o := range extract.ObjectList(v) {
+		c := ClaraConcern{Concern: extract.Text(o["concern"]), Date: extract.Text(o["date"]), MessageID: extract.Text(o["message_id"])}
+		if slices.Contains(ClaraConcerns, c.Concern) && extract.ValidDate(c.Date) {
 			out = append(out, c)
 		}
 	}

@@ -1,0 +1,12 @@
+// Package all registers every app kind: importing it (blank) is how a
+// binary or a test gets them. The rule: a kind is one package under kinds/
+// that registers itself with extract.Register from its init function, and
+// this file holds one import line per kind; no other package outside
+// kinds/ names a kind. The kinds not yet moved to their own package still
+// register from package extract.
+package all
+
+import (
+	_ "github.com/mnemo-ai/mnemo/extract"
+	_ "github.com/mnemo-ai/mnemo/kinds/clara"
+)
