@@ -60,12 +60,22 @@ type Batcher interface {
 	PageSessions(ctx context.Context, app string, from, to time.Time, after string, limit int) (SessionPage, error)
 	// UpsertWeekly writes weekly analytics rows in one statement per row, in one transaction.
 	UpsertWeekly(ctx context.Context, rows []AggregateRow) error
+	// GetWeekly reads a user's weekly analytics row of the week ending weekEnding
+	// (YYYY-MM-DD); ErrNotFound when that week was not computed.
 	GetWeekly(ctx context.Context, userID, weekEnding string) (AggregateRow, error)
 	// PageWeekly streams an app's weekly rows of one week by user.
 	PageWeekly(ctx context.Context, app, weekEnding, after string, limit int) ([]AggregateRow, error)
+	// UpsertTrends writes each user's trends row (one per user; WeekEnding is
+	// ignored), replacing the one stored, in one statement per row.
 	UpsertTrends(ctx context.Context, rows []AggregateRow) error
+	// GetTrends reads a user's trends row (WeekEnding empty); ErrNotFound when
+	// none was computed.
 	GetTrends(ctx context.Context, userID string) (AggregateRow, error)
+	// UpsertInsight writes an app's supervisor insight of one week, replacing
+	// the one of the same app and week.
 	UpsertInsight(ctx context.Context, in Insight) error
+	// GetInsight reads an app's insight of the week ending weekEnding;
+	// ErrNotFound when there is none.
 	GetInsight(ctx context.Context, app, weekEnding string) (Insight, error)
 
 	// ExpireMemories marks up to limit active memories whose expiry has passed

@@ -84,6 +84,8 @@ func DecodeJobRefs(s string) (*JobRefs, error) {
 
 // Privacy is what user data controls read and write.
 type Privacy interface {
+	// SetMemoryDisabled turns a user's memory off (disabled) or on again and
+	// sets updated_at; ErrNotFound when there is no such user.
 	SetMemoryDisabled(ctx context.Context, userID string, disabled bool, at time.Time) error
 	// DeleteMemory forgets one memory of a user; ErrNotFound if it is not theirs.
 	DeleteMemory(ctx context.Context, userID, id string) error
@@ -92,10 +94,16 @@ type Privacy interface {
 	// DeleteProfile removes a user's profile and its history (a fresh start).
 	DeleteProfile(ctx context.Context, userID string) error
 
+	// CreateExport records a requested export (its id, user, status and
+	// creation time); ErrConflict if the id exists.
 	CreateExport(ctx context.Context, e Export) error
+	// GetExport reads an export's status and times, without its archive;
+	// ErrNotFound when there is none.
 	GetExport(ctx context.Context, id string) (Export, error)
 	// FinishExport stores an export's archive and when it expires.
 	FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time, expiresAt *time.Time) error
+	// ListExportChunks lists an export's sealed archive in order (by seq);
+	// each chunk's SessionID holds the export id. Empty when there is none.
 	ListExportChunks(ctx context.Context, id string) ([]Chunk, error)
 	// ListUserExports lists a user's exports, oldest first.
 	ListUserExports(ctx context.Context, userID string) ([]Export, error)
@@ -119,7 +127,11 @@ type Privacy interface {
 	// transcript, by id.
 	SessionsWithTranscripts(ctx context.Context, app, after string, limit int) ([]string, error)
 
+	// CreateErasure records an erasure request with the job refs it must
+	// scrub; ErrConflict if the id exists.
 	CreateErasure(ctx context.Context, e Erasure) error
+	// GetErasure reads an erasure request; ErrNotFound when there is none (it
+	// is deleted once its user is erased).
 	GetErasure(ctx context.Context, id string) (Erasure, error)
 	// DeleteErasure deletes an erasure request (its user's rows are gone).
 	DeleteErasure(ctx context.Context, id string) error
