@@ -18,16 +18,29 @@ func (q queries) InsertCue(ctx context.Context, c Cue) error {
 	return nil
 }
 
+// cueCols are a cue's columns, in scanCue's order; c is the alias of
+// mnemo_cues.
+const cueCols = "c.id, c.user_id, c.app, c.kind, c.field, c.detail, c.session_id, c.created_at, c.resolved_at"
+
+func scanCue(r rows) (Cue, error) {
+	var c Cue
+	err := r.Scan(&c.ID, &c.UserID, &c.App, &c.Kind, &c.Field, scanJSON{&c.Detail}, &c.SessionID, scanTime{&c.CreatedAt}, scanNullTime{&c.ResolvedAt})
+	return c, err
+}
+
 func (q queries) ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error) {
-	sql := "SELECT id, user_id, app, kind, field, detail, session_id, created_at, resolved_at FROM mnemo_cues WHERE user_id = $1"
+	sql := "SELECT " + cueCols + " FROM mnemo_cues c WHERE c.user_id = $1"
 	if unresolvedOnly {
-		sql += " AND resolved_at IS NULL"
+		sql += " AND c.resolved_at IS NULL"
 	}
-	return queryAll(ctx, q, sql+" ORDER BY created_at, id", []any{userID}, func(r rows) (Cue, error) {
-		var c Cue
-		err := r.Scan(&c.ID, &c.UserID, &c.App, &c.Kind, &c.Field, scanJSON{&c.Detail}, &c.SessionID, scanTime{&c.CreatedAt}, scanNullTime{&c.ResolvedAt})
-		return c, err
-	})
+	return queryAll(ctx, q, sql+" ORDER BY c.created_at, c.id", []any{userID}, scanCue)
+}
+
+// ListSessionCues finds the cues by the unique (session_id, kind, field)
+// index; the join keeps those of the session's user.
+func (q queries) ListSessionCues(ctx context.Context, sessionID string) ([]Cue, error) {
+	return queryAll(ctx, q, "SELECT "+cueCols+` FROM mnemo_sessions s JOIN mnemo_cues c ON c.user_id = s.user_id
+		WHERE s.id = $1 AND c.session_id = $1 ORDER BY c.created_at, c.id`, []any{sessionID}, scanCue)
 }
 
 func (q queries) DeleteCues(ctx context.Context, userID string) (int64, error) {

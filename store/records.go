@@ -7,14 +7,27 @@ import (
 	"fmt"
 )
 
+// recordCols are a record's columns, in scanRecord's order; r is the
+// alias of mnemo_records.
+const recordCols = "r.user_id, r.app, r.kind, r.key, r.data, r.session_id, r.updated_at, r.stated_at"
+
+func scanRecord(r rows) (Record, error) {
+	var x Record
+	err := r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt}, scanTime{&x.StatedAt})
+	return x, err
+}
+
 func (q queries) ListRecords(ctx context.Context, userID string, kinds []string) ([]Record, error) {
-	all, err := queryAll(ctx, q, "SELECT user_id, app, kind, key, data, session_id, updated_at, stated_at FROM mnemo_records WHERE user_id = $1 ORDER BY kind, key",
-		[]any{userID}, func(r rows) (Record, error) {
-			var x Record
-			err := r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt}, scanTime{&x.StatedAt})
-			return x, err
-		})
+	all, err := queryAll(ctx, q, "SELECT "+recordCols+" FROM mnemo_records r WHERE r.user_id = $1 ORDER BY r.kind, r.key",
+		[]any{userID}, scanRecord)
 	return only(all, err, kinds, func(r Record) string { return r.Kind })
+}
+
+// ListSessionRecords reads the session's row for its user, so that the
+// records are found by the primary key's user_id prefix.
+func (q queries) ListSessionRecords(ctx context.Context, sessionID string) ([]Record, error) {
+	return queryAll(ctx, q, "SELECT "+recordCols+` FROM mnemo_sessions s JOIN mnemo_records r ON r.user_id = s.user_id
+		WHERE s.id = $1 AND r.session_id = $1 ORDER BY r.kind, r.key`, []any{sessionID}, scanRecord)
 }
 
 func (q queries) UpsertRecord(ctx context.Context, r Record) error {

@@ -546,6 +546,10 @@ type Querier interface {
 	// ListCues lists a user's cues, all or only the unresolved ones, oldest
 	// first (by creation time, then id); empty when there are none.
 	ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error)
+	// ListSessionCues lists the cues a session recorded (those of its user
+	// with its id), oldest first (by creation time, then id), as ListCues
+	// orders them; empty when there are none or no such session.
+	ListSessionCues(ctx context.Context, sessionID string) ([]Cue, error)
 	// DeleteCues removes every cue of a user (a fresh start) and returns how many.
 	DeleteCues(ctx context.Context, userID string) (int64, error)
 
@@ -567,6 +571,10 @@ type Querier interface {
 
 	// ListRecords lists a user's records of the given kinds (all when empty), by kind and key.
 	ListRecords(ctx context.Context, userID string, kinds []string) ([]Record, error)
+	// ListSessionRecords lists the records a session wrote last (those of
+	// its user whose SessionID is the session's), by kind and key as
+	// ListRecords orders them; empty when there are none or no such session.
+	ListSessionRecords(ctx context.Context, sessionID string) ([]Record, error)
 	// UpsertRecord writes a record, replacing the one of the same user, kind and key.
 	UpsertRecord(ctx context.Context, r Record) error
 	// DeleteRecord removes a user's record of one kind and key; a record not
