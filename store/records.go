@@ -41,9 +41,9 @@ func (q queries) UpsertRecord(ctx context.Context, r Record) error {
 	return nil
 }
 
-func (q queries) DeleteRecord(ctx context.Context, userID, kind, key string) error {
-	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_records WHERE user_id = $1 AND kind = $2 AND key = $3", userID, kind, key); err != nil {
-		return fmt.Errorf("delete record %s: %w", kind, err)
+func (q queries) DeleteRecord(ctx context.Context, k RecordKey) error {
+	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_records WHERE user_id = $1 AND kind = $2 AND key = $3", k.UserID, k.Kind, k.Key); err != nil {
+		return fmt.Errorf("delete record %s: %w", k.Kind, err)
 	}
 	return nil
 }

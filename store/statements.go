@@ -55,13 +55,13 @@ func (q queries) InsertStatements(ctx context.Context, ss []Statement) error {
 	return nil
 }
 
-func (q queries) MoveStatement(ctx context.Context, userID, id, memoryID string) error {
-	return q.runStep(ctx, moveStatementStep(userID, id, memoryID))
+func (q queries) MoveStatement(ctx context.Context, s Statement) error {
+	return q.runStep(ctx, moveStatementStep(s))
 }
 
 // moveStatementStep is MoveStatement's statement, which must find the
 // statement.
-func moveStatementStep(userID, id, memoryID string) step {
+func moveStatementStep(s Statement) step {
 	return step{what: "move memory statement", sql: "UPDATE mnemo_memory_statements SET memory_id = $3 WHERE user_id = $1 AND id = $2",
-		args: []any{userID, id, memoryID}, want: 1}
+		args: []any{s.UserID, s.ID, s.MemoryID}, want: 1}
 }

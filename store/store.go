@@ -341,6 +341,13 @@ type Record struct {
 	StatedAt time.Time
 }
 
+// RecordKey names one record: its user, kind and key.
+type RecordKey struct {
+	UserID string
+	Kind   string
+	Key    string
+}
+
 // BufferMessage is one sealed turn of a session's rolling buffer.
 type BufferMessage struct {
 	SessionID  string
@@ -526,8 +533,10 @@ type Querier interface {
 	InsertStatement(ctx context.Context, s Statement) error
 	// InsertStatements is a batch of InsertStatement, in one statement.
 	InsertStatements(ctx context.Context, ss []Statement) error
-	// MoveStatement makes statement id part of another memory of its user.
-	MoveStatement(ctx context.Context, userID, id, memoryID string) error
+	// MoveStatement makes statement s.ID of user s.UserID part of memory
+	// s.MemoryID (as MemoryWrites.Moves does); ErrNotFound when the user
+	// has no such statement.
+	MoveStatement(ctx context.Context, s Statement) error
 	// InsertMemoryChange records one audit row of a memory write (a new id
 	// when c.ID is empty).
 	InsertMemoryChange(ctx context.Context, c MemoryChange) error
@@ -579,7 +588,7 @@ type Querier interface {
 	UpsertRecord(ctx context.Context, r Record) error
 	// DeleteRecord removes a user's record of one kind and key; a record not
 	// there is no error.
-	DeleteRecord(ctx context.Context, userID, kind, key string) error
+	DeleteRecord(ctx context.Context, k RecordKey) error
 
 	// AppendBuffer adds turns to a session's rolling buffer; a message id
 	// already buffered is skipped. It returns how many turns were added.
