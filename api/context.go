@@ -91,10 +91,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		if data == nil {
 			continue
 		}
-		at := s.CreatedAt
-		if sess, err := st.GetSession(ctx, s.SessionID); err == nil {
-			at = sess.EndedAt
-		}
+		at := s.SessionAt // the session's end, which ListSummaries reads with the summary
 		forgotten(data, at, "")
 		in.Summaries = append(in.Summaries, extract.PastSummary{SessionID: s.SessionID, At: at, Data: data})
 	}

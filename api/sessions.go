@@ -352,15 +352,13 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	recs, err := h.Store.ListRecords(ctx, sess.UserID, nil)
+	recs, err := h.Store.ListSessionRecords(ctx, id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	for _, rec := range recs {
-		if rec.SessionID == id {
-			v.Records = append(v.Records, recordView{Kind: rec.Kind, Key: rec.Key, Data: rec.Data})
-		}
+		v.Records = append(v.Records, recordView{Kind: rec.Kind, Key: rec.Key, Data: rec.Data})
 	}
 	if rs, err := h.Store.GetRollingSummary(ctx, id); err == nil {
 		v.RollingSummary = &rollingView{Summary: rs.Summary, MessagesCovered: rs.MessagesCovered, UpdatedAt: rs.UpdatedAt}
@@ -368,14 +366,14 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	cues, err := h.Store.ListCues(ctx, sess.UserID, false)
+	cues, err := h.Store.ListSessionCues(ctx, id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	v.Risks = []riskView{}
 	for _, c := range cues {
-		if c.SessionID != id || c.Kind != jobs.CueRisk {
+		if c.Kind != jobs.CueRisk {
 			continue
 		}
 		var rv riskView

@@ -184,7 +184,7 @@ func runInsights(ctx context.Context, d *Deps, p schedule.Period, now time.Time)
 		acc := aggregate.NewInsights(app, week)
 		after := ""
 		for {
-			page, err := d.Store.PageWeekly(ctx, app, week, after, 1000)
+			page, err := d.Store.PageWeekly(ctx, store.WeeklyPage{App: app, WeekEnding: week, After: after, Limit: 1000})
 			if err != nil {
 				return rows, err
 			}

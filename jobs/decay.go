@@ -24,7 +24,7 @@ func decayRecords(ctx context.Context, d *Deps, kind string, now time.Time,
 		for {
 			var n int
 			err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-				page, err := tx.PageRecords(ctx, app, kind, afterUser, afterKey, limit)
+				page, err := tx.PageRecords(ctx, store.RecordPage{App: app, Kind: kind, AfterUser: afterUser, AfterKey: afterKey, Limit: limit})
 				if err != nil {
 					return err
 				}
@@ -45,7 +45,7 @@ func decayRecords(ctx context.Context, d *Deps, kind string, now time.Time,
 					}
 					switch {
 					case remove:
-						err = tx.DeleteRecord(ctx, r.UserID, r.Kind, r.Key)
+						err = tx.DeleteRecord(ctx, store.RecordKey{UserID: r.UserID, Kind: r.Kind, Key: r.Key})
 					case changed:
 						data, merr := json.Marshal(next.Data)
 						if merr != nil {

@@ -370,7 +370,7 @@ func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string)
 func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []extract.Record, stated, now time.Time) error {
 	for _, r := range recs {
 		if r.Delete {
-			if err := tx.DeleteRecord(ctx, sess.UserID, r.Kind, r.Key); err != nil {
+			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: sess.UserID, Kind: r.Kind, Key: r.Key}); err != nil {
 				return err
 			}
 			continue

@@ -327,7 +327,7 @@ func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 			}
 			return err
 		}
-		return tx.FinishExport(ctx, e.ID, "done", "", chunks, now, &expires)
+		return tx.FinishExport(ctx, e.ID, store.ExportResult{Status: "done", Chunks: chunks, FinishedAt: now, ExpiresAt: &expires})
 	})
 }
 

@@ -171,7 +171,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 
 	for _, r := range stored {
 		if _, keep := acc[ref{r.Kind, r.Key}]; !keep && r.App == sess.App {
-			if err := tx.DeleteRecord(ctx, sess.UserID, r.Kind, r.Key); err != nil {
+			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: sess.UserID, Kind: r.Kind, Key: r.Key}); err != nil {
 				return err
 			}
 		}

@@ -60,12 +60,23 @@ type Batcher interface {
 	PageSessions(ctx context.Context, app string, from, to time.Time, after string, limit int) (SessionPage, error)
 	// UpsertWeekly writes weekly analytics rows in one statement per row, in one transaction.
 	UpsertWeekly(ctx context.Context, rows []AggregateRow) error
+	// GetWeekly reads a user's weekly analytics row of the week ending weekEnding
+	// (YYYY-MM-DD); ErrNotFound when that week was not computed.
 	GetWeekly(ctx context.Context, userID, weekEnding string) (AggregateRow, error)
-	// PageWeekly streams an app's weekly rows of one week by user.
-	PageWeekly(ctx context.Context, app, weekEnding, after string, limit int) ([]AggregateRow, error)
+	// PageWeekly streams an app's weekly rows of one week by user: up to
+	// p.Limit rows of users after p.After, by user id; empty after the last.
+	PageWeekly(ctx context.Context, p WeeklyPage) ([]AggregateRow, error)
+	// UpsertTrends writes each user's trends row (one per user; WeekEnding is
+	// ignored), replacing the one stored, in one statement per row.
 	UpsertTrends(ctx context.Context, rows []AggregateRow) error
+	// GetTrends reads a user's trends row (WeekEnding empty); ErrNotFound when
+	// none was computed.
 	GetTrends(ctx context.Context, userID string) (AggregateRow, error)
+	// UpsertInsight writes an app's supervisor insight of one week, replacing
+	// the one of the same app and week.
 	UpsertInsight(ctx context.Context, in Insight) error
+	// GetInsight reads an app's insight of the week ending weekEnding;
+	// ErrNotFound when there is none.
 	GetInsight(ctx context.Context, app, weekEnding string) (Insight, error)
 
 	// ExpireMemories marks up to limit active memories whose expiry has passed
@@ -78,10 +89,11 @@ type Batcher interface {
 	ExpireTranscripts(ctx context.Context, now time.Time, limit int) (int64, error)
 	// IdleSessions lists up to limit active sessions without activity since before.
 	IdleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
-	// PageRecords streams records of one kind of an app, by user and key; in
-	// a transaction it locks them (Postgres) so a concurrent session's write
-	// is never overwritten by a batch that read before it.
-	PageRecords(ctx context.Context, app, kind string, afterUser, afterKey string, limit int) ([]Record, error)
+	// PageRecords streams records of one kind of an app, by user and key: up
+	// to p.Limit records after (p.AfterUser, p.AfterKey); empty after the
+	// last. In a transaction it locks them (Postgres) so a concurrent
+	// session's write is never overwritten by a batch that read before it.
+	PageRecords(ctx context.Context, p RecordPage) ([]Record, error)
 	// DeleteOlder deletes up to limit bookkeeping rows older than cutoff from
 	// one of: extraction_runs, batch_runs, memory_history, inactive_memories.
 	DeleteOlder(ctx context.Context, what string, cutoff time.Time, limit int) (int64, error)
@@ -116,6 +128,25 @@ type Batcher interface {
 	// GetBatchSkips reads what SetBatchSkips recorded (zero when nothing was
 	// or the period is not in the ledger).
 	GetBatchSkips(ctx context.Context, batch, period string) (BatchSkips, error)
+}
+
+// WeeklyPage is one page of PageWeekly: an app's rows of the week ending
+// WeekEnding (YYYY-MM-DD), of users after After ("" for the first page).
+type WeeklyPage struct {
+	App        string
+	WeekEnding string
+	After      string
+	Limit      int
+}
+
+// RecordPage is one page of PageRecords: an app's records of one kind after
+// the record (AfterUser, AfterKey); both "" for the first page.
+type RecordPage struct {
+	App       string
+	Kind      string
+	AfterUser string
+	AfterKey  string
+	Limit     int
 }
 
 // BatchSkips are the users one batch run skipped, by reason. A reason names
@@ -322,9 +353,9 @@ func (q queries) GetWeekly(ctx context.Context, userID, weekEnding string) (Aggr
 	return a, err
 }
 
-func (q queries) PageWeekly(ctx context.Context, app, weekEnding, after string, limit int) ([]AggregateRow, error) {
+func (q queries) PageWeekly(ctx context.Context, p WeeklyPage) ([]AggregateRow, error) {
 	return queryAll(ctx, q, `SELECT user_id, app, week_ending, data, updated_at FROM mnemo_weekly_analytics
-		WHERE app = $1 AND week_ending = $2 AND user_id > $3 ORDER BY user_id LIMIT $4`, []any{app, weekEnding, after, limit}, scanAggregate)
+		WHERE app = $1 AND week_ending = $2 AND user_id > $3 ORDER BY user_id LIMIT $4`, []any{p.App, p.WeekEnding, p.After, p.Limit}, scanAggregate)
 }
 
 func (q queries) UpsertTrends(ctx context.Context, rows []AggregateRow) error {
@@ -434,10 +465,10 @@ func (q queries) IdleSessions(ctx context.Context, before time.Time, limit int) 
 		[]any{before, limit}, scanSession)
 }
 
-func (q queries) PageRecords(ctx context.Context, app, kind string, afterUser, afterKey string, limit int) ([]Record, error) {
+func (q queries) PageRecords(ctx context.Context, p RecordPage) ([]Record, error) {
 	return queryAll(ctx, q, `SELECT user_id, app, kind, key, data, session_id, updated_at FROM mnemo_records
 		WHERE app = $1 AND kind = $2 AND (user_id > $3 OR (user_id = $3 AND key > $4)) ORDER BY user_id, key LIMIT $5 FOR UPDATE`,
-		[]any{app, kind, afterUser, afterKey, limit}, func(r rows) (Record, error) {
+		[]any{p.App, p.Kind, p.AfterUser, p.AfterKey, p.Limit}, func(r rows) (Record, error) {
 			var x Record
 			return x, r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})
 		})

@@ -60,9 +60,7 @@ type countingConn struct {
 func (c *countingConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
 func (c *countingConn) Close() error                              { return c.conn.Close() }
 func (c *countingConn) Begin() (driver.Tx, error) {
-	c.n.Add(1)
-	tx, err := c.conn.Begin() //nolint:staticcheck // the wrapped driver's
-	return countingTx{tx, c.n}, err
+	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
 func (c *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {

@@ -329,7 +329,7 @@ func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlem
 		steps = append(steps, st...)
 	}
 	for _, mv := range m.Moves {
-		steps = append(steps, moveStatementStep(s.UserID, mv.ID, mv.MemoryID))
+		steps = append(steps, moveStatementStep(Statement{UserID: s.UserID, ID: mv.ID, MemoryID: mv.MemoryID}))
 	}
 	st, err := insertSteps("insert memory statements", "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(m.Statements),
 		func(i int) []any { return statementRow(m.Statements[i]) }, "")

@@ -23,6 +23,16 @@ type Export struct {
 	ExpiresAt *time.Time
 }
 
+// ExportResult is what FinishExport stores of a built export.
+type ExportResult struct {
+	Status string // done or failed
+	Error  string
+	// Chunks are the sealed archive, in order.
+	Chunks     []Chunk
+	FinishedAt time.Time
+	ExpiresAt  *time.Time
+}
+
 // Erasure is a pending request to erase a user.
 type Erasure struct {
 	ID          string
@@ -84,6 +94,8 @@ func DecodeJobRefs(s string) (*JobRefs, error) {
 
 // Privacy is what user data controls read and write.
 type Privacy interface {
+	// SetMemoryDisabled turns a user's memory off (disabled) or on again and
+	// sets updated_at; ErrNotFound when there is no such user.
 	SetMemoryDisabled(ctx context.Context, userID string, disabled bool, at time.Time) error
 	// DeleteMemory forgets one memory of a user; ErrNotFound if it is not theirs.
 	DeleteMemory(ctx context.Context, userID, id string) error
@@ -92,10 +104,18 @@ type Privacy interface {
 	// DeleteProfile removes a user's profile and its history (a fresh start).
 	DeleteProfile(ctx context.Context, userID string) error
 
+	// CreateExport records a requested export (its id, user, status and
+	// creation time); ErrConflict if the id exists.
 	CreateExport(ctx context.Context, e Export) error
+	// GetExport reads an export's status and times, without its archive;
+	// ErrNotFound when there is none.
 	GetExport(ctx context.Context, id string) (Export, error)
-	// FinishExport stores an export's archive and when it expires.
-	FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time, expiresAt *time.Time) error
+	// FinishExport stores export id's archive (replacing any stored before),
+	// its status and error, when it finished and when it expires;
+	// ErrNotFound when there is no such export.
+	FinishExport(ctx context.Context, id string, r ExportResult) error
+	// ListExportChunks lists an export's sealed archive in order (by seq);
+	// each chunk's SessionID holds the export id. Empty when there is none.
 	ListExportChunks(ctx context.Context, id string) ([]Chunk, error)
 	// ListUserExports lists a user's exports, oldest first.
 	ListUserExports(ctx context.Context, userID string) ([]Export, error)
@@ -119,7 +139,11 @@ type Privacy interface {
 	// transcript, by id.
 	SessionsWithTranscripts(ctx context.Context, app, after string, limit int) ([]string, error)
 
+	// CreateErasure records an erasure request with the job refs it must
+	// scrub; ErrConflict if the id exists.
 	CreateErasure(ctx context.Context, e Erasure) error
+	// GetErasure reads an erasure request; ErrNotFound when there is none (it
+	// is deleted once its user is erased).
 	GetErasure(ctx context.Context, id string) (Erasure, error)
 	// DeleteErasure deletes an erasure request (its user's rows are gone).
 	DeleteErasure(ctx context.Context, id string) error
@@ -205,17 +229,17 @@ func (q queries) DeleteExpiredExports(ctx context.Context, now, createdBefore ti
 	return n, nil
 }
 
-func (q queries) FinishExport(ctx context.Context, id, status, errText string, chunks []Chunk, at time.Time, expiresAt *time.Time) error {
+func (q queries) FinishExport(ctx context.Context, id string, x ExportResult) error {
 	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_export_chunks WHERE export_id = $1", id); err != nil {
 		return err
 	}
-	for _, c := range chunks {
+	for _, c := range x.Chunks {
 		if _, err := q.e.exec(ctx, "INSERT INTO mnemo_export_chunks (export_id, seq, key_id, nonce, ciphertext, sha256) VALUES ($1, $2, $3, $4, $5, $6)",
 			id, c.Seq, c.KeyID, c.Nonce, c.Ciphertext, c.SHA256); err != nil {
 			return fmt.Errorf("store export chunk: %w", err)
 		}
 	}
-	n, err := q.e.exec(ctx, "UPDATE mnemo_exports SET status = $2, error = $3, finished_at = $4, expires_at = $5 WHERE id = $1", id, status, errText, at, expiresAt)
+	n, err := q.e.exec(ctx, "UPDATE mnemo_exports SET status = $2, error = $3, finished_at = $4, expires_at = $5 WHERE id = $1", id, x.Status, x.Error, x.FinishedAt, x.ExpiresAt)
 	return mustAffect(n, err, "finish export")
 }
 

@@ -141,7 +141,12 @@ func (c *readOnlyConn) ResetSession(ctx context.Context) error {
 func (c *readOnlyConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
 func (c *readOnlyConn) Close() error                              { return c.conn.Close() }
 
-func (c *readOnlyConn) Begin() (driver.Tx, error) { return c.conn.Begin() }
+// Begin is driver.Conn's, which database/sql never calls when BeginTx is
+// there; it begins as BeginTx does rather than through the deprecated
+// driver.Conn.Begin of modernc's connection.
+func (c *readOnlyConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
 
 func (c *readOnlyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	return c.conn.(driver.ConnBeginTx).BeginTx(ctx, opts)

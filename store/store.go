@@ -341,6 +341,13 @@ type Record struct {
 	StatedAt time.Time
 }
 
+// RecordKey names one record: its user, kind and key.
+type RecordKey struct {
+	UserID string
+	Kind   string
+	Key    string
+}
+
 // BufferMessage is one sealed turn of a session's rolling buffer.
 type BufferMessage struct {
 	SessionID  string
@@ -390,10 +397,15 @@ type MemoryFilter struct {
 
 // Querier is every read and write Mnemo makes. Store and Tx both implement it.
 type Querier interface {
+	// UpsertUser inserts u or updates its display name and time zone (an empty
+	// one keeps the stored value) and updated_at; the display name is sealed
+	// when the app's data is.
 	UpsertUser(ctx context.Context, u User) error
 	// LockUser serialises writers of one user's data until the transaction
 	// ends (a row lock on Postgres; SQLite's write lock already does).
 	LockUser(ctx context.Context, id string) error
+	// GetUser reads a user, its display name opened; ErrNotFound when there is
+	// none.
 	GetUser(ctx context.Context, id string) (User, error)
 	// GetUserForUpdate reads a user and, on Postgres, locks its row for the
 	// rest of the transaction (LockUser and GetUser in one statement).
@@ -418,6 +430,7 @@ type Querier interface {
 	// the commit's (named: "create session: …"), and the transaction rolls
 	// back as it would have.
 	CreateSession(ctx context.Context, s Session) error
+	// GetSession reads a session; ErrNotFound when there is none.
 	GetSession(ctx context.Context, id string) (Session, error)
 	// GetSessionInput reads a session (GetSession: ErrNotFound when there
 	// is none), its transcript chunks (ListChunks) and its events
@@ -427,9 +440,13 @@ type Querier interface {
 	// GetSessionForUpdate reads a session and, on Postgres, locks its row for the
 	// rest of the transaction so that concurrent workers serialise on it.
 	GetSessionForUpdate(ctx context.Context, id string) (Session, error)
+	// SetSessionJobs replaces the jobs recorded on a session; ErrNotFound when
+	// there is no such session.
 	SetSessionJobs(ctx context.Context, id string, jobs []JobRef, at time.Time) error
 	// SetSessionStatus moves a session to status; processed sets processed_at.
 	SetSessionStatus(ctx context.Context, id, status string, at time.Time) error
+	// SetTranscriptRetention records whether a session's transcript is kept
+	// and until when; ErrNotFound when there is no such session.
 	SetTranscriptRetention(ctx context.Context, id string, retained bool, until *time.Time, at time.Time) error
 	// SetSessionProcessed is SetTranscriptRetention and SetSessionStatus
 	// (processed) in one statement.
@@ -453,12 +470,19 @@ type Querier interface {
 	// is ErrNotFound: checked in the database, before the COMMIT.
 	FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error
 
+	// InsertEvents inserts a session's events, as few statements as the
+	// parameter limit allows; ErrConflict if a (session, seq) exists.
 	InsertEvents(ctx context.Context, events []Event) error
+	// ListEvents lists a session's events by seq; empty when there are none.
 	ListEvents(ctx context.Context, sessionID string) ([]Event, error)
 	// ListUserEvents lists a user's events of the given kinds at or after since, oldest first.
 	ListUserEvents(ctx context.Context, userID string, kinds []string, since time.Time) ([]Event, error)
 
+	// InsertChunks inserts sealed transcript chunks, as few statements as the
+	// parameter limit allows; ErrConflict if a (session, seq) exists.
 	InsertChunks(ctx context.Context, chunks []Chunk) error
+	// ListChunks lists a session's transcript chunks by seq; empty when the
+	// session has none (or its transcript was deleted).
 	ListChunks(ctx context.Context, sessionID string) ([]Chunk, error)
 	// DeleteChunks removes a session's transcript and returns how many chunks went.
 	DeleteChunks(ctx context.Context, sessionID string) (int64, error)
@@ -472,13 +496,22 @@ type Querier interface {
 	// the session's end, not by when the summary was written), newest first.
 	ListSummaries(ctx context.Context, userID string, limit int) ([]Summary, error)
 
+	// GetProfile reads a user's profile, its document opened; ErrNotFound when
+	// the user has none.
 	GetProfile(ctx context.Context, userID string) (Profile, error)
 	// SaveProfile writes p with version p.Version when the stored version is
 	// p.Version-1 (or absent and p.Version is 1), and records change; otherwise ErrConflict.
 	SaveProfile(ctx context.Context, p Profile, change ProfileChange) error
+	// ListProfileHistory lists every recorded version of a user's profile,
+	// oldest version first, opened; empty when there is none.
 	ListProfileHistory(ctx context.Context, userID string) ([]ProfileChange, error)
 
+	// ListMemories lists a user's memories that f selects (active ones by
+	// default), by importance (highest first), then creation time and id;
+	// empty when none match.
 	ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error)
+	// GetMemory reads one memory of a user; ErrNotFound when the user has no
+	// memory of that id.
 	GetMemory(ctx context.Context, userID, id string) (Memory, error)
 	// InsertMemory adds m; ErrConflict if an active memory of the same key exists.
 	InsertMemory(ctx context.Context, m Memory) error
@@ -495,14 +528,22 @@ type Querier interface {
 	// ListStatements lists the statements of a user's memories of the given
 	// keys (all keys when empty).
 	ListStatements(ctx context.Context, userID string, keys []string) ([]Statement, error)
+	// InsertStatement records one statement of a memory (a new id when s.ID is
+	// empty, weight at least 1).
 	InsertStatement(ctx context.Context, s Statement) error
 	// InsertStatements is a batch of InsertStatement, in one statement.
 	InsertStatements(ctx context.Context, ss []Statement) error
-	// MoveStatement makes statement id part of another memory of its user.
-	MoveStatement(ctx context.Context, userID, id, memoryID string) error
+	// MoveStatement makes statement s.ID of user s.UserID part of memory
+	// s.MemoryID (as MemoryWrites.Moves does); ErrNotFound when the user
+	// has no such statement.
+	MoveStatement(ctx context.Context, s Statement) error
+	// InsertMemoryChange records one audit row of a memory write (a new id
+	// when c.ID is empty).
 	InsertMemoryChange(ctx context.Context, c MemoryChange) error
 	// InsertMemoryChanges is a batch of InsertMemoryChange, in one statement.
 	InsertMemoryChanges(ctx context.Context, cs []MemoryChange) error
+	// ListMemoryChanges lists a user's memory audit rows, oldest first (by
+	// time, then id); empty when there are none.
 	ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error)
 	// ListMemoryChangesOf lists the changes of one action ("forget", say)
 	// of a user's memories, oldest first, as ListMemoryChanges orders them.
@@ -511,7 +552,13 @@ type Querier interface {
 	// InsertCue records a cue; a cue of the same session, kind and field already
 	// recorded is left as it is.
 	InsertCue(ctx context.Context, c Cue) error
+	// ListCues lists a user's cues, all or only the unresolved ones, oldest
+	// first (by creation time, then id); empty when there are none.
 	ListCues(ctx context.Context, userID string, unresolvedOnly bool) ([]Cue, error)
+	// ListSessionCues lists the cues a session recorded (those of its user
+	// with its id), oldest first (by creation time, then id), as ListCues
+	// orders them; empty when there are none or no such session.
+	ListSessionCues(ctx context.Context, sessionID string) ([]Cue, error)
 	// DeleteCues removes every cue of a user (a fresh start) and returns how many.
 	DeleteCues(ctx context.Context, userID string) (int64, error)
 
@@ -525,19 +572,29 @@ type Querier interface {
 	// InsertExtractionRun records a run; a second final run for the same
 	// session and prompt version is ErrConflict.
 	InsertExtractionRun(ctx context.Context, r ExtractionRun) error
+	// ListExtractionRuns lists a session's extraction runs, oldest first (by
+	// creation time, then id); empty when there are none.
 	ListExtractionRuns(ctx context.Context, sessionID string) ([]ExtractionRun, error)
 	// SumExtractionCost adds up the cost of runs created in [from, to).
 	SumExtractionCost(ctx context.Context, from, to time.Time) (float64, error)
 
 	// ListRecords lists a user's records of the given kinds (all when empty), by kind and key.
 	ListRecords(ctx context.Context, userID string, kinds []string) ([]Record, error)
+	// ListSessionRecords lists the records a session wrote last (those of
+	// its user whose SessionID is the session's), by kind and key as
+	// ListRecords orders them; empty when there are none or no such session.
+	ListSessionRecords(ctx context.Context, sessionID string) ([]Record, error)
 	// UpsertRecord writes a record, replacing the one of the same user, kind and key.
 	UpsertRecord(ctx context.Context, r Record) error
-	DeleteRecord(ctx context.Context, userID, kind, key string) error
+	// DeleteRecord removes a user's record of one kind and key; a record not
+	// there is no error.
+	DeleteRecord(ctx context.Context, k RecordKey) error
 
 	// AppendBuffer adds turns to a session's rolling buffer; a message id
 	// already buffered is skipped. It returns how many turns were added.
 	AppendBuffer(ctx context.Context, msgs []BufferMessage) (int, error)
+	// ListBuffer lists a session's buffered turns by seq; empty when there
+	// are none.
 	ListBuffer(ctx context.Context, sessionID string) ([]BufferMessage, error)
 	// CountBuffer is the number of turns buffered for a session.
 	CountBuffer(ctx context.Context, sessionID string) (int, error)
@@ -549,6 +606,8 @@ type Querier interface {
 	// UpsertRollingSummary stores s unless a summary covering at least as
 	// many messages is already stored; it reports whether s was stored.
 	UpsertRollingSummary(ctx context.Context, s RollingSummary) (bool, error)
+	// GetRollingSummary reads a session's rolling summary; ErrNotFound when
+	// there is none.
 	GetRollingSummary(ctx context.Context, sessionID string) (RollingSummary, error)
 	// LatestRollingSummary is the user's most recently updated rolling summary.
 	LatestRollingSummary(ctx context.Context, userID string) (RollingSummary, error)
@@ -558,8 +617,15 @@ type Querier interface {
 	// into a closed one with s's fields; ErrConflict if it is not active.
 	CloseActiveSession(ctx context.Context, s Session) error
 
+	// UpsertBatchRun writes the ledger row of a batch and period: a new one
+	// (outcome "pending" when empty), or the start (kept when r has none),
+	// finish, rows touched and outcome of the stored one.
 	UpsertBatchRun(ctx context.Context, r BatchRun) error
+	// GetBatchRun reads the ledger row of a batch and period; ErrNotFound when
+	// there is none.
 	GetBatchRun(ctx context.Context, batch, period string) (BatchRun, error)
+	// ListBatchRuns lists up to limit ledger rows of a batch, newest
+	// scheduled period first; empty when there are none.
 	ListBatchRuns(ctx context.Context, batch string, limit int) ([]BatchRun, error)
 
 	// ListWeeks lists up to limit of a user's weekly analytics rows, newest
@@ -569,6 +635,9 @@ type Querier interface {
 
 // Resealer seals derived data again under the newest key (store/seal.go).
 type Resealer interface {
+	// ResealDerived seals again, under the newest key, every sealed derived
+	// value (summaries, profiles, profile history, display names) sealed under
+	// an older one, and returns how many; 0 without a sealer.
 	ResealDerived(ctx context.Context) (int64, error)
 }
 
@@ -596,16 +665,21 @@ type Store interface {
 	Privacy
 	// InTx runs fn in a transaction, committed when fn returns nil.
 	InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+	// Dialect names the database: DialectPostgres or DialectSQLite.
 	Dialect() string
+	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// MigrateUp applies every pending migration and returns the versions applied.
 	MigrateUp(ctx context.Context) ([]int, error)
 	// MigrateDown rolls back the newest n migrations.
 	MigrateDown(ctx context.Context, n int) ([]int, error)
+	// MigrationStatus lists every known migration, oldest version first, with
+	// when it was applied (nil when pending).
 	MigrationStatus(ctx context.Context) ([]Migration, error)
 	// Pending reports how many migrations are not applied.
 	Pending(ctx context.Context) (int, error)
 	// Raw is the driver's pool (*pgxpool.Pool or *sql.DB), for River's driver.
 	Raw() any
+	// Close releases the database's connections.
 	Close() error
 }

@@ -64,7 +64,7 @@ var batchCases = []testCase{
 		must(t, s.UpsertWeekly(ctx, []store.AggregateRow{row}))
 		got, err := s.GetWeekly(ctx, "u-1", "2026-11-22")
 		must(t, err)
-		page, err := s.PageWeekly(ctx, "eldertree", "2026-11-22", "", 10)
+		page, err := s.PageWeekly(ctx, store.WeeklyPage{App: "eldertree", WeekEnding: "2026-11-22", Limit: 10})
 		must(t, err)
 		if string(compact(t, got.Data)) != `{"n":2}` || len(page) != 1 {
 			t.Fatalf("weekly = %s, page %d", got.Data, len(page))
@@ -155,9 +155,9 @@ var batchCases = []testCase{
 		for _, k := range []string{"x", "y", "z"} {
 			must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: "lara", Kind: "learning", Key: k, Data: json.RawMessage(`{}`), UpdatedAt: T0}))
 		}
-		p1, err := s.PageRecords(ctx, "lara", "learning", "", "", 2)
+		p1, err := s.PageRecords(ctx, store.RecordPage{App: "lara", Kind: "learning", Limit: 2})
 		must(t, err)
-		p2, err := s.PageRecords(ctx, "lara", "learning", p1[1].UserID, p1[1].Key, 2)
+		p2, err := s.PageRecords(ctx, store.RecordPage{App: "lara", Kind: "learning", AfterUser: p1[1].UserID, AfterKey: p1[1].Key, Limit: 2})
 		must(t, err)
 		if len(p1) != 2 || len(p2) != 1 || p2[0].Key != "z" {
 			t.Fatalf("record pages %d + %d", len(p1), len(p2))

@@ -426,7 +426,7 @@ var cases = []testCase{
 		if len(all) != 3 {
 			t.Fatalf("%d records; want 3 (another user's are not listed)", len(all))
 		}
-		must(t, s.DeleteRecord(ctx, "u-1", "learning", "colors"))
+		must(t, s.DeleteRecord(ctx, store.RecordKey{UserID: "u-1", Kind: "learning", Key: "colors"}))
 		left, err := s.ListRecords(ctx, "u-1", []string{"learning"})
 		must(t, err)
 		if len(left) != 1 {

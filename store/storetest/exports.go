@@ -32,7 +32,7 @@ var exportCases = []testCase{
 			must(t, s.CreateExport(ctx, store.Export{ID: id, UserID: user, Status: "pending", CreatedAt: created}))
 			if expires != nil {
 				must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-					return tx.FinishExport(ctx, id, "done", "", []store.Chunk{{Seq: 0, KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{2}, SHA256: []byte{3}}}, created, expires)
+					return tx.FinishExport(ctx, id, store.ExportResult{Status: "done", Chunks: []store.Chunk{{Seq: 0, KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{2}, SHA256: []byte{3}}}, FinishedAt: created, ExpiresAt: expires})
 				}))
 			}
 		}

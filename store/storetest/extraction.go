@@ -425,7 +425,7 @@ var extractionCases = []testCase{
 					return err
 				}
 				for _, m := range w.Moves {
-					if err := tx.MoveStatement(ctx, b, m.ID, m.MemoryID); err != nil {
+					if err := tx.MoveStatement(ctx, store.Statement{UserID: b, ID: m.ID, MemoryID: m.MemoryID}); err != nil {
 						return err
 					}
 				}

@@ -1,0 +1,162 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+func init() {
+	cases = append(cases, readCases...)
+}
+
+// readCases cover the reads that answer a request with the rows it shows,
+// filtered in SQL: a session's records and cues, and the summaries with their
+// sessions' ends (issue 24).
+var readCases = []testCase{
+	{"SessionRecordsAreTheSessionsOwn", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-1", "s-2")
+		seedSession(t, s, "u-2", "s-3")
+		rec := func(user, session, kind, key string) {
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: "mona", Kind: kind, Key: key,
+				Data: json.RawMessage(`{"n":1}`), SessionID: session, UpdatedAt: T0}))
+		}
+		rec("u-1", "s-1", "pref", "b")
+		rec("u-1", "s-1", "pref", "a")
+		rec("u-1", "s-1", "count", "z")
+		rec("u-1", "s-2", "pref", "c")
+		rec("u-1", "s-1", "pref", "moved")
+		rec("u-1", "s-2", "pref", "moved") // a later session wrote it last
+		rec("u-2", "s-3", "pref", "a")
+		got, err := s.ListSessionRecords(ctx, "s-1")
+		must(t, err)
+		if names := recordNames(got); names != "u-1/count/z u-1/pref/a u-1/pref/b" {
+			t.Fatalf("ListSessionRecords(s-1) = %s; want s-1's three, by kind and key", names)
+		}
+		if string(compact(t, got[0].Data)) != `{"n":1}` || got[0].SessionID != "s-1" || !got[0].UpdatedAt.Equal(T0) {
+			t.Fatalf("record read back as %+v", got[0])
+		}
+		got, err = s.ListSessionRecords(ctx, "s-2")
+		must(t, err)
+		if names := recordNames(got); names != "u-1/pref/c u-1/pref/moved" {
+			t.Fatalf("ListSessionRecords(s-2) = %s", names)
+		}
+		// What ListSessionRecords answers is what ListRecords filtered by
+		// session answered before it.
+		all, err := s.ListRecords(ctx, "u-1", nil)
+		must(t, err)
+		var want []store.Record
+		for _, r := range all {
+			if r.SessionID == "s-2" {
+				want = append(want, r)
+			}
+		}
+		if recordNames(want) != recordNames(got) {
+			t.Fatalf("ListRecords filtered = %s; ListSessionRecords = %s", recordNames(want), recordNames(got))
+		}
+		for _, id := range []string{"s-none", ""} {
+			got, err := s.ListSessionRecords(ctx, id)
+			if err != nil || got == nil || len(got) != 0 {
+				t.Fatalf("ListSessionRecords(%q) = %v, %v; want empty", id, got, err)
+			}
+		}
+	}},
+	{"SessionCuesAreTheSessionsOwn", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-1", "s-2")
+		seedSession(t, s, "u-2", "s-3")
+		cue := func(id, user, session, kind, field string, at time.Time, resolved bool) {
+			c := store.Cue{ID: id, UserID: user, App: "mona", Kind: kind, Field: field, Detail: json.RawMessage(`{"severity":"high"}`),
+				SessionID: session, CreatedAt: at}
+			if resolved {
+				c.ResolvedAt = ptr(at.Add(time.Hour))
+			}
+			must(t, s.InsertCue(ctx, c))
+		}
+		cue("c-3", "u-1", "s-1", "risk", "m-2", T0.Add(2*time.Minute), false)
+		cue("c-1", "u-1", "s-1", "risk", "m-1", T0.Add(time.Minute), true) // resolved cues are listed too
+		cue("c-2", "u-1", "s-1", "change", "mood", T0.Add(2*time.Minute), false)
+		cue("c-4", "u-1", "s-2", "risk", "m-1", T0, false)
+		cue("c-5", "u-2", "s-3", "risk", "m-1", T0, false)
+		got, err := s.ListSessionCues(ctx, "s-1")
+		must(t, err)
+		if ids := cueIDs(got); ids != "c-1 c-2 c-3" {
+			t.Fatalf("ListSessionCues(s-1) = %s; want s-1's three, oldest first, then by id", ids)
+		}
+		if c := got[0]; c.UserID != "u-1" || c.Kind != "risk" || c.Field != "m-1" || c.ResolvedAt == nil ||
+			string(compact(t, c.Detail)) != `{"severity":"high"}` || !c.CreatedAt.Equal(T0.Add(time.Minute)) {
+			t.Fatalf("cue read back as %+v", c)
+		}
+		all, err := s.ListCues(ctx, "u-1", false)
+		must(t, err)
+		var want []store.Cue
+		for _, c := range all {
+			if c.SessionID == "s-1" {
+				want = append(want, c)
+			}
+		}
+		if cueIDs(want) != cueIDs(got) {
+			t.Fatalf("ListCues filtered = %s; ListSessionCues = %s", cueIDs(want), cueIDs(got))
+		}
+		for _, id := range []string{"s-none", ""} {
+			got, err := s.ListSessionCues(ctx, id)
+			if err != nil || got == nil || len(got) != 0 {
+				t.Fatalf("ListSessionCues(%q) = %v, %v; want empty", id, got, err)
+			}
+		}
+	}},
+	{"SummariesCarryTheirSessionsEnd", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		s1 := seedSession(t, s, "u-1", "s-1")
+		s2 := store.Session{ID: "s-2", UserID: "u-1", App: "mona", Status: store.StatusClosed, StartedAt: T0.Add(48 * time.Hour),
+			EndedAt: T0.Add(49 * time.Hour), Timezone: "UTC", BodySHA256: "def", UpdatedAt: T0}
+		must(t, s.CreateSession(ctx, s2))
+		// Written in the other order than the sessions ended: the list
+		// follows the sessions, and each carries its session's end.
+		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-2", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules",
+			Data: json.RawMessage(`{"n":2}`), CreatedAt: T0.Add(50 * time.Hour)}))
+		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules",
+			Data: json.RawMessage(`{"n":1}`), CreatedAt: T0.Add(72 * time.Hour)}))
+		got, err := s.ListSummaries(ctx, "u-1", 10)
+		must(t, err)
+		if len(got) != 2 || got[0].SessionID != "s-2" || got[1].SessionID != "s-1" {
+			t.Fatalf("ListSummaries = %v; want s-2 then s-1", got)
+		}
+		for i, sess := range []store.Session{s2, s1} {
+			stored, err := s.GetSession(ctx, sess.ID)
+			must(t, err)
+			if !got[i].SessionAt.Equal(stored.EndedAt) || !got[i].SessionAt.Equal(sess.EndedAt) {
+				t.Fatalf("summary of %s: SessionAt %v; want the session's end %v", sess.ID, got[i].SessionAt, stored.EndedAt)
+			}
+		}
+	}},
+}
+
+func recordNames(rs []store.Record) string {
+	out := ""
+	for i, r := range rs {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprintf("%s/%s/%s", r.UserID, r.Kind, r.Key)
+	}
+	return out
+}
+
+func cueIDs(cs []store.Cue) string {
+	out := ""
+	for i, c := range cs {
+		if i > 0 {
+			out += " "
+		}
+		out += c.ID
+	}
+	return out
+}
