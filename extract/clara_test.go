@@ -2,7 +2,6 @@ package extract
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/internal/golden"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -376,11 +376,14 @@ func TestClaraResultFitsSchema(t *testing.T) {
 
 // TestClaraRulesGolden pins Clara's deterministic result on a sample session.
 // It writes the same file TestRulesGolden reads once Rules dispatches to
-// claraRules; -update-rules rewrites it.
+// claraRules; -update rewrites it.
 func TestClaraRulesGolden(t *testing.T) {
 	t.Parallel()
 	presetRulesGolden(t, "clara", claraRules)
 }
+
+// updatePresetGolden rewrites testdata/rules: -update (package internal/golden).
+var updatePresetGolden = golden.Update
 
 // presetRulesGolden compares a preset's result on testdata/rules/<app>.input.json
 // with <app>.golden.json, printed as the extract command prints it.
@@ -404,7 +407,7 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 	}
 	got = append(got, '\n')
 	golden := filepath.Join("testdata", "rules", app+".golden.json")
-	if f := flag.Lookup("update-rules"); f != nil && f.Value.String() == "true" {
+	if *updatePresetGolden {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +417,7 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s differs from %s (run go test ./extract -run Golden -update-rules and review the diff):\n%s", in, golden, got)
+		t.Errorf("%s differs from %s (run go test ./extract -run Golden -update and review the diff):\n%s", in, golden, got)
 	}
 }
 
