@@ -99,7 +99,7 @@ func TestInsightsCohort(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Insights:\ngot  %s\nwant %s", mustJSON(t, got), mustJSON(t, want))
 	}
-	golden(t, "insights_eldertree.json", got)
+	checkGolden(t, "insights_eldertree.json", got)
 }
 
 func TestInsightsSuppression(t *testing.T) {

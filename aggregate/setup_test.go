@@ -2,17 +2,14 @@ package aggregate_test
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 	_ "time/tzdata" // the tests name zones; do not depend on the machine's zone database
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // local is a wall-clock time "2006-01-02 15:04" in a zone.
 func local(t testing.TB, zone, wall string) time.Time {
@@ -96,22 +93,9 @@ func mustJSON(t testing.TB, v any) []byte {
 	return append(b, '\n')
 }
 
-// golden compares v's JSON with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, v any) {
+// checkGolden compares v's JSON with testdata/name, or rewrites it with -update
+// (package internal/golden).
+func checkGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	got := mustJSON(t, v)
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./aggregate -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file:\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), mustJSON(t, v))
 }

@@ -94,7 +94,7 @@ func TestTrendsPeggy(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Trends:\ngot  %s\nwant %s", mustJSON(t, got), mustJSON(t, want))
 	}
-	golden(t, "trends_peggy.json", got)
+	checkGolden(t, "trends_peggy.json", got)
 
 	if again := aggregate.Trends(peggy(t), trendsNow); !bytes.Equal(mustJSON(t, again), mustJSON(t, got)) {
 		t.Error("Trends differs between runs")

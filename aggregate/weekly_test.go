@@ -112,7 +112,7 @@ func TestWeeklyDan(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Weekly:\ngot  %s\nwant %s", mustJSON(t, got), mustJSON(t, want))
 	}
-	golden(t, "weekly_dan.json", got)
+	checkGolden(t, "weekly_dan.json", got)
 }
 
 // TestWeeklyBoundaries places sessions around the edges of local weeks.

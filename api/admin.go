@@ -17,6 +17,7 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -383,13 +384,13 @@ func (h *handlers) failAdmin(w http.ResponseWriter, r *http.Request, what string
 	var ie *InvalidError
 	switch {
 	case errors.As(err, &ie):
-		WriteError(w, http.StatusBadRequest, "bad_request", ie.Msg)
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "%s", ie.Msg))
 	case errors.Is(err, store.ErrNotFound) && what != "":
-		WriteError(w, http.StatusNotFound, "not_found", "no such "+what)
+		writeError(w, apperr.Errorf(apperr.ENotFound, "no such %s", what))
 	case errors.Is(err, ErrJobRunning):
-		WriteError(w, http.StatusConflict, "conflict", "the job is running; it can be retried once it has finished")
+		writeError(w, apperr.Errorf(apperr.EConflict, "the job is running; it can be retried once it has finished"))
 	case errors.Is(err, ErrJobFinished):
-		WriteError(w, http.StatusConflict, "conflict", "the job has already finished and cannot be cancelled")
+		writeError(w, apperr.Errorf(apperr.EConflict, "the job has already finished and cannot be cancelled"))
 	default:
 		h.fail(w, r, err)
 	}

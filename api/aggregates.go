@@ -3,13 +3,13 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -18,7 +18,7 @@ import (
 func weekParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	week := r.URL.Query().Get("week_ending")
 	if _, err := time.Parse(time.DateOnly, week); err != nil {
-		WriteError(w, http.StatusBadRequest, "bad_request", "week_ending must be a date such as 2026-11-22")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "week_ending must be a date such as 2026-11-22"))
 		return "", false
 	}
 	return week, true
@@ -72,7 +72,7 @@ func (h *handlers) listWeeks(w http.ResponseWriter, r *http.Request, u store.Use
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxWeeksLimit {
-			WriteError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit must be a number from 1 to %d", MaxWeeksLimit))
+			writeError(w, apperr.Errorf(apperr.EBadRequest, "limit must be a number from 1 to %d", MaxWeeksLimit))
 			return
 		}
 		limit = n
@@ -80,7 +80,7 @@ func (h *handlers) listWeeks(w http.ResponseWriter, r *http.Request, u store.Use
 	before := q.Get("before")
 	if before != "" {
 		if _, err := time.Parse(time.DateOnly, before); err != nil {
-			WriteError(w, http.StatusBadRequest, "bad_request", "before must be a date such as 2026-11-22")
+			writeError(w, apperr.Errorf(apperr.EBadRequest, "before must be a date such as 2026-11-22"))
 			return
 		}
 	}
@@ -128,7 +128,7 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if app := h.Handoff.Apps[u.App]; app == nil || !slices.Contains(extract.KindOfApp(app).Batches(), jobs.BatchTrends) {
-		WriteError(w, http.StatusNotFound, "not_found", "trends are computed only for users of an app with Clara's rules")
+		writeError(w, apperr.Errorf(apperr.ENotFound, "trends are computed only for users of an app with Clara's rules"))
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "status": "pending",
@@ -138,7 +138,7 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 func (h *handlers) getInsights(w http.ResponseWriter, r *http.Request) {
 	app := r.URL.Query().Get("app")
 	if _, ok := h.Handoff.Apps[app]; !ok {
-		WriteError(w, http.StatusBadRequest, "bad_request", "app must name a configured app")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "app must name a configured app"))
 		return
 	}
 	week, ok := weekParam(w, r)

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -152,7 +154,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		s.log.WarnContext(ctx, "not ready", slog.String("error", err.Error()))
-		WriteError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable, not migrated or read-only")
+		writeError(w, apperr.Errorf(apperr.ENotReady, "database unreachable, not migrated or read-only"))
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
@@ -167,17 +169,15 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 	probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
 	if s.open && !probe && !loopbackHost(r.Host) {
-		WriteError(w, http.StatusMisdirectedRequest, "misdirected_request",
-			"without MNEMO_API_TOKENS only localhost, 127.0.0.1 and [::1] are served")
+		writeError(w, apperr.Errorf(apperr.EMisdirected, "without MNEMO_API_TOKENS only localhost, 127.0.0.1 and [::1] are served"))
 		return false
 	}
 	if s.open && !probe && r.URL.Path != "/openapi.json" && crossSite(r) {
-		WriteError(w, http.StatusForbidden, "cross_site",
-			"without MNEMO_API_TOKENS, requests from another site's pages are refused, reads included: open Mnemo's pages directly")
+		writeError(w, apperr.Errorf(apperr.ECrossSite, "without MNEMO_API_TOKENS, requests from another site's pages are refused, reads included: open Mnemo's pages directly"))
 		return false
 	}
 	if err := crossOrigin.Check(r); err != nil {
-		WriteError(w, http.StatusForbidden, "cross_site", "cross-site requests that change state are refused")
+		writeError(w, apperr.Errorf(apperr.ECrossSite, "cross-site requests that change state are refused"))
 		return false
 	}
 	// River UI's own requests post text bodies; its routes have their own
@@ -185,8 +185,7 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 	ui := r.URL.Path == UIPrefix || strings.HasPrefix(r.URL.Path, UIPrefix+"/")
 	safe := r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions
 	if !safe && r.ContentLength != 0 && !ui && !JSONMediaType(r.Header.Get("Content-Type")) {
-		WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
-			"send the body as application/json (a merge patch may be application/merge-patch+json)")
+		writeError(w, apperr.Errorf(apperr.EUnsupportedMedia, "send the body as application/json (a merge patch may be application/merge-patch+json)"))
 		return false
 	}
 	return true
@@ -264,7 +263,7 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || got == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
-			WriteError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+			writeError(w, apperr.Errorf(apperr.EUnauthorized, "a bearer token is required"))
 			return
 		}
 		have, app := "", ""
@@ -276,9 +275,9 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 		switch {
 		case have == "":
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo", error="invalid_token"`)
-			WriteError(w, http.StatusUnauthorized, "unauthorized", "the bearer token is not valid")
+			writeError(w, apperr.Errorf(apperr.EUnauthorized, "the bearer token is not valid"))
 		case have != scope && have != ScopeAdmin:
-			WriteError(w, http.StatusForbidden, "forbidden", "the token's scope does not allow this route")
+			writeError(w, apperr.Errorf(apperr.EForbidden, "the token's scope does not allow this route"))
 		default:
 			ctx := context.WithValue(r.Context(), scopeKey{}, have)
 			if app != "" {
@@ -315,20 +314,29 @@ func WriteError(w http.ResponseWriter, status int, code, message string) {
 	WriteJSON(w, status, errorBody(code, message))
 }
 
-// StatusFor maps an internal error onto an HTTP status and public code,
-// without internal details.
-func StatusFor(err error) (int, string, string) {
+// publicError maps any error onto what the caller may be told: an
+// *apperr.Error as it is, a rejected field as invalid, the store's errors
+// by their kind, and anything else as internal, without internal details.
+func publicError(err error) *apperr.Error {
+	var (
+		pub *apperr.Error
+		ve  *handoff.ValidationError
+	)
 	switch {
+	case errors.As(err, &pub):
+		return pub
+	case errors.As(err, &ve):
+		return apperr.Errorf(apperr.EInvalid, "%s", ve.Error())
 	case errors.Is(err, store.ErrNotFound):
-		return http.StatusNotFound, "not_found", "not found"
+		return apperr.Errorf(apperr.ENotFound, "not found")
 	case errors.Is(err, store.ErrConflict):
-		return http.StatusConflict, "conflict", "conflicts with the stored state"
+		return apperr.Errorf(apperr.EConflict, "conflicts with the stored state")
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return http.StatusServiceUnavailable, "unavailable", "the request could not be completed in time"
+		return apperr.Errorf(apperr.EUnavailable, "the request could not be completed in time")
 	case store.IsUnavailable(err):
-		return http.StatusServiceUnavailable, "unavailable", "the database is unreachable; send the request again later"
+		return apperr.Errorf(apperr.EUnavailable, "the database is unreachable; send the request again later")
 	case store.IsReadOnly(err):
-		return http.StatusServiceUnavailable, "read_only", "the database cannot accept writes right now"
+		return apperr.Errorf(apperr.EReadOnly, "the database cannot accept writes right now")
 	}
-	return http.StatusInternalServerError, "internal", "internal error"
+	return apperr.Errorf(apperr.EInternal, "internal error")
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/internal/zones"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -200,7 +201,7 @@ func (h *handlers) getContext(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("budget_tokens"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxContextBudget {
-			WriteError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("budget_tokens must be a number from 1 to %d", MaxContextBudget))
+			writeError(w, apperr.Errorf(apperr.EBadRequest, "budget_tokens must be a number from 1 to %d", MaxContextBudget))
 			return
 		}
 		budget = n

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 )
 
 // routeMiss rewrites the mux's own answers to a request no route serves —
@@ -28,10 +29,10 @@ func (m *routeMiss) WriteHeader(code int) {
 		if allow := m.Header().Get("Allow"); allow != "" {
 			msg += "; it takes " + allow
 		}
-		WriteError(m.ResponseWriter, code, "method_not_allowed", msg)
+		writeError(m.ResponseWriter, apperr.Errorf(apperr.EMethodNotAllowed, "%s", msg))
 		return
 	}
-	WriteError(m.ResponseWriter, http.StatusNotFound, "not_found", "no such route")
+	writeError(m.ResponseWriter, apperr.Errorf(apperr.ENotFound, "no such route"))
 }
 
 func (m *routeMiss) Write(b []byte) (int, error) {
@@ -49,10 +50,48 @@ func writeBodyError(w http.ResponseWriter, err error) {
 	var ve *handoff.ValidationError
 	switch {
 	case !errors.As(err, &ve):
-		WriteError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "the body could not be read"))
 	case ve.Field == "body":
-		WriteError(w, http.StatusBadRequest, "bad_request", ve.Error())
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "%s", ve.Error()))
 	default:
-		WriteError(w, http.StatusUnprocessableEntity, "invalid", ve.Error())
+		writeError(w, apperr.Errorf(apperr.EInvalid, "%s", ve.Error()))
 	}
+}
+
+// ErrorStatusCode maps an error code onto the HTTP status it is answered
+// with: the one place a code gets its status. An unknown code is 500.
+func ErrorStatusCode(code apperr.Code) int {
+	if status, ok := codeStatus[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
+var codeStatus = map[apperr.Code]int{
+	apperr.EBadRequest:       http.StatusBadRequest,
+	apperr.EInvalid:          http.StatusUnprocessableEntity,
+	apperr.EUnauthorized:     http.StatusUnauthorized,
+	apperr.EForbidden:        http.StatusForbidden,
+	apperr.ECrossSite:        http.StatusForbidden,
+	apperr.ENotFound:         http.StatusNotFound,
+	apperr.EMethodNotAllowed: http.StatusMethodNotAllowed,
+	apperr.EConflict:         http.StatusConflict,
+	apperr.EMoved:            http.StatusGone,
+	apperr.ETooLarge:         http.StatusRequestEntityTooLarge,
+	apperr.EUnsupportedMedia: http.StatusUnsupportedMediaType,
+	apperr.EMisdirected:      http.StatusMisdirectedRequest,
+	apperr.EInternal:         http.StatusInternalServerError,
+	apperr.EExportFailed:     http.StatusInternalServerError,
+	apperr.EUnavailable:      http.StatusServiceUnavailable,
+	apperr.EReadOnly:         http.StatusServiceUnavailable,
+	apperr.ENotReady:         http.StatusServiceUnavailable,
+	apperr.EBusy:             http.StatusServiceUnavailable,
+}
+
+// writeError answers err in the one error shape with the status of its
+// code. An error that is not an *apperr.Error answers as internal; use
+// handlers.fail for errors that may need logging.
+func writeError(w http.ResponseWriter, err error) {
+	code := apperr.CodeOf(err)
+	WriteError(w, ErrorStatusCode(code), string(code), apperr.MessageOf(err))
 }

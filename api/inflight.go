@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 )
 
 // DefaultBodyWait is how long a request waits for room among the body bytes
@@ -52,7 +54,7 @@ func (b *bodyBudget) admit(w http.ResponseWriter, r *http.Request) (release func
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		w.Header().Set("Retry-After", "1")
 		b.log.WarnContext(r.Context(), "request refused: too many body bytes in flight", slog.String("path", r.URL.Path), slog.Int64("bytes", n))
-		WriteError(w, http.StatusServiceUnavailable, "busy", "the server holds as many request bodies as it may; send the request again after Retry-After")
+		writeError(w, apperr.Errorf(apperr.EBusy, "the server holds as many request bodies as it may; send the request again after Retry-After"))
 		return nil, false
 	}
 	return func() { b.sem.Release(n) }, true

@@ -7,7 +7,7 @@ import (
 )
 
 // openAPIDoc is the OpenAPI 3.1 document of the HTTP API, api/openapi.json.
-// Package internal/apispec checks the tests' requests and answers against it.
+// Package api/apispec checks the tests' requests and answers against it.
 //
 //go:embed openapi.json
 var openAPIDoc []byte

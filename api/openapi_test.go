@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/api"
-	"github.com/mnemo-ai/mnemo/internal/apispec"
+	"github.com/mnemo-ai/mnemo/api/apispec"
 )
 
 // spec checks every exchange the request helpers make (call, request,

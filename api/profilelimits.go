@@ -2,11 +2,10 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -49,36 +48,26 @@ func (l ProfileLimits) withDefaults() ProfileLimits {
 	return l
 }
 
-// profileRefusal is a profile edit refused before anything is written: its
-// status (413 for the whole profile's size, 422 for the rest), code and a
-// message naming the limit and its setting.
-type profileRefusal struct {
-	status        int
-	code, message string
-}
-
-func (e *profileRefusal) Error() string { return e.message }
-
-func (e *profileRefusal) write(w http.ResponseWriter) { WriteError(w, e.status, e.code, e.message) }
+// A profile edit is refused before anything is written with an
+// *apperr.Error: too_large for the whole profile's size, invalid for the
+// rest, its message naming the limit and its setting.
 
 // checkPatch refuses a patch that names more fields than a profile may
 // hold, before the profile is read.
-func (l ProfileLimits) checkPatch(patch map[string]any) *profileRefusal {
+func (l ProfileLimits) checkPatch(patch map[string]any) *apperr.Error {
 	l = l.withDefaults()
 	if len(patch) > l.MaxFields {
-		return &profileRefusal{http.StatusUnprocessableEntity, "invalid",
-			fmt.Sprintf("the patch names %d fields; a profile holds at most %d (MNEMO_PROFILE_MAX_FIELDS)", len(patch), l.MaxFields)}
+		return apperr.Errorf(apperr.EInvalid, "the patch names %d fields; a profile holds at most %d (MNEMO_PROFILE_MAX_FIELDS)", len(patch), l.MaxFields)
 	}
 	return nil
 }
 
 // checkProfile refuses a merged profile that breaks a limit, or the profile
 // fields app declares (prompts.App.ValidateProfile).
-func (l ProfileLimits) checkProfile(doc map[string]any, app *prompts.App) *profileRefusal {
+func (l ProfileLimits) checkProfile(doc map[string]any, app *prompts.App) *apperr.Error {
 	l = l.withDefaults()
 	if len(doc) > l.MaxFields {
-		return &profileRefusal{http.StatusUnprocessableEntity, "invalid",
-			fmt.Sprintf("the profile would hold %d fields; at most %d are allowed (MNEMO_PROFILE_MAX_FIELDS)", len(doc), l.MaxFields)}
+		return apperr.Errorf(apperr.EInvalid, "the profile would hold %d fields; at most %d are allowed (MNEMO_PROFILE_MAX_FIELDS)", len(doc), l.MaxFields)
 	}
 	fields := make([]string, 0, len(doc))
 	for k := range doc {
@@ -88,30 +77,27 @@ func (l ProfileLimits) checkProfile(doc map[string]any, app *prompts.App) *profi
 	total := 2
 	for _, k := range fields {
 		if d := valueDepth(doc[k]); d > l.MaxDepth {
-			return &profileRefusal{http.StatusUnprocessableEntity, "invalid",
-				fmt.Sprintf("%s: nested %d deep; a profile value nests at most %d deep (MNEMO_PROFILE_MAX_DEPTH)", fieldName(k), d, l.MaxDepth)}
+			return apperr.Errorf(apperr.EInvalid, "%s: nested %d deep; a profile value nests at most %d deep (MNEMO_PROFILE_MAX_DEPTH)", fieldName(k), d, l.MaxDepth)
 		}
 		b, err := json.Marshal(doc[k])
 		if err != nil {
-			return &profileRefusal{http.StatusUnprocessableEntity, "invalid", fieldName(k) + ": is not a JSON value"}
+			return apperr.Errorf(apperr.EInvalid, "%s: is not a JSON value", fieldName(k))
 		}
 		if len(b) > l.MaxValueBytes {
-			return &profileRefusal{http.StatusUnprocessableEntity, "invalid",
-				fmt.Sprintf("%s: its value is %d bytes; a profile value is at most %d bytes (MNEMO_PROFILE_MAX_VALUE_BYTES)", fieldName(k), len(b), l.MaxValueBytes)}
+			return apperr.Errorf(apperr.EInvalid, "%s: its value is %d bytes; a profile value is at most %d bytes (MNEMO_PROFILE_MAX_VALUE_BYTES)", fieldName(k), len(b), l.MaxValueBytes)
 		}
 		name, _ := json.Marshal(k)
 		total += len(name) + 1 + len(b) + 1
 	}
 	if total > l.MaxBytes {
-		return &profileRefusal{http.StatusRequestEntityTooLarge, "too_large",
-			fmt.Sprintf("the profile would be %d bytes; a profile is at most %d bytes (MNEMO_PROFILE_MAX_BYTES)", total, l.MaxBytes)}
+		return apperr.Errorf(apperr.ETooLarge, "the profile would be %d bytes; a profile is at most %d bytes (MNEMO_PROFILE_MAX_BYTES)", total, l.MaxBytes)
 	}
 	if err := app.ValidateProfile(doc); err != nil {
 		msg := err.Error()
 		if ve, ok := err.(*prompts.ValidationError); ok {
 			msg = "the profile does not match " + ve.App + "'s profile fields: " + ve.Detail()
 		}
-		return &profileRefusal{http.StatusUnprocessableEntity, "invalid", msg}
+		return apperr.Errorf(apperr.EInvalid, "%s", msg)
 	}
 	return nil
 }

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
@@ -62,28 +62,23 @@ type handlers struct {
 
 // fail answers err as JSON and logs what the client is not told.
 func (h *handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ve *handoff.ValidationError
-	if errors.As(err, &ve) {
-		WriteError(w, http.StatusUnprocessableEntity, "invalid", ve.Error())
-		return
-	}
-	status, code, msg := StatusFor(err)
-	switch {
+	pub := publicError(err)
+	switch status, code := ErrorStatusCode(pub.Code), pub.Code; {
 	case status == http.StatusServiceUnavailable:
 		// The database is down or read-only: the client is told to come
 		// back, and the operator sees a warning per request, not an error.
 		w.Header().Set("Retry-After", "1")
-		h.log.WarnContext(r.Context(), "request refused", slog.String("route", r.Pattern), slog.String("code", code), slog.String("error", err.Error()))
+		h.log.WarnContext(r.Context(), "request refused", slog.String("route", r.Pattern), slog.String("code", string(code)), slog.String("error", err.Error()))
 	case status >= 500:
 		h.log.ErrorContext(r.Context(), "request failed", slog.String("route", r.Pattern), slog.String("error", err.Error()))
 	}
-	WriteError(w, status, code, msg)
+	writeError(w, pub)
 }
 
 // readBody reads a body up to the limit; false means an error was answered.
 func (h *handlers) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSON(ct) {
-		WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send application/json")
+		writeError(w, apperr.Errorf(apperr.EUnsupportedMedia, "send application/json"))
 		return nil, false
 	}
 	// Room for the announced length, up to 64 KiB (an announcement is not
@@ -98,10 +93,10 @@ func (h *handlers) readBody(w http.ResponseWriter, r *http.Request) ([]byte, boo
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			WriteError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body exceeds the size limit of %d bytes", mbe.Limit))
+			writeError(w, apperr.Errorf(apperr.ETooLarge, "the body exceeds the size limit of %d bytes", mbe.Limit))
 			return nil, false
 		}
-		WriteError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "the body could not be read"))
 		return nil, false
 	}
 	return body, true
@@ -167,7 +162,7 @@ func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(err, handoff.ErrDifferentBody) {
-		WriteError(w, http.StatusConflict, "conflict", "this session was already closed with a different body")
+		writeError(w, apperr.Errorf(apperr.EConflict, "this session was already closed with a different body"))
 		return
 	}
 	if err != nil {
@@ -200,7 +195,7 @@ func (h *handlers) appendMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(err, handoff.ErrSessionClosed) {
-		WriteError(w, http.StatusConflict, "conflict", "this session was already closed")
+		writeError(w, apperr.Errorf(apperr.EConflict, "this session was already closed"))
 		return
 	}
 	if err != nil {
@@ -216,7 +211,7 @@ func (h *handlers) handsOver(w http.ResponseWriter, r *http.Request, app string)
 	if mayReach(r, app) {
 		return true
 	}
-	WriteError(w, http.StatusForbidden, "forbidden", "this token hands over sessions of its own app only")
+	writeError(w, apperr.Errorf(apperr.EForbidden, "this token hands over sessions of its own app only"))
 	return false
 }
 
@@ -328,7 +323,7 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("session_id")
 	if !handoff.ValidID(id) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		writeError(w, apperr.Errorf(apperr.ENotFound, "not found"))
 		return
 	}
 	sess, err := h.Store.GetSession(ctx, id)
@@ -454,7 +449,7 @@ func asOfParam(w http.ResponseWriter, r *http.Request) (*time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, "bad_request", "as_of must be an RFC 3339 time such as 2026-11-20T09:00:00Z")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "as_of must be an RFC 3339 time such as 2026-11-20T09:00:00Z"))
 		return nil, false
 	}
 	t = t.UTC()
@@ -473,12 +468,12 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if asOf != nil && f.Status != "" {
-		WriteError(w, http.StatusBadRequest, "bad_request", "as_of lists what was true then and cannot be combined with status")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "as_of lists what was true then and cannot be combined with status"))
 		return
 	}
 	f.AsOf = asOf
 	if f.Category != "" && !categories[f.Category] {
-		WriteError(w, http.StatusBadRequest, "bad_request", "category must be one of fact, preference, event, feeling, other")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "category must be one of fact, preference, event, feeling, other"))
 		return
 	}
 	switch f.Status {
@@ -486,7 +481,7 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 	case "all":
 		f.All = true
 	default:
-		WriteError(w, http.StatusBadRequest, "bad_request", "status must be active, deprecated, expired, forgotten or all")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "status must be active, deprecated, expired, forgotten or all"))
 		return
 	}
 	mems, err := h.Store.ListMemories(r.Context(), userID, f)

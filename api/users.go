@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/store"
@@ -37,7 +38,7 @@ func (h *handlers) mountUsers(s *Server) {
 // a user of another app than the caller's token is bound to: the two cannot
 // be told apart.
 func writeUnknownUser(w http.ResponseWriter) {
-	WriteError(w, http.StatusNotFound, "not_found", "not found")
+	writeError(w, apperr.Errorf(apperr.ENotFound, "not found"))
 }
 
 // userOf reads the user of the path for a route that reads or changes the
@@ -66,7 +67,8 @@ func (h *handlers) mayRead(w http.ResponseWriter, r *http.Request, app string) b
 	case http.StatusNotFound:
 		writeUnknownUser(w)
 	default:
-		WriteError(w, status, "forbidden", why)
+		// views.MayRead refuses with 404 or 403 only.
+		writeError(w, apperr.Errorf(apperr.EForbidden, "%s", why))
 	}
 	return false
 }
@@ -152,12 +154,12 @@ func editActor(w http.ResponseWriter, r *http.Request) (string, bool) {
 		return jobs.ActorUser, true
 	case jobs.ActorOperator:
 		if r.Context().Value(scopeKey{}) != ScopeAdmin {
-			WriteError(w, http.StatusForbidden, "forbidden", "an edit as an operator needs an admin token")
+			writeError(w, apperr.Errorf(apperr.EForbidden, "an edit as an operator needs an admin token"))
 			return "", false
 		}
 		return jobs.ActorOperator, true
 	}
-	WriteError(w, http.StatusBadRequest, "bad_request", "actor must be user or operator")
+	writeError(w, apperr.Errorf(apperr.EBadRequest, "actor must be user or operator"))
 	return "", false
 }
 
@@ -178,7 +180,7 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if refused := h.Profile.checkPatch(patch); refused != nil {
-		refused.write(w)
+		writeError(w, refused)
 		return
 	}
 	now := h.now()
@@ -227,12 +229,8 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 			jobs.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, written.Before, written.After, now)
 		return err
 	})
-	var refused *profileRefusal
-	if errors.As(err, &refused) {
-		refused.write(w)
-		return
-	}
 	if err != nil {
+		// A refused edit is an *apperr.Error and answers as such.
 		h.fail(w, r, err)
 		return
 	}
@@ -349,7 +347,7 @@ func (h *handlers) forgetCategory(w http.ResponseWriter, r *http.Request) {
 	}
 	cat := r.URL.Query().Get("category")
 	if !categories[cat] {
-		WriteError(w, http.StatusBadRequest, "bad_request", "category must be one of fact, preference, event, feeling, other")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "category must be one of fact, preference, event, feeling, other"))
 		return
 	}
 	now := h.now()
@@ -403,7 +401,7 @@ func (h *handlers) putSettings(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil || s.MemoryEnabled == nil {
-		WriteError(w, http.StatusBadRequest, "bad_request", `send {"memory_enabled": true|false}`)
+		writeError(w, apperr.Errorf(apperr.EBadRequest, `send {"memory_enabled": true|false}`))
 		return
 	}
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
@@ -463,7 +461,7 @@ func forgetExports(ctx context.Context, tx store.Tx, userID string) error {
 // exportMoved answers the old, unbound export path: an export is fetched
 // under its user's path, so that an export id alone names nothing.
 func (h *handlers) exportMoved(w http.ResponseWriter, r *http.Request) {
-	WriteError(w, http.StatusGone, "moved", "exports are fetched at GET /v1/users/{user_id}/exports/{export_id}")
+	writeError(w, apperr.Errorf(apperr.EMoved, "exports are fetched at GET /v1/users/{user_id}/exports/{export_id}"))
 }
 
 // getExport answers a user's export: 202 while it is built, the archive
@@ -476,7 +474,7 @@ func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("export_id")
 	if !handoff.ValidID(id) {
-		WriteError(w, http.StatusNotFound, "not_found", "not found")
+		writeError(w, apperr.Errorf(apperr.ENotFound, "not found"))
 		return
 	}
 	e, err := h.Store.GetExport(r.Context(), id)
@@ -492,7 +490,7 @@ func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
 		WriteJSON(w, http.StatusAccepted, map[string]any{"export_id": id, "status": e.Status})
 		return
 	case "failed":
-		WriteError(w, http.StatusInternalServerError, "export_failed", "the export could not be built")
+		writeError(w, apperr.Errorf(apperr.EExportFailed, "the export could not be built"))
 		return
 	}
 	archive, err := jobs.OpenExport(r.Context(), h.Store, h.Handoff.Keys, id)
@@ -558,7 +556,7 @@ func (h *handlers) listCues(w http.ResponseWriter, r *http.Request) {
 	case "true":
 		all = true
 	default:
-		WriteError(w, http.StatusBadRequest, "bad_request", "all must be true or false")
+		writeError(w, apperr.Errorf(apperr.EBadRequest, "all must be true or false"))
 		return
 	}
 	cues, err := h.Store.ListCues(r.Context(), u.ID, !all)

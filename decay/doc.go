@@ -1,9 +1,8 @@
-// Package decay holds the pure side of Mnemo's decay and expiry batches:
-// LaRa's weekly emotional normalisation, preference removal and slow mastery
-// decay (docs/presets.md, LaRa: decay), and the expiry tests of the TTL,
-// buffer-cleanup and session-expiry batches.
+// Package decay holds the pure side of Mnemo's decay batches: LaRa's
+// weekly emotional normalisation, preference removal and slow mastery decay
+// (docs/presets.md, LaRa: decay).
 //
-// Every function takes the records or instants it judges and the time to
+// Every function takes the records it judges and the time to
 // judge them at, and returns a verdict or a new record. Nothing here reads a
 // clock, the environment or a database; the jobs package streams the rows,
 // calls these functions and writes what they return.

@@ -2,17 +2,14 @@ package decay_test
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/lara.golden.json")
 
 // TestGolden runs the three LaRa decays over one user's records, as the
 // batches would at now, and compares what they write with
@@ -63,17 +60,5 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = append(b, '\n')
-	path := filepath.Join("testdata", "lara.golden.json")
-	if *update {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./decay -run TestGolden -update)", err)
-	}
-	if string(b) != string(want) {
-		t.Fatalf("decay output differs from %s (rerun with -update if intended):\n%s", path, b)
-	}
+	golden.Check(t, filepath.Join("testdata", "lara.golden.json"), b)
 }

@@ -2,7 +2,6 @@ package extract_test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,9 +15,11 @@ import (
 	"unicode"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/golden"
 )
 
-var updateContextGolden = flag.Bool("update-context", false, "rewrite the golden files of the context pack in testdata/context")
+// updateContextGolden rewrites testdata/context: -update (package internal/golden).
+var updateContextGolden = golden.Update
 
 var ctxNow = time.Date(2026, 11, 25, 18, 0, 0, 0, time.UTC)
 
@@ -166,7 +167,7 @@ func ctxCheck(t *testing.T, rules string, in extract.PackInput, budget int, got 
 }
 
 // TestPackGolden pins the text of every kind's pack. Run with
-// -update-context after an intended change.
+// -update after an intended change.
 func TestPackGolden(t *testing.T) {
 	t.Parallel()
 	inputs, err := filepath.Glob(filepath.Join("testdata", "context", "*.input.json"))

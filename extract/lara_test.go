@@ -2,7 +2,6 @@ package extract
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,15 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/golden"
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// updateLaraGolden rewrites testdata/rules/lara.golden.json. TestRulesGolden
-// (rules_test.go, another package, so its -update-rules flag cannot be
-// shared) checks the same file through Rules; this test checks it through
-// laraRules alone, so that it holds whatever Rules dispatches.
-var updateLaraGolden = flag.Bool("update-lara", false, "rewrite testdata/rules/lara.golden.json")
+// updateLaraGolden rewrites testdata/rules/lara.golden.json: -update
+// (package internal/golden). TestRulesGolden checks the same file through
+// Rules; this test checks it through laraRules alone, so that it holds
+// whatever Rules dispatches.
+var updateLaraGolden = golden.Update
 
 var laraT0 = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 
@@ -916,7 +916,7 @@ func TestLaraNoLabelsNoText(t *testing.T) {
 }
 
 // TestLaraGolden pins the summary and records of a whole session. Run with
-// -update-lara after an intended change. The session is
+// -update after an intended change. The session is
 // read as TestRulesGolden reads it and run with that test's policy (min
 // confidence 0.5), so that both agree on the file.
 func TestLaraGolden(t *testing.T) {

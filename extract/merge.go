@@ -301,18 +301,6 @@ func appliedBy(s Stored, sessionID, messageID string) bool {
 	return messageID != "" && s.SourceMessageID == messageID
 }
 
-// opposite is the key that contradicts key: dislikes:x for likes:x and the
-// other way round, "" for every other key.
-func opposite(key string) string {
-	if item, ok := strings.CutPrefix(key, "likes:"); ok {
-		return "dislikes:" + item
-	}
-	if item, ok := strings.CutPrefix(key, "dislikes:"); ok {
-		return "likes:" + item
-	}
-	return ""
-}
-
 var categories = []string{CategoryFact, CategoryPreference, CategoryEvent, CategoryFeeling, CategoryOther}
 
 func cleanCandidate(c Memory) Memory {

@@ -2,12 +2,12 @@ package extract
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/golden"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -50,17 +50,17 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	golden := filepath.Join("testdata", "rules", app+".golden.json")
-	if f := flag.Lookup("update-rules"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
+	goldenFile := filepath.Join("testdata", "rules", app+".golden.json")
+	if *golden.Update {
+		if err := os.WriteFile(goldenFile, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(goldenFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s differs from %s (run go test ./extract -run Golden -update-rules and review the diff):\n%s", in, golden, got)
+		t.Errorf("%s differs from %s (run go test ./extract -run Golden -args -update and review the diff):\n%s", in, goldenFile, got)
 	}
 }

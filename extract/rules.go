@@ -1084,8 +1084,6 @@ const (
 	kindIntro    // I'm Priya
 )
 
-func (k kind) needsDate() bool { return k >= kindUpcoming && k <= kindGoing }
-
 // fallsThrough reports whether a match of k that gives nothing lets later
 // patterns try: the prefix alone ("my sister", "I'm") does not make the
 // sentence one of k's.

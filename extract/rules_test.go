@@ -2,7 +2,6 @@ package extract_test
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,10 +13,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/golden"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-var updateRulesGolden = flag.Bool("update-rules", false, "rewrite the golden files of the rules extractor in testdata/rules")
+// updateRulesGolden rewrites testdata/rules: -update (package internal/golden).
+var updateRulesGolden = golden.Update
 
 var rulesNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 
@@ -559,7 +560,7 @@ func TestCanonicalKey(t *testing.T) {
 }
 
 // TestRulesGolden pins what the rules extract from whole sessions, as the
-// extract command prints it. Run with -update-rules after an intended change
+// extract command prints it. Run with -update after an intended change
 // (and bump RulesVersion).
 func TestRulesGolden(t *testing.T) {
 	t.Parallel()

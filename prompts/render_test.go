@@ -2,17 +2,14 @@ package prompts_test
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/golden"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // sampleData is a session as extraction renders it: times in the user's
 // zone (Europe/Berlin, UTC+1 in November).
@@ -58,31 +55,15 @@ func TestRenderGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name+".system.txt", system)
-		golden(t, name+".user.txt", user)
-		golden(t, name+".user-part.txt", part)
+		checkGolden(t, name+".system.txt", system)
+		checkGolden(t, name+".user.txt", user)
+		checkGolden(t, name+".user-part.txt", part)
 	}
 }
 
-func golden(t *testing.T, file, got string) {
+func checkGolden(t *testing.T, file, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", file)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./prompts -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the rendering (run go test ./prompts -update and review the diff):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", file), []byte(got))
 }
 
 // Whatever a message says, it stays inside the transcript delimiters.

@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -15,15 +14,15 @@ func ParseLine(name, line string) (*Schedule, error) {
 	if f := strings.Fields(rest); len(f) > 0 {
 		p, err := ParsePolicy(f[0])
 		if err != nil {
-			return nil, fmt.Errorf("batch %s: %w", name, err)
+			return nil, batchErrorf(name, "%w", err)
 		}
 		policy = p
 		if len(f) > 2 {
-			return nil, fmt.Errorf("batch %s: %w: %q has more than a policy and a window", name, ErrInvalidSpec, rest)
+			return nil, batchErrorf(name, "%w: %q has more than a policy and a window", ErrInvalidSpec, rest)
 		}
 		if len(f) == 2 {
 			if window, err = time.ParseDuration(f[1]); err != nil || window <= 0 {
-				return nil, fmt.Errorf("batch %s: %w: window %q is not a positive duration such as 720h", name, ErrInvalidSpec, f[1])
+				return nil, batchErrorf(name, "%w: window %q is not a positive duration such as 720h", ErrInvalidSpec, f[1])
 			}
 		}
 	}

@@ -80,24 +80,24 @@ func Parse(name, expr string, policy Policy, window time.Duration) (*Schedule, e
 		return nil, fmt.Errorf("%w %q: the batch has no name", ErrInvalidSpec, expr)
 	}
 	if err := policy.validate(); err != nil {
-		return nil, fmt.Errorf("batch %s: %w", name, err)
+		return nil, batchErrorf(name, "%w", err)
 	}
 	switch {
 	case window < 0:
-		return nil, fmt.Errorf("batch %s: %w: window %s is negative", name, ErrInvalidPolicy, window)
+		return nil, batchErrorf(name, "%w: window %s is negative", ErrInvalidPolicy, window)
 	case policy == All && window == 0:
-		return nil, fmt.Errorf("batch %s: %w: policy all needs a positive window", name, ErrInvalidPolicy)
+		return nil, batchErrorf(name, "%w: policy all needs a positive window", ErrInvalidPolicy)
 	}
 	s, err := parseExpr(expr)
 	if err != nil {
-		return nil, fmt.Errorf("batch %s: %w %q: %s", name, ErrInvalidSpec, expr, err.Error())
+		return nil, batchErrorf(name, "%w %q: %s", ErrInvalidSpec, expr, err.Error())
 	}
 	s.spec.Name = name
 	s.spec.Policy = policy
 	s.spec.Window = window
 	// A safety net behind neverFires: a spec must fire from some instant on.
 	if s.Next(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero() {
-		return nil, fmt.Errorf("batch %s: %w %q: never fires", name, ErrInvalidSpec, expr)
+		return nil, batchErrorf(name, "%w %q: never fires", ErrInvalidSpec, expr)
 	}
 	return s, nil
 }
@@ -371,4 +371,20 @@ func (s *Schedule) skippedMatch(t time.Time, off, nextOff int) bool {
 		}
 	}
 	return false
+}
+
+// BatchError is a schedule refused for one batch: Batch names the batch,
+// Err says what is wrong (it wraps ErrInvalidSpec or ErrInvalidPolicy).
+// Find it with errors.As, not by reading the error's text.
+type BatchError struct {
+	Batch string
+	Err   error
+}
+
+func (e *BatchError) Error() string { return "batch " + e.Batch + ": " + e.Err.Error() }
+
+func (e *BatchError) Unwrap() error { return e.Err }
+
+func batchErrorf(name, format string, args ...any) error {
+	return &BatchError{Batch: name, Err: fmt.Errorf(format, args...)}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -318,10 +319,8 @@ func buildConfig(get func(string) string) (Config, error) {
 		schedules[name] = get("schedule-" + name)
 	}
 	if c.Schedules, err = jobs.ParseSchedules(schedules); err != nil {
-		for _, name := range jobs.BatchNames {
-			if strings.Contains(err.Error(), "batch "+name+":") {
-				return c, settingError("schedule-"+name, "%v", err)
-			}
+		if be := (*schedule.BatchError)(nil); errors.As(err, &be) && slices.Contains(jobs.BatchNames, be.Batch) {
+			return c, settingError("schedule-"+be.Batch, "%v", err)
 		}
 		return c, fmt.Errorf("schedules: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/api"
-	"github.com/mnemo-ai/mnemo/internal/apispec"
+	"github.com/mnemo-ai/mnemo/api/apispec"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 

@@ -4,7 +4,6 @@ package clara
 // extract.
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	. "github.com/mnemo-ai/mnemo/extract"
 	"os"
@@ -15,11 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/internal/golden"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
-
-// updateRules rewrites the golden files (go test ./kinds/clara -args -update-rules).
-var updateRules = flag.Bool("update-rules", false, "rewrite testdata/rules/*.golden.json")
 
 // presetRulesNow is the time the preset tests extract at (the rules tests' rulesNow).
 var presetRulesNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
@@ -382,11 +379,14 @@ func TestClaraResultFitsSchema(t *testing.T) {
 
 // TestClaraRulesGolden pins Clara's deterministic result on a sample session.
 // It writes the same file TestRulesGolden reads once Rules dispatches to
-// claraRules; -update-rules rewrites it.
+// claraRules; -update rewrites it.
 func TestClaraRulesGolden(t *testing.T) {
 	t.Parallel()
 	presetRulesGolden(t, "clara", claraRules)
 }
+
+// updatePresetGolden rewrites testdata/rules: -update (package internal/golden).
+var updatePresetGolden = golden.Update
 
 // presetRulesGolden compares a preset's result on testdata/rules/<app>.input.json
 // with <app>.golden.json, printed as the extract command prints it.
@@ -410,7 +410,7 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 	}
 	got = append(got, '\n')
 	golden := filepath.Join("testdata", "rules", app+".golden.json")
-	if *updateRules {
+	if *updatePresetGolden {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -420,7 +420,7 @@ func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s differs from %s (run go test ./kinds/clara -run Golden -args -update-rules and review the diff):\n%s", in, golden, got)
+		t.Errorf("%s differs from %s (run go test ./kinds/clara -run Golden -args -update and review the diff):\n%s", in, golden, got)
 	}
 }
 
