@@ -14,6 +14,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
+	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -53,7 +55,7 @@ type Deps struct {
 	Apps  map[string]*prompts.App
 	Keys  *seal.Keyring
 	// LLM is nil when no model is configured: rules serve every app.
-	LLM *extract.LLM
+	LLM *llmextract.Extractor
 	// MonthlyBudgetUSD is the LLM spend per calendar month (UTC) above which
 	// extraction uses the rules; 0 means no limit.
 	MonthlyBudgetUSD float64
@@ -226,21 +228,21 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 			}
 			result = extract.KindOfApp(app).CompleteLLM(res, result)
 			run.Source = extract.SourceLLM
-		case errors.As(err, new(*extract.LimitWaitError)):
+		case errors.As(err, new(*llm.LimitWaitError)):
 			// MNEMO_LLM_RPM/TPM: no turn within the wait a call may take.
-			wait, _ := extract.IsLimitWait(err)
+			wait, _ := llm.IsLimitWait(err)
 			d.log().InfoContext(ctx, "llm rate limit: snoozing until the next turn", slog.String("session_id", id), slog.Duration("wait", wait))
 			return river.JobSnooze(wait)
 		case isRateLimit(err):
-			wait, _ := extract.RetryAfter(err)
+			wait, _ := llm.RetryAfter(err)
 			run.Source, run.Outcome, run.Error = extract.SourceLLM, OutcomeRateLimited, err.Error()
 			if err := d.Store.InsertExtractionRun(ctx, run); err != nil {
 				return err
 			}
 			d.observeRun(run)
 			d.log().WarnContext(ctx, "llm rate limited; snoozing", slog.String("session_id", id), slog.Duration("retry_after", wait))
-			return river.JobSnooze(cmp.Or(wait, extract.DefaultRetryAfter))
-		case extract.IsTransient(err) && job.Attempt < job.MaxAttempts:
+			return river.JobSnooze(cmp.Or(wait, llm.DefaultRetryAfter))
+		case llm.IsTransient(err) && job.Attempt < job.MaxAttempts:
 			run.Source, run.Outcome, run.Error = extract.SourceLLM, OutcomeTransient, err.Error()
 			if err := d.Store.InsertExtractionRun(ctx, run); err != nil {
 				return err
@@ -278,19 +280,19 @@ type readChunks struct {
 func (r readChunks) ListChunks(context.Context, string) ([]store.Chunk, error) { return r.chunks, nil }
 
 func isRateLimit(err error) bool {
-	var rl *extract.RateLimitError
+	var rl *llm.RateLimitError
 	return errors.As(err, &rl)
 }
 
 func fallbackOutcome(err error) string {
-	var inv *extract.InvalidAnswerError
-	var perm *extract.PermanentError
+	var inv *llm.InvalidAnswerError
+	var perm *llm.PermanentError
 	switch {
 	case errors.As(err, &inv):
 		return OutcomeInvalidAnswer
 	case errors.As(err, &perm):
 		return OutcomeRefused
-	case extract.IsTransient(err):
+	case llm.IsTransient(err):
 		return OutcomeRetriesSpent
 	}
 	return OutcomeRefused

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
 )
@@ -73,9 +74,9 @@ func (w *ResummarizeWorker) Work(ctx context.Context, job *river.Job[Resummarize
 		case err == nil:
 			res = extract.KindOfApp(app).CompleteLLM(got, res)
 		case isRateLimit(err):
-			wait, _ := extract.RetryAfter(err)
-			return river.JobSnooze(cmp.Or(wait, extract.DefaultRetryAfter))
-		case extract.IsTransient(err) && job.Attempt < job.MaxAttempts:
+			wait, _ := llm.RetryAfter(err)
+			return river.JobSnooze(cmp.Or(wait, llm.DefaultRetryAfter))
+		case llm.IsTransient(err) && job.Attempt < job.MaxAttempts:
 			return err
 		default:
 			res.Source = extract.SourceFallback

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/eval"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -307,7 +308,7 @@ func evalApp(apps map[string]*prompts.App, name string) (*prompts.App, error) {
 // llmExtractor answers as the extraction job does: the rules, then the
 // model's answer completed by them; the rules stand in when the model fails
 // (a fallback, counted in the spend).
-func llmExtractor(llm *extract.LLM) eval.Extractor {
+func llmExtractor(llm *llmextract.Extractor) eval.Extractor {
 	return func(ctx context.Context, app *prompts.App, s extract.Session, now time.Time) (extract.Result, error) {
 		res := extract.Rules(app, s, now)
 		if !app.Policy.LLM {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -135,14 +136,14 @@ func extractCmd(ctx context.Context, e *env) error {
 }
 
 func fallbackReason(err error) string {
-	var inv *extract.InvalidAnswerError
-	var rl *extract.RateLimitError
+	var inv *llm.InvalidAnswerError
+	var rl *llm.RateLimitError
 	switch {
 	case errors.As(err, &inv):
 		return "answer invalid after the repair round"
 	case errors.As(err, &rl):
 		return "rate limited"
-	case extract.IsTransient(err):
+	case llm.IsTransient(err):
 		return "transient error"
 	}
 	return "request refused"
