@@ -215,7 +215,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		run.Outcome = OutcomeBudgetExceeded
 	} else if useLLM {
 		run.Model = d.LLM.Model()
-		res, err := d.LLM.Extract(ctx, app, in)
+		res, err := d.LLM.Run(ctx, app, in, result)
 		run.InputTokens, run.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 		run.CostUSD = d.LLM.Cost(res.Usage)
 		run.DurationMS = time.Since(started).Milliseconds()
@@ -226,7 +226,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 				run.Error = fmt.Sprintf("the answer held %d memories; %d beyond the cap of %d were cut",
 					d.LLM.MaxMemories()+res.Cut, res.Cut, d.LLM.MaxMemories())
 			}
-			result = extract.KindOfApp(app).CompleteLLM(res, result)
+			result = res
 			run.Source = extract.SourceLLM
 		case errors.As(err, new(*llm.LimitWaitError)):
 			// MNEMO_LLM_RPM/TPM: no turn within the wait a call may take.
@@ -252,7 +252,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		default:
 			run.Source, run.Error = extract.SourceFallback, err.Error()
 			run.Outcome = fallbackOutcome(err)
-			result.Source = extract.SourceFallback
+			result = res // the rules' result, as a fallback
 			d.log().WarnContext(ctx, "llm extraction failed; storing the rules result",
 				slog.String("session_id", id), slog.String("outcome", run.Outcome), slog.Int("attempt", job.Attempt))
 		}

@@ -310,21 +310,16 @@ func evalApp(apps map[string]*prompts.App, name string) (*prompts.App, error) {
 // (a fallback, counted in the spend).
 func llmExtractor(llm *llmextract.Extractor) eval.Extractor {
 	return func(ctx context.Context, app *prompts.App, s extract.Session, now time.Time) (extract.Result, error) {
-		res := extract.Rules(app, s, now)
-		if !app.Policy.LLM {
-			return res, nil
-		}
-		got, err := llm.Extract(ctx, app, s)
+		res, err := llm.Run(ctx, app, s, extract.Rules(app, s, now))
 		switch {
 		case err == nil:
-			return extract.KindOfApp(app).CompleteLLM(got, res), nil
+			return res, nil
 		case ctx.Err() != nil:
 			return res, ctx.Err()
 		case errors.Is(err, context.Canceled):
 			return res, err
 		}
-		res.Source, res.Usage = extract.SourceFallback, got.Usage
-		return res, nil
+		return res, nil // the rules' result, as a fallback
 	}
 }
 

@@ -104,14 +104,14 @@ func extractCmd(ctx context.Context, e *env) error {
 		if err != nil {
 			return usageError{err}
 		}
-		got, err := llm.Extract(ctx, app, s)
+		got, err := llm.Run(ctx, app, s, res)
 		switch {
 		case err == nil:
-			res = extract.KindOfApp(app).CompleteLLM(got, res)
+			res = got
 		case errors.Is(err, context.Canceled):
 			return err
 		default:
-			res.Source = extract.SourceFallback
+			res = got // the rules' result, as a fallback
 			fmt.Fprintf(e.stderr, "worker extract: llm failed (%s); printing the rules result\n", fallbackReason(err))
 		}
 	}
