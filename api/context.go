@@ -18,7 +18,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/internal/zones"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -64,7 +64,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	// What the user asked to forget is not told, whatever holds it: the
 	// forget routes rewrite the derived text they find, and the markers
 	// catch what was written before they did (or raced them).
-	forgot, err := jobs.LoadForgotten(ctx, st, userID)
+	forgot, err := memory.LoadForgotten(ctx, st, userID)
 	if err != nil {
 		return extract.ContextPack{}, err
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -147,7 +147,7 @@ func TestForgetReachesRecordsCuesAndOldVersions(t *testing.T) {
 			}
 			keys, err := seal.ParseKeys(testKeySpec)
 			must(err)
-			a, err := jobs.BuildArchive(ctx, st, keys, "u-1", now)
+			a, err := memory.BuildArchive(ctx, st, keys, "u-1", now)
 			must(err)
 			// The forget markers keep the forgotten key (memory_audit), so that
 			// a late session does not bring it back; nothing else may.

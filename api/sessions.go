@@ -11,7 +11,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
@@ -368,7 +368,7 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Risks = []riskView{}
 	for _, c := range cues {
-		if c.Kind != jobs.CueRisk {
+		if c.Kind != memory.CueRisk {
 			continue
 		}
 		var rv riskView
@@ -524,7 +524,7 @@ func (h *handlers) getProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	if asOf == nil {
 		// The statement behind each field's current value.
-		fields := jobs.ProfileAsOf(history, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+		fields := memory.ProfileAsOf(history, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
 		var doc map[string]any
 		if err := json.Unmarshal(p.Doc, &doc); err != nil {
 			h.fail(w, r, err)
@@ -539,7 +539,7 @@ func (h *handlers) getProfile(w http.ResponseWriter, r *http.Request) {
 			"version": p.Version, "updated_at": p.UpdatedAt, "fields": fields})
 		return
 	}
-	fields := jobs.ProfileAsOf(history, *asOf)
+	fields := memory.ProfileAsOf(history, *asOf)
 	doc := make(map[string]any, len(fields))
 	for k, f := range fields {
 		doc[k] = f.Value

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/kinds/clara"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/views"
 )
@@ -150,14 +151,14 @@ func (h *handlers) decodeObject(w http.ResponseWriter, r *http.Request) (map[str
 // token. false means an error was answered.
 func editActor(w http.ResponseWriter, r *http.Request) (string, bool) {
 	switch r.URL.Query().Get("actor") {
-	case "", jobs.ActorUser:
-		return jobs.ActorUser, true
-	case jobs.ActorOperator:
+	case "", memory.ActorUser:
+		return memory.ActorUser, true
+	case memory.ActorOperator:
 		if r.Context().Value(scopeKey{}) != ScopeAdmin {
 			writeError(w, apperr.Errorf(apperr.EForbidden, "an edit as an operator needs an admin token"))
 			return "", false
 		}
-		return jobs.ActorOperator, true
+		return memory.ActorOperator, true
 	}
 	writeError(w, apperr.Errorf(apperr.EBadRequest, "actor must be user or operator"))
 	return "", false
@@ -212,7 +213,7 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 		for k := range patch {
 			updates[k] = merged[k]
 		}
-		written, err := jobs.WriteProfile(ctx, tx, jobs.ProfileWrite{UserID: u.ID, App: u.App, Updates: updates, StatedAt: now,
+		written, err := memory.WriteProfile(ctx, tx, memory.ProfileWrite{UserID: u.ID, App: u.App, Updates: updates, StatedAt: now,
 			By: actor, Actor: actor, Edit: true}, now)
 		if err != nil {
 			return err
@@ -225,8 +226,8 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 			}
 			return err
 		}
-		_, err = jobs.RecordProfileCues(ctx, tx, h.Handoff.Apps[u.App],
-			jobs.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, written.Before, written.After, now)
+		_, err = memory.RecordProfileCues(ctx, tx, h.Handoff.Apps[u.App],
+			memory.CueSource{UserID: u.ID, App: u.App, Version: saved.Version, Actor: actor}, written.Before, written.After, now)
 		return err
 	})
 	if err != nil {
@@ -256,7 +257,7 @@ func (h *handlers) deleteProfile(w http.ResponseWriter, r *http.Request) {
 		}
 		// A session from before the fresh start, handed over late, must not
 		// fill the new profile with what the user asked to forget.
-		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: jobs.ProfileForgotten, UserID: u.ID, Action: "forget",
+		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: memory.ProfileForgotten, UserID: u.ID, Action: "forget",
 			Actor: "user", At: h.now()}); err != nil {
 			return err
 		}
@@ -296,7 +297,7 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		f := jobs.Forgetting{}
+		f := memory.Forgetting{}
 		for _, v := range all {
 			if slices.Contains(keys, v.Key) {
 				f.Memories = append(f.Memories, extract.Mention{Key: v.Key, Value: v.Value})
@@ -310,7 +311,7 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: id, UserID: u.ID, Action: "forget", Actor: "user", At: now, Key: m.Key}); err != nil {
 			return err
 		}
-		if err := jobs.ForgetDerived(ctx, tx, u.ID, f); err != nil {
+		if err := memory.ForgetDerived(ctx, tx, u.ID, f); err != nil {
 			return err
 		}
 		return forgetExports(ctx, tx, u.ID)
@@ -372,11 +373,11 @@ func (h *handlers) forgetCategory(w http.ResponseWriter, r *http.Request) {
 		if err := tx.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: "category:" + cat, UserID: u.ID, Action: "forget", Actor: "user", At: now}); err != nil {
 			return err
 		}
-		f := jobs.Forgetting{Category: cat}
+		f := memory.Forgetting{Category: cat}
 		for _, m := range mems {
 			f.Memories = append(f.Memories, extract.Mention{Key: m.Key, Value: m.Value})
 		}
-		return jobs.ForgetDerived(ctx, tx, u.ID, f)
+		return memory.ForgetDerived(ctx, tx, u.ID, f)
 	})
 	if err != nil {
 		h.fail(w, r, err)
@@ -413,7 +414,7 @@ func (h *handlers) putSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		// Memory off: nothing of the user is kept any more, copies included,
 		// nor what a session in progress buffered and summarised.
-		if err := jobs.MemoryOff(ctx, tx, u.ID); err != nil {
+		if err := memory.MemoryOff(ctx, tx, u.ID); err != nil {
 			return err
 		}
 		return forgetExports(ctx, tx, u.ID)
@@ -493,7 +494,7 @@ func (h *handlers) getExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apperr.Errorf(apperr.EExportFailed, "the export could not be built"))
 		return
 	}
-	archive, err := jobs.OpenExport(r.Context(), h.Store, h.Handoff.Keys, id)
+	archive, err := memory.OpenExport(r.Context(), h.Store, h.Handoff.Keys, id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -568,7 +569,7 @@ func (h *handlers) listCues(w http.ResponseWriter, r *http.Request) {
 	for i := len(cues) - 1; i >= 0; i-- {
 		c := cues[i]
 		v := cueView{ID: c.ID, Kind: c.Kind, Field: c.Field, Detail: c.Detail, CreatedAt: c.CreatedAt, ResolvedAt: c.ResolvedAt}
-		if version, ok := jobs.EditVersion(u.ID, c.SessionID); ok {
+		if version, ok := memory.EditVersion(u.ID, c.SessionID); ok {
 			v.ProfileVersion = version
 		} else {
 			v.SessionID = c.SessionID

@@ -19,8 +19,10 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -47,17 +49,17 @@ func BenchmarkExtraction(b *testing.B) {
 	for _, bk := range backends() {
 		b.Run(bk.name, func(b *testing.B) {
 			// The worker's client (LLMConfig.HTTPClient nil) uses
-			// extract.NewTransport; this one is the same and counts the
+			// llm.NewTransport; this one is the same and counts the
 			// connections it opens.
 			var dials atomic.Int64
-			tr := extract.NewTransport()
+			tr := llm.NewTransport()
 			dial := tr.DialContext
 			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 				dials.Add(1)
 				return dial(ctx, network, addr)
 			}
 			b.Cleanup(tr.CloseIdleConnections)
-			llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: url, APIKey: "bench-key", Model: "gpt-4o-mini",
+			llm, err := llmextract.New(llmextract.Config{BaseURL: url, APIKey: "bench-key", Model: "gpt-4o-mini",
 				Timeout: 30 * time.Second, Logger: infoLogger(), HTTPClient: &http.Client{Transport: tr}})
 			if err != nil {
 				b.Fatal(err)
@@ -86,12 +88,12 @@ func BenchmarkExtractionRules(b *testing.B) {
 // clock runs until the last job's work has returned. It reports and returns
 // jobs/s, and reports the jobs' work time (LLM call included) and this
 // process's CPU time per job.
-func benchExtraction(b *testing.B, bk backend, llm *extract.LLM) float64 {
+func benchExtraction(b *testing.B, bk backend, llm *llmextract.Extractor) float64 {
 	return benchExtractionAt(b, bk, llm, extractConcurrency, batch)
 }
 
 // benchExtractionAt is benchExtraction with conc workers and batches of n sessions.
-func benchExtractionAt(b *testing.B, bk backend, llm *extract.LLM, conc, batch int) float64 {
+func benchExtractionAt(b *testing.B, bk backend, llm *llmextract.Extractor, conc, batch int) float64 {
 	b.StopTimer()
 	ctx := context.Background()
 	e := newEnv(b, bk)

@@ -21,8 +21,10 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -72,7 +74,7 @@ func BenchmarkExtractionAt2s(b *testing.B) {
 			// What NewLLM builds for LLMConfig.Concurrency 200, counting
 			// dials and timing each call as the worker sees it.
 			var dials atomic.Int64
-			tr := extract.NewPooledTransport(slowConcurrency)
+			tr := llm.NewPooledTransport(slowConcurrency)
 			dial := tr.DialContext
 			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 				dials.Add(1)
@@ -80,7 +82,7 @@ func BenchmarkExtractionAt2s(b *testing.B) {
 			}
 			b.Cleanup(tr.CloseIdleConnections)
 			calls := timedTransport{next: tr}
-			llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: url, APIKey: "bench-key", Model: "gpt-4o-mini",
+			llm, err := llmextract.New(llmextract.Config{BaseURL: url, APIKey: "bench-key", Model: "gpt-4o-mini",
 				Timeout: 30 * time.Second, Logger: infoLogger(), Concurrency: slowConcurrency, HTTPClient: &http.Client{Transport: calls}})
 			if err != nil {
 				b.Fatal(err)
@@ -298,7 +300,7 @@ type streamRun struct {
 
 // benchStream works b.N backlogs of sessions (see BenchmarkExtractionAt2s)
 // and returns the steady rate and the sessions worked.
-func benchStream(b *testing.B, bk backend, llm *extract.LLM) (float64, int) {
+func benchStream(b *testing.B, bk backend, llm *llmextract.Extractor) (float64, int) {
 	b.StopTimer()
 	ctx := context.Background()
 	e := newEnv(b, bk)
@@ -555,7 +557,7 @@ func BenchmarkExtractionRateLimited(b *testing.B) {
 			}
 			b.Run(bk.name+"/"+name, func(b *testing.B) {
 				p := newLimitedProvider(b, providerRPM, slowLatency)
-				llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: p.server.URL(), APIKey: "bench-key", Model: "gpt-4o-mini",
+				llm, err := llmextract.New(llmextract.Config{BaseURL: p.server.URL(), APIKey: "bench-key", Model: "gpt-4o-mini",
 					Timeout: 30 * time.Second, Logger: infoLogger(), Concurrency: slowConcurrency, RequestsPerMinute: rpm})
 				if err != nil {
 					b.Fatal(err)
@@ -598,7 +600,7 @@ func newLimitedProvider(b *testing.B, rpm int, latency time.Duration) *limitedPr
 
 // benchDrain hands n sessions over untimed, then times a worker draining
 // them, snoozes and all.
-func benchDrain(b *testing.B, bk backend, llm *extract.LLM, p *limitedProvider, n int) {
+func benchDrain(b *testing.B, bk backend, llm *llmextract.Extractor, p *limitedProvider, n int) {
 	b.StopTimer()
 	ctx := context.Background()
 	e := newEnv(b, bk)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -95,7 +96,7 @@ func BenchmarkLLMExtractCPU(b *testing.B) {
 		maxIn    int
 	}{{"20-messages", 20, 0}, {"200-messages-split", 200, 2000}} {
 		b.Run(c.name, func(b *testing.B) {
-			llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: "http://llm.invalid/v1", Model: "gpt-4o-mini",
+			llm, err := llmextract.New(llmextract.Config{BaseURL: "http://llm.invalid/v1", Model: "gpt-4o-mini",
 				MaxInputTokens: c.maxIn, HTTPClient: &http.Client{Transport: newCannedTransport(cpuAnswer)}})
 			if err != nil {
 				b.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
+	"github.com/mnemo-ai/mnemo/llm"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -36,18 +38,18 @@ const (
 
 type llmBundle struct {
 	server *llmtest.Server
-	llm    *extract.LLM
+	llm    *llmextract.Extractor
 	apps   map[string]*prompts.App
 }
 
-func setupLLM(t *testing.T, change ...func(*extract.LLMConfig)) *llmBundle {
+func setupLLM(t *testing.T, change ...func(*llmextract.Config)) *llmBundle {
 	t.Helper()
 	server := llmtest.NewServer(t)
-	cfg := extract.LLMConfig{BaseURL: server.URL(), APIKey: "sk-test-key", Model: "gpt-4o-mini", Timeout: 5 * time.Second}
+	cfg := llmextract.Config{BaseURL: server.URL(), APIKey: "sk-test-key", Model: "gpt-4o-mini", Timeout: 5 * time.Second}
 	for _, c := range change {
 		c(&cfg)
 	}
-	llm, err := extract.NewLLM(cfg)
+	llm, err := llmextract.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +230,11 @@ func TestLLMGivesUpAfterOneRepair(t *testing.T) {
 	b.server.Push(llmtest.Valid(wrong), llmtest.Valid(wrong))
 
 	res, err := b.extract(t, "mona", llmSession("mona"))
-	var invalid *extract.InvalidAnswerError
+	var invalid *llm.InvalidAnswerError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("got %v, want an *InvalidAnswerError", err)
 	}
-	if extract.IsTransient(err) {
+	if llm.IsTransient(err) {
 		t.Error("an invalid answer is not transient")
 	}
 	if !strings.Contains(err.Error(), "/memories/1/key: does not match pattern") {
@@ -252,8 +254,8 @@ func TestLLMGivesUpOnEmptyAnswers(t *testing.T) {
 	b.server.Push(llmtest.Content(""), llmtest.Content("I cannot help with that."))
 
 	_, err := b.extract(t, "mona", llmSession("mona"))
-	var invalid *extract.InvalidAnswerError
-	var answer *extract.AnswerError
+	var invalid *llm.InvalidAnswerError
+	var answer *llm.AnswerError
 	if !errors.As(err, &invalid) || !errors.As(err, &answer) {
 		t.Fatalf("got %v, want an *InvalidAnswerError wrapping an *AnswerError", err)
 	}
@@ -274,32 +276,32 @@ func TestLLMClassifiesEndpointErrors(t *testing.T) {
 		{name: "503 with Retry-After", reply: llmtest.Status(503, "12"), transient: true, retryAfter: 12 * time.Second},
 		{name: "429 seconds", reply: llmtest.Status(429, "7"), transient: true, rateLimit: true, retryAfter: 7 * time.Second},
 		{name: "429 date", reply: llmtest.Status(429, now.Add(90*time.Second).Format(http.TimeFormat)), transient: true, rateLimit: true, retryAfter: 90 * time.Second},
-		{name: "429 without Retry-After", reply: llmtest.Status(429, ""), transient: true, rateLimit: true, retryAfter: extract.DefaultRetryAfter},
+		{name: "429 without Retry-After", reply: llmtest.Status(429, ""), transient: true, rateLimit: true, retryAfter: llm.DefaultRetryAfter},
 		{name: "401", reply: llmtest.Error(401, "Incorrect API key provided"), permanent: true},
 		{name: "404 model", reply: llmtest.Error(404, "The model does not exist"), permanent: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := setupLLM(t, func(c *extract.LLMConfig) { c.Now = func() time.Time { return now } })
+			b := setupLLM(t, func(c *llmextract.Config) { c.Now = func() time.Time { return now } })
 			b.server.Push(tt.reply)
 
 			_, err := b.extract(t, "mona", llmSession("mona"))
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if got := extract.IsTransient(err); got != tt.transient {
+			if got := llm.IsTransient(err); got != tt.transient {
 				t.Errorf("IsTransient(%v) = %t", err, got)
 			}
-			var rl *extract.RateLimitError
+			var rl *llm.RateLimitError
 			if got := errors.As(err, &rl); got != tt.rateLimit {
 				t.Errorf("%v: rate limit %t, want %t", err, got, tt.rateLimit)
 			}
-			d, ok := extract.RetryAfter(err)
+			d, ok := llm.RetryAfter(err)
 			if d != tt.retryAfter || ok != (tt.retryAfter > 0) {
 				t.Errorf("RetryAfter = %v, %t; want %v", d, ok, tt.retryAfter)
 			}
-			var pe *extract.PermanentError
+			var pe *llm.PermanentError
 			if got := errors.As(err, &pe); got != tt.permanent {
 				t.Errorf("%v: permanent %t, want %t", err, got, tt.permanent)
 			}
@@ -315,11 +317,11 @@ func TestLLMClassifiesEndpointErrors(t *testing.T) {
 
 func TestLLMTimeoutIsTransient(t *testing.T) {
 	t.Parallel()
-	b := setupLLM(t, func(c *extract.LLMConfig) { c.Timeout = 50 * time.Millisecond })
+	b := setupLLM(t, func(c *llmextract.Config) { c.Timeout = 50 * time.Millisecond })
 	b.server.Push(llmtest.Hang())
 
 	_, err := b.extract(t, "mona", llmSession("mona"))
-	var te *extract.TransientError
+	var te *llm.TransientError
 	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want a *TransientError for the deadline", err)
 	}
@@ -327,7 +329,7 @@ func TestLLMTimeoutIsTransient(t *testing.T) {
 
 func TestLLMUnreachableEndpointIsTransient(t *testing.T) {
 	t.Parallel()
-	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-4o-mini"})
+	x, err := llmextract.New(llmextract.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-4o-mini"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,8 +337,8 @@ func TestLLMUnreachableEndpointIsTransient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = llm.Extract(context.Background(), apps["mona"], llmSession("mona"))
-	if !extract.IsTransient(err) {
+	_, err = x.Extract(context.Background(), apps["mona"], llmSession("mona"))
+	if !llm.IsTransient(err) {
 		t.Fatalf("got %v, want a transient error", err)
 	}
 }
@@ -409,7 +411,7 @@ func TestLLMOtherBadRequestIsPermanent(t *testing.T) {
 	b := setupLLM(t)
 	b.server.Push(llmtest.Error(400, "This model's maximum context length is 8192 tokens."))
 	_, err := b.extract(t, "mona", llmSession("mona"))
-	var pe *extract.PermanentError
+	var pe *llm.PermanentError
 	if !errors.As(err, &pe) || pe.StatusCode != 400 || b.server.Calls() != 1 {
 		t.Fatalf("got %v after %d calls, want one *PermanentError", err, b.server.Calls())
 	}
@@ -435,7 +437,7 @@ func longSession(app string, n int) extract.Session {
 func TestLLMChunksLongTranscripts(t *testing.T) {
 	t.Parallel()
 	const budget = 200
-	b := setupLLM(t, func(c *extract.LLMConfig) { c.MaxInputTokens = budget })
+	b := setupLLM(t, func(c *llmextract.Config) { c.MaxInputTokens = budget })
 	s := longSession("mona", 30)
 	chunks, err := extract.ChunkMessages(s.Messages, budget)
 	if err != nil {
@@ -522,7 +524,7 @@ func TestLLMChunksLongTranscripts(t *testing.T) {
 
 func TestLLMChunkedListsKeepSchemaLimits(t *testing.T) {
 	t.Parallel()
-	b := setupLLM(t, func(c *extract.LLMConfig) { c.MaxInputTokens = 200 })
+	b := setupLLM(t, func(c *llmextract.Config) { c.MaxInputTokens = 200 })
 	var mu sync.Mutex
 	part := 0
 	b.server.SetDefault(func(llmtest.Request) llmtest.Reply {
@@ -578,7 +580,7 @@ func TestLLMConcurrentExtractions(t *testing.T) {
 
 func TestNewLLMRefusesBadConfig(t *testing.T) {
 	t.Parallel()
-	for name, cfg := range map[string]extract.LLMConfig{
+	for name, cfg := range map[string]llmextract.Config{
 		"no model":         {BaseURL: "http://localhost/v1"},
 		"bad url":          {BaseURL: "localhost:8080", Model: "m"},
 		"negative timeout": {Model: "m", Timeout: -time.Second},
@@ -587,7 +589,7 @@ func TestNewLLMRefusesBadConfig(t *testing.T) {
 		"negative tpm":     {Model: "m", TokensPerMinute: -1},
 		"negative conc":    {Model: "m", Concurrency: -1},
 	} {
-		if _, err := extract.NewLLM(cfg); err == nil {
+		if _, err := llmextract.New(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -599,7 +601,7 @@ func TestLLMRefusesAppsWithoutLLM(t *testing.T) {
 	app := *b.apps["mona"]
 	app.Policy.LLM = false
 	_, err := b.llm.Extract(context.Background(), &app, llmSession("mona"))
-	var pe *extract.PermanentError
+	var pe *llm.PermanentError
 	if !errors.As(err, &pe) || b.server.Calls() != 0 {
 		t.Fatalf("got %v after %d calls", err, b.server.Calls())
 	}
@@ -622,7 +624,7 @@ func between(t *testing.T, s, start, end string) string {
 func BenchmarkLLMExtract(b *testing.B) {
 	server := llmtest.NewServer(b, llmtest.Latency(2*time.Millisecond))
 	server.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Valid(llmMonaAnswer) })
-	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: server.URL(), Model: "gpt-4o-mini"})
+	llm, err := llmextract.New(llmextract.Config{BaseURL: server.URL(), Model: "gpt-4o-mini"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -662,7 +664,7 @@ func TestLLMFallsBackToNoResponseFormat(t *testing.T) {
 // the others send the worker's.
 func TestLLMTemperaturePerApp(t *testing.T) {
 	t.Parallel()
-	b := setupLLM(t, func(c *extract.LLMConfig) { c.Temperature = 0.7 })
+	b := setupLLM(t, func(c *llmextract.Config) { c.Temperature = 0.7 })
 	b.server.Push(llmtest.Valid(llmMonaAnswer), llmtest.Valid(llmMonaAnswer))
 	if _, err := b.extract(t, "mona", llmSession("mona")); err != nil {
 		t.Fatal(err)
@@ -808,18 +810,18 @@ func TestLLMEventDateLeftOut(t *testing.T) {
 
 func TestLLMRateLimitWaitBeyondBoundMakesNoCall(t *testing.T) {
 	t.Parallel()
-	b := setupLLM(t, func(c *extract.LLMConfig) { c.RequestsPerMinute, c.LimitMaxWait = 1, 10*time.Second })
+	b := setupLLM(t, func(c *llmextract.Config) { c.RequestsPerMinute, c.LimitMaxWait = 1, 10*time.Second })
 	b.server.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Valid(llmMonaAnswer) })
 	if _, err := b.extract(t, "mona", llmSession("mona")); err != nil {
 		t.Fatal(err)
 	}
 	// One request a minute: the next turn is a minute away, beyond 10 s.
 	_, err := b.extract(t, "mona", llmSession("mona"))
-	wait, ok := extract.IsLimitWait(err)
+	wait, ok := llm.IsLimitWait(err)
 	if !ok || wait <= 10*time.Second || wait > time.Minute {
 		t.Fatalf("second extraction = %v, want a *LimitWaitError of up to 1m", err)
 	}
-	if !extract.IsTransient(err) {
+	if !llm.IsTransient(err) {
 		t.Error("a limit wait is not transient")
 	}
 	if n := b.server.Calls(); n != 1 {
@@ -829,13 +831,13 @@ func TestLLMRateLimitWaitBeyondBoundMakesNoCall(t *testing.T) {
 
 func TestLLMRateLimitSlowsDownOn429(t *testing.T) {
 	t.Parallel()
-	b := setupLLM(t, func(c *extract.LLMConfig) { c.RequestsPerMinute, c.TokensPerMinute = 6000, 1_000_000 })
+	b := setupLLM(t, func(c *llmextract.Config) { c.RequestsPerMinute, c.TokensPerMinute = 6000, 1_000_000 })
 	if f := b.llm.Limiter().Factor(); f != 1 {
 		t.Fatalf("factor %v before a 429", f)
 	}
 	b.server.Push(llmtest.Status(http.StatusTooManyRequests, "0"))
 	_, err := b.extract(t, "mona", llmSession("mona"))
-	var rl *extract.RateLimitError
+	var rl *llm.RateLimitError
 	if !errors.As(err, &rl) {
 		t.Fatalf("err = %v, want a *RateLimitError", err)
 	}
@@ -853,11 +855,11 @@ func TestLLMWithoutLimitsHasNoLimiter(t *testing.T) {
 
 func TestPooledTransportSizedToConcurrency(t *testing.T) {
 	t.Parallel()
-	tr := extract.NewPooledTransport(200)
+	tr := llm.NewPooledTransport(200)
 	if tr.MaxIdleConnsPerHost != 200 || tr.MaxIdleConns < 200 || tr.MaxConnsPerHost != 0 {
 		t.Fatalf("idle per host %d, idle %d, conns per host %d", tr.MaxIdleConnsPerHost, tr.MaxIdleConns, tr.MaxConnsPerHost)
 	}
-	if tr := extract.NewTransport(); tr.MaxIdleConnsPerHost != 64 {
+	if tr := llm.NewTransport(); tr.MaxIdleConnsPerHost != 64 {
 		t.Fatalf("default transport keeps %d idle connections per host", tr.MaxIdleConnsPerHost)
 	}
 }
@@ -971,7 +973,7 @@ func manyMemories(n int) string {
 func TestLLMMemoriesPerAnswerAreCapped(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ max, n, want int }{{0, 5000, extract.DefaultMaxMemories}, {10, 12, 10}, {10, 10, 10}} {
-		b := setupLLM(t, func(cfg *extract.LLMConfig) { cfg.MaxMemories = c.max })
+		b := setupLLM(t, func(cfg *llmextract.Config) { cfg.MaxMemories = c.max })
 		b.server.Push(llmtest.Valid(manyMemories(c.n)))
 		res, err := b.extract(t, "mona", llmSession("mona"))
 		if err != nil {
@@ -999,7 +1001,7 @@ func TestLLMMemoriesPerAnswerAreCapped(t *testing.T) {
 			t.Errorf("an answer at the cap reports a cut: %v", res.Dropped)
 		}
 	}
-	if _, err := extract.NewLLM(extract.LLMConfig{Model: "m", MaxMemories: -1}); err == nil {
+	if _, err := llmextract.New(llmextract.Config{Model: "m", MaxMemories: -1}); err == nil {
 		t.Error("a negative MaxMemories is accepted")
 	}
 }

@@ -2,38 +2,19 @@ package extract
 
 import (
 	"fmt"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/internal/tokens"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/tiktoken-go/tokenizer"
 )
 
-// tokenCodec is the o200k_base tokenizer (GPT-4o and later). Its vocabulary is
-// embedded; building it takes a moment, so it is built once, on first use. A
-// codec is safe for concurrent use.
-var tokenCodec = sync.OnceValue(func() tokenizer.Codec {
-	c, err := tokenizer.Get(tokenizer.O200kBase)
-	if err != nil {
-		panic(fmt.Sprintf("extract: embedded tokenizer: %v", err))
-	}
-	return c
-})
-
 // CountTokens returns how many o200k_base tokens text takes. For models with
 // another vocabulary it is an estimate, close enough for budgets.
-func CountTokens(text string) int {
-	if text == "" {
-		return 0
-	}
-	n, err := tokenCodec().Count(text)
-	if err != nil {
-		// Count fails only in the strict UTF-8 mode, which is never set;
-		// fall back to the usual four bytes per token.
-		return (len(text) + 3) / 4
-	}
-	return n
-}
+func CountTokens(text string) int { return tokens.Count(text) }
+
+// tokenCodec is the tokenizer CountTokens counts with.
+func tokenCodec() tokenizer.Codec { return tokens.Codec() }
 
 // messageTokens is what a message takes in a rendered transcript: its line
 // and the newline after it.

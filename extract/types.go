@@ -1,7 +1,9 @@
 // Package extract turns a finished chat session into structured memory: the
-// deterministic rules extractor, the LLM extractor with JSON Schema validation
-// and one repair round, the merge policy every write passes, and token
-// budgeting. It knows no SQL, HTTP, environment or wall clock: time is passed in.
+// deterministic rules extractor, what a chat model is asked and what its
+// schema-valid answers become (the client that asks is package llm, joined to
+// this one by extract/llmextract), the merge policy every write passes, and
+// token budgeting. It knows no SQL, HTTP, environment or wall clock: time is
+// passed in.
 package extract
 
 import (

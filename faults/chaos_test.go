@@ -11,9 +11,9 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/figures"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 )
 
 // chaosAnswer is a valid Mona answer.

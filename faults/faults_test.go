@@ -24,9 +24,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/figures"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 

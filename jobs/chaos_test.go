@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/figures"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
+	"github.com/mnemo-ai/mnemo/llm"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -53,7 +55,7 @@ type Deps struct {
 	Apps  map[string]*prompts.App
 	Keys  *seal.Keyring
 	// LLM is nil when no model is configured: rules serve every app.
-	LLM *extract.LLM
+	LLM *llmextract.Extractor
 	// MonthlyBudgetUSD is the LLM spend per calendar month (UTC) above which
 	// extraction uses the rules; 0 means no limit.
 	MonthlyBudgetUSD float64
@@ -213,7 +215,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		run.Outcome = OutcomeBudgetExceeded
 	} else if useLLM {
 		run.Model = d.LLM.Model()
-		res, err := d.LLM.Extract(ctx, app, in)
+		res, err := d.LLM.Run(ctx, app, in, result)
 		run.InputTokens, run.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 		run.CostUSD = d.LLM.Cost(res.Usage)
 		run.DurationMS = time.Since(started).Milliseconds()
@@ -224,23 +226,23 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 				run.Error = fmt.Sprintf("the answer held %d memories; %d beyond the cap of %d were cut",
 					d.LLM.MaxMemories()+res.Cut, res.Cut, d.LLM.MaxMemories())
 			}
-			result = extract.KindOfApp(app).CompleteLLM(res, result)
+			result = res
 			run.Source = extract.SourceLLM
-		case errors.As(err, new(*extract.LimitWaitError)):
+		case errors.As(err, new(*llm.LimitWaitError)):
 			// MNEMO_LLM_RPM/TPM: no turn within the wait a call may take.
-			wait, _ := extract.IsLimitWait(err)
+			wait, _ := llm.IsLimitWait(err)
 			d.log().InfoContext(ctx, "llm rate limit: snoozing until the next turn", slog.String("session_id", id), slog.Duration("wait", wait))
 			return river.JobSnooze(wait)
 		case isRateLimit(err):
-			wait, _ := extract.RetryAfter(err)
+			wait, _ := llm.RetryAfter(err)
 			run.Source, run.Outcome, run.Error = extract.SourceLLM, OutcomeRateLimited, err.Error()
 			if err := d.Store.InsertExtractionRun(ctx, run); err != nil {
 				return err
 			}
 			d.observeRun(run)
 			d.log().WarnContext(ctx, "llm rate limited; snoozing", slog.String("session_id", id), slog.Duration("retry_after", wait))
-			return river.JobSnooze(cmp.Or(wait, extract.DefaultRetryAfter))
-		case extract.IsTransient(err) && job.Attempt < job.MaxAttempts:
+			return river.JobSnooze(cmp.Or(wait, llm.DefaultRetryAfter))
+		case llm.IsTransient(err) && job.Attempt < job.MaxAttempts:
 			run.Source, run.Outcome, run.Error = extract.SourceLLM, OutcomeTransient, err.Error()
 			if err := d.Store.InsertExtractionRun(ctx, run); err != nil {
 				return err
@@ -250,7 +252,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		default:
 			run.Source, run.Error = extract.SourceFallback, err.Error()
 			run.Outcome = fallbackOutcome(err)
-			result.Source = extract.SourceFallback
+			result = res // the rules' result, as a fallback
 			d.log().WarnContext(ctx, "llm extraction failed; storing the rules result",
 				slog.String("session_id", id), slog.String("outcome", run.Outcome), slog.Int("attempt", job.Attempt))
 		}
@@ -278,19 +280,19 @@ type readChunks struct {
 func (r readChunks) ListChunks(context.Context, string) ([]store.Chunk, error) { return r.chunks, nil }
 
 func isRateLimit(err error) bool {
-	var rl *extract.RateLimitError
+	var rl *llm.RateLimitError
 	return errors.As(err, &rl)
 }
 
 func fallbackOutcome(err error) string {
-	var inv *extract.InvalidAnswerError
-	var perm *extract.PermanentError
+	var inv *llm.InvalidAnswerError
+	var perm *llm.PermanentError
 	switch {
 	case errors.As(err, &inv):
 		return OutcomeInvalidAnswer
 	case errors.As(err, &perm):
 		return OutcomeRefused
-	case extract.IsTransient(err):
+	case llm.IsTransient(err):
 		return OutcomeRetriesSpent
 	}
 	return OutcomeRefused
@@ -435,9 +437,9 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		}
 		var mw store.MemoryWrites
 		if !user.MemoryDisabled {
-			var forgot *forgets // read once, when memories or the profile need them
+			var forgot *memory.Forgets // read once, when memories or the profile need them
 			if lock.Forgets != nil {
-				f := foldForgets(lock.Forgets)
+				f := memory.FoldForgets(lock.Forgets)
 				forgot = &f
 			}
 			var kept []extract.Memory
@@ -502,7 +504,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 // (and so read the forget markers): something was said of the profile, or
 // the app raises cues.
 func profileWrites(app *prompts.App, res extract.Result) bool {
-	return len(saidFields(res.ProfileUpdates, false)) > 0 || len(app.Policy.SignificantFields) > 0
+	return len(memory.SaidFields(res.ProfileUpdates, false)) > 0 || len(app.Policy.SignificantFields) > 0
 }
 
 // settleTranscript is how an extraction leaves its session
@@ -541,7 +543,7 @@ func settleTranscript(sess store.Session, p prompts.Policy, source string, now t
 // candidates' subjects, extract.KeysToRead), else all of the user's, read
 // here.
 func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, cands []extract.Memory,
-	forgot **forgets, lock store.ExtractionLock, now time.Time) (store.MemoryWrites, []extract.Memory, []extract.Mention, error) {
+	forgot **memory.Forgets, lock store.ExtractionLock, now time.Time) (store.MemoryWrites, []extract.Memory, []extract.Mention, error) {
 	if len(cands) == 0 {
 		return store.MemoryWrites{}, nil, nil, nil
 	}
@@ -558,7 +560,7 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 		return store.MemoryWrites{}, nil, nil, err
 	}
 	cands = slices.DeleteFunc(cands, func(c extract.Memory) bool {
-		if f.memory(c) {
+		if f.Forgot(c) {
 			gone = append(gone, extract.Mention{Key: c.Key, Value: c.Value})
 			return true
 		}
@@ -800,16 +802,16 @@ func sessionTime(in extract.Session) time.Time {
 // significant changes as cues for the next session. Fields derived from all
 // of a user's sessions (coach's goals and themes) are stated at the newest
 // session they were derived from, as they already hold everything older.
-func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, forgot **forgets, now time.Time) error {
+func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, forgot **memory.Forgets, now time.Time) error {
 	if !profileWrites(app, res) {
-		return nil // nothing to write, and no cue to raise: WriteProfile and RecordProfileCues would do nothing
+		return nil // nothing to write, and no cue to raise: memory.WriteProfile and memory.RecordProfileCues would do nothing
 	}
 	at, by := sessionTime(in), sess.ID
 	f, err := loadForgetsOnce(ctx, tx, sess.UserID, forgot)
 	if err != nil {
 		return err
 	}
-	if !f.profile.IsZero() && at.Before(f.profile) {
+	if p := f.Profile(); !p.IsZero() && at.Before(p) {
 		return nil // said before the user's fresh start: not remembered
 	}
 	derived := derivesProfile(app)
@@ -820,13 +822,13 @@ func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *pro
 			}
 		}
 	}
-	w, err := WriteProfile(ctx, tx, ProfileWrite{UserID: sess.UserID, App: sess.App, Updates: res.ProfileUpdates,
-		StatedAt: at, By: by, Actor: ActorExtraction, SessionID: sess.ID, Derived: derived}, now)
+	w, err := memory.WriteProfile(ctx, tx, memory.ProfileWrite{UserID: sess.UserID, App: sess.App, Updates: res.ProfileUpdates,
+		StatedAt: at, By: by, Actor: memory.ActorExtraction, SessionID: sess.ID, Derived: derived}, now)
 	if err != nil {
 		return err
 	}
-	_, err = RecordProfileCues(ctx, tx, app, CueSource{UserID: sess.UserID, App: sess.App, SessionID: sess.ID,
-		Version: w.Version, Actor: ActorExtraction, Summary: res.SessionSummary}, w.Before, w.After, now)
+	_, err = memory.RecordProfileCues(ctx, tx, app, memory.CueSource{UserID: sess.UserID, App: sess.App, SessionID: sess.ID,
+		Version: w.Version, Actor: memory.ActorExtraction, Summary: res.SessionSummary}, w.Before, w.After, now)
 	return err
 }
 
@@ -834,73 +836,16 @@ func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *pro
 // user's session summaries rather than stated in one session.
 func derivesProfile(app *prompts.App) bool { return extract.KindOfApp(app).DerivesProfile() }
 
-// ProfileForgotten is the memory id under which a profile's fresh start
-// (DELETE) is recorded in the memory audit.
-const ProfileForgotten = "profile"
-
-// forgets are the times a user asked to forget: one memory's key, a
-// category, the profile. A statement made before it, in a session handed
-// over late, is not remembered again.
-type forgets struct {
-	keys, categories map[string]time.Time
-	profile          time.Time
-}
-
 // loadForgetsOnce is loadForgets the first time a transaction asks, and
 // what it read after that (*cache holds it).
-func loadForgetsOnce(ctx context.Context, tx store.Tx, userID string, cache **forgets) (forgets, error) {
+func loadForgetsOnce(ctx context.Context, tx store.Tx, userID string, cache **memory.Forgets) (memory.Forgets, error) {
 	if *cache != nil {
 		return **cache, nil
 	}
-	f, err := loadForgets(ctx, tx, userID)
+	f, err := memory.LoadForgets(ctx, tx, userID)
 	if err != nil {
 		return f, err
 	}
 	*cache = &f
 	return f, nil
-}
-
-func loadForgets(ctx context.Context, tx store.Tx, userID string) (forgets, error) {
-	changes, err := tx.ListMemoryChangesOf(ctx, userID, "forget")
-	if err != nil {
-		return forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}, err
-	}
-	return foldForgets(changes), nil
-}
-
-// foldForgets are the forget markers among changes.
-func foldForgets(changes []store.MemoryChange) forgets {
-	f := forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
-	later := func(m map[string]time.Time, k string, t time.Time) {
-		if t.After(m[k]) {
-			m[k] = t
-		}
-	}
-	for _, c := range changes {
-		if c.Action != "forget" {
-			continue
-		}
-		switch cat, isCat := strings.CutPrefix(c.MemoryID, "category:"); {
-		case c.Key != "":
-			later(f.keys, extract.Subject(c.Key), c.At)
-		case isCat:
-			later(f.categories, cat, c.At)
-		case c.MemoryID == ProfileForgotten && c.At.After(f.profile):
-			f.profile = c.At
-		}
-	}
-	return f
-}
-
-// memory reports whether c was said before the user forgot its key or category.
-func (f forgets) memory(c extract.Memory) bool {
-	key := strings.TrimSpace(c.Key)
-	if k, ok := extract.CanonicalKey(key); ok {
-		key = k
-	}
-	t := f.keys[extract.Subject(key)]
-	if cat := f.categories[strings.ToLower(strings.TrimSpace(c.Category))]; cat.After(t) {
-		t = cat
-	}
-	return !t.IsZero() && c.StatedAt.Before(t)
 }

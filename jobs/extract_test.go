@@ -14,10 +14,11 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
@@ -64,7 +65,7 @@ func setupExtractWith(t *testing.T, b storetest.Backend, llm, work bool) *extrac
 	bundle.deps = &jobs.Deps{Store: st, Apps: apps, Keys: keys}
 	if llm {
 		bundle.llm = llmtest.NewServer(t)
-		bundle.deps.LLM, err = extract.NewLLM(extract.LLMConfig{BaseURL: bundle.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
+		bundle.deps.LLM, err = llmextract.New(llmextract.Config{BaseURL: bundle.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
 			Timeout: 500 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)

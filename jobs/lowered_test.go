@@ -11,9 +11,10 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -89,7 +90,7 @@ func TestRiskLoweringIsStoredAndCounted(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range cues {
-				if c.Kind == jobs.CueRisk {
+				if c.Kind == memory.CueRisk {
 					t.Fatalf("risk cue %+v recorded for a lowered finding", c)
 				}
 			}

@@ -14,9 +14,10 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -103,7 +104,7 @@ func setupObserved(t *testing.T, b storetest.Backend) (*extractBundle, *recorder
 	x := &extractBundle{st: st, llm: llmtest.NewServer(t)}
 	x.deps = &jobs.Deps{Store: st, Apps: apps, Keys: keys, Metrics: rec,
 		Logger: jobs.WithJobLog(slog.New(slog.DiscardHandler))}
-	if x.deps.LLM, err = extract.NewLLM(extract.LLMConfig{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
+	if x.deps.LLM, err = llmextract.New(llmextract.Config{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
 		Timeout: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/metrics"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -31,7 +32,7 @@ func TestPoisonedLLMNumbers(t *testing.T) {
 			// may take longer than the bundle's 500 ms to arrive and be read,
 			// which would make this a test of the timeout instead.
 			var err error
-			if x.deps.LLM, err = extract.NewLLM(extract.LLMConfig{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
+			if x.deps.LLM, err = llmextract.New(llmextract.Config{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
 				Timeout: time.Hour}); err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -39,10 +39,10 @@ func TestProfileWriteReadsHistoryOnlyForLateStatements(t *testing.T) {
 			if err := st.UpsertUser(ctx, store.User{ID: "u-1", App: "eldertree", Timezone: "UTC", CreatedAt: t0, UpdatedAt: t0}); err != nil {
 				t.Fatal(err)
 			}
-			write := func(w jobs.ProfileWrite) (jobs.ProfileWritten, int) {
+			write := func(w memory.ProfileWrite) (memory.ProfileWritten, int) {
 				t.Helper()
 				w.UserID, w.App = "u-1", "eldertree"
-				var out jobs.ProfileWritten
+				var out memory.ProfileWritten
 				c := &historyCounter{}
 				err := st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 					c.Tx = tx
@@ -50,7 +50,7 @@ func TestProfileWriteReadsHistoryOnlyForLateStatements(t *testing.T) {
 						return err
 					}
 					var err error
-					out, err = jobs.WriteProfile(ctx, c, w, w.StatedAt)
+					out, err = memory.WriteProfile(ctx, c, w, w.StatedAt)
 					return err
 				})
 				if err != nil {
@@ -58,8 +58,8 @@ func TestProfileWriteReadsHistoryOnlyForLateStatements(t *testing.T) {
 				}
 				return out, c.reads
 			}
-			edit := func(at time.Time, updates map[string]any) jobs.ProfileWrite {
-				return jobs.ProfileWrite{Updates: updates, StatedAt: at, By: jobs.ActorUser, Actor: jobs.ActorUser, Edit: true}
+			edit := func(at time.Time, updates map[string]any) memory.ProfileWrite {
+				return memory.ProfileWrite{Updates: updates, StatedAt: at, By: memory.ActorUser, Actor: memory.ActorUser, Edit: true}
 			}
 			for i := range 5 {
 				at := t0.Add(time.Duration(i+1) * time.Hour)
@@ -67,7 +67,7 @@ func TestProfileWriteReadsHistoryOnlyForLateStatements(t *testing.T) {
 					t.Fatalf("edit %d, the newest of its fields, read the history %d times", i+1, reads)
 				}
 			}
-			session := jobs.ProfileWrite{Updates: map[string]any{"sponsor_name": "Linda"}, StatedAt: t0.Add(90 * time.Minute),
+			session := memory.ProfileWrite{Updates: map[string]any{"sponsor_name": "Linda"}, StatedAt: t0.Add(90 * time.Minute),
 				By: "s-late", Actor: "extraction", SessionID: "s-late"}
 			out, reads := write(session)
 			if reads != 1 || out.After["sponsor_name"] != "Dave" || out.Older["sponsor_name"] != "Linda" {
@@ -92,7 +92,7 @@ func TestProfileWriteReadsHistoryOnlyForLateStatements(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			asOf := jobs.ProfileAsOf(hist, t0.Add(8*time.Hour))
+			asOf := memory.ProfileAsOf(hist, t0.Add(8*time.Hour))
 			p, err := st.GetProfile(ctx, "u-1")
 			if err != nil {
 				t.Fatal(err)

@@ -9,8 +9,9 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -26,7 +27,7 @@ func TestExtractionLimitWaitSnoozes(t *testing.T) {
 			x := setupExtractWith(t, b, true, false)
 			x.llm.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Valid(monaAnswer) })
 			// One request a minute, and a call may wait 5 s for its turn.
-			llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
+			llm, err := llmextract.New(llmextract.Config{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
 				Timeout: 5 * time.Second, RequestsPerMinute: 1, LimitMaxWait: 5 * time.Second})
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
 )
@@ -68,17 +69,17 @@ func (w *ResummarizeWorker) Work(ctx context.Context, job *river.Job[Resummarize
 	if useLLM, err := (&ExtractWorker{deps: d}).llmAllowed(ctx, app, now); err != nil {
 		return err
 	} else if useLLM {
-		got, err := d.LLM.Extract(ctx, app, in)
+		got, err := d.LLM.Run(ctx, app, in, res)
 		switch {
 		case err == nil:
-			res = extract.KindOfApp(app).CompleteLLM(got, res)
+			res = got
 		case isRateLimit(err):
-			wait, _ := extract.RetryAfter(err)
-			return river.JobSnooze(cmp.Or(wait, extract.DefaultRetryAfter))
-		case extract.IsTransient(err) && job.Attempt < job.MaxAttempts:
+			wait, _ := llm.RetryAfter(err)
+			return river.JobSnooze(cmp.Or(wait, llm.DefaultRetryAfter))
+		case llm.IsTransient(err) && job.Attempt < job.MaxAttempts:
 			return err
 		default:
-			res.Source = extract.SourceFallback
+			res = got // the rules' result, as a fallback
 		}
 	}
 	if err := summarizeStored(ctx, d.Store, sess, res); err != nil {

@@ -14,14 +14,10 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
-
-// CueRisk is the kind of the cue a distress or crisis statement raises
-// (extract.Screen finds them). Its field is the message ID; its detail
-// holds class, severity, message_id and actor, never the text.
-const CueRisk = "risk"
 
 // RiskMetrics is what a Metrics may also count: every risk cue recorded,
 // by app, class and severity. A Metrics without it counts none.
@@ -82,7 +78,7 @@ func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, 
 		if err != nil {
 			return err
 		}
-		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Kind: CueRisk, Field: r.MessageID,
+		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Kind: memory.CueRisk, Field: r.MessageID,
 			Detail: detail, SessionID: sess.ID, CreatedAt: now}); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
 )
@@ -68,14 +69,14 @@ func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[RollingS
 		if err != nil || user.MemoryDisabled {
 			return err
 		}
-		f, err := loadForgets(ctx, tx, sess.UserID)
+		f, err := memory.LoadForgets(ctx, tx, sess.UserID)
 		if err != nil {
 			return err
 		}
 		kept := make([]extract.Memory, 0, len(res.Memories))
 		var gone []extract.Mention
 		for _, m := range res.Memories {
-			if f.memory(m) {
+			if f.Forgot(m) {
 				gone = append(gone, extract.Mention{Key: m.Key, Value: m.Value})
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 )
 
 // elderWeeks is how many weeks the recovery insights show.
@@ -244,7 +245,7 @@ func cueSentence(kind string, d map[string]any) string {
 			return "Risky event ahead on " + d
 		}
 		return "Risky event ahead"
-	case jobs.CueRisk:
+	case memory.CueRisk:
 		return "Risk statement (" + cmpOr(label(d, "class"), "unclassified") + ", " + cmpOr(label(d, "severity"), "unknown") + " severity)"
 	}
 	return strings.ReplaceAll(kind, "_", " ")

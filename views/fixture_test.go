@@ -14,11 +14,12 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/api"
-	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
@@ -134,8 +135,8 @@ func newFixture(t *testing.T, b storetest.Backend, tokens []api.Token) *fixture 
 	}
 	fake := llmtest.NewServer(t)
 	fake.SetDefault(monaLLM)
-	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: fake.URL(), APIKey: "test-key", Model: llmModel, Timeout: time.Minute,
-		Prices: extract.PriceTable{llmModel: {InputPerMTok: 5, OutputPerMTok: 15}}})
+	llm, err := llmextract.New(llmextract.Config{BaseURL: fake.URL(), APIKey: "test-key", Model: llmModel, Timeout: time.Minute,
+		Prices: llm.PriceTable{llmModel: {InputPerMTok: 5, OutputPerMTok: 15}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/store"
 )
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/eval"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -307,23 +308,18 @@ func evalApp(apps map[string]*prompts.App, name string) (*prompts.App, error) {
 // llmExtractor answers as the extraction job does: the rules, then the
 // model's answer completed by them; the rules stand in when the model fails
 // (a fallback, counted in the spend).
-func llmExtractor(llm *extract.LLM) eval.Extractor {
+func llmExtractor(llm *llmextract.Extractor) eval.Extractor {
 	return func(ctx context.Context, app *prompts.App, s extract.Session, now time.Time) (extract.Result, error) {
-		res := extract.Rules(app, s, now)
-		if !app.Policy.LLM {
-			return res, nil
-		}
-		got, err := llm.Extract(ctx, app, s)
+		res, err := llm.Run(ctx, app, s, extract.Rules(app, s, now))
 		switch {
 		case err == nil:
-			return extract.KindOfApp(app).CompleteLLM(got, res), nil
+			return res, nil
 		case ctx.Err() != nil:
 			return res, ctx.Err()
 		case errors.Is(err, context.Canceled):
 			return res, err
 		}
-		res.Source, res.Usage = extract.SourceFallback, got.Usage
-		return res, nil
+		return res, nil // the rules' result, as a fallback
 	}
 }
 

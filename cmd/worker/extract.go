@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -103,14 +104,14 @@ func extractCmd(ctx context.Context, e *env) error {
 		if err != nil {
 			return usageError{err}
 		}
-		got, err := llm.Extract(ctx, app, s)
+		got, err := llm.Run(ctx, app, s, res)
 		switch {
 		case err == nil:
-			res = extract.KindOfApp(app).CompleteLLM(got, res)
+			res = got
 		case errors.Is(err, context.Canceled):
 			return err
 		default:
-			res.Source = extract.SourceFallback
+			res = got // the rules' result, as a fallback
 			fmt.Fprintf(e.stderr, "worker extract: llm failed (%s); printing the rules result\n", fallbackReason(err))
 		}
 	}
@@ -135,14 +136,14 @@ func extractCmd(ctx context.Context, e *env) error {
 }
 
 func fallbackReason(err error) string {
-	var inv *extract.InvalidAnswerError
-	var rl *extract.RateLimitError
+	var inv *llm.InvalidAnswerError
+	var rl *llm.RateLimitError
 	switch {
 	case errors.As(err, &inv):
 		return "answer invalid after the repair round"
 	case errors.As(err, &rl):
 		return "rate limited"
-	case extract.IsTransient(err):
+	case llm.IsTransient(err):
 		return "transient error"
 	}
 	return "request refused"

@@ -18,8 +18,10 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/metrics"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -93,17 +95,17 @@ func existingKeyring(cfg Config) (*seal.Keyring, error) {
 }
 
 // newLLM builds the LLM extractor from the configuration.
-func newLLM(cfg Config, log *slog.Logger) (*extract.LLM, error) {
-	prices, err := extract.ParsePrices(cfg.LLMPrices)
+func newLLM(cfg Config, log *slog.Logger) (*llmextract.Extractor, error) {
+	prices, err := llm.ParsePrices(cfg.LLMPrices)
 	if err != nil {
 		return nil, fmt.Errorf("MNEMO_LLM_PRICES: %w", err)
 	}
-	llm, err := extract.NewLLM(extract.LLMConfig{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
-		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, MaxMemories: cfg.LLMMaxMemories, Prices: extract.DefaultPrices().With(prices), Logger: log,
+	llm, err := llmextract.New(llmextract.Config{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
+		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, MaxMemories: cfg.LLMMaxMemories, Prices: llm.DefaultPrices().With(prices), Logger: log,
 		// Extraction and re-summaries call the LLM, at most one call per job.
 		Concurrency:       cfg.Concurrency[jobs.QueueExtract] + cfg.Concurrency[jobs.QueueDefault],
 		RequestsPerMinute: cfg.LLMRPM, TokensPerMinute: cfg.LLMTPM,
-		LimitMaxWait: min(extract.DefaultLimitMaxWait, cfg.JobTimeout/2)})
+		LimitMaxWait: min(llm.DefaultLimitMaxWait, cfg.JobTimeout/2)})
 	if err != nil {
 		return nil, fmt.Errorf("MNEMO_LLM_MODEL: %w", err)
 	}
@@ -142,7 +144,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 	if err != nil {
 		return nil, usageError{err}
 	}
-	var llm *extract.LLM
+	var llm *llmextract.Extractor
 	if cfg.LLMModel != "" {
 		if llm, err = newLLM(cfg, log); err != nil {
 			return nil, usageError{err}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 )
 
 // TestStatementTimeOverHTTP is the report, replayed on a real worker

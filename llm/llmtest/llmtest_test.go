@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/extract/llmtest"
+	"github.com/mnemo-ai/mnemo/llm/llmtest"
 )
 
 func post(t *testing.T, s *llmtest.Server, content string) (*http.Response, map[string]any) {

@@ -1,4 +1,4 @@
-package extract
+package llm
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // Defaults and bounds of the provider rate limiter.
 const (
 	// DefaultLimitMaxWait is how long a call may wait for its turn under
-	// LLMConfig.RequestsPerMinute / TokensPerMinute before the job is
+	// Config.RequestsPerMinute / TokensPerMinute before the job is
 	// snoozed instead (a *LimitWaitError).
 	DefaultLimitMaxWait = 2 * time.Minute
 	// limitBurst is the window whose worth of requests or tokens may go at

@@ -1,9 +1,11 @@
-package extract
+package llm
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/mnemo-ai/mnemo/internal/tokens"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -40,7 +42,7 @@ func TestFillDefaultsCopiesDefaults(t *testing.T) {
 // of the system prompt and the schema, and gives what counting them gives.
 func TestEstimateKeepsCounts(t *testing.T) {
 	t.Parallel()
-	l, err := NewLLM(LLMConfig{Model: "gpt-4o-mini", TokensPerMinute: 100_000})
+	l, err := New(Config{Model: "gpt-4o-mini", TokensPerMinute: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestEstimateKeepsCounts(t *testing.T) {
 	}, ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "mona", Schema: schema}}}
 	compact, _ := json.Marshal(schema)
-	want := 3 + 4 + CountTokens(req.Messages[0].Content) + 4 + CountTokens(req.Messages[1].Content) + CountTokens(string(compact))
+	want := 3 + 4 + tokens.Count(req.Messages[0].Content) + 4 + tokens.Count(req.Messages[1].Content) + tokens.Count(string(compact))
 	for i := range 3 {
 		if got := l.estimate(req); got != want {
 			t.Fatalf("estimate %d: %d tokens, want %d", i+1, got, want)
@@ -62,7 +64,7 @@ func TestEstimateKeepsCounts(t *testing.T) {
 	}
 	// A user message is counted each time, never kept.
 	req.Messages[1].Content += " and jazz"
-	if got, want := l.estimate(req), want-CountTokens("<transcript>my name is Peggy and I love ramen</transcript>")+CountTokens(req.Messages[1].Content); got != want {
+	if got, want := l.estimate(req), want-tokens.Count("<transcript>my name is Peggy and I love ramen</transcript>")+tokens.Count(req.Messages[1].Content); got != want {
 		t.Errorf("another user message: %d tokens, want %d", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package jobs
+package memory
 
 import (
 	"cmp"
@@ -80,7 +80,7 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 		out.Before = map[string]any{}
 	}
 	out.After = maps.Clone(out.Before)
-	said := saidFields(w.Updates, w.Edit)
+	said := SaidFields(w.Updates, w.Edit)
 	if len(said) == 0 {
 		return out, nil
 	}
@@ -207,10 +207,10 @@ func newestOfAll(said map[string]any, stated map[string]store.FieldStatement, he
 	return true
 }
 
-// saidFields are the fields of updates that state something: a null or a
+// SaidFields are the fields of updates that state something: a null or a
 // value that is not JSON says nothing, except an edit's null, which removes
 // the field and is a statement too.
-func saidFields(updates map[string]any, edit bool) map[string]any {
+func SaidFields(updates map[string]any, edit bool) map[string]any {
 	said := map[string]any{}
 	for field, v := range updates {
 		if v == nil && edit {
@@ -341,4 +341,11 @@ func ProfileAsOf(history []store.ProfileChange, t time.Time) map[string]FieldAsO
 		out[k] = f
 	}
 	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

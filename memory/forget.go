@@ -1,4 +1,4 @@
-package jobs
+package memory
 
 import (
 	"context"
@@ -154,7 +154,7 @@ func namesIn(raw json.RawMessage, names func(string) bool) bool {
 
 // Forgotten are a user's forget markers as a reader of derived text needs
 // them: what was forgotten, and when.
-type Forgotten struct{ f forgets }
+type Forgotten struct{ f Forgets }
 
 // LoadForgotten reads the user's forget markers.
 func LoadForgotten(ctx context.Context, q store.Querier, userID string) (Forgotten, error) {
@@ -162,7 +162,7 @@ func LoadForgotten(ctx context.Context, q store.Querier, userID string) (Forgott
 	if err != nil {
 		return Forgotten{}, err
 	}
-	return Forgotten{foldForgets(changes)}, nil
+	return Forgotten{FoldForgets(changes)}, nil
 }
 
 // Empty reports whether the user forgot no memory.
@@ -199,7 +199,7 @@ func (g Forgotten) Since(at time.Time) func(string) bool {
 // Memory is whether a memory of key and category said at at was
 // forgotten since.
 func (g Forgotten) Memory(key, category string, at time.Time) bool {
-	return g.f.memory(extract.Memory{Key: key, Category: category, StatedAt: at})
+	return g.f.Forgot(extract.Memory{Key: key, Category: category, StatedAt: at})
 }
 
 // MemoryOff deletes what a session in progress keeps of a user who turned
@@ -208,3 +208,64 @@ func MemoryOff(ctx context.Context, tx store.Tx, userID string) error {
 	_, err := tx.DeleteUserRolling(ctx, userID)
 	return err
 }
+
+// ProfileForgotten is the memory id under which a profile's fresh start
+// (DELETE) is recorded in the memory audit.
+const ProfileForgotten = "profile"
+
+// Forgets are the times a user asked to forget: one memory's key, a
+// category, the profile. A statement made before it, in a session handed
+// over late, is not remembered again.
+type Forgets struct {
+	keys, categories map[string]time.Time
+	profile          time.Time
+}
+
+// LoadForgets reads the user's forget markers in tx.
+func LoadForgets(ctx context.Context, tx store.Tx, userID string) (Forgets, error) {
+	changes, err := tx.ListMemoryChangesOf(ctx, userID, "forget")
+	if err != nil {
+		return Forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}, err
+	}
+	return FoldForgets(changes), nil
+}
+
+// FoldForgets are the forget markers among changes.
+func FoldForgets(changes []store.MemoryChange) Forgets {
+	f := Forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
+	later := func(m map[string]time.Time, k string, t time.Time) {
+		if t.After(m[k]) {
+			m[k] = t
+		}
+	}
+	for _, c := range changes {
+		if c.Action != "forget" {
+			continue
+		}
+		switch cat, isCat := strings.CutPrefix(c.MemoryID, "category:"); {
+		case c.Key != "":
+			later(f.keys, extract.Subject(c.Key), c.At)
+		case isCat:
+			later(f.categories, cat, c.At)
+		case c.MemoryID == ProfileForgotten && c.At.After(f.profile):
+			f.profile = c.At
+		}
+	}
+	return f
+}
+
+// Forgot reports whether c was said before the user forgot its key or category.
+func (f Forgets) Forgot(c extract.Memory) bool {
+	key := strings.TrimSpace(c.Key)
+	if k, ok := extract.CanonicalKey(key); ok {
+		key = k
+	}
+	t := f.keys[extract.Subject(key)]
+	if cat := f.categories[strings.ToLower(strings.TrimSpace(c.Category))]; cat.After(t) {
+		t = cat
+	}
+	return !t.IsZero() && c.StatedAt.Before(t)
+}
+
+// Profile is when the user last forgot their profile; zero if never.
+func (f Forgets) Profile() time.Time { return f.profile }

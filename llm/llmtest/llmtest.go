@@ -1,9 +1,9 @@
 // Package llmtest is a scripted, OpenAI-compatible chat completions server
-// for tests of the LLM extractor and of everything built on it.
+// for tests of the llm client and of everything built on it.
 //
 //	s := llmtest.NewServer(t)
 //	s.Push(llmtest.Content("```json\n{…}\n```"), llmtest.Valid(`{…}`))
-//	llm, _ := extract.NewLLM(extract.LLMConfig{BaseURL: s.URL(), Model: "gpt-4o-mini"})
+//	c, _ := llm.New(llm.Config{BaseURL: s.URL(), Model: "gpt-4o-mini"})
 //
 // Each request to POST /v1/chat/completions takes the next scripted Reply;
 // when the script is empty the default reply function answers, and without

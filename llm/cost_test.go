@@ -1,24 +1,24 @@
-package extract_test
+package llm_test
 
 import (
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/llm"
 )
 
 func TestParsePrices(t *testing.T) {
 	t.Parallel()
-	got, err := extract.ParsePrices(" gpt-4o-mini=0.15/0.60, gpt-4o=2.5/10 ,")
+	got, err := llm.ParsePrices(" gpt-4o-mini=0.15/0.60, gpt-4o=2.5/10 ,")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := extract.PriceTable{"gpt-4o-mini": {0.15, 0.60}, "gpt-4o": {2.5, 10}}
+	want := llm.PriceTable{"gpt-4o-mini": {0.15, 0.60}, "gpt-4o": {2.5, 10}}
 	if len(got) != len(want) || got["gpt-4o-mini"] != want["gpt-4o-mini"] || got["gpt-4o"] != want["gpt-4o"] {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if empty, err := extract.ParsePrices(""); err != nil || len(empty) != 0 {
+	if empty, err := llm.ParsePrices(""); err != nil || len(empty) != 0 {
 		t.Errorf("empty: %v, %v", empty, err)
 	}
 }
@@ -36,7 +36,7 @@ func TestParsePricesErrors(t *testing.T) {
 		"a=1/2,a=3/4":                   "entry 2",
 		"gpt-4o-mini=0.15/0.60,x=1/2/3": `output price: "2/3" is not a number`,
 	} {
-		_, err := extract.ParsePrices(input)
+		_, err := llm.ParsePrices(input)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParsePrices(%q) = %v, want an error with %q", input, err, want)
 		}
@@ -45,7 +45,7 @@ func TestParsePricesErrors(t *testing.T) {
 
 func TestPriceTableCost(t *testing.T) {
 	t.Parallel()
-	prices := extract.DefaultPrices().With(extract.PriceTable{"local-llama": {0, 0}, "gpt-4o": {3, 12}})
+	prices := llm.DefaultPrices().With(llm.PriceTable{"local-llama": {0, 0}, "gpt-4o": {3, 12}})
 	tests := []struct {
 		model string
 		want  float64
@@ -59,12 +59,12 @@ func TestPriceTableCost(t *testing.T) {
 		{"unknown", 0},
 	}
 	for _, tt := range tests {
-		got := prices.Cost(extract.Usage{Model: tt.model, InputTokens: 2_000_000, OutputTokens: 500_000, Calls: 3})
+		got := prices.Cost(llm.Usage{Model: tt.model, InputTokens: 2_000_000, OutputTokens: 500_000, Calls: 3})
 		if math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("%s: cost %v, want %v", tt.model, got, tt.want)
 		}
 	}
-	if extract.DefaultPrices()["gpt-4o"].InputPerMTok != 2.5 {
+	if llm.DefaultPrices()["gpt-4o"].InputPerMTok != 2.5 {
 		t.Error("With changed the defaults")
 	}
 }

@@ -1,4 +1,4 @@
-package jobs
+package memory
 
 import (
 	"context"
@@ -11,6 +11,11 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
+
+// CueRisk is the kind of the cue a distress or crisis statement raises
+// (extract.Screen finds them). Its field is the message ID; its detail
+// holds class, severity, message_id and actor, never the text.
+const CueRisk = "risk"
 
 // Who changed a profile, as the profile history and a cue's detail record it.
 const (

@@ -1,4 +1,4 @@
-package extract_test
+package llm_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/llm"
 )
 
 func TestParseAnswer(t *testing.T) {
@@ -40,9 +40,9 @@ func TestParseAnswer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			v, err := extract.ParseAnswer(tt.content)
+			v, err := llm.ParseAnswer(tt.content)
 			if !tt.ok {
-				var ae *extract.AnswerError
+				var ae *llm.AnswerError
 				if !errors.As(err, &ae) {
 					t.Fatalf("got %v, %v; want an *AnswerError", v, err)
 				}
@@ -63,7 +63,7 @@ func TestParseAnswer(t *testing.T) {
 
 func TestParseAnswerKeepsNumbersExact(t *testing.T) {
 	t.Parallel()
-	v, err := extract.ParseAnswer(`{"importance": 90, "big": 12345678901234567890}`)
+	v, err := llm.ParseAnswer(`{"importance": 90, "big": 12345678901234567890}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestParseAnswerErrorsDoNotQuote(t *testing.T) {
 		`{"value": "my pin is 4711",}`,
 		`my pin is 4711`,
 	} {
-		_, err := extract.ParseAnswer(content)
+		_, err := llm.ParseAnswer(content)
 		if err == nil || strings.Contains(err.Error(), "4711") || strings.Contains(err.Error(), "pin") {
 			t.Errorf("error %v for %q", err, content)
 		}
@@ -95,9 +95,9 @@ func FuzzParseAnswer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
-		v, err := extract.ParseAnswer(content)
+		v, err := llm.ParseAnswer(content)
 		if err != nil {
-			var ae *extract.AnswerError
+			var ae *llm.AnswerError
 			if !errors.As(err, &ae) {
 				t.Fatalf("error %T %v is not an *AnswerError", err, err)
 			}
@@ -107,7 +107,7 @@ func FuzzParseAnswer(f *testing.F) {
 		if err != nil {
 			t.Fatalf("parsed value does not marshal: %v", err)
 		}
-		back, err := extract.ParseAnswer(string(b))
+		back, err := llm.ParseAnswer(string(b))
 		if err != nil {
 			t.Fatalf("re-marshalled answer %s does not parse: %v", b, err)
 		}

@@ -1,4 +1,4 @@
-package extract
+package llm
 
 import (
 	"encoding/json"
