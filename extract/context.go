@@ -21,7 +21,6 @@ const (
 	DefaultBudgetElderTree = 600
 	DefaultBudgetMona      = 400
 	DefaultBudgetLara      = 300
-	DefaultBudgetCoach     = 500
 )
 
 // PackInput is what the store knows about a user when a session starts:
@@ -181,11 +180,11 @@ func Pack(rules string, in PackInput, budget int) ContextPack {
 	if !kind.CrossSession() {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}
-	plan := kind.pack(packInZone(in))
+	plan := kind.Pack(packInZone(in))
 	if plan == nil {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}
-	return plan.fit(budget)
+	return plan.p.fit(budget)
 }
 
 // packInZone is in with every instant read in the user's zone, so that the
@@ -233,8 +232,6 @@ const (
 	packRelevant       = 10 // mona tier 2
 	packConcepts       = 6  // LaRa concepts
 	packLaraPrefMax    = 20 // LaRa likes and dislikes together
-	packCoachList      = 5  // goals, themes, coach preferences
-	packThreads        = 5  // open threads per summary
 )
 
 // packSlack is how many tokens a line may gain or lose at its edges when

@@ -60,7 +60,7 @@ func elderSummaryExtras(sum map[string]any, said elderSaid) {
 		}
 	}
 }
-func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); return &p }
+func (kindElderTree) Pack(in PackInput) *PackPlan { return planOf(packElderTree(in)) }
 func (kindElderTree) SpecialDefault() string      { return prompts.SpecialKeep } // a recovery mentor's purpose
 func (kindElderTree) Batches() []string           { return []string{"weekly-analytics"} }
 

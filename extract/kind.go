@@ -26,9 +26,9 @@ type Kind interface {
 	// DefaultBudget is the context pack's budget when neither the request
 	// nor the policy sets one; 0 for a kind whose pack is always empty.
 	DefaultBudget() int
-	// pack plans the context pack; nil for a kind whose pack is always
+	// Pack plans the context pack (NewPackPlan); nil for a kind whose pack is always
 	// empty (Clara: cross-session data never enters its context).
-	pack(in PackInput) *packPlan
+	Pack(in PackInput) *PackPlan
 	// CompleteLLM completes a schema-valid LLM result with what only the
 	// rules decide (rules is the rules' result for the same session).
 	CompleteLLM(llm, rules Result) Result
@@ -144,7 +144,7 @@ func (BaseKind) CompleteLLM(llm, rules Result) Result {
 	llm.Records = rules.Records // the LLM never decides what a record holds
 	return llm
 }
-func (BaseKind) pack(PackInput) *packPlan { return nil }
+func (BaseKind) Pack(PackInput) *PackPlan { return nil }
 func (BaseKind) FoldsRecords() bool       { return false }
 func (BaseKind) DerivesProfile() bool     { return false }
 func (BaseKind) Batches() []string        { return nil }

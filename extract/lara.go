@@ -26,7 +26,7 @@ func (kindLara) DefaultBudget() int  { return DefaultBudgetLara }
 func (kindLara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	laraRules(res, p, s, now)
 }
-func (kindLara) pack(in PackInput) *packPlan { p := packLara(in); return &p }
+func (kindLara) Pack(in PackInput) *PackPlan { return planOf(packLara(in)) }
 func (kindLara) FoldsRecords() bool          { return true }
 
 // Record kinds of the lara preset, one per table of its long-term memory

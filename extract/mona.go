@@ -24,7 +24,7 @@ func (kindMona) DefaultBudget() int { return DefaultBudgetMona }
 func (kindMona) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	mineSession(res, p, s, now)
 }
-func (kindMona) pack(in PackInput) *packPlan { p := packMona(in); return &p }
+func (kindMona) Pack(in PackInput) *PackPlan { return planOf(packMona(in)) }
 
 // The memory vocabulary (README "The app presets"; prompts/mona/system.tmpl
 // and schema.json ask the LLM for the same keys). A key is one of the plain

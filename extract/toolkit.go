@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"strconv"
 	"time"
 )
@@ -99,3 +100,114 @@ func Text(v any) string { return text(v) }
 // value that is no string or looks sensitive (the chat service may have
 // copied it from what the user typed).
 func Label(v any) string { return label(v) }
+
+// Prefix is a case-insensitive pattern that matches one of alternatives at
+// the start of a string.
+func Prefix(alternatives ...string) *regexp.Regexp { return prefix(alternatives...) }
+
+// WordSet is the set of the space-separated words of words.
+func WordSet(words string) map[string]bool { return toSet(words) }
+
+// Tidy is a value with its quotes, trailing punctuation and extra spaces
+// taken off.
+func Tidy(v string) string { return tidy(v) }
+
+// ClauseStarts lists the byte offsets at which the clauses of a
+// space-collapsed sentence start: its first word and each word after a
+// clause mark or a joining word.
+func ClauseStarts(s string) []int { return clauseStarts(s) }
+
+// SkipInterjections is the offset of the first word of s at or after p that
+// is no interjection ("well", "oh", "ok"); p when there is none.
+func SkipInterjections(s string, p int) int { return skipInterjections(s, p) }
+
+// The context pack toolkit: a kind's Pack plans sections of candidate
+// items, which the engine fits into the budget (Pack).
+
+// Longest values a pack renders, in runes: a short value, and a text (a
+// rolling summary, a recognition moment).
+const (
+	PackValueRunes = packValueRunes
+	PackTextRunes  = packTextRunes
+)
+
+// PackSessions is how many of the newest summaries a pack reads.
+const PackSessions = packSessions
+
+// PackSection is one section of a kind's pack, in display order.
+type PackSection struct {
+	Name   string // as in PackPart
+	Header string // the line above its items
+}
+
+// PackGroup gathers consecutive items of a section under one label, joined
+// on the label's line by Sep ("- Key triggers: a, b") or, when Nested,
+// below it as "  * " lines. Many may hold %d, the number of items.
+type PackGroup struct {
+	One, Many string
+	Nested    bool
+	Sep       string
+}
+
+// PackItem is one candidate line of a section (or one member of a group's
+// line); items of a lower Prio are added first.
+type PackItem struct {
+	Section int
+	Prio    int
+	Group   *PackGroup
+	Text    string
+}
+
+// PackPlan is a kind's pack before it is fitted into a budget.
+type PackPlan struct {
+	p      packPlan
+	groups map[*PackGroup]*packGroup
+}
+
+// NewPackPlan is an empty plan of sections.
+func NewPackPlan(sections ...PackSection) *PackPlan {
+	ss := make([]packSection, len(sections))
+	for i, s := range sections {
+		ss[i] = packSection{name: s.Name, header: s.Header}
+	}
+	return &PackPlan{p: newPackPlan(ss...), groups: map[*PackGroup]*packGroup{}}
+}
+
+// planOf is the plan of a kind inside this package.
+func planOf(p packPlan) *PackPlan { return &PackPlan{p: p} }
+
+// Add adds an item; one with no text is no item.
+func (p *PackPlan) Add(it PackItem) {
+	var g *packGroup
+	if it.Group != nil {
+		if g = p.groups[it.Group]; g == nil {
+			g = &packGroup{one: it.Group.One, many: it.Group.Many, nested: it.Group.Nested, sep: it.Group.Sep}
+			p.groups[it.Group] = g
+		}
+	}
+	p.p.add(packItem{section: it.Section, prio: it.Prio, group: g, text: it.Text})
+}
+
+// AddCut adds an item of section whose text is lead followed by value
+// quoted, which may be cut at a token boundary to fit.
+func (p *PackPlan) AddCut(section, prio int, lead, value string) {
+	p.p.add(packCutItem(section, prio, lead, value))
+}
+
+// Capped counts a candidate of section left out by the kind's own cap.
+func (p *PackPlan) Capped(section int) { p.p.capped[section]++ }
+
+// PackValue is a stored value as a pack writes it: a string cleaned
+// (PlainText) and quoted, a number or a yes/no as is; "" for anything else.
+func PackValue(v any) string { return packValue(v) }
+
+// PackQuote is s cleaned (PlainText, at most max runes) and quoted; "" when
+// nothing is left.
+func PackQuote(s string, max int) string { return packQuote(s, max) }
+
+// PackStrings is the non-empty values of a stored list (or of one string),
+// each as PackValue writes it.
+func PackStrings(v any) []string { return packStrings(v) }
+
+// PackDate is t's calendar date, or "undated".
+func PackDate(t time.Time) string { return packDate(t) }

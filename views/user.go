@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	numeric "github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/kinds/clara"
+	"github.com/mnemo-ai/mnemo/kinds/coach"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -49,7 +50,7 @@ var userPages = map[extract.Kind]userPage{
 	clara.Clara:       {"Caregiver view", (*userCtx).clara},
 	extract.ElderTree: {"Recovery insights", (*userCtx).elderTree},
 	extract.Lara:      {"Learning progress", (*userCtx).lara},
-	extract.Coach:     {"Coaching goals and threads", (*userCtx).coach},
+	coach.Coach:       {"Coaching goals and threads", (*userCtx).coach},
 	extract.Mona:      {"What Mona remembers", (*userCtx).mona},
 }
 

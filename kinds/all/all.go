@@ -9,4 +9,5 @@ package all
 import (
 	_ "github.com/mnemo-ai/mnemo/extract"
 	_ "github.com/mnemo-ai/mnemo/kinds/clara"
+	_ "github.com/mnemo-ai/mnemo/kinds/coach"
 )

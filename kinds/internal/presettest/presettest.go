@@ -1,0 +1,74 @@
+// Package presettest holds what the kinds' tests share: running one kind's
+// rules on a session the way extract.Rules prepares the result, and the
+// golden file of that result (testdata/rules/<kind>.golden.json).
+package presettest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/prompts"
+)
+
+// Now is the time the kinds' rules tests extract at.
+var Now = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+
+// RulesFunc is a kind's deterministic extractor (extract.Kind's Rules).
+type RulesFunc func(*extract.Result, prompts.Policy, extract.Session, time.Time)
+
+// Run runs fn on s at Now under an empty policy, on a result prepared as
+// extract.Rules prepares it.
+func Run(fn RulesFunc, app string, s extract.Session) extract.Result {
+	res := extract.Result{
+		App:            app,
+		Source:         extract.SourceRules,
+		PromptVersion:  extract.RulesVersion,
+		Memories:       []extract.Memory{},
+		ProfileUpdates: map[string]any{},
+		SessionSummary: map[string]any{},
+		Dropped:        []extract.Dropped{},
+	}
+	fn(&res, prompts.Policy{}, s, Now)
+	return res
+}
+
+// Golden compares fn's result on testdata/rules/<app>.input.json with
+// <app>.golden.json, printed as the extract command prints it; update
+// rewrites the golden file first.
+func Golden(t *testing.T, app string, fn RulesFunc, update bool) {
+	t.Helper()
+	in := filepath.Join("testdata", "rules", app+".input.json")
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s extract.Session
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.App != app {
+		t.Fatalf("%s is a session of %q", in, s.App)
+	}
+	got, err := json.MarshalIndent(Run(fn, app, s), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "rules", app+".golden.json")
+	if update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from %s (run go test ./kinds/%s -run Golden -args -update-rules and review the diff):\n%s", in, golden, app, got)
+	}
+}
