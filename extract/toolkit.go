@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -39,7 +40,17 @@ func LowerWords(s string) []string { return lowerWords(s) }
 
 // Negated reports whether one of the lower-case words before a match
 // makes it untrue ("never", "didn't", …).
-func Negated(before []string) bool { return elderNegated(before) }
+func Negated(before []string) bool {
+	for _, w := range before {
+		if negations[w] || strings.HasSuffix(w, "n't") {
+			return true
+		}
+	}
+	return false
+}
+
+// negations are the words that make what follows them untrue.
+var negations = toSet("no not never without zero none nor nobody nothing barely hardly almost nearly")
 
 // HasAlnum reports whether s holds a letter or a digit.
 func HasAlnum(s string) bool { return hasAlnum(s) }
@@ -211,3 +222,53 @@ func PackStrings(v any) []string { return packStrings(v) }
 
 // PackDate is t's calendar date, or "undated".
 func PackDate(t time.Time) string { return packDate(t) }
+
+// ParseName reads a person's name at the start of rest ("Sam", "Dr. Sam
+// Lee"); "" when rest starts with none.
+func ParseName(rest string) string { return parseName(rest) }
+
+// NotAName reports whether a lower-case word the name patterns may catch
+// is no name ("secret", "whatever", …).
+func NotAName(w string) bool { return nameReject[w] }
+
+// Civil is the calendar day y-m-d, at midnight UTC.
+func Civil(y int, m time.Month, d int) time.Time { return civil(y, m, d) }
+
+// IsWeekday reports whether a lower-case word is a day of the week's name.
+func IsWeekday(w string) bool { return weekdays[w] != 0 || w == "sunday" }
+
+// NumberWord is the number a lower-case word names ("a", "one" … "twelve").
+func NumberWord(w string) (int, bool) { n, ok := numberWords[w]; return n, ok }
+
+// Hedges marks the lower-case words that hedge what a clause says
+// ("maybe", "might", "wouldn't", …).
+func Hedges(words []string) []bool { return hedges(words) }
+
+// FirstWord is the word of a space-collapsed s that starts at p, and the
+// offset of the next one.
+func FirstWord(s string, p int) (string, int) { return firstWord(s, p) }
+
+// IsArticle reports whether a lower-case word is an article or a
+// possessive that may open a noun phrase ("a", "the", "my", …).
+func IsArticle(w string) bool { return articles[w] }
+
+// QuestionStart reports whether a lower-case word opens a question ("do",
+// "what", "isn't", …).
+func QuestionStart(w string) bool { return questionStarts[w] }
+
+// SkipLeadingDate is the offset past a date that opens s at p ("on
+// Monday, …"), and whether there was one.
+func SkipLeadingDate(s string, p int) (int, bool) { return skipLeadingDate(s, p) }
+
+// Date reads a stored civil date (YYYY-MM-DD) or RFC 3339 time.
+func Date(v any) (time.Time, bool) { return date(v) }
+
+// UpcomingEvents reads a stored list of risky events ahead.
+func UpcomingEvents(v any) []UpcomingEvent { return upcomingEvents(v) }
+
+// PackInt reads a stored whole number.
+func PackInt(v any) (int, bool) { return packInt(v) }
+
+// PackCivilDays is the number of calendar days from a to b, each read in
+// its own location.
+func PackCivilDays(a, b time.Time) int { return packCivilDays(a, b) }

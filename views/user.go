@@ -16,6 +16,7 @@ import (
 	numeric "github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/kinds/coach"
+	"github.com/mnemo-ai/mnemo/kinds/eldertree"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -47,11 +48,11 @@ type userPage struct {
 // userPages is the registry of the kinds' pages, keyed by the kind
 // (extract's registry): adding a kind adds its file here and one line.
 var userPages = map[extract.Kind]userPage{
-	clara.Clara:       {"Caregiver view", (*userCtx).clara},
-	extract.ElderTree: {"Recovery insights", (*userCtx).elderTree},
-	extract.Lara:      {"Learning progress", (*userCtx).lara},
-	coach.Coach:       {"Coaching goals and threads", (*userCtx).coach},
-	extract.Mona:      {"What Mona remembers", (*userCtx).mona},
+	clara.Clara:         {"Caregiver view", (*userCtx).clara},
+	eldertree.ElderTree: {"Recovery insights", (*userCtx).elderTree},
+	extract.Lara:        {"Learning progress", (*userCtx).lara},
+	coach.Coach:         {"Coaching goals and threads", (*userCtx).coach},
+	extract.Mona:        {"What Mona remembers", (*userCtx).mona},
 }
 
 func (h *Handler) user(w http.ResponseWriter, r *http.Request) {

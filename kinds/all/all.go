@@ -10,4 +10,5 @@ import (
 	_ "github.com/mnemo-ai/mnemo/extract"
 	_ "github.com/mnemo-ai/mnemo/kinds/clara"
 	_ "github.com/mnemo-ai/mnemo/kinds/coach"
+	_ "github.com/mnemo-ai/mnemo/kinds/eldertree"
 )

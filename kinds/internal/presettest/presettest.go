@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +71,60 @@ func Golden(t *testing.T, app string, fn RulesFunc, update bool) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("%s differs from %s (run go test ./kinds/%s -run Golden -args -update-rules and review the diff):\n%s", in, golden, app, got)
+	}
+}
+
+// Policy is the policy the engine's rules golden test extracts under: the
+// general companion's lifetimes and a confidence floor of 0.5.
+func Policy() prompts.Policy {
+	return prompts.Policy{
+		MemoryTTL: map[string]prompts.Duration{
+			extract.CategoryFeeling: prompts.Duration(6 * time.Hour),
+			extract.CategoryEvent:   prompts.Duration(7 * 24 * time.Hour),
+			extract.CategoryOther:   prompts.Duration(24 * time.Hour),
+		},
+		MinConfidence: 0.5,
+	}
+}
+
+// ExtractGolden runs extract.Rules, as the worker does, on every
+// testdata/rules/*.input.json of the calling package at Now under Policy,
+// and compares each result with its .golden.json; update rewrites them
+// first.
+func ExtractGolden(t *testing.T, update bool) {
+	t.Helper()
+	inputs, err := filepath.Glob(filepath.Join("testdata", "rules", "*.input.json"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs: %v", err)
+	}
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			b, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s extract.Session
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.MarshalIndent(extract.Rules(&prompts.App{Name: s.App, Policy: Policy()}, s, Now), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			golden := strings.TrimSuffix(in, ".input.json") + ".golden.json"
+			if update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s differs from %s (run go test -run Golden -args -update-rules and review the diff):\n%s", in, golden, got)
+			}
+		})
 	}
 }

@@ -1,0 +1,20 @@
+package eldertree_test
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/kinds/internal/presettest"
+	// The tests load the built-in presets, which name every kind: the test
+	// binary registers them all, as cmd/worker does.
+	_ "github.com/mnemo-ai/mnemo/kinds/all"
+)
+
+// updateRules rewrites the golden files (go test ./kinds/eldertree -args -update-rules).
+var updateRules = flag.Bool("update-rules", false, "rewrite testdata/rules/*.golden.json")
+
+// TestRulesGolden pins what the worker's rules make of Elder Tree's sample
+// sessions (testdata/rules).
+func TestRulesGolden(t *testing.T) {
+	presettest.ExtractGolden(t, *updateRules)
+}
