@@ -113,7 +113,7 @@ func PackBudget(rules string, budget int) int {
 	if budget > 0 {
 		return budget
 	}
-	return KindOf(rules).DefaultBudget()
+	return KindOf(rules).PackPolicy().Budget
 }
 
 // Pack builds the context pack of a user of an app whose rules kind is rules
@@ -176,7 +176,7 @@ func PackBudget(rules string, budget int) int {
 func Pack(rules string, in PackInput, budget int) ContextPack {
 	budget = PackBudget(rules, budget)
 	kind := KindOf(rules)
-	if !kind.CrossSession() {
+	if kind.PackPolicy().Isolated {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}
 	plan := kind.Pack(packInZone(in))

@@ -20,9 +20,10 @@ func init() { Register(Lara) }
 
 type kindLara struct{ BaseKind }
 
-func (kindLara) Name() string        { return "lara" }
-func (kindLara) DecaysRecords() bool { return true }
-func (kindLara) DefaultBudget() int  { return DefaultBudgetLara }
+func (kindLara) Name() string           { return "lara" }
+func (kindLara) DecaysRecords() bool    { return true }
+func (kindLara) PackPolicy() PackPolicy { return PackPolicy{Budget: DefaultBudgetLara} }
+func (kindLara) View() View             { return View{Heading: "Learning progress", Page: PageLearning} }
 func (kindLara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	laraRules(res, p, s, now)
 }

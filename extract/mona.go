@@ -19,8 +19,9 @@ func init() { RegisterDefault(Mona) }
 
 type kindMona struct{ BaseKind }
 
-func (kindMona) Name() string       { return "mona" }
-func (kindMona) DefaultBudget() int { return DefaultBudgetMona }
+func (kindMona) Name() string           { return "mona" }
+func (kindMona) PackPolicy() PackPolicy { return PackPolicy{Budget: DefaultBudgetMona} }
+func (kindMona) View() View             { return View{Heading: "What Mona remembers", Page: PageMemories} }
 func (kindMona) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	mineSession(res, p, s, now)
 }

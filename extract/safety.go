@@ -1023,7 +1023,7 @@ func AboutPerson(value string) bool {
 //     sealed transcript only, reported as sealed:<category>.
 //
 // Memories, records with a "value", and, for kinds whose packs carry
-// what other sessions left (Kind.CrossSession), the strings of the profile
+// what other sessions left (PackPolicy.Isolated), the strings of the profile
 // updates and the session summary are screened; a kind that keeps nothing
 // across sessions (Clara) keeps its caregiver summary whole. Screen is
 // idempotent: a second call finds the same risks and drops nothing more.
@@ -1134,7 +1134,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	}
 	res.Records = recs
 
-	if !kind.CrossSession() {
+	if kind.PackPolicy().Isolated {
 		return
 	}
 	screenDoc := func(doc map[string]any) {

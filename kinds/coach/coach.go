@@ -27,14 +27,28 @@ type kindCoach struct{ extract.BaseKind }
 // request nor the app's policy sets one.
 const defaultBudget = 500
 
-func (kindCoach) Name() string       { return "coach" }
-func (kindCoach) DefaultBudget() int { return defaultBudget }
+func (kindCoach) Name() string                   { return "coach" }
+func (kindCoach) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Budget: defaultBudget} }
+func (kindCoach) View() extract.View {
+	return extract.View{Heading: "Coaching goals and threads", Page: extract.PageCoaching}
+}
 func (kindCoach) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	coachRules(res, p, s, now)
 }
 func (kindCoach) Pack(in extract.PackInput) *extract.PackPlan { return packCoach(in) }
 func (kindCoach) SpecialDefault() string                      { return prompts.SpecialKeepSealed } // in the sealed transcript only
 func (kindCoach) DerivesProfile() bool                        { return true }
+
+// DeriveProfile: the recurring themes span the user's sessions, which only
+// the rules see; a rules result takes the whole derived profile.
+func (kindCoach) DeriveProfile(res *extract.Result, fresh extract.Result) {
+	if res.Source == extract.SourceLLM {
+		res.ProfileUpdates["recurring_themes"] = fresh.ProfileUpdates["recurring_themes"]
+	} else {
+		res.ProfileUpdates = fresh.ProfileUpdates
+	}
+}
+
 func (k kindCoach) CompleteLLM(llm, rules extract.Result) extract.Result {
 	llm = k.BaseKind.CompleteLLM(llm, rules)
 	if themes, ok := rules.ProfileUpdates["recurring_themes"]; ok {

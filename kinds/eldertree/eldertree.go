@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
@@ -28,8 +29,13 @@ type kindElderTree struct{ extract.BaseKind }
 // request nor the app's policy sets one.
 const defaultBudget = 600
 
-func (kindElderTree) Name() string       { return "eldertree" }
-func (kindElderTree) DefaultBudget() int { return defaultBudget }
+func (kindElderTree) Name() string { return "eldertree" }
+func (kindElderTree) PackPolicy() extract.PackPolicy {
+	return extract.PackPolicy{Budget: defaultBudget}
+}
+func (kindElderTree) View() extract.View {
+	return extract.View{Heading: "Recovery insights", Page: extract.PageRecovery}
+}
 func (kindElderTree) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ time.Time) {
 	said := elderMine(s)
 	res.SessionSummary = elderTreeSummary(s.Events, said)
@@ -66,7 +72,7 @@ func elderSummaryExtras(sum map[string]any, said elderSaid) {
 }
 func (kindElderTree) Pack(in extract.PackInput) *extract.PackPlan { return packElderTree(in) }
 func (kindElderTree) SpecialDefault() string                      { return prompts.SpecialKeep } // a recovery mentor's purpose
-func (kindElderTree) Batches() []string                           { return []string{"weekly-analytics"} }
+func (kindElderTree) Batches() []string                           { return []string{aggregate.BatchWeeklyAnalytics} }
 
 // Follow-up cues the rules give an Elder Tree session. They are fixed
 // sentences, never text from the session.
