@@ -19,7 +19,6 @@ import (
 // 0 or less. An app's policy usually names its own (ContextBudgetTokens).
 const (
 	DefaultBudgetMona = 400
-	DefaultBudgetLara = 300
 )
 
 // PackInput is what the store knows about a user when a session starts:
@@ -224,11 +223,9 @@ const (
 
 // Caps on how many candidates a section considers.
 const (
-	packSessions    = 3  // Elder Tree and coach summaries
-	packCorePrefs   = 5  // mona tier 1
-	packRelevant    = 10 // mona tier 2
-	packConcepts    = 6  // LaRa concepts
-	packLaraPrefMax = 20 // LaRa likes and dislikes together
+	packSessions  = 3  // Elder Tree and coach summaries
+	packCorePrefs = 5  // mona tier 1
+	packRelevant  = 10 // mona tier 2
 )
 
 // packSlack is how many tokens a line may gain or lose at its edges when

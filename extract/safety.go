@@ -955,26 +955,6 @@ func riskyText(text string) (class string, ok bool) {
 // GuardRisk is LaraGuard's reason for refusing a preference about harm.
 const GuardRisk = "guard:risk"
 
-// harmWords are what a child's preference must not be about: LaRa keeps
-// no preference for being hurt, dying or hurting (laraRisky).
-var harmWords = regexp.MustCompile(`\b(?:hurt|hurting|hurts|pain|bleed|bleeding|blood|cut|cutting|cuts|die|dying|dead|death|kill|killing|suicide|hit|hitting|beaten|beating|punish|punished|punishment|starve|starving|choke|choking)\b`)
-
-// laraRisky reports whether a LaRa preference record is about harm or
-// risk ("I like being hurt"): LaraGuard refuses it as it refuses labels.
-func laraRisky(r Record) bool {
-	if r.Kind != LaraPreference || r.Delete {
-		return false
-	}
-	text := strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")
-	if v, ok := r.Data["value"].(string); ok {
-		text += " " + v
-	}
-	if _, ok := riskyText(text); ok {
-		return true
-	}
-	return harmWords.MatchString(riskNorm(text))
-}
-
 // Screen's reasons in Dropped are "risk:<class>", "special:<category>",
 // "sealed:<category>" and "about_person".
 

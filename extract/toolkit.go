@@ -272,3 +272,41 @@ func PackInt(v any) (int, bool) { return packInt(v) }
 // PackCivilDays is the number of calendar days from a to b, each read in
 // its own location.
 func PackCivilDays(a, b time.Time) int { return packCivilDays(a, b) }
+
+// RiskyText reports whether text holds a risk phrasing (RiskOf's
+// lexicons), whoever's and however negated.
+func RiskyText(text string) bool { _, ok := riskyText(text); return ok }
+
+// RiskNorm folds text as the risk patterns read it: typographic quotes and
+// apostrophes to ASCII, lower case, contractions typed without their
+// apostrophe.
+func RiskNorm(text string) string { return riskNorm(text) }
+
+// PackFirst is the first of keys that m holds with a non-empty value; nil
+// when none.
+func PackFirst(m map[string]any, keys ...string) any { return packFirst(m, keys...) }
+
+// PackKeyWords is a key as words ("likes:ice_cream" is "likes ice
+// cream"), cleaned.
+func PackKeyWords(key string) string { return packHuman(key) }
+
+// PackKeyLabel is a key as a short label of words, or fallback when it is
+// too long or holds more than letters and digits.
+func PackKeyLabel(key, fallback string) string { return packLabel(key, fallback) }
+
+// Slug turns a phrase into the snake_case tail of a key; withoutArticles
+// leaves out "a", "the", "my" and the like.
+func Slug(phrase string, withoutArticles bool) string {
+	if withoutArticles {
+		return slug(phrase, articles)
+	}
+	return slug(phrase, nil)
+}
+
+// MineMessage runs the general statement rules on one user message: the
+// memories it states, and why a sentence was dropped.
+func MineMessage(text string) (found []Memory, reasons []string) { return mineMessage(text) }
+
+// FeelWords is the alternation of the words that name a feeling
+// ("tired|sad|…"), for a pattern.
+const FeelWords = feelWord

@@ -11,4 +11,5 @@ import (
 	_ "github.com/mnemo-ai/mnemo/kinds/clara"
 	_ "github.com/mnemo-ai/mnemo/kinds/coach"
 	_ "github.com/mnemo-ai/mnemo/kinds/eldertree"
+	_ "github.com/mnemo-ai/mnemo/kinds/lara"
 )

@@ -1,4 +1,4 @@
-package extract
+package lara
 
 import (
 	"cmp"
@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/extract"
+
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
@@ -18,7 +20,7 @@ import (
 // packFeelingWords are words that would make a line an emotional label. A
 // LaRa value holding one is never rendered (no emotional labels:
 // docs/presets.md, LaRa: emotional counts).
-var packFeelingWords = toSet("anxious anxiety anxiously frustrated frustration frustrating sad sadness angry anger angrily upset scared afraid fear fearful worried worry nervous stressed stress overwhelmed depressed depression lonely mad panic panicked panicky meltdown tantrum crying cried unhappy miserable irritable agitated distressed distress dysregulated emotional emotion emotions mood moody")
+var packFeelingWords = extract.WordSet("anxious anxiety anxiously frustrated frustration frustrating sad sadness angry anger angrily upset scared afraid fear fearful worried worry nervous stressed stress overwhelmed depressed depression lonely mad panic panicked panicky meltdown tantrum crying cried unhappy miserable irritable agitated distressed distress dysregulated emotional emotion emotions mood moody")
 
 func packLaraSafe(s string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
@@ -31,18 +33,24 @@ func packLaraSafe(s string) bool {
 	return true
 }
 
-func packLara(in PackInput) packPlan {
+// Caps on how many candidates a section considers.
+const (
+	packConcepts    = 6  // concepts
+	packLaraPrefMax = 20 // likes and dislikes together
+)
+
+func packLara(in extract.PackInput) *extract.PackPlan {
 	const (
 		learner = iota
 		learning
 		reinforcement
 		prefs
 	)
-	p := newPackPlan(
-		packSection{"learner", "LEARNER:"},
-		packSection{"learning_state", "LEARNING STATE:"},
-		packSection{"reinforcement", "REINFORCEMENT:"},
-		packSection{"preferences", "PREFERENCES:"},
+	p := extract.NewPackPlan(
+		extract.PackSection{Name: "learner", Header: "LEARNER:"},
+		extract.PackSection{Name: "learning_state", Header: "LEARNING STATE:"},
+		extract.PackSection{Name: "reinforcement", Header: "REINFORCEMENT:"},
+		extract.PackSection{Name: "preferences", Header: "PREFERENCES:"},
 	)
 	// safe is s, or "" when s would be an emotional label; such a candidate
 	// counts as left out.
@@ -51,18 +59,18 @@ func packLara(in PackInput) packPlan {
 			return ""
 		}
 		if !packLaraSafe(s) {
-			p.capped[section]++
+			p.Capped(section)
 			return ""
 		}
 		return s
 	}
-	name := cmp.Or(packQuote(in.DisplayName, packValueRunes), packValue(in.Profile["preferred_name"]), packValue(in.Profile["name"]))
+	name := cmp.Or(extract.PackQuote(in.DisplayName, extract.PackValueRunes), extract.PackValue(in.Profile["preferred_name"]), extract.PackValue(in.Profile["name"]))
 	if name = safe(learner, name); name != "" {
-		p.add(packItem{section: learner, prio: 0, text: "Name: " + name})
+		p.Add(extract.PackItem{Section: learner, Prio: 0, Text: "Name: " + name})
 	}
 
 	records := slices.Clone(in.Records)
-	slices.SortStableFunc(records, func(a, b Record) int {
+	slices.SortStableFunc(records, func(a, b extract.Record) int {
 		return cmp.Or(packLaraTime(b.Data).Compare(packLaraTime(a.Data)), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Key, b.Key))
 	})
 	concepts := 0
@@ -83,21 +91,21 @@ func packLara(in PackInput) packPlan {
 				continue
 			}
 			if concepts >= packConcepts {
-				p.capped[learning]++
+				p.Capped(learning)
 				continue
 			}
-			p.add(packItem{section: learning, prio: 10, text: line})
+			p.Add(extract.PackItem{Section: learning, Prio: 10, Text: line})
 			concepts++
 		case "reinforcement_state":
 			if style != "" {
 				continue
 			}
-			s := packValue(packFirst(r.Data, "style", "reinforcement_style", "current_style"))
-			style = safe(reinforcement, cmp.Or(s, packQuote(packHuman(r.Key), packValueRunes)))
+			s := extract.PackValue(extract.PackFirst(r.Data, "style", "reinforcement_style", "current_style"))
+			style = safe(reinforcement, cmp.Or(s, extract.PackQuote(extract.PackKeyWords(r.Key), extract.PackValueRunes)))
 		case "preference":
 			for _, pr := range packLaraPrefs(r) {
-				k := fmt.Sprint(pr.like) + labelKey(pr.item)
-				if labelKey(pr.item) == "" || prefSeen[k] {
+				k := fmt.Sprint(pr.like) + extract.LabelKey(pr.item)
+				if extract.LabelKey(pr.item) == "" || prefSeen[k] {
 					continue
 				}
 				prefSeen[k] = true
@@ -110,12 +118,14 @@ func packLara(in PackInput) packPlan {
 		// Emotional records and every other kind are never rendered.
 	}
 	if style != "" {
-		p.add(packItem{section: reinforcement, prio: 30, text: "Style: " + style})
+		p.Add(extract.PackItem{Section: reinforcement, Prio: 30, Text: "Style: " + style})
 	}
-	like := &packGroup{one: "Likes", many: "Likes", sep: ", "}
-	dislike := &packGroup{one: "Dislikes", many: "Dislikes", sep: ", "}
+	like := &extract.PackGroup{One: "Likes", Many: "Likes", Sep: ", "}
+	dislike := &extract.PackGroup{One: "Dislikes", Many: "Dislikes", Sep: ", "}
 	if len(likes) > packLaraPrefMax {
-		p.capped[prefs] += len(likes) - packLaraPrefMax
+		for range len(likes) - packLaraPrefMax {
+			p.Capped(prefs)
+		}
 		likes = likes[:packLaraPrefMax]
 	}
 	// Likes before dislikes, each in the order above (most recent first).
@@ -129,7 +139,7 @@ func packLara(in PackInput) packPlan {
 			if !want {
 				g = dislike
 			}
-			p.add(packItem{section: prefs, prio: 40, group: g, text: l.item})
+			p.Add(extract.PackItem{Section: prefs, Prio: 40, Group: g, Text: l.item})
 			n++
 		}
 	}
@@ -143,16 +153,16 @@ type packPref struct {
 }
 
 // packLaraConcept renders a learning record: its concept, mastery and difficulty.
-func packLaraConcept(r Record) string {
-	concept := cmp.Or(packValue(packFirst(r.Data, "concept", "concept_name")), packQuote(packHuman(r.Key), packValueRunes))
+func packLaraConcept(r extract.Record) string {
+	concept := cmp.Or(extract.PackValue(extract.PackFirst(r.Data, "concept", "concept_name")), extract.PackQuote(extract.PackKeyWords(r.Key), extract.PackValueRunes))
 	if concept == "" {
 		return ""
 	}
 	var facts []string
-	if m, ok := num.Float(packFirst(r.Data, "mastery_level", "mastery")); ok && m >= 0 && m <= 1000 {
+	if m, ok := num.Float(extract.PackFirst(r.Data, "mastery_level", "mastery")); ok && m >= 0 && m <= 1000 {
 		facts = append(facts, "mastery "+strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64)+" of 5")
 	}
-	if d, ok := num.Float(packFirst(r.Data, "current_difficulty", "difficulty")); ok && d >= 0 && d <= 1000 {
+	if d, ok := num.Float(extract.PackFirst(r.Data, "current_difficulty", "difficulty")); ok && d >= 0 && d <= 1000 {
 		facts = append(facts, "difficulty "+strconv.FormatFloat(math.Round(d*10)/10, 'f', -1, 64))
 	} else if d, ok := num.Float(r.Data["highest_difficulty"]); ok && d >= 0 && d <= 1000 {
 		facts = append(facts, "highest difficulty "+strconv.FormatFloat(math.Round(d*10)/10, 'f', -1, 64))
@@ -165,7 +175,7 @@ func packLaraConcept(r Record) string {
 
 // packLaraTime is when a record was last practised, used or updated.
 func packLaraTime(d map[string]any) time.Time {
-	if t, ok := date(packFirst(d, "last_practiced", "last_seen", "last_used_at", "last_updated", "updated_at")); ok {
+	if t, ok := extract.Date(extract.PackFirst(d, "last_practiced", "last_seen", "last_used_at", "last_updated", "updated_at")); ok {
 		return t
 	}
 	return time.Time{}
@@ -175,31 +185,31 @@ func packLaraTime(d map[string]any) time.Time {
 // likes:/dislikes: key, a favorite_<thing> or other key with a polarity, or
 // the likes and dislikes lists of the design (docs/presets.md, LaRa:
 // preferences).
-func packLaraPrefs(r Record) []packPref {
+func packLaraPrefs(r extract.Record) []packPref {
 	type pr = packPref
 	var out []pr
-	for _, s := range packStrings(r.Data["likes"]) {
+	for _, s := range extract.PackStrings(r.Data["likes"]) {
 		out = append(out, pr{true, s})
 	}
-	for _, s := range packStrings(r.Data["dislikes"]) {
+	for _, s := range extract.PackStrings(r.Data["dislikes"]) {
 		out = append(out, pr{false, s})
 	}
 	if len(out) > 0 {
 		return out
 	}
-	item := packValue(packFirst(r.Data, "item", "value"))
+	item := extract.PackValue(extract.PackFirst(r.Data, "item", "value"))
 	key := strings.TrimSpace(r.Key)
 	if thing, ok := strings.CutPrefix(key, "favorite_"); ok && item != "" {
-		item += " (favorite " + packLabel(thing, "thing") + ")"
+		item += " (favorite " + extract.PackKeyLabel(thing, "thing") + ")"
 	}
 	switch {
 	case strings.HasPrefix(key, "likes:"):
-		return []pr{{true, cmp.Or(item, packQuote(packHuman(strings.TrimPrefix(key, "likes:")), packValueRunes))}}
+		return []pr{{true, cmp.Or(item, extract.PackQuote(extract.PackKeyWords(strings.TrimPrefix(key, "likes:")), extract.PackValueRunes))}}
 	case strings.HasPrefix(key, "dislikes:"):
-		return []pr{{false, cmp.Or(item, packQuote(packHuman(strings.TrimPrefix(key, "dislikes:")), packValueRunes))}}
+		return []pr{{false, cmp.Or(item, extract.PackQuote(extract.PackKeyWords(strings.TrimPrefix(key, "dislikes:")), extract.PackValueRunes))}}
 	}
-	item = cmp.Or(item, packQuote(packHuman(key), packValueRunes))
-	switch packKind(text(packFirst(r.Data, "polarity", "kind", "type"))) {
+	item = cmp.Or(item, extract.PackQuote(extract.PackKeyWords(key), extract.PackValueRunes))
+	switch packKind(extract.Text(extract.PackFirst(r.Data, "polarity", "kind", "type"))) {
 	case "like", "likes":
 		return []pr{{true, item}}
 	case "dislike", "dislikes":
@@ -207,3 +217,6 @@ func packLaraPrefs(r Record) []packPref {
 	}
 	return nil
 }
+
+// packKind is a record's or a value's kind, as the pack compares it.
+func packKind(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -1,9 +1,12 @@
-package extract
+package lara
 
+// The tests read the engine's types unqualified, as they did in package
+// extract.
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	. "github.com/mnemo-ai/mnemo/extract"
 	"os"
 	"path/filepath"
 	"regexp"
