@@ -15,12 +15,6 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Default context budgets by rules kind, used when Pack is given a budget of
-// 0 or less. An app's policy usually names its own (ContextBudgetTokens).
-const (
-	DefaultBudgetMona = 400
-)
-
 // PackInput is what the store knows about a user when a session starts:
 // everything a context pack may draw on. Which fields a kind reads is told
 // by Pack.
@@ -223,9 +217,7 @@ const (
 
 // Caps on how many candidates a section considers.
 const (
-	packSessions  = 3  // Elder Tree and coach summaries
-	packCorePrefs = 5  // mona tier 1
-	packRelevant  = 10 // mona tier 2
+	packSessions = 3 // Elder Tree and coach summaries
 )
 
 // packSlack is how many tokens a line may gain or lose at its edges when

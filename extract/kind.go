@@ -102,7 +102,8 @@ func register(k Kind, def bool) {
 }
 
 // KindOf is the kind named name (case and spaces aside); an unknown name is
-// the default kind's (RegisterDefault), the general companion.
+// the default kind's (RegisterDefault), the general companion; nil in a
+// binary that registered no default (one that imports no kinds/all).
 func KindOf(name string) Kind {
 	name = strings.ToLower(strings.TrimSpace(name))
 	registry.mu.RLock()

@@ -4,28 +4,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mnemo-ai/mnemo/prompts"
 )
-
-// mona (docs/presets.md, Mona): the general companion.
-// Mona is the general companion: the kind of apps whose rules are "mona".
-var Mona Kind = kindMona{}
-
-func init() { RegisterDefault(Mona) }
-
-type kindMona struct{ BaseKind }
-
-func (kindMona) Name() string           { return "mona" }
-func (kindMona) PackPolicy() PackPolicy { return PackPolicy{Budget: DefaultBudgetMona} }
-func (kindMona) View() View             { return View{Heading: "What Mona remembers", Page: PageMemories} }
-func (kindMona) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
-	mineSession(res, p, s, now)
-}
-func (kindMona) Pack(in PackInput) *PackPlan { return planOf(packMona(in)) }
 
 // The memory vocabulary (README "The app presets"; prompts/mona/system.tmpl
 // and schema.json ask the LLM for the same keys). A key is one of the plain

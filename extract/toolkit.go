@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // The rule toolkit: what the kinds outside this package (kinds/<name>) use
@@ -167,6 +169,8 @@ type PackItem struct {
 	Prio    int
 	Group   *PackGroup
 	Text    string
+	// MemoryIDs are the memories the item renders (UsedMemories).
+	MemoryIDs []string
 }
 
 // PackPlan is a kind's pack before it is fitted into a budget.
@@ -196,7 +200,7 @@ func (p *PackPlan) Add(it PackItem) {
 			p.groups[it.Group] = g
 		}
 	}
-	p.p.add(packItem{section: it.Section, prio: it.Prio, group: g, text: it.Text})
+	p.p.add(packItem{section: it.Section, prio: it.Prio, group: g, text: it.Text, ids: it.MemoryIDs})
 }
 
 // AddCut adds an item of section whose text is lead followed by value
@@ -310,3 +314,14 @@ func MineMessage(text string) (found []Memory, reasons []string) { return mineMe
 // FeelWords is the alternation of the words that name a feeling
 // ("tired|sad|…"), for a pattern.
 const FeelWords = feelWord
+
+// MineSession runs the general rules on a session: the memories the user's
+// own messages state, the feeling of the session, and its summary, under
+// p's lifetimes and confidence floor. It is the general companion's whole
+// extractor, and any kind's to call.
+func MineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
+	mineSession(res, p, s, now)
+}
+
+// TruncateRunes is s cut to at most n runes.
+func TruncateRunes(s string, n int) string { return packTruncRunes(s, n) }

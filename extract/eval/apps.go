@@ -40,7 +40,7 @@ type AppItem struct {
 //     (mastery:<concept>); its emotional and reinforcement counts are no
 //     fact about the child.
 func AppItems(app *prompts.App, res extract.Result) []AppItem {
-	if extract.KindOfApp(app) == extract.Mona {
+	if extract.KindOfApp(app) == extract.KindOf("") { // the default kind's are memories
 		return nil
 	}
 	var out []AppItem
