@@ -110,8 +110,8 @@ func PackBudget(rules string, budget int) int {
 }
 
 // Pack builds the context pack of a user of an app whose rules kind is rules
-// (an unknown kind packs as mona). It is a pure, deterministic function of
-// its arguments.
+// (an unknown kind packs as the default kind). It is a pure, deterministic
+// function of its arguments.
 //
 // Every kind renders sections of "- " lines under an upper-case header,
 // separated by a blank line. Items are added in the kind's priority order;
@@ -131,35 +131,8 @@ func PackBudget(rules string, budget int) int {
 // and numbers are its own and unquoted. A pack that holds anything starts
 // with PackPreamble, which says so to the model that reads it.
 //
-//   - eldertree (docs/presets.md, Elder Tree: context pack): USER CONTEXT
-//     (preferred name and addiction type, current step, sponsor and
-//     fellowship, the three known triggers most often primary in the
-//     summaries, red/yellow/green zones), RECENT MOMENTUM (the streak since
-//     the later of recovery_start_date and the last relapsed session, or
-//     sobriety_days when no session relapsed; then the last three sessions:
-//     date, outcome, urge intensity, primary trigger, and the follow-up of
-//     all but the newest) and CONVERSATION CUES (the newest session's
-//     follow-up, each cue kind once as a fixed sentence, the profile's
-//     current_focus).
-//   - mona (docs/presets.md, Mona: context pack): USER (name memory or
-//     DisplayName, and nickname), CORE PREFERENCES (the five most important
-//     preference memories), RELEVANT MEMORIES (the ten best of the others by
-//     the design's score: 0.3 per word shared with Query, importance/100 ×
-//     0.5, 0.1 when used in the last seven days; feelings and events as
-//     "Recently" lines) and CONVERSATION SUMMARY (the rolling summary).
-//   - lara (docs/presets.md, LaRa: context pack): structured state only:
-//     LEARNER (name), LEARNING STATE (concepts with mastery and difficulty,
-//     most recently practised first), REINFORCEMENT (style) and PREFERENCES
-//     (at most 20 likes and dislikes). Emotional records, summaries and
-//     memories are never read, and any value holding an emotional word is
-//     left out.
-//   - coach (docs/presets.md, Coach: context pack): CLIENT (name, goals,
-//     coaching preferences, recurring themes), OPEN THREADS (of the last
-//     three summaries, deduplicated, newest first) and LAST RECOGNITION
-//     MOMENT.
-//   - clara (docs/presets.md, Clara: dementia-safe rules): always empty.
-//     Cross-session data never enters Clara's LLM context, whatever is
-//     passed in.
+// What each kind's pack holds is told by its Pack (kinds/<kind>); a kind
+// whose PackPolicy is Isolated packs nothing, whatever is passed in.
 //
 // Every date is written as a calendar date in the user's zone
 // (in.Location), for every kind.

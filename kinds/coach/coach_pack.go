@@ -16,6 +16,10 @@ const (
 	packThreads     = 5 // open threads per summary
 )
 
+// packCoach plans the pack of coach (docs/presets.md, Coach: context pack):
+// CLIENT (name, goals, coaching preferences, recurring themes), OPEN THREADS
+// (of the last three summaries, deduplicated, newest first) and LAST
+// RECOGNITION MOMENT.
 func packCoach(in extract.PackInput) *extract.PackPlan {
 	const (
 		client = iota

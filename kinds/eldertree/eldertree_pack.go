@@ -19,6 +19,15 @@ const (
 	packZoneBehaviours = 5 // per zone
 )
 
+// packElderTree plans the pack of eldertree (docs/presets.md, Elder Tree:
+// context pack): USER CONTEXT (preferred name and addiction type, current
+// step, sponsor and fellowship, the three known triggers most often primary
+// in the summaries, red/yellow/green zones), RECENT MOMENTUM (the streak
+// since the later of recovery_start_date and the last relapsed session, or
+// sobriety_days when no session relapsed; then the last three sessions:
+// date, outcome, urge intensity, primary trigger, and the follow-up of all
+// but the newest) and CONVERSATION CUES (the newest session's follow-up,
+// each cue kind once as a fixed sentence, the profile's current_focus).
 func packElderTree(in extract.PackInput) *extract.PackPlan {
 	const (
 		userContext = iota

@@ -39,6 +39,12 @@ const (
 	packLaraPrefMax = 20 // likes and dislikes together
 )
 
+// packLara plans the pack of lara (docs/presets.md, LaRa: context pack):
+// structured state only: LEARNER (name), LEARNING STATE (concepts with
+// mastery and difficulty, most recently practised first), REINFORCEMENT
+// (style) and PREFERENCES (at most 20 likes and dislikes). Emotional
+// records, summaries and memories are never read, and any value holding an
+// emotional word is left out.
 func packLara(in extract.PackInput) *extract.PackPlan {
 	const (
 		learner = iota

@@ -20,6 +20,13 @@ const (
 	packRelevant  = 10 // tier 2: the best of the other memories
 )
 
+// packMona plans the pack of mona (docs/presets.md, Mona: context pack):
+// USER (name memory or DisplayName, and nickname), CORE PREFERENCES (the
+// five most important preference memories), RELEVANT MEMORIES (the ten best
+// of the others by the design's score: 0.3 per word shared with Query,
+// importance/100 × 0.5, 0.1 when used in the last seven days; feelings and
+// events as "Recently" lines) and CONVERSATION SUMMARY (the rolling
+// summary).
 func packMona(in extract.PackInput) *extract.PackPlan {
 	const (
 		user = iota
