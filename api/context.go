@@ -52,8 +52,8 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	in := extract.PackInput{DisplayName: user.DisplayName, Query: query, Now: now, Location: loc}
 	kind := extract.KindOfApp(app)
 	rules := kind.Name()
-	if !kind.CrossSession() {
-		// Cross-session data never enters Clara's context: read nothing.
+	if kind.PackPolicy().Isolated {
+		// Cross-session data never enters an isolated kind's context: read nothing.
 		return extract.Pack(rules, in, budget), nil
 	}
 	// A stored value the pack cannot read (a number beyond float64 kept as

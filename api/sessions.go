@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -341,7 +342,7 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	if sum, err := h.Store.GetSummary(ctx, id); err == nil {
 		v.Summary = sum.Data
 		if !h.seesCaregiverNotes(r, sess.App) {
-			v.Summary = withoutConcerns(sum.Data)
+			v.Summary = withoutNotes(sum.Data, extract.KindOfApp(h.Handoff.Apps[sess.App]).View())
 		}
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)

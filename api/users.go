@@ -15,7 +15,6 @@ import (
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/jobs"
-	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/views"
@@ -82,18 +81,21 @@ func (h *handlers) seesCaregiverNotes(r *http.Request, app string) bool {
 	return views.SeesCaregiverNotes(views.Viewer{Open: open, Scope: scope, App: boundApp(r)}, h.Handoff.Apps[app])
 }
 
-// withoutConcerns is a stored summary without its caregiver-only parts
-// (clara.ClaraWithoutConcerns); one that does not decode as an object is
-// given as it is.
-func withoutConcerns(raw json.RawMessage) json.RawMessage {
+// withoutNotes is a stored summary without its caregiver-only part (the
+// kind's extract.View.WithoutNotes); one that holds none, or does not
+// decode as an object, is given as it is.
+func withoutNotes(raw json.RawMessage, view extract.View) json.RawMessage {
+	if view.CaregiverNotes == "" || view.WithoutNotes == nil {
+		return raw
+	}
 	var sum map[string]any
 	if json.Unmarshal(raw, &sum) != nil || sum == nil {
 		return raw
 	}
-	if _, ok := sum["concerns"]; !ok {
+	if _, ok := sum[view.CaregiverNotes]; !ok {
 		return raw
 	}
-	b, err := json.Marshal(clara.ClaraWithoutConcerns(sum))
+	b, err := json.Marshal(view.WithoutNotes(sum))
 	if err != nil {
 		return raw
 	}

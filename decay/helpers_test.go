@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 )
 
 // now is the instant most tests judge records at.
@@ -120,7 +121,7 @@ func requireGuardPasses(t testing.TB, rec extract.Record, at time.Time) {
 	c := rec
 	c.Data = maps.Clone(rec.Data)
 	c.Data["last_session_id"] = "decay-check"
-	ok, dropped := extract.LaraGuard(user, "decay-check", nil, []extract.Record{c}, at)
+	ok, dropped := lara.LaraGuard(user, "decay-check", nil, []extract.Record{c}, at)
 	if len(ok) != 1 || len(dropped) != 0 {
 		t.Fatalf("LaraGuard refused the decayed record: %v\n%s", dropped, jsonOf(t, rec))
 	}

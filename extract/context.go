@@ -15,15 +15,6 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Default context budgets by rules kind, used when Pack is given a budget of
-// 0 or less. An app's policy usually names its own (ContextBudgetTokens).
-const (
-	DefaultBudgetElderTree = 600
-	DefaultBudgetMona      = 400
-	DefaultBudgetLara      = 300
-	DefaultBudgetCoach     = 500
-)
-
 // PackInput is what the store knows about a user when a session starts:
 // everything a context pack may draw on. Which fields a kind reads is told
 // by Pack.
@@ -115,12 +106,12 @@ func PackBudget(rules string, budget int) int {
 	if budget > 0 {
 		return budget
 	}
-	return KindOf(rules).DefaultBudget()
+	return KindOf(rules).PackPolicy().Budget
 }
 
 // Pack builds the context pack of a user of an app whose rules kind is rules
-// (an unknown kind packs as mona). It is a pure, deterministic function of
-// its arguments.
+// (an unknown kind packs as the default kind). It is a pure, deterministic
+// function of its arguments.
 //
 // Every kind renders sections of "- " lines under an upper-case header,
 // separated by a blank line. Items are added in the kind's priority order;
@@ -140,35 +131,8 @@ func PackBudget(rules string, budget int) int {
 // and numbers are its own and unquoted. A pack that holds anything starts
 // with PackPreamble, which says so to the model that reads it.
 //
-//   - eldertree (docs/presets.md, Elder Tree: context pack): USER CONTEXT
-//     (preferred name and addiction type, current step, sponsor and
-//     fellowship, the three known triggers most often primary in the
-//     summaries, red/yellow/green zones), RECENT MOMENTUM (the streak since
-//     the later of recovery_start_date and the last relapsed session, or
-//     sobriety_days when no session relapsed; then the last three sessions:
-//     date, outcome, urge intensity, primary trigger, and the follow-up of
-//     all but the newest) and CONVERSATION CUES (the newest session's
-//     follow-up, each cue kind once as a fixed sentence, the profile's
-//     current_focus).
-//   - mona (docs/presets.md, Mona: context pack): USER (name memory or
-//     DisplayName, and nickname), CORE PREFERENCES (the five most important
-//     preference memories), RELEVANT MEMORIES (the ten best of the others by
-//     the design's score: 0.3 per word shared with Query, importance/100 ×
-//     0.5, 0.1 when used in the last seven days; feelings and events as
-//     "Recently" lines) and CONVERSATION SUMMARY (the rolling summary).
-//   - lara (docs/presets.md, LaRa: context pack): structured state only:
-//     LEARNER (name), LEARNING STATE (concepts with mastery and difficulty,
-//     most recently practised first), REINFORCEMENT (style) and PREFERENCES
-//     (at most 20 likes and dislikes). Emotional records, summaries and
-//     memories are never read, and any value holding an emotional word is
-//     left out.
-//   - coach (docs/presets.md, Coach: context pack): CLIENT (name, goals,
-//     coaching preferences, recurring themes), OPEN THREADS (of the last
-//     three summaries, deduplicated, newest first) and LAST RECOGNITION
-//     MOMENT.
-//   - clara (docs/presets.md, Clara: dementia-safe rules): always empty.
-//     Cross-session data never enters Clara's LLM context, whatever is
-//     passed in.
+// What each kind's pack holds is told by its Pack (kinds/<kind>); a kind
+// whose PackPolicy is Isolated packs nothing, whatever is passed in.
 //
 // Every date is written as a calendar date in the user's zone
 // (in.Location), for every kind.
@@ -178,14 +142,14 @@ func PackBudget(rules string, budget int) int {
 func Pack(rules string, in PackInput, budget int) ContextPack {
 	budget = PackBudget(rules, budget)
 	kind := KindOf(rules)
-	if !kind.CrossSession() {
+	if kind.PackPolicy().Isolated {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}
-	plan := kind.pack(packInZone(in))
+	plan := kind.Pack(packInZone(in))
 	if plan == nil {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}
-	return plan.fit(budget)
+	return plan.p.fit(budget)
 }
 
 // packInZone is in with every instant read in the user's zone, so that the
@@ -226,15 +190,7 @@ const (
 
 // Caps on how many candidates a section considers.
 const (
-	packSessions       = 3  // Elder Tree and coach summaries
-	packTriggers       = 3  // Elder Tree key triggers
-	packZoneBehaviours = 5  // per zone
-	packCorePrefs      = 5  // mona tier 1
-	packRelevant       = 10 // mona tier 2
-	packConcepts       = 6  // LaRa concepts
-	packLaraPrefMax    = 20 // LaRa likes and dislikes together
-	packCoachList      = 5  // goals, themes, coach preferences
-	packThreads        = 5  // open threads per summary
+	packSessions = 3 // Elder Tree and coach summaries
 )
 
 // packSlack is how many tokens a line may gain or lose at its edges when

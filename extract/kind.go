@@ -23,12 +23,12 @@ type Kind interface {
 	// Rules is the deterministic extractor: it fills res, whose maps and
 	// slices are not nil, from s under p.
 	Rules(res *Result, p prompts.Policy, s Session, now time.Time)
-	// DefaultBudget is the context pack's budget when neither the request
-	// nor the policy sets one; 0 for a kind whose pack is always empty.
-	DefaultBudget() int
-	// pack plans the context pack; nil for a kind whose pack is always
+	// PackPolicy is how the kind's context pack is made: its default
+	// budget and whether other sessions may enter it at all.
+	PackPolicy() PackPolicy
+	// Pack plans the context pack (NewPackPlan); nil for a kind whose pack is always
 	// empty (Clara: cross-session data never enters its context).
-	pack(in PackInput) *packPlan
+	Pack(in PackInput) *PackPlan
 	// CompleteLLM completes a schema-valid LLM result with what only the
 	// rules decide (rules is the rules' result for the same session).
 	CompleteLLM(llm, rules Result) Result
@@ -40,21 +40,21 @@ type Kind interface {
 	// of the user's session summaries rather than stated in one session
 	// (coach's goals and recurring themes).
 	DerivesProfile() bool
+	// DeriveProfile completes res, a result made without the user's other
+	// sessions, with the profile fields derived from all of them: fresh is
+	// the rules' result on the same session with the history. Only a kind
+	// that DerivesProfile is asked.
+	DeriveProfile(res *Result, fresh Result)
 	// Batches names the scheduled batches that read the kind's sessions
 	// (weekly-analytics for Elder Tree, trends for Clara).
 	Batches() []string
-	// CrossSession reports whether what other sessions left may enter the
-	// kind's context pack at all (never for Clara).
-	CrossSession() bool
 	// SpecialDefault is what becomes of special categories of personal data
 	// for an app of the kind whose policy does not say (SpecialPolicy): kept
 	// by the kinds whose purpose the data is, dropped by the others.
 	SpecialDefault() string
-	// CaregiverOnly reports whether a user's pages under /views/ are for
-	// the app's caregiver token alone, not the operator's or the chat
-	// service's (Clara: a person with dementia's emotions are health data,
-	// and neither is part of the care relationship).
-	CaregiverOnly() bool
+	// View is how a user of the kind is shown under /views/ and who may
+	// see what of it.
+	View() View
 	// DecaysRecords reports whether the kind's records are decayed by the
 	// emotional, preference and mastery decay batches (LaRa's).
 	DecaysRecords() bool
@@ -102,7 +102,8 @@ func register(k Kind, def bool) {
 }
 
 // KindOf is the kind named name (case and spaces aside); an unknown name is
-// the default kind's (RegisterDefault), the general companion.
+// the default kind's (RegisterDefault), the general companion; nil in a
+// binary that registered no default (one that imports no kinds/all).
 func KindOf(name string) Kind {
 	name = strings.ToLower(strings.TrimSpace(name))
 	registry.mu.RLock()
@@ -144,13 +145,65 @@ func (BaseKind) CompleteLLM(llm, rules Result) Result {
 	llm.Records = rules.Records // the LLM never decides what a record holds
 	return llm
 }
-func (BaseKind) pack(PackInput) *packPlan { return nil }
-func (BaseKind) FoldsRecords() bool       { return false }
-func (BaseKind) DerivesProfile() bool     { return false }
-func (BaseKind) Batches() []string        { return nil }
-func (BaseKind) CrossSession() bool       { return true }
-func (BaseKind) CaregiverOnly() bool      { return false }
-func (BaseKind) DecaysRecords() bool      { return false }
+func (BaseKind) Pack(PackInput) *PackPlan      { return nil }
+func (BaseKind) PackPolicy() PackPolicy        { return PackPolicy{} }
+func (BaseKind) FoldsRecords() bool            { return false }
+func (BaseKind) DerivesProfile() bool          { return false }
+func (BaseKind) DeriveProfile(*Result, Result) {}
+func (BaseKind) Batches() []string             { return nil }
+func (BaseKind) View() View                    { return View{} }
+func (BaseKind) DecaysRecords() bool           { return false }
 func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
 }
+
+// PackPolicy is how a kind's context pack is made (Kind.PackPolicy).
+type PackPolicy struct {
+	// Budget is the pack's budget in tokens when neither the request nor
+	// the app's policy sets one; 0 for a kind whose pack is always empty.
+	Budget int
+	// Isolated: what other sessions left never enters the kind's LLM
+	// context, whatever is passed in (a dementia companion's), and the
+	// screen of a result leaves the profile alone (Screen).
+	Isolated bool
+}
+
+// View is how a kind's user is shown under /views/ (Kind.View).
+type View struct {
+	// Heading is the heading of a user's page.
+	Heading string
+	// Page is the page the views package builds for a user of the kind:
+	// one of the Page* layouts.
+	Page string
+	// CaregiverOnly: a user's pages are for the app's caregiver token
+	// alone, not the operator's or the chat service's, and the caregiver's
+	// notes in a summary (CaregiverNotes) are the caregiver's alone (a
+	// person with dementia's emotions are health data, and neither is part
+	// of the care relationship).
+	CaregiverOnly bool
+	// CaregiverNotes is the key of a summary's caregiver-only part; "" for
+	// none.
+	CaregiverNotes string
+	// WithoutNotes is a copy of a stored summary without its caregiver-only
+	// part, as any other reader gets it; nil for a kind without notes.
+	WithoutNotes func(summary map[string]any) map[string]any
+	// Notes reads the caregiver's notes of a stored summary, in the order
+	// it holds them; nil for a kind without notes.
+	Notes func(summary map[string]any) []CaregiverNote
+}
+
+// CaregiverNote is one note of a summary for the caregiver alone: what it
+// is about, said to a person ("Fall"), and its day (YYYY-MM-DD).
+type CaregiverNote struct {
+	What string
+	Date string
+}
+
+// The page layouts the views package builds (View.Page), by what they show.
+const (
+	PageMemories  = "memories"  // the memories and profile of a general companion
+	PageRecovery  = "recovery"  // urges, outcomes, streaks and weekly insights
+	PageLearning  = "learning"  // concepts, mastery, moods and preferences
+	PageCoaching  = "coaching"  // goals, open threads and action steps
+	PageCaregiver = "caregiver" // distress, concerns and trends, for a caregiver
+)

@@ -4,27 +4,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mnemo-ai/mnemo/prompts"
 )
-
-// mona (docs/presets.md, Mona): the general companion.
-// Mona is the general companion: the kind of apps whose rules are "mona".
-var Mona Kind = kindMona{}
-
-func init() { RegisterDefault(Mona) }
-
-type kindMona struct{ BaseKind }
-
-func (kindMona) Name() string       { return "mona" }
-func (kindMona) DefaultBudget() int { return DefaultBudgetMona }
-func (kindMona) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
-	mineSession(res, p, s, now)
-}
-func (kindMona) pack(in PackInput) *packPlan { p := packMona(in); return &p }
 
 // The memory vocabulary (README "The app presets"; prompts/mona/system.tmpl
 // and schema.json ask the LLM for the same keys). A key is one of the plain

@@ -44,6 +44,19 @@ func canonical(v any) (any, bool) {
 	return out, true
 }
 
+// Urge outcomes (docs/presets.md, Elder Tree: session summary).
+const (
+	OutcomeUrgePassed = "urge_passed"
+	OutcomeRelapsed   = "relapsed"
+	OutcomeOngoing    = "ongoing_struggle"
+)
+
+// UpcomingEvent is a risky event ahead: its civil date and a short label.
+type UpcomingEvent struct {
+	Date  string `json:"date"`
+	Event string `json:"event"`
+}
+
 // Kinds of cue (docs/presets.md, Elder Tree: cues).
 const (
 	CueRelapse           = "relapse"

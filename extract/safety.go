@@ -955,26 +955,6 @@ func riskyText(text string) (class string, ok bool) {
 // GuardRisk is LaraGuard's reason for refusing a preference about harm.
 const GuardRisk = "guard:risk"
 
-// harmWords are what a child's preference must not be about: LaRa keeps
-// no preference for being hurt, dying or hurting (laraRisky).
-var harmWords = regexp.MustCompile(`\b(?:hurt|hurting|hurts|pain|bleed|bleeding|blood|cut|cutting|cuts|die|dying|dead|death|kill|killing|suicide|hit|hitting|beaten|beating|punish|punished|punishment|starve|starving|choke|choking)\b`)
-
-// laraRisky reports whether a LaRa preference record is about harm or
-// risk ("I like being hurt"): LaraGuard refuses it as it refuses labels.
-func laraRisky(r Record) bool {
-	if r.Kind != LaraPreference || r.Delete {
-		return false
-	}
-	text := strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")
-	if v, ok := r.Data["value"].(string); ok {
-		text += " " + v
-	}
-	if _, ok := riskyText(text); ok {
-		return true
-	}
-	return harmWords.MatchString(riskNorm(text))
-}
-
 // Screen's reasons in Dropped are "risk:<class>", "special:<category>",
 // "sealed:<category>" and "about_person".
 
@@ -1023,7 +1003,7 @@ func AboutPerson(value string) bool {
 //     sealed transcript only, reported as sealed:<category>.
 //
 // Memories, records with a "value", and, for kinds whose packs carry
-// what other sessions left (Kind.CrossSession), the strings of the profile
+// what other sessions left (PackPolicy.Isolated), the strings of the profile
 // updates and the session summary are screened; a kind that keeps nothing
 // across sessions (Clara) keeps its caregiver summary whole. Screen is
 // idempotent: a second call finds the same risks and drops nothing more.
@@ -1134,7 +1114,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	}
 	res.Records = recs
 
-	if !kind.CrossSession() {
+	if kind.PackPolicy().Isolated {
 		return
 	}
 	screenDoc := func(doc map[string]any) {

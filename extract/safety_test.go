@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -314,7 +315,7 @@ func TestScreenEveryKind(t *testing.T) {
 
 func TestLaraGuardRefusesHarm(t *testing.T) {
 	rec := extract.Record{Kind: extract.LaraPreference, Key: "likes:being_hurt", Data: map[string]any{"value": "being hurt", "user_id": "u1"}}
-	ok, dropped := extract.LaraGuard("u1", "s1", nil, []extract.Record{rec}, time.Now())
+	ok, dropped := lara.LaraGuard("u1", "s1", nil, []extract.Record{rec}, time.Now())
 	if len(ok) != 0 || !slices.Contains(dropped, extract.Dropped{Reason: extract.GuardRisk}) {
 		t.Errorf("ok %v dropped %v", ok, dropped)
 	}

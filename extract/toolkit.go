@@ -3,8 +3,12 @@ package extract
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // The rule toolkit: what the kinds outside this package (kinds/<name>) use
@@ -38,7 +42,17 @@ func LowerWords(s string) []string { return lowerWords(s) }
 
 // Negated reports whether one of the lower-case words before a match
 // makes it untrue ("never", "didn't", …).
-func Negated(before []string) bool { return elderNegated(before) }
+func Negated(before []string) bool {
+	for _, w := range before {
+		if negations[w] || strings.HasSuffix(w, "n't") {
+			return true
+		}
+	}
+	return false
+}
+
+// negations are the words that make what follows them untrue.
+var negations = toSet("no not never without zero none nor nobody nothing barely hardly almost nearly")
 
 // HasAlnum reports whether s holds a letter or a digit.
 func HasAlnum(s string) bool { return hasAlnum(s) }
@@ -99,3 +113,215 @@ func Text(v any) string { return text(v) }
 // value that is no string or looks sensitive (the chat service may have
 // copied it from what the user typed).
 func Label(v any) string { return label(v) }
+
+// Prefix is a case-insensitive pattern that matches one of alternatives at
+// the start of a string.
+func Prefix(alternatives ...string) *regexp.Regexp { return prefix(alternatives...) }
+
+// WordSet is the set of the space-separated words of words.
+func WordSet(words string) map[string]bool { return toSet(words) }
+
+// Tidy is a value with its quotes, trailing punctuation and extra spaces
+// taken off.
+func Tidy(v string) string { return tidy(v) }
+
+// ClauseStarts lists the byte offsets at which the clauses of a
+// space-collapsed sentence start: its first word and each word after a
+// clause mark or a joining word.
+func ClauseStarts(s string) []int { return clauseStarts(s) }
+
+// SkipInterjections is the offset of the first word of s at or after p that
+// is no interjection ("well", "oh", "ok"); p when there is none.
+func SkipInterjections(s string, p int) int { return skipInterjections(s, p) }
+
+// The context pack toolkit: a kind's Pack plans sections of candidate
+// items, which the engine fits into the budget (Pack).
+
+// Longest values a pack renders, in runes: a short value, and a text (a
+// rolling summary, a recognition moment).
+const (
+	PackValueRunes = packValueRunes
+	PackTextRunes  = packTextRunes
+)
+
+// PackSessions is how many of the newest summaries a pack reads.
+const PackSessions = packSessions
+
+// PackSection is one section of a kind's pack, in display order.
+type PackSection struct {
+	Name   string // as in PackPart
+	Header string // the line above its items
+}
+
+// PackGroup gathers consecutive items of a section under one label, joined
+// on the label's line by Sep ("- Key triggers: a, b") or, when Nested,
+// below it as "  * " lines. Many may hold %d, the number of items.
+type PackGroup struct {
+	One, Many string
+	Nested    bool
+	Sep       string
+}
+
+// PackItem is one candidate line of a section (or one member of a group's
+// line); items of a lower Prio are added first.
+type PackItem struct {
+	Section int
+	Prio    int
+	Group   *PackGroup
+	Text    string
+	// MemoryIDs are the memories the item renders (UsedMemories).
+	MemoryIDs []string
+}
+
+// PackPlan is a kind's pack before it is fitted into a budget.
+type PackPlan struct {
+	p      packPlan
+	groups map[*PackGroup]*packGroup
+}
+
+// NewPackPlan is an empty plan of sections.
+func NewPackPlan(sections ...PackSection) *PackPlan {
+	ss := make([]packSection, len(sections))
+	for i, s := range sections {
+		ss[i] = packSection{name: s.Name, header: s.Header}
+	}
+	return &PackPlan{p: newPackPlan(ss...), groups: map[*PackGroup]*packGroup{}}
+}
+
+// planOf is the plan of a kind inside this package.
+func planOf(p packPlan) *PackPlan { return &PackPlan{p: p} }
+
+// Add adds an item; one with no text is no item.
+func (p *PackPlan) Add(it PackItem) {
+	var g *packGroup
+	if it.Group != nil {
+		if g = p.groups[it.Group]; g == nil {
+			g = &packGroup{one: it.Group.One, many: it.Group.Many, nested: it.Group.Nested, sep: it.Group.Sep}
+			p.groups[it.Group] = g
+		}
+	}
+	p.p.add(packItem{section: it.Section, prio: it.Prio, group: g, text: it.Text, ids: it.MemoryIDs})
+}
+
+// AddCut adds an item of section whose text is lead followed by value
+// quoted, which may be cut at a token boundary to fit.
+func (p *PackPlan) AddCut(section, prio int, lead, value string) {
+	p.p.add(packCutItem(section, prio, lead, value))
+}
+
+// Capped counts a candidate of section left out by the kind's own cap.
+func (p *PackPlan) Capped(section int) { p.p.capped[section]++ }
+
+// PackValue is a stored value as a pack writes it: a string cleaned
+// (PlainText) and quoted, a number or a yes/no as is; "" for anything else.
+func PackValue(v any) string { return packValue(v) }
+
+// PackQuote is s cleaned (PlainText, at most max runes) and quoted; "" when
+// nothing is left.
+func PackQuote(s string, max int) string { return packQuote(s, max) }
+
+// PackStrings is the non-empty values of a stored list (or of one string),
+// each as PackValue writes it.
+func PackStrings(v any) []string { return packStrings(v) }
+
+// PackDate is t's calendar date, or "undated".
+func PackDate(t time.Time) string { return packDate(t) }
+
+// ParseName reads a person's name at the start of rest ("Sam", "Dr. Sam
+// Lee"); "" when rest starts with none.
+func ParseName(rest string) string { return parseName(rest) }
+
+// NotAName reports whether a lower-case word the name patterns may catch
+// is no name ("secret", "whatever", …).
+func NotAName(w string) bool { return nameReject[w] }
+
+// Civil is the calendar day y-m-d, at midnight UTC.
+func Civil(y int, m time.Month, d int) time.Time { return civil(y, m, d) }
+
+// IsWeekday reports whether a lower-case word is a day of the week's name.
+func IsWeekday(w string) bool { return weekdays[w] != 0 || w == "sunday" }
+
+// NumberWord is the number a lower-case word names ("a", "one" … "twelve").
+func NumberWord(w string) (int, bool) { n, ok := numberWords[w]; return n, ok }
+
+// Hedges marks the lower-case words that hedge what a clause says
+// ("maybe", "might", "wouldn't", …).
+func Hedges(words []string) []bool { return hedges(words) }
+
+// FirstWord is the word of a space-collapsed s that starts at p, and the
+// offset of the next one.
+func FirstWord(s string, p int) (string, int) { return firstWord(s, p) }
+
+// IsArticle reports whether a lower-case word is an article or a
+// possessive that may open a noun phrase ("a", "the", "my", …).
+func IsArticle(w string) bool { return articles[w] }
+
+// QuestionStart reports whether a lower-case word opens a question ("do",
+// "what", "isn't", …).
+func QuestionStart(w string) bool { return questionStarts[w] }
+
+// SkipLeadingDate is the offset past a date that opens s at p ("on
+// Monday, …"), and whether there was one.
+func SkipLeadingDate(s string, p int) (int, bool) { return skipLeadingDate(s, p) }
+
+// Date reads a stored civil date (YYYY-MM-DD) or RFC 3339 time.
+func Date(v any) (time.Time, bool) { return date(v) }
+
+// UpcomingEvents reads a stored list of risky events ahead.
+func UpcomingEvents(v any) []UpcomingEvent { return upcomingEvents(v) }
+
+// PackInt reads a stored whole number.
+func PackInt(v any) (int, bool) { return packInt(v) }
+
+// PackCivilDays is the number of calendar days from a to b, each read in
+// its own location.
+func PackCivilDays(a, b time.Time) int { return packCivilDays(a, b) }
+
+// RiskyText reports whether text holds a risk phrasing (RiskOf's
+// lexicons), whoever's and however negated.
+func RiskyText(text string) bool { _, ok := riskyText(text); return ok }
+
+// RiskNorm folds text as the risk patterns read it: typographic quotes and
+// apostrophes to ASCII, lower case, contractions typed without their
+// apostrophe.
+func RiskNorm(text string) string { return riskNorm(text) }
+
+// PackFirst is the first of keys that m holds with a non-empty value; nil
+// when none.
+func PackFirst(m map[string]any, keys ...string) any { return packFirst(m, keys...) }
+
+// PackKeyWords is a key as words ("likes:ice_cream" is "likes ice
+// cream"), cleaned.
+func PackKeyWords(key string) string { return packHuman(key) }
+
+// PackKeyLabel is a key as a short label of words, or fallback when it is
+// too long or holds more than letters and digits.
+func PackKeyLabel(key, fallback string) string { return packLabel(key, fallback) }
+
+// Slug turns a phrase into the snake_case tail of a key; withoutArticles
+// leaves out "a", "the", "my" and the like.
+func Slug(phrase string, withoutArticles bool) string {
+	if withoutArticles {
+		return slug(phrase, articles)
+	}
+	return slug(phrase, nil)
+}
+
+// MineMessage runs the general statement rules on one user message: the
+// memories it states, and why a sentence was dropped.
+func MineMessage(text string) (found []Memory, reasons []string) { return mineMessage(text) }
+
+// FeelWords is the alternation of the words that name a feeling
+// ("tired|sad|…"), for a pattern.
+const FeelWords = feelWord
+
+// MineSession runs the general rules on a session: the memories the user's
+// own messages state, the feeling of the session, and its summary, under
+// p's lifetimes and confidence floor. It is the general companion's whole
+// extractor, and any kind's to call.
+func MineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
+	mineSession(res, p, s, now)
+}
+
+// TruncateRunes is s cut to at most n runes.
+func TruncateRunes(s string, n int) string { return packTruncRunes(s, n) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
@@ -19,9 +20,9 @@ import (
 
 // Batch names (README.md, "Scheduled batches").
 const (
-	BatchWeeklyAnalytics = "weekly-analytics"
-	BatchTrends          = "trends"
-	BatchInsights        = "insights"
+	BatchWeeklyAnalytics = aggregate.BatchWeeklyAnalytics
+	BatchTrends          = aggregate.BatchTrends
+	BatchInsights        = aggregate.BatchInsights
 	BatchEmotionalDecay  = "emotional-decay"
 	BatchPreferenceDecay = "preference-decay"
 	BatchMasteryDecay    = "mastery-decay"

@@ -428,11 +428,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			res.Records = fresh.Records
 			if derivesProfile(app) {
 				// Derived from every session, so from what is stored now.
-				if res.Source == extract.SourceLLM {
-					res.ProfileUpdates["recurring_themes"] = fresh.ProfileUpdates["recurring_themes"]
-				} else {
-					res.ProfileUpdates = fresh.ProfileUpdates
-				}
+				extract.KindOfApp(app).DeriveProfile(&res, fresh)
 			}
 		}
 		var mw store.MemoryWrites

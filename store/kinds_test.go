@@ -1,5 +1,5 @@
-package store_test
+package store
 
-// The store's tests load the built-in apps, whose kinds register
-// themselves: the test binary imports them all, as cmd/worker does.
+// The tests load the built-in presets, which name every kind: the test
+// binary registers them all, as cmd/worker does.
 import _ "github.com/mnemo-ai/mnemo/kinds/all"

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
-	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -22,11 +21,11 @@ const claraWindow = 30 * 24 * time.Hour
 // claraSessionCharts is how many recent sessions get a timeline of their own.
 const claraSessionCharts = 5
 
-// clara is the caregiver's page (docs/presets.md, Clara): emotions per session and over
+// caregiver is the caregiver's page (docs/presets.md, Clara): emotions per session and over
 // 30 days, the distress baseline with morning and evening, repetition, and
 // which narratives calm. It reads the chat service's events and the
 // summaries' structured fields, never what the user typed.
-func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
+func (x *userCtx) caregiver(ctx context.Context) ([]Section, error) {
 	since := x.now.Add(-claraWindow)
 	events, err := x.st.ListUserEvents(ctx, x.u.ID, []string{"emotion", "narrative", "escalation"}, since)
 	if err != nil {
@@ -141,9 +140,12 @@ func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
 		Empty: "No concern in the sessions of the last 30 days."}
 	for i := len(recent) - 1; i >= 0; i-- {
 		s := recent[i]
-		cs := clara.ClaraConcernsOf(sums[s.ID]["concerns"])
-		for j := len(cs) - 1; j >= 0; j-- {
-			ctable.Rows = append(ctable.Rows, []string{cs[j].Date, claraConcernName(cs[j].Concern), x.sessionLabel(s)})
+		var ns []extract.CaregiverNote
+		if notes := x.h.kindOf(x.u.App).View().Notes; notes != nil {
+			ns = notes(sums[s.ID])
+		}
+		for j := len(ns) - 1; j >= 0; j-- {
+			ctable.Rows = append(ctable.Rows, []string{ns[j].Date, ns[j].What, x.sessionLabel(s)})
 		}
 	}
 	concerns.Facts = []Fact{{Label: "Concerns in 30 days", Value: strconv.Itoa(len(ctable.Rows))}}
@@ -266,25 +268,6 @@ func (x *userCtx) clara(ctx context.Context) ([]Section, error) {
 			Empty: "No session with question events in the last 30 days."}))
 	}
 	return []Section{over, concerns, per, base, rep, calm}, nil
-}
-
-// claraConcernName says a concern label to a caregiver.
-func claraConcernName(c string) string {
-	switch c {
-	case clara.ConcernFall:
-		return "Fall"
-	case clara.ConcernPain:
-		return "Pain"
-	case clara.ConcernNotEating:
-		return "Not eating"
-	case clara.ConcernMedication:
-		return "Medication confusion"
-	case clara.ConcernLost:
-		return "Getting lost"
-	case clara.ConcernStrangerAtDoor:
-		return "Stranger at the door"
-	}
-	return strings.ReplaceAll(c, "_", " ")
 }
 
 // arc is a summary's emotional arc when it is two labels ("anxious → calm").

@@ -13,11 +13,11 @@ import (
 // coachSessions is how many of the latest sessions the coach page reads.
 const coachSessions = 20
 
-// coach is a coaching client's page (docs/presets.md, Coach): goals, recurring themes
+// coaching is a coaching client's page (docs/presets.md, Coach): goals, recurring themes
 // and preferences from the profile, and the action steps and open threads
 // of each session's summary. The summary's text and recognition moment,
 // which may hold the client's own sentences at length, are left out.
-func (x *userCtx) coach(ctx context.Context) ([]Section, error) {
+func (x *userCtx) coaching(ctx context.Context) ([]Section, error) {
 	goals := Section{ID: "goals", Title: "Goals and recurring themes", Attr: "coach-goals",
 		Intro: "Derived from every session's summary: up to three goals, the themes found in two or more sessions, and how the client likes to be coached."}
 	prof, err := x.st.GetProfile(ctx, x.u.ID)

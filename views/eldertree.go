@@ -30,11 +30,11 @@ var vulnerabilityTimes = []struct{ key, label string }{
 
 var weekdayNames = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
-// elderTree is the user's "Recovery Insights" (docs/presets.md, Elder Tree:
+// recovery is the user's "Recovery Insights" (docs/presets.md, Elder Tree:
 // weekly analytics): urge intensity over weeks, triggers, strategies with
 // their success rates, vulnerable times, the streak, step work and the open
 // cues (docs/presets.md, Elder Tree: cues).
-func (x *userCtx) elderTree(ctx context.Context) ([]Section, error) {
+func (x *userCtx) recovery(ctx context.Context) ([]Section, error) {
 	rows, err := x.st.ListWeeks(ctx, x.u.ID, "", elderWeeks)
 	if err != nil {
 		return nil, err

@@ -28,9 +28,9 @@ var laraMoods = []struct{ key, total, label string }{
 	{extract.MoodAnxious, "anxious_count", "Anxious moments"},
 }
 
-// lara is a child's learning progress (docs/presets.md, LaRa): mastery per topic and over
+// learning is a child's learning progress (docs/presets.md, LaRa): mastery per topic and over
 // time, the emotional counts (never labels) and the preferences.
-func (x *userCtx) lara(ctx context.Context) ([]Section, error) {
+func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 	recs, err := x.st.ListRecords(ctx, x.u.ID, nil)
 	if err != nil {
 		return nil, err

@@ -18,9 +18,9 @@ var monaCategories = []string{"fact", "preference", "event", "feeling", "other"}
 // monaRows bounds the keys on the memory timeline.
 const monaRows = 24
 
-// mona is what Mona remembers (docs/presets.md, Mona): the active memories by category
+// memories is what Mona remembers (docs/presets.md, Mona): the active memories by category
 // with their history and expiry. Forgotten memories are not shown.
-func (x *userCtx) mona(ctx context.Context) ([]Section, error) {
+func (x *userCtx) memories(ctx context.Context) ([]Section, error) {
 	all, err := x.st.ListMemories(ctx, x.u.ID, store.MemoryFilter{All: true})
 	if err != nil {
 		return nil, err

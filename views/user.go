@@ -14,7 +14,6 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	numeric "github.com/mnemo-ai/mnemo/internal/num"
-	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -37,20 +36,14 @@ type userCtx struct {
 	sessions []store.Session // oldest first
 }
 
-// userPage is one kind's page: its heading and the sections it builds.
-type userPage struct {
-	heading string
-	build   func(*userCtx, context.Context) ([]Section, error)
-}
-
-// userPages is the registry of the kinds' pages, keyed by the kind
-// (extract's registry): adding a kind adds its file here and one line.
-var userPages = map[extract.Kind]userPage{
-	clara.Clara:       {"Caregiver view", (*userCtx).clara},
-	extract.ElderTree: {"Recovery insights", (*userCtx).elderTree},
-	extract.Lara:      {"Learning progress", (*userCtx).lara},
-	extract.Coach:     {"Coaching goals and threads", (*userCtx).coach},
-	extract.Mona:      {"What Mona remembers", (*userCtx).mona},
+// userPages builds the sections of each page layout a kind may choose
+// (extract.View.Page); the kind gives the page its heading.
+var userPages = map[string]func(*userCtx, context.Context) ([]Section, error){
+	extract.PageCaregiver: (*userCtx).caregiver,
+	extract.PageRecovery:  (*userCtx).recovery,
+	extract.PageLearning:  (*userCtx).learning,
+	extract.PageCoaching:  (*userCtx).coaching,
+	extract.PageMemories:  (*userCtx).memories,
 }
 
 func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
@@ -76,8 +69,12 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kind := h.kindOf(u.App)
-	pg, known := userPages[kind]
-	body := userBody{App: u.App, Heading: pg.heading}
+	var view extract.View
+	if kind != nil {
+		view = kind.View()
+	}
+	build, known := userPages[view.Page]
+	body := userBody{App: u.App, Heading: view.Heading}
 	if kind != nil {
 		body.Kind = kind.Name()
 	}
@@ -86,7 +83,7 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 	}
 	body.Head = x.head()
 	if known {
-		if body.Sections, err = pg.build(x, ctx); err != nil {
+		if body.Sections, err = build(x, ctx); err != nil {
 			h.fail(w, r, err)
 			return
 		}

@@ -258,17 +258,17 @@ func (h *Handler) kindOf(app string) extract.Kind {
 }
 
 // caregiverOnly reports whether app's users' pages are for its caregiver
-// token alone (extract.Kind.CaregiverOnly); false for an app not configured.
+// token alone (extract.View.CaregiverOnly); false for an app not configured.
 func (h *Handler) caregiverOnly(app string) bool {
 	a := h.cfg.Deps.Apps[app]
-	return a != nil && extract.KindOfApp(a).CaregiverOnly()
+	return a != nil && extract.KindOfApp(a).View().CaregiverOnly
 }
 
 // MayRead is the one rule of who reads a user's data, for these pages and
 // for the JSON API alike: 0 when v may read the data of a user of app (a,
 // nil when not configured), else the status to answer (404 for a user of
 // another app than the token's, as if there were none) and why. The data of
-// a user of a kind that keeps it for the caregiver (extract.Kind.
+// a user of a kind that keeps it for the caregiver (extract.View.
 // CaregiverOnly: a person with dementia's emotions are health data) reaches
 // that app's caregiver token and its own service token only: not the
 // operator's admin token, nor a service token of every app. The operator
@@ -276,7 +276,7 @@ func (h *Handler) caregiverOnly(app string) bool {
 // which reads it. A caregiver token reads its app's users and nothing else;
 // open mode (the developer's machine) reads everything.
 func MayRead(v Viewer, app string, a *prompts.App) (int, string) {
-	careOnly := a != nil && extract.KindOfApp(a).CaregiverOnly()
+	careOnly := a != nil && extract.KindOfApp(a).View().CaregiverOnly
 	switch {
 	case v.Open:
 		return 0, ""
@@ -292,11 +292,11 @@ func MayRead(v Viewer, app string, a *prompts.App) (int, string) {
 
 // SeesCaregiverNotes reports whether v, who may read the data of a user
 // of app a (MayRead), also sees what is for the caregiver alone: a Clara
-// session's concerns (falls, pain, medication confusion, …). Only the
+// session's concerns (falls, pain, medication confusion, …; extract.View.CaregiverNotes). Only the
 // caregiver token and open mode do; the app's own service token, whose
 // reads may reach the model's prompt, does not.
 func SeesCaregiverNotes(v Viewer, a *prompts.App) bool {
-	careOnly := a != nil && extract.KindOfApp(a).CaregiverOnly()
+	careOnly := a != nil && extract.KindOfApp(a).View().CaregiverOnly
 	return !careOnly || v.Open || v.Scope == ScopeCaregiver
 }
 

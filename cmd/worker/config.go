@@ -422,7 +422,7 @@ func checkTokenApps(tokens []api.Token, appsDir string) error {
 		}
 		// A caregiver reads Clara's caregiver view and nothing else: bound
 		// to another kind of app it could open no page at all.
-		if t.Scope == api.ScopeCaregiver && !extract.KindOfApp(apps[t.App]).CaregiverOnly() {
+		if t.Scope == api.ScopeCaregiver && !extract.KindOfApp(apps[t.App]).View().CaregiverOnly {
 			return settingError("api-tokens", "token %d is a caregiver token for app %q, which is not a Clara app: caregiver tokens read Clara's caregiver pages only",
 				i+1, t.App)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/eldertree"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -39,7 +40,7 @@ type AppItem struct {
 //     (mastery:<concept>); its emotional and reinforcement counts are no
 //     fact about the child.
 func AppItems(app *prompts.App, res extract.Result) []AppItem {
-	if extract.KindOfApp(app) == extract.Mona {
+	if extract.KindOfApp(app) == extract.KindOf("") { // the default kind's are memories
 		return nil
 	}
 	var out []AppItem
@@ -95,7 +96,7 @@ func AppItems(app *prompts.App, res extract.Result) []AppItem {
 		// the fixed sentence that points to them says no event, the list
 		// holds each event's label.
 		summary = maps.Clone(summary)
-		if summary["follow_up_needed"] == extract.FollowUpRiskyEvent {
+		if summary["follow_up_needed"] == eldertree.FollowUpRiskyEvent {
 			delete(summary, "follow_up_needed")
 		}
 		if list, ok := plain(evs).([]any); ok {

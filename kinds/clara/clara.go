@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -27,15 +28,48 @@ func init() { extract.Register(Clara) }
 
 type kindClara struct{ extract.BaseKind }
 
-func (kindClara) Name() string       { return "clara" }
-func (kindClara) DefaultBudget() int { return 0 }
+func (kindClara) Name() string { return "clara" }
 func (kindClara) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	claraRules(res, p, s, now)
 }
-func (kindClara) Batches() []string      { return []string{"trends"} }
+func (kindClara) Batches() []string      { return []string{aggregate.BatchTrends} }
 func (kindClara) SpecialDefault() string { return prompts.SpecialKeep } // a dementia companion's purpose
-func (kindClara) CrossSession() bool     { return false }
-func (kindClara) CaregiverOnly() bool    { return true }
+
+// PackPolicy: cross-session data never enters Clara's context, so its pack
+// is always empty.
+func (kindClara) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Isolated: true} }
+
+// View: a user's pages, and the concerns of a summary, are the caregiver's.
+func (kindClara) View() extract.View {
+	return extract.View{Heading: "Caregiver view", Page: extract.PageCaregiver, CaregiverOnly: true,
+		CaregiverNotes: "concerns", WithoutNotes: ClaraWithoutConcerns, Notes: concernNotes}
+}
+
+// concernNotes are a summary's concerns (ClaraConcernsOf), each said to a
+// caregiver.
+func concernNotes(sum map[string]any) []extract.CaregiverNote {
+	var out []extract.CaregiverNote
+	for _, c := range ClaraConcernsOf(sum["concerns"]) {
+		what, ok := concernNames[c.Concern]
+		if !ok {
+			what = strings.ReplaceAll(c.Concern, "_", " ")
+		}
+		out = append(out, extract.CaregiverNote{What: what, Date: c.Date})
+	}
+	return out
+}
+
+// concernNames says each concern to a caregiver; another is written with
+// its "_" as spaces.
+var concernNames = map[string]string{
+	ConcernFall:           "Fall",
+	ConcernPain:           "Pain",
+	ConcernNotEating:      "Not eating",
+	ConcernMedication:     "Medication confusion",
+	ConcernLost:           "Getting lost",
+	ConcernStrangerAtDoor: "Stranger at the door",
+}
+
 func (kindClara) CompleteLLM(llm, rules extract.Result) extract.Result {
 	text, ok := llm.SessionSummary["summary"]
 	llm.SessionSummary = maps.Clone(rules.SessionSummary)

@@ -5,36 +5,18 @@ package clara
 import (
 	"encoding/json"
 	"fmt"
-	. "github.com/mnemo-ai/mnemo/extract"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	. "github.com/mnemo-ai/mnemo/extract"
+
 	"github.com/mnemo-ai/mnemo/internal/golden"
+	"github.com/mnemo-ai/mnemo/kinds/internal/presettest"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
-
-// presetRulesNow is the time the preset tests extract at (the rules tests' rulesNow).
-var presetRulesNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
-
-// runPresetRules runs one preset's rules on s the way Rules prepares the result.
-func runPresetRules(fn func(*Result, prompts.Policy, Session, time.Time), app string, s Session) Result {
-	res := Result{
-		App:            app,
-		Source:         SourceRules,
-		PromptVersion:  RulesVersion,
-		Memories:       []Memory{},
-		ProfileUpdates: map[string]any{},
-		SessionSummary: map[string]any{},
-		Dropped:        []Dropped{},
-	}
-	fn(&res, prompts.Policy{}, s, presetRulesNow)
-	return res
-}
 
 var claraT0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
@@ -57,7 +39,7 @@ func claraSession(events ...Event) Session {
 }
 
 func claraRun(events ...Event) Result {
-	return runPresetRules(claraRules, "clara", claraSession(events...))
+	return presettest.Run(claraRules, "clara", claraSession(events...))
 }
 
 func claraRecord(t *testing.T, res Result, kind string) map[string]any {
@@ -257,7 +239,7 @@ func TestClaraSummaryFields(t *testing.T) {
 	)
 	s.EndedAt = claraAt(20.5) // 20.5 minutes round to 21
 	s.Messages = append(s.Messages, Message{ID: "m3", Role: "user", Content: "Is it Tuesday?", At: claraAt(3)})
-	sum := runPresetRules(claraRules, "clara", s).SessionSummary
+	sum := presettest.Run(claraRules, "clara", s).SessionSummary
 	want := map[string]any{
 		"summary": "A 21-minute session of 3 messages, 2 from the user. The user seemed anxious at first and calm by the end. " +
 			"The user's questions were mostly about where they were. Clara shared 1 narrative (calming story). No escalation.",
@@ -276,7 +258,7 @@ func TestClaraSummaryFields(t *testing.T) {
 		t.Errorf("summary\n got %#v\nwant %#v", sum, want)
 	}
 
-	empty := runPresetRules(claraRules, "clara", Session{ID: "s-empty", App: "clara"}).SessionSummary
+	empty := presettest.Run(claraRules, "clara", Session{ID: "s-empty", App: "clara"}).SessionSummary
 	wantEmpty := map[string]any{
 		"summary":              "A session with no messages. No emotions were recorded. No escalation.",
 		"key_topics":           []string{},
@@ -324,7 +306,7 @@ func TestClaraNeverCopiesUserText(t *testing.T) {
 		Message{ID: "m3", Role: "user", Content: "Take me to the Marmalade Lighthouse, my name is Rosa and I love my garden.", At: claraAt(2)},
 		Message{ID: "m4", Role: "user", Content: "I'm so scared. Where is Harold?", At: claraAt(3)},
 	)
-	res := runPresetRules(claraRules, "clara", s)
+	res := presettest.Run(claraRules, "clara", s)
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +340,7 @@ func TestClaraResultFitsSchema(t *testing.T) {
 		events = append(events, claraEv("narrative", claraAt(float64(i)), string(b)))
 	}
 	for _, s := range []Session{{ID: "s-0", App: "clara"}, claraSession(events...)} {
-		sum := runPresetRules(claraRules, "clara", s).SessionSummary
+		sum := presettest.Run(claraRules, "clara", s).SessionSummary
 		if n := utf8.RuneCountInString(sum["summary"].(string)); n > 600 {
 			t.Errorf("%s: summary of %d characters", s.ID, n)
 		}
@@ -382,46 +364,7 @@ func TestClaraResultFitsSchema(t *testing.T) {
 // claraRules; -update rewrites it.
 func TestClaraRulesGolden(t *testing.T) {
 	t.Parallel()
-	presetRulesGolden(t, "clara", claraRules)
-}
-
-// updatePresetGolden rewrites testdata/rules: -update (package internal/golden).
-var updatePresetGolden = golden.Update
-
-// presetRulesGolden compares a preset's result on testdata/rules/<app>.input.json
-// with <app>.golden.json, printed as the extract command prints it.
-func presetRulesGolden(t *testing.T, app string, fn func(*Result, prompts.Policy, Session, time.Time)) {
-	t.Helper()
-	in := filepath.Join("testdata", "rules", app+".input.json")
-	b, err := os.ReadFile(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s Session
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.App != app {
-		t.Fatalf("%s is a session of %q", in, s.App)
-	}
-	got, err := json.MarshalIndent(runPresetRules(fn, app, s), "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	golden := filepath.Join("testdata", "rules", app+".golden.json")
-	if *updatePresetGolden {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from %s (run go test ./kinds/clara -run Golden -args -update and review the diff):\n%s", in, golden, got)
-	}
+	presettest.Golden(t, "clara", claraRules, *golden.Update)
 }
 
 // FuzzClaraRules feeds arbitrary messages and event data: no user text may
@@ -440,7 +383,7 @@ func FuzzClaraRules(f *testing.F) {
 				{Kind: "narrative", At: claraAt(2), Data: json.RawMessage(data2)},
 				{Kind: "emotion", Data: json.RawMessage(data2)},
 			}}
-		res := runPresetRules(claraRules, "clara", s)
+		res := presettest.Run(claraRules, "clara", s)
 		b, err := json.Marshal(res)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/kinds/internal/presettest"
 )
 
 // claraSaid is a Clara session of the given user messages, said on Friday
@@ -86,7 +88,7 @@ func TestClaraConcernsFromWords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.said, func(t *testing.T) {
 			t.Parallel()
-			res := runPresetRules(claraRules, "clara", claraSaid(tt.said))
+			res := presettest.Run(claraRules, "clara", claraSaid(tt.said))
 			got := ClaraConcernsOf(res.SessionSummary["concerns"])
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("concerns %+v, want %+v", got, tt.want)
@@ -123,7 +125,7 @@ func mapValues(m map[string]string) []string {
 // fixed sentence naming them, and the list is kept.
 func TestClaraConcernsOnTheLLMPath(t *testing.T) {
 	t.Parallel()
-	rules := runPresetRules(claraRules, "clara", claraSaid("I can't remember if I took my pills."))
+	rules := presettest.Run(claraRules, "clara", claraSaid("I can't remember if I took my pills."))
 	llm := Result{SessionSummary: map[string]any{"summary": "She asked about her day and was calmer by the end.", "key_topics": []any{}}}
 	got := Clara.CompleteLLM(llm, rules).SessionSummary
 	if text, _ := got["summary"].(string); !strings.HasPrefix(text, "She asked about her day") || !strings.Contains(text, "confusion about their medication") {
@@ -137,7 +139,7 @@ func TestClaraConcernsOnTheLLMPath(t *testing.T) {
 // The concerns read back from a stored summary (JSON) as they were written.
 func TestClaraConcernsRoundTrip(t *testing.T) {
 	t.Parallel()
-	res := runPresetRules(claraRules, "clara", claraSaid("I fell in the kitchen.", "I can't remember if I took my pills."))
+	res := presettest.Run(claraRules, "clara", claraSaid("I fell in the kitchen.", "I can't remember if I took my pills."))
 	b, err := json.Marshal(res.SessionSummary)
 	if err != nil {
 		t.Fatal(err)

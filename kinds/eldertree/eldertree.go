@@ -1,7 +1,6 @@
-package extract
+package eldertree
 
 import (
-	"encoding/json"
 	"maps"
 	"math"
 	"regexp"
@@ -10,7 +9,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/extract"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -18,15 +19,24 @@ import (
 
 // eldertree (docs/presets.md, Elder Tree): the recovery mentor.
 // ElderTree is the recovery companion: the kind of apps whose rules are "eldertree".
-var ElderTree Kind = kindElderTree{}
+var ElderTree extract.Kind = kindElderTree{}
 
-func init() { Register(ElderTree) }
+func init() { extract.Register(ElderTree) }
 
-type kindElderTree struct{ BaseKind }
+type kindElderTree struct{ extract.BaseKind }
 
-func (kindElderTree) Name() string       { return "eldertree" }
-func (kindElderTree) DefaultBudget() int { return DefaultBudgetElderTree }
-func (kindElderTree) Rules(res *Result, _ prompts.Policy, s Session, _ time.Time) {
+// defaultBudget is the context pack's budget, in tokens, when neither the
+// request nor the app's policy sets one.
+const defaultBudget = 600
+
+func (kindElderTree) Name() string { return "eldertree" }
+func (kindElderTree) PackPolicy() extract.PackPolicy {
+	return extract.PackPolicy{Budget: defaultBudget}
+}
+func (kindElderTree) View() extract.View {
+	return extract.View{Heading: "Recovery insights", Page: extract.PageRecovery}
+}
+func (kindElderTree) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ time.Time) {
 	said := elderMine(s)
 	res.SessionSummary = elderTreeSummary(s.Events, said)
 	elderSummaryExtras(res.SessionSummary, said)
@@ -41,7 +51,7 @@ func elderSummaryExtras(sum map[string]any, said elderSaid) {
 	var triggers []string
 	seen := map[string]bool{}
 	for _, t := range slices.Concat(said.triggers, said.named) {
-		if k := labelKey(t); k != "" && !seen[k] {
+		if k := extract.LabelKey(t); k != "" && !seen[k] {
 			seen[k] = true
 			triggers = append(triggers, t)
 		}
@@ -60,16 +70,9 @@ func elderSummaryExtras(sum map[string]any, said elderSaid) {
 		}
 	}
 }
-func (kindElderTree) pack(in PackInput) *packPlan { p := packElderTree(in); return &p }
-func (kindElderTree) SpecialDefault() string      { return prompts.SpecialKeep } // a recovery mentor's purpose
-func (kindElderTree) Batches() []string           { return []string{"weekly-analytics"} }
-
-// Urge outcomes (docs/presets.md, Elder Tree: session summary).
-const (
-	OutcomeUrgePassed = "urge_passed"
-	OutcomeRelapsed   = "relapsed"
-	OutcomeOngoing    = "ongoing_struggle"
-)
+func (kindElderTree) Pack(in extract.PackInput) *extract.PackPlan { return packElderTree(in) }
+func (kindElderTree) SpecialDefault() string                      { return prompts.SpecialKeep } // a recovery mentor's purpose
+func (kindElderTree) Batches() []string                           { return []string{aggregate.BatchWeeklyAnalytics} }
 
 // Follow-up cues the rules give an Elder Tree session. They are fixed
 // sentences, never text from the session.
@@ -91,7 +94,7 @@ const (
 //
 // A relapse anywhere in the session makes the outcome "relapsed", even when a
 // later urge passed: the next session must not lose sight of it.
-func elderTreeSummary(events []Event, said elderSaid) map[string]any {
+func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 	var (
 		intensity   = -1
 		urges       int
@@ -110,33 +113,33 @@ func elderTreeSummary(events []Event, said elderSaid) map[string]any {
 		switch strings.ToLower(strings.TrimSpace(e.Kind)) {
 		case "urge":
 			urges++
-			d := eventData(e.Data)
+			d := extract.EventData(e.Data)
 			if v, ok := num.Float(d["intensity"]); ok {
 				intensity = max(intensity, int(math.Round(min(max(v, 0), 10))))
 			}
-			if t := label(d["trigger"]); labelKey(t) != "" {
-				k := labelKey(t)
+			if t := extract.Label(d["trigger"]); extract.LabelKey(t) != "" {
+				k := extract.LabelKey(t)
 				if triggers[k] == 0 {
 					triggerSeen = append(triggerSeen, k)
 					triggerName[k] = t
 				}
 				triggers[k]++
 			}
-			if st := label(d["strategy"]); labelKey(st) != "" && !strategyKey[labelKey(st)] {
-				strategyKey[labelKey(st)] = true
+			if st := extract.Label(d["strategy"]); extract.LabelKey(st) != "" && !strategyKey[extract.LabelKey(st)] {
+				strategyKey[extract.LabelKey(st)] = true
 				strategies = append(strategies, st)
 			}
 			switch o, _ := d["outcome"].(string); strings.ToLower(strings.TrimSpace(o)) {
-			case OutcomeRelapsed:
+			case extract.OutcomeRelapsed:
 				relapsed = true
-				outcome = OutcomeRelapsed
-			case OutcomeUrgePassed:
-				outcome = OutcomeUrgePassed
-			case OutcomeOngoing:
-				outcome = OutcomeOngoing
+				outcome = extract.OutcomeRelapsed
+			case extract.OutcomeUrgePassed:
+				outcome = extract.OutcomeUrgePassed
+			case extract.OutcomeOngoing:
+				outcome = extract.OutcomeOngoing
 			}
 		case "emotion":
-			if emo := label(eventData(e.Data)["emotion"]); emo != "" {
+			if emo := extract.Label(extract.EventData(e.Data)["emotion"]); emo != "" {
 				if emoStart == "" {
 					emoStart = emo
 				}
@@ -147,11 +150,11 @@ func elderTreeSummary(events []Event, said elderSaid) map[string]any {
 		}
 	}
 
-	if !slices.ContainsFunc(events, func(e Event) bool { return strings.EqualFold(strings.TrimSpace(e.Kind), "urge") }) {
+	if !slices.ContainsFunc(events, func(e extract.Event) bool { return strings.EqualFold(strings.TrimSpace(e.Kind), "urge") }) {
 		// No urge event: what the user said stands in.
 		urges, intensity, outcome, relapsed = said.urges, said.intensity, said.outcome, said.relapsed
 		for _, t := range said.triggers {
-			k := labelKey(t)
+			k := extract.LabelKey(t)
 			if triggers[k] == 0 {
 				triggerSeen = append(triggerSeen, k)
 				triggerName[k] = t
@@ -168,10 +171,10 @@ func elderTreeSummary(events []Event, said elderSaid) map[string]any {
 		}
 	}
 	if relapsed {
-		outcome = OutcomeRelapsed
+		outcome = extract.OutcomeRelapsed
 	}
 	if urges > 0 && outcome == "" {
-		outcome = OutcomeOngoing
+		outcome = extract.OutcomeOngoing
 	}
 	var urgeIntensity any // null when no urge said how strong it was
 	if intensity >= 0 {
@@ -179,11 +182,11 @@ func elderTreeSummary(events []Event, said elderSaid) map[string]any {
 	}
 	followUp := ""
 	switch {
-	case outcome == OutcomeRelapsed:
+	case outcome == extract.OutcomeRelapsed:
 		followUp = FollowUpRelapse
 	case escalated:
 		followUp = FollowUpEscalation
-	case outcome == OutcomeOngoing:
+	case outcome == extract.OutcomeOngoing:
 		followUp = FollowUpOngoing
 	}
 	return map[string]any{
@@ -196,42 +199,6 @@ func elderTreeSummary(events []Event, said elderSaid) map[string]any {
 		"emotional_state_end":      emoEnd,
 		"follow_up_needed":         followUp,
 	}
-}
-
-func eventData(raw json.RawMessage) map[string]any {
-	var d map[string]any
-	if len(raw) == 0 || json.Unmarshal(raw, &d) != nil {
-		return map[string]any{}
-	}
-	return d
-}
-
-// label is a short structured value from an event (a trigger, a strategy, an
-// emotion): trimmed, lower-cased, spaces collapsed, cut to MaxValueRunes. A
-// value that looks sensitive is dropped: event data is written by the chat
-// service, but it may have copied it from what the user typed.
-func label(v any) string {
-	s, _ := v.(string)
-	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
-	if s == "" {
-		return ""
-	}
-	if _, bad := Sensitive(s); bad {
-		return ""
-	}
-	if utf8.RuneCountInString(s) > MaxValueRunes {
-		r := []rune(s)
-		s = strings.TrimSpace(string(r[:MaxValueRunes]))
-	}
-	return s
-}
-
-// labelKey is what makes two labels the same: "work_stress", "Work stress"
-// and "work-stress" count as one trigger.
-func labelKey(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
 }
 
 // Text rules. With no urge event, the Elder Tree rules read the user's own
@@ -285,8 +252,8 @@ type elderSaid struct {
 	triggers   []string // in the order said, repeats kept
 	strategies []string
 	profile    map[string]any
-	named      []string        // triggers named outright, outside an urge
-	events     []UpcomingEvent // risky events ahead
+	named      []string                // triggers named outright, outside an urge
+	events     []extract.UpcomingEvent // risky events ahead
 }
 
 // elderClause is one clause of a user's sentence.
@@ -298,46 +265,48 @@ type elderClause struct {
 	at    time.Time
 }
 
-func elderMine(s Session) elderSaid {
+func elderMine(s extract.Session) elderSaid {
 	said := elderSaid{intensity: -1, profile: map[string]any{}}
-	loc := sessionZone(s.Timezone)
+	loc := extract.SessionZone(s.Timezone)
 	lastOutcome := ""
 	stepNow, stepDone := false, 0
-	prev := "" // the user's previous sentence, in this message or the one before
+	prev := "" // the user's previous extract.Sentence, in this message or the one before
 	for _, msg := range s.Messages {
-		if !isUser(msg.Role) {
+		if !extract.IsUser(msg.Role) {
 			continue
 		}
 		at := msg.At
 		if at.IsZero() {
-			at = sessionEnd(s)
+			at = extract.SessionEnd(s)
 		}
-		content := apostrophes.Replace(strings.ToValidUTF8(msg.Content, "\uFFFD"))
-		for _, sent := range splitSentences(content) {
-			if _, bad := Sensitive(sent.text); bad {
+		content := extract.StraightApostrophes(strings.ToValidUTF8(msg.Content, "\uFFFD"))
+		for _, sent := range extract.Sentences(content) {
+			if _, bad := extract.Sensitive(sent.Text); bad {
 				prev = ""
 				continue
 			}
-			said.follow(prev, sent.text, at, loc)
-			e, ok := elderUpcoming(sent.text, at, loc)
-			if !ok && prev != "" && elderThatsDateRe.MatchString(sent.text) {
+			said.follow(prev, sent.Text, at, loc)
+			e, ok := elderUpcoming(sent.Text, at, loc)
+			if !ok && prev != "" && elderThatsDateRe.MatchString(sent.Text) {
 				// "Anniversaries are hard. That's next Tuesday."
-				e, ok = elderUpcoming(prev+" "+sent.text, at, loc)
+				e, ok = elderUpcoming(prev+" "+sent.Text, at, loc)
 			}
-			prev = sent.text
+			prev = sent.Text
 			// A risky event ahead counts in a question too ("Should I go to
 			// the party on Friday?").
 			if ok && len(said.events) < elderMaxEvents &&
-				!slices.ContainsFunc(said.events, func(x UpcomingEvent) bool { return x.Date == e.Date && labelKey(x.Event) == labelKey(e.Event) }) {
+				!slices.ContainsFunc(said.events, func(x extract.UpcomingEvent) bool {
+					return x.Date == e.Date && extract.LabelKey(x.Event) == extract.LabelKey(e.Event)
+				}) {
 				said.events = append(said.events, e)
 			}
-			if sent.question {
+			if sent.Question {
 				continue
 			}
-			if first, _ := firstWord(sent.text, skipInterjections(sent.text, 0)); questionStarts[first] {
+			if first, _ := extract.FirstWord(sent.Text, extract.SkipInterjections(sent.Text, 0)); extract.QuestionStart(first) {
 				continue
 			}
-			clauses := elderClauses(sent.text, at)
+			clauses := elderClauses(sent.Text, at)
 			event := false // an urge or a relapse in this sentence
 			for _, c := range clauses {
 				if elderSkip(c) {
@@ -360,10 +329,10 @@ func elderMine(s Session) elderSaid {
 					}
 				}
 				switch elderResolution(c) {
-				case OutcomeUrgePassed:
-					lastOutcome = OutcomeUrgePassed
-				case OutcomeOngoing:
-					lastOutcome = OutcomeOngoing
+				case extract.OutcomeUrgePassed:
+					lastOutcome = extract.OutcomeUrgePassed
+				case extract.OutcomeOngoing:
+					lastOutcome = extract.OutcomeOngoing
 				}
 				elderProfile(c, loc, said.profile)
 				elderIdentity(c, said.profile)
@@ -381,7 +350,7 @@ func elderMine(s Session) elderSaid {
 				}
 			}
 			if event {
-				said.triggers = append(said.triggers, elderTriggers(sent.text)...)
+				said.triggers = append(said.triggers, elderTriggers(sent.Text)...)
 			}
 		}
 	}
@@ -391,11 +360,11 @@ func elderMine(s Session) elderSaid {
 	}
 	switch {
 	case said.relapsed:
-		said.outcome = OutcomeRelapsed
+		said.outcome = extract.OutcomeRelapsed
 	case lastOutcome != "" && (said.urges > 0 || len(said.strategies) > 0):
 		said.outcome = lastOutcome
 	case said.urges > 0:
-		said.outcome = OutcomeOngoing
+		said.outcome = extract.OutcomeOngoing
 	}
 	return said
 }
@@ -412,7 +381,7 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	if m := elderSponsorApposRe.FindStringSubmatchIndex(sent); m != nil && elderOwnLead(sent[:m[0]]) {
 		// "I'm working step 4 with my sponsor, Rick", "I'll call my
 		// sponsor Hector tonight": a name in apposition, whatever the tense.
-		if name := parseName(sent[m[2]:m[3]]); name != "" && !nameReject[strings.ToLower(name)] && !elderNotNames[strings.ToLower(name)] {
+		if name := extract.ParseName(sent[m[2]:m[3]]); name != "" && !extract.NotAName(strings.ToLower(name)) && !elderNotNames[strings.ToLower(name)] {
 			said.profile["has_sponsor"], said.profile["sponsor_name"] = true, name
 		}
 	}
@@ -421,7 +390,7 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	}
 	text := strings.TrimRight(strings.TrimSpace(sent), ".!… ")
 	if m := elderBareCountRe.FindStringSubmatch(text); m != nil && elderSoberWordRe.MatchString(prev) &&
-		!elderNegated(lowerWords(prev)) && elderOwnLead(prev) {
+		!extract.Negated(extract.LowerWords(prev)) && elderOwnLead(prev) {
 		if days, ok := elderDays(m[1], m[2]); ok {
 			elderSetSober(said.profile, days, at, loc)
 		}
@@ -429,7 +398,7 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	}
 	if m := elderTheirNameRe.FindStringSubmatch(text); m != nil && strings.Contains(strings.ToLower(prev), "sponsor") &&
 		(elderHasSponsorRe.MatchString(strings.TrimSpace(prev)) || elderGotSponsorRe.MatchString(prev)) {
-		if name := parseName(m[1]); name != "" && !nameReject[strings.ToLower(name)] {
+		if name := extract.ParseName(m[1]); name != "" && !extract.NotAName(strings.ToLower(name)) {
 			said.profile["has_sponsor"], said.profile["sponsor_name"] = true, name
 		}
 	}
@@ -441,21 +410,21 @@ var elderGotSponsorRe = regexp.MustCompile(`(?i)^(?:i\s+)?(?:finally\s+|just\s+)
 
 // elderClauses cuts a sentence at its clause starts.
 func elderClauses(sent string, at time.Time) []elderClause {
-	starts := clauseStarts(sent)
+	starts := extract.ClauseStarts(sent)
 	out := make([]elderClause, 0, len(starts))
 	for i, st := range starts {
 		end := len(sent)
 		if i+1 < len(starts) {
 			end = starts[i+1]
 		}
-		p := skipInterjections(sent, st)
-		if slices.ContainsFunc(lowerWords(sent[st:p]), func(w string) bool { return w == "no" || w == "nope" || w == "nah" }) {
+		p := extract.SkipInterjections(sent, st)
+		if slices.ContainsFunc(extract.LowerWords(sent[st:p]), func(w string) bool { return w == "no" || w == "nope" || w == "nah" }) {
 			p = st // "No urges today": the "no" is what it says
 		}
 		if p >= end {
 			continue
 		}
-		if q, ok := skipLeadingDate(sent, p); ok && q < end {
+		if q, ok := extract.SkipLeadingDate(sent, p); ok && q < end {
 			p = q
 		}
 		text := strings.TrimRight(sent[p:end], " ,;:—–(")
@@ -463,21 +432,21 @@ func elderClauses(sent string, at time.Time) []elderClause {
 		if text == "" {
 			continue
 		}
-		out = append(out, elderClause{text: text, words: lowerWords(text), tail: strings.TrimRight(sent[p:], " .!…"), sent: sent, at: at})
+		out = append(out, elderClause{text: text, words: extract.LowerWords(text), tail: strings.TrimRight(sent[p:], " .!…"), sent: sent, at: at})
 	}
 	return out
 }
 
 // elderNotSo mark a clause about what may come or is feared, not what
 // happened or is.
-var elderBe = toSet("i'm im am are we're is was were")
+var elderBe = extract.WordSet("i'm im am are we're is was were")
 
-var elderNotSo = toSet("will ll gonna afraid scared worried fear fearing terrified tomorrow plan planning planned hope hoping want wanna try trying should shouldve suppose")
+var elderNotSo = extract.WordSet("will ll gonna afraid scared worried fear fearing terrified tomorrow plan planning planned hope hoping want wanna try trying should shouldve suppose")
 
 // elderSkip reports a clause the rules must not read: hedged ("if",
 // "might", "would", "I think") or about what may come.
 func elderSkip(c elderClause) bool {
-	if slices.Contains(hedges(c.words), true) {
+	if slices.Contains(extract.Hedges(c.words), true) {
 		return true
 	}
 	for i, w := range c.words {
@@ -505,25 +474,13 @@ func elderWantsSubstance(ws []string) bool {
 	return j < len(ws) && elderSubstance[ws[j]]
 }
 
-var elderSubstance = toSet("drink drinks drinking use using drug drugs beer beers wine vodka whiskey hit pills gamble gambling bet high drunk smoke")
-
-// elderNegations are the words that make what follows them untrue.
-var elderNegations = toSet("no not never without zero none nor nobody nothing barely hardly almost nearly")
-
-func elderNegated(ws []string) bool {
-	for _, w := range ws {
-		if elderNegations[w] || strings.HasSuffix(w, "n't") {
-			return true
-		}
-	}
-	return false
-}
+var elderSubstance = extract.WordSet("drink drinks drinking use using drug drugs beer beers wine vodka whiskey hit pills gamble gambling bet high drunk smoke")
 
 // elderOthers are words that make a clause about someone else when they
 // come before what it says.
-var elderOthers = toSet("he she they his her their him them he's she's they're hes shes theyre you your you're brother brother's sister sister's mom mom's mother dad dad's father wife wife's husband husband's son daughter cousin cousin's friend friend's friends sponsor sponsor's partner boyfriend girlfriend someone somebody everyone everybody people guy guys uncle aunt roommate coworker boss")
+var elderOthers = extract.WordSet("he she they his her their him them he's she's they're hes shes theyre you your you're brother brother's sister sister's mom mom's mother dad dad's father wife wife's husband husband's son daughter cousin cousin's friend friend's friends sponsor sponsor's partner boyfriend girlfriend someone somebody everyone everybody people guy guys uncle aunt roommate coworker boss")
 
-var elderFirstPerson = toSet("i i'm im i've ive i'd me my myself")
+var elderFirstPerson = extract.WordSet("i i'm im i've ive i'd me my myself")
 
 // elderOwn reports whether the words before a match make it the user's
 // own: no one else named, and the user named or the match opening the
@@ -548,12 +505,12 @@ var elderRelapseRe = regexp.MustCompile(`(?i)^(?:i|i've|ive|i\s+have)\s+(?:(?:ju
 	`(?:broke|lost|blew)\s+my\s+(?:sobriety|streak|clean\s+time)|fell\s+off\s+the\s+wagon)\b(.*)$`)
 
 // elderNotAlcohol is what "I drank" can be without being a relapse.
-var elderNotAlcohol = toSet("water coffee tea juice soda milk pop lemonade smoothie smoothies kombucha cocoa")
+var elderNotAlcohol = extract.WordSet("water coffee tea juice soda milk pop lemonade smoothie smoothies kombucha cocoa")
 
 // elderRelapseAfter are the words that may follow "I used", "I slipped" or
 // "I picked up" for it to be a relapse ("I used again", not "I used my
 // tools"; "I slipped last night", not "I slipped on the ice").
-var elderRelapseAfter = toSet("again up yesterday last this today tonight on at after during when while over a drugs meth heroin cocaine coke weed pills opioids alcohol drinking using")
+var elderRelapseAfter = extract.WordSet("again up yesterday last this today tonight on at after during when while over a drugs meth heroin cocaine coke weed pills opioids alcohol drinking using")
 
 // elderHistory marks a clause about the past before recovery.
 var elderHistoryRe = regexp.MustCompile(`(?i)\bfor\s+(?:\d+|many|so\s+many|\w+)\s+(?:years|decades)\b|\byears\s+ago\b|\bwhen\s+i\s+was\b|\bin\s+the\s+past\b|\bback\s+then\b|\bbefore\s+i\s+(?:got|was|became)\s+(?:sober|clean)\b|\bused\s+to\b`)
@@ -566,7 +523,7 @@ func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
 		return "", false
 	}
 	verb := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
-	rest := lowerWords(m[2])
+	rest := extract.LowerWords(m[2])
 	next := ""
 	if len(rest) > 0 {
 		next = rest[0]
@@ -580,7 +537,7 @@ func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
 		if next != "" && !elderRelapseAfter[next] {
 			return "", false
 		}
-		if verb == "slipped" && next == "on" && len(rest) > 1 && weekdays[rest[1]] == 0 && rest[1] != "sunday" {
+		if verb == "slipped" && next == "on" && len(rest) > 1 && !extract.IsWeekday(rest[1]) {
 			return "", false // "slipped on the ice"
 		}
 	}
@@ -590,9 +547,9 @@ func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
 		}
 	}
 	day := ""
-	if ds := ResolveDatesTense(c.text, c.at, loc, TensePast); len(ds) > 0 {
+	if ds := extract.ResolveDatesTense(c.text, c.at, loc, extract.TensePast); len(ds) > 0 {
 		y, mo, d := c.at.In(loc).Date()
-		today := civil(y, mo, d)
+		today := extract.Civil(y, mo, d)
 		day = ds[0].Date
 		// "last week", "last month": the relapse may be on any day of it;
 		// its last day (or today) keeps the streak from being overstated.
@@ -629,7 +586,7 @@ var elderStrengths = map[string]int{
 	"tiny": 2, "fleeting": 2,
 }
 
-var elderIntensifiers = toSet("really very so super extremely incredibly pretty totally")
+var elderIntensifiers = extract.WordSet("really very so super extremely incredibly pretty totally")
 
 // elderUrge reads an urge the user had: ok, and its strength (-1 when no
 // word said it).
@@ -638,8 +595,8 @@ func elderUrge(c elderClause) (int, bool) {
 	if loc == nil {
 		return -1, false
 	}
-	before := lowerWords(c.text[:loc[0]])
-	if elderNegated(before) || !elderOwn(before, 3) {
+	before := extract.LowerWords(c.text[:loc[0]])
+	if extract.Negated(before) || !elderOwn(before, 3) {
 		return -1, false
 	}
 	if m := elderNumericRe.FindStringSubmatch(c.text); m != nil {
@@ -648,7 +605,7 @@ func elderUrge(c elderClause) (int, bool) {
 	}
 	// Strength words within four words before the urge word and six after,
 	// in the rest of the sentence ("craving so badly").
-	ws := lowerWords(c.tail)
+	ws := extract.LowerWords(c.tail)
 	kw := len(before)
 	lo, hi := max(kw-4, 0), min(kw+7, len(ws))
 	best := -1
@@ -661,7 +618,7 @@ func elderUrge(c elderClause) (int, bool) {
 		if !ok || (w == "some" && i != kw-1) {
 			continue
 		}
-		if i > 0 && (elderNegations[ws[i-1]] || strings.HasSuffix(ws[i-1], "n't")) {
+		if i > 0 && extract.Negated(ws[i-1:i]) {
 			continue // "not so bad"
 		}
 		if i > 0 && elderIntensifiers[ws[i-1]] {
@@ -671,7 +628,7 @@ func elderUrge(c elderClause) (int, bool) {
 				n = max(n-1, 1)
 			}
 		}
-		if i > 1 && elderIntensifiers[ws[i-1]] && (elderNegations[ws[i-2]] || strings.HasSuffix(ws[i-2], "n't")) {
+		if i > 1 && elderIntensifiers[ws[i-1]] && extract.Negated(ws[i-2:i-1]) {
 			continue
 		}
 		best = max(best, n)
@@ -699,10 +656,10 @@ var elderTriggerRes = []struct {
 }
 
 // elderTriggerStops end a trigger phrase.
-var elderTriggerStops = toSet("and but or so because cause when while where which that who i i'm i've i'd me to for on in at after before during last yesterday today tonight this was is were are had have has it then again really just")
+var elderTriggerStops = extract.WordSet("and but or so because cause when while where which that who i i'm i've i'd me to for on in at after before during last yesterday today tonight this was is were are had have has it then again really just")
 
 // elderNotTriggers are phrases after "at the …" that are no trigger.
-var elderNotTriggers = toSet("time moment end start beginning first last same weekend week morning evening night day meeting meetings moment point least most")
+var elderNotTriggers = extract.WordSet("time moment end start beginning first last same weekend week morning evening night day meeting meetings moment point least most")
 
 // elderTriggers are the triggers a sentence names, in the order said, as
 // short labels.
@@ -723,7 +680,7 @@ func elderTriggers(sent string) []string {
 			default:
 				l = strings.ToLower(sent[loc[0]:loc[1]])
 			}
-			if l = label(l); l != "" {
+			if l = extract.Label(l); l != "" {
 				fs = append(fs, found{loc[0], l})
 			}
 		}
@@ -732,9 +689,9 @@ func elderTriggers(sent string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for i, f := range fs {
-		k := labelKey(f.label)
+		k := extract.LabelKey(f.label)
 		// A phrase inside a longer one found at the same place counts once.
-		if seen[k] || (i > 0 && strings.Contains(labelKey(fs[i-1].label), k)) {
+		if seen[k] || (i > 0 && strings.Contains(extract.LabelKey(fs[i-1].label), k)) {
 			continue
 		}
 		seen[k] = true
@@ -759,7 +716,7 @@ func elderPhrase(s string) string {
 			out = append(out, w)
 			continue
 		}
-		if elderTriggerStops[w] || weekdays[w] != 0 || w == "sunday" || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+		if elderTriggerStops[w] || extract.IsWeekday(w) || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
 			break
 		}
 		out = append(out, w)
@@ -767,7 +724,7 @@ func elderPhrase(s string) string {
 			break
 		}
 	}
-	for len(out) > 0 && (out[len(out)-1] == "with" || out[len(out)-1] == "of" || articles[out[len(out)-1]]) {
+	for len(out) > 0 && (out[len(out)-1] == "with" || out[len(out)-1] == "of" || extract.IsArticle(out[len(out)-1])) {
 		out = out[:len(out)-1]
 	}
 	if len(out) == 0 || elderNotTriggers[out[0]] || (len(out) == 1 && elderNotTriggers[out[0]]) {
@@ -803,8 +760,8 @@ func elderStrategies(c elderClause) []string {
 		if loc == nil {
 			continue
 		}
-		before := lowerWords(c.text[:loc[0]])
-		if elderNegated(before) || !elderOwn(before, 1) {
+		before := extract.LowerWords(c.text[:loc[0]])
+		if extract.Negated(before) || !elderOwn(before, 1) {
 			continue
 		}
 		out = append(out, s.label)
@@ -828,10 +785,10 @@ var (
 func elderResolution(c elderClause) string {
 	text := strings.Replace(c.text, "I'm", "i'm", 1)
 	if elderOngoingRe.MatchString(text) {
-		return OutcomeOngoing
+		return extract.OutcomeOngoing
 	}
 	if elderPassedRe.MatchString(text) && !elderHistoryRe.MatchString(text) {
-		return OutcomeUrgePassed
+		return extract.OutcomeUrgePassed
 	}
 	return ""
 }
@@ -880,7 +837,7 @@ var (
 	elderSoberAhead = regexp.MustCompile(`(?i)^\s*(?:this|next|in|come|on)\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|fall|autumn|winter|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 	// The words that may come before a time sober the user says of
 	// themselves ("I've got", "been", "Today marks", "still").
-	elderSoberLead = toSet("i i'm im i've ive i'd am have has got been now just officially finally today is marks hit reached made it to over almost nearly about still and so well yeah yes ok okay as of already be will i'll ill hi hey m ve that's thats that this")
+	elderSoberLead = extract.WordSet("i i'm im i've ive i'd am have has got been now just officially finally today is marks hit reached made it to over almost nearly about still and so well yeah yes ok okay as of already be will i'll ill hi hey m ve that's thats that this")
 	// A count alone after a sentence that says sober or clean ("Still
 	// clean. 323 days.").
 	elderBareCountRe = regexp.MustCompile(`(?i)^` + elderNum + `\s+` + elderUnit + `(?:\s+(?:now|today|and\s+counting|strong|in))?$`)
@@ -896,7 +853,7 @@ var (
 // elderOwnLead reports whether the words before a match leave it the
 // user's: none of them names someone else.
 func elderOwnLead(before string) bool {
-	for _, w := range lowerWords(before) {
+	for _, w := range extract.LowerWords(before) {
 		if elderOthers[w] {
 			return false
 		}
@@ -913,7 +870,7 @@ func elderSoberSpan(text string) (int, bool) {
 		if m == nil {
 			continue
 		}
-		for _, w := range lowerWords(text[:m[0]]) {
+		for _, w := range extract.LowerWords(text[:m[0]]) {
 			if !elderSoberLead[w] {
 				return 0, false
 			}
@@ -944,7 +901,7 @@ func elderSoberSpan(text string) (int, bool) {
 }
 
 // elderSoberThings are what one is off or free of, beside elderSubstanceWords.
-var elderSoberThings = toSet("bottle sauce booze stuff juice gear drugs drug alcohol it them everything substance substances")
+var elderSoberThings = extract.WordSet("bottle sauce booze stuff juice gear drugs drug alcohol it them everything substance substances")
 
 var elderFellowships = map[string]string{"aa": "AA", "na": "NA", "ca": "CA", "ga": "GA", "smart recovery": "SMART Recovery", "celebrate recovery": "Celebrate Recovery"}
 
@@ -952,13 +909,13 @@ var elderFellowships = map[string]string{"aa": "AA", "na": "NA", "ca": "CA", "ga
 func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 	text := c.tail
 	if m := elderSponsorNameRe.FindStringSubmatch(text); m != nil {
-		if name := parseName(m[1] + m[2]); name != "" && !nameReject[strings.ToLower(name)] && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
+		if name := extract.ParseName(m[1] + m[2]); name != "" && !extract.NotAName(strings.ToLower(name)) && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
 			p["has_sponsor"], p["sponsor_name"] = true, name
 			return
 		}
 	}
 	if m := elderNameSponsorRe.FindStringSubmatch(text); m != nil && !elderNotNames[strings.ToLower(m[1])] {
-		if name := parseName(m[1]); name != "" {
+		if name := extract.ParseName(m[1]); name != "" {
 			p["has_sponsor"], p["sponsor_name"] = true, name
 			return
 		}
@@ -974,7 +931,7 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		p["in_fellowship"] = false
 		return
 	}
-	if elderNegated(c.words) {
+	if extract.Negated(c.words) {
 		return
 	}
 	if elderHasSponsorRe.MatchString(text) {
@@ -1017,7 +974,7 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 	}
 	for _, re := range []*regexp.Regexp{elderSobrietyDateRe, elderSinceRe} {
 		if m := re.FindStringSubmatch(strings.TrimRight(text, ".!… ")); m != nil {
-			if ds := ResolveDatesTense(m[1], c.at, loc, TensePast); len(ds) > 0 && ds[0].Start == 0 {
+			if ds := extract.ResolveDatesTense(m[1], c.at, loc, extract.TensePast); len(ds) > 0 && ds[0].Start == 0 {
 				elderSetStart(p, ds[0].Date, c.at, loc)
 			}
 			return
@@ -1026,14 +983,14 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 }
 
 // elderNotNames are words after "my sponsor is" that are no name.
-var elderNotNames = toSet("great amazing awesome busy away out sick on off in gone tough strict kind nice helpful good bad mad angry upset worried proud always never really very super so pretty too older younger")
+var elderNotNames = extract.WordSet("great amazing awesome busy away out sick on off in gone tough strict kind nice helpful good bad mad angry upset worried proud always never really very super so pretty too older younger")
 
 // elderDays is a stated time sober in days: a week is 7, a month 30, a year 365.
 func elderDays(n, unit string) (int, bool) {
 	k, err := strconv.Atoi(n)
 	if err != nil {
 		var ok bool
-		if k, ok = numberWords[strings.ToLower(n)]; !ok {
+		if k, ok = extract.NumberWord(strings.ToLower(n)); !ok {
 			if k, ok = elderTens[strings.ToLower(n)]; !ok {
 				return 0, false
 			}
@@ -1064,7 +1021,7 @@ func elderDays(n, unit string) (int, bool) {
 func elderSetSober(p map[string]any, days int, at time.Time, loc *time.Location) {
 	y, m, d := at.In(loc).Date()
 	p["sobriety_days"] = days
-	p["recovery_start_date"] = civil(y, m, d).AddDate(0, 0, -days).Format(time.DateOnly)
+	p["recovery_start_date"] = extract.Civil(y, m, d).AddDate(0, 0, -days).Format(time.DateOnly)
 }
 
 // elderSetStart records a recovery start date (YYYY-MM-DD) said on the day
@@ -1076,7 +1033,7 @@ func elderSetStart(p map[string]any, date string, at time.Time, loc *time.Locati
 		return
 	}
 	y, m, d := at.In(loc).Date()
-	days := int(civil(y, m, d).Sub(start) / (24 * time.Hour))
+	days := int(extract.Civil(y, m, d).Sub(start) / (24 * time.Hour))
 	if days < 0 {
 		return
 	}
@@ -1091,7 +1048,7 @@ var elderDayRe = regexp.MustCompile(`(?i)^(?:(?:it's|its|it\s+is|is|today\s+is|t
 
 // elderDayAfter are the words that may follow "day N" for it to be a day
 // count ("day 3 of the conference" is not one).
-var elderDayAfter = toSet("sober clean again today now here and for me of sobriety being recovery my no drinking using drink drugs alcohol booze")
+var elderDayAfter = extract.WordSet("sober clean again today now here and for me of sobriety being recovery my no drinking using drink drugs alcohol booze")
 
 // elderResetRe reads a reset without a count: "I had to reset my date",
 // "I'm starting over at day one" is elderDayRe's.
@@ -1121,7 +1078,7 @@ func elderDayCount(c elderClause) (int, bool) {
 	if n < 1 || n > 100*365 {
 		return 0, false
 	}
-	rest := lowerWords(m[2])
+	rest := extract.LowerWords(m[2])
 	if len(rest) > 0 && !elderDayAfter[rest[0]] {
 		return 0, false
 	}
@@ -1160,12 +1117,12 @@ var (
 
 // elderStepAfter are words after "step N" that make it some other step
 // ("the first step toward …", "the second step of the recipe").
-var elderStepAfter = toSet("of toward towards to in at for forward back")
+var elderStepAfter = extract.WordSet("of toward towards to in at for forward back")
 
 // elderStep reads step work from a clause: the step and whether it was
 // completed (false: being worked now); ok false when the clause says none.
 func elderStep(c elderClause) (step int, done, ok bool) {
-	if elderNegated(c.words) {
+	if extract.Negated(c.words) {
 		return 0, false, false
 	}
 	for _, re := range []*regexp.Regexp{elderStepDoneRe, elderStepNowRe} {
@@ -1174,7 +1131,7 @@ func elderStep(c elderClause) (step int, done, ok bool) {
 			continue
 		}
 		n := elderStepNumbers[strings.ToLower(cmpOr(m[1], m[2]))]
-		rest := lowerWords(m[3])
+		rest := extract.LowerWords(m[3])
 		if n == 0 || (len(rest) > 0 && elderStepAfter[rest[0]] && !(rest[0] == "in" && len(rest) > 1 && rest[1] == "my")) {
 			continue
 		}
@@ -1195,7 +1152,7 @@ func cmpOr(a, b string) string {
 var (
 	elderNameRe   = regexp.MustCompile(`(?i)^(?:my\s+name\s+is|my\s+name's|(?:you\s+can\s+|please\s+)?call\s+me|i\s+go\s+by)\s+(.+)$`)
 	elderIntroRe  = regexp.MustCompile(`^(?i:i'm|im|i\s+am)\s+(\p{Lu}[\p{L}'-]*)\s*(?:$|,|\.|!|(?i:and)\b)`)
-	elderNotIntro = toSet(`sober clean fine good okay ok here back done tired sorry grateful struggling alcoholic addict not so just still really doing feeling going new ready glad happy sad scared afraid worried angry lonely bored proud thankful blessed home out in on
+	elderNotIntro = extract.WordSet(`sober clean fine good okay ok here back done tired sorry grateful struggling alcoholic addict not so just still really doing feeling going new ready glad happy sad scared afraid worried angry lonely bored proud thankful blessed home out in on
 		catholic christian jewish muslim buddhist hindu atheist agnostic pagan protestant baptist mormon
 		american british english irish scottish welsh canadian mexican german french italian spanish australian indian chinese japanese
 		sober clean okay alright ok well better worse sick ill hungry thirsty`)
@@ -1242,13 +1199,13 @@ var elderSubstanceRes = []*regexp.Regexp{
 // elderIdentity reads the user's name and addiction_type from a clause into p.
 func elderIdentity(c elderClause, p map[string]any) {
 	if m := elderNameRe.FindStringSubmatch(c.text); m != nil {
-		if name := parseName(m[1]); name != "" && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
+		if name := extract.ParseName(m[1]); name != "" && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
 			p["preferred_name"] = name
 		}
 	} else if m := elderIntroRe.FindStringSubmatch(c.text); m != nil {
 		w := strings.ToLower(m[1])
-		if _, sub := elderSubstanceWords[w]; !sub && !elderNotIntro[w] && !elderNotNames[w] && !nameReject[w] && !elderOthers[w] {
-			if name := parseName(m[1]); name != "" {
+		if _, sub := elderSubstanceWords[w]; !sub && !elderNotIntro[w] && !elderNotNames[w] && !extract.NotAName(w) && !elderOthers[w] {
+			if name := extract.ParseName(m[1]); name != "" {
 				p["preferred_name"] = name
 			}
 		}
@@ -1258,8 +1215,8 @@ func elderIdentity(c elderClause, p map[string]any) {
 		if loc == nil {
 			continue
 		}
-		before := lowerWords(c.text[:loc[0]])
-		if elderNegated(before) || elderNegated(lowerWords(c.text[loc[0]:loc[1]])) || slices.ContainsFunc(before, func(w string) bool { return elderOthers[w] }) {
+		before := extract.LowerWords(c.text[:loc[0]])
+		if extract.Negated(before) || extract.Negated(extract.LowerWords(c.text[loc[0]:loc[1]])) || slices.ContainsFunc(before, func(w string) bool { return elderOthers[w] }) {
 			continue
 		}
 		// The word is the first group that matched (a pattern of
@@ -1302,12 +1259,12 @@ var (
 )
 
 // elderNotTriggerSubjects are subjects of "X is a trigger" that name nothing.
-var elderNotTriggerSubjects = toSet("it that this what which everything anything something nothing there he she they you who today tonight yesterday tomorrow life things stuff")
+var elderNotTriggerSubjects = extract.WordSet("it that this what which everything anything something nothing there he she they you who today tonight yesterday tomorrow life things stuff")
 
 // elderNamedTriggers are the triggers a clause names outright, as labels.
 func elderNamedTriggers(c elderClause) []string {
 	text := strings.TrimRight(c.tail, ".!… ")
-	if elderNegated(lowerWords(c.text)) {
+	if extract.Negated(extract.LowerWords(c.text)) {
 		return nil
 	}
 	var list string
@@ -1330,14 +1287,14 @@ func elderNamedTriggers(c elderClause) []string {
 		if len(ws) == 0 || len(ws) > 5 || elderNotTriggerSubjects[ws[0]] || elderOthers[ws[0]] {
 			return nil
 		}
-		if l := label(strings.Join(ws, " ")); l != "" {
+		if l := extract.Label(strings.Join(ws, " ")); l != "" {
 			return []string{l}
 		}
 		return nil
 	}
 	var out []string
 	for _, part := range regexp.MustCompile(`\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+`).Split(list, 5) {
-		if l := label(elderPhrase(strings.TrimPrefix(strings.TrimPrefix(part, "my "), "the "))); l != "" {
+		if l := extract.Label(elderPhrase(strings.TrimPrefix(strings.TrimPrefix(part, "my "), "the "))); l != "" {
 			out = append(out, l)
 		}
 	}
@@ -1364,46 +1321,40 @@ var elderEventRefused = regexp.MustCompile(`(?i)\b(?:not\s+going|won't\s+(?:be\s
 
 // elderEventLead are words before an event word that are not part of its
 // name.
-var elderEventLead = toSet("a an the my our his her their your this that these next last on at to for with and or but i we is are was were have has had going go went be get got attend attending big huge little fun first annual another same at in of from be it's its there's theres")
+var elderEventLead = extract.WordSet("a an the my our his her their your this that these next last on at to for with and or but i we is are was were have has had going go went be get got attend attending big huge little fun first annual another same at in of from be it's its there's theres")
 
 // elderSelf are the words that put the user in a sentence as a subject or object.
-var elderSelf = toSet("i i'm im i've ive i'd i'll me we we're we'll us myself")
+var elderSelf = extract.WordSet("i i'm im i've ive i'd i'll me we we're we'll us myself")
 
 // elderMaxEvents caps the risky events one session records.
 const elderMaxEvents = 3
 
-// UpcomingEvent is a risky event ahead: its civil date and a short label.
-type UpcomingEvent struct {
-	Date  string `json:"date"`
-	Event string `json:"event"`
-}
-
 // elderUpcoming reads a risky event ahead from a user's sentence said at
 // at (in loc).
-func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent, bool) {
+func elderUpcoming(sent string, at time.Time, loc *time.Location) (extract.UpcomingEvent, bool) {
 	ev := elderEventRe.FindStringSubmatchIndex(sent)
 	if ev == nil || elderEventRefused.MatchString(sent[:ev[0]]) {
-		return UpcomingEvent{}, false
+		return extract.UpcomingEvent{}, false
 	}
 	// Someone else's event, with no word of the user's own: "my brother
 	// has a party next week" (but "my cousin's wedding on Saturday" is the
 	// user's to go to).
-	words := lowerWords(sent)
+	words := extract.LowerWords(sent)
 	subj := words
 	if len(subj) > 0 && subj[0] == "my" {
 		subj = subj[1:]
 	}
 	if len(subj) > 0 && elderOthers[subj[0]] && !strings.HasSuffix(subj[0], "'s") &&
 		!slices.ContainsFunc(words, func(w string) bool { return elderSelf[w] }) {
-		return UpcomingEvent{}, false
+		return extract.UpcomingEvent{}, false
 	}
 	if elderTellsPast(words) {
-		return UpcomingEvent{}, false
+		return extract.UpcomingEvent{}, false
 	}
 	y, m, d := at.In(loc).Date()
-	today := civil(y, m, d).Format(time.DateOnly)
+	today := extract.Civil(y, m, d).Format(time.DateOnly)
 	date, dist := "", -1
-	for _, dm := range ResolveDates(sent, at, loc) {
+	for _, dm := range extract.ResolveDates(sent, at, loc) {
 		if dm.Date < today {
 			continue
 		}
@@ -1413,7 +1364,7 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent
 		}
 	}
 	if date == "" {
-		return UpcomingEvent{}, false
+		return extract.UpcomingEvent{}, false
 	}
 	name := strings.ToLower(strings.Join(strings.Fields(sent[ev[2]:ev[3]]), " "))
 	for _, lead := range []string{"a ", "the ", "out for ", "grab ", "grabbing ", "having ", "for "} {
@@ -1424,7 +1375,7 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent
 	var lead []string
 	for i := len(before) - 1; i >= 0 && len(lead) < 2; i-- {
 		w := strings.TrimFunc(before[i], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' })
-		if w != before[i] && !strings.HasSuffix(w, "'s") || w == "" || elderEventLead[w] || weekdays[w] != 0 || w == "sunday" ||
+		if w != before[i] && !strings.HasSuffix(w, "'s") || w == "" || elderEventLead[w] || extract.IsWeekday(w) ||
 			strings.IndexFunc(w, unicode.IsDigit) >= 0 || elderFirstPerson[w] {
 			break
 		}
@@ -1436,11 +1387,11 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent
 	if name != "open bar" && strings.Contains(strings.ToLower(sent), "open bar") {
 		name += " with an open bar"
 	}
-	name = label(name)
+	name = extract.Label(name)
 	if name == "" {
-		return UpcomingEvent{}, false
+		return extract.UpcomingEvent{}, false
 	}
-	return UpcomingEvent{Date: date, Event: name}, true
+	return extract.UpcomingEvent{Date: date, Event: name}, true
 }
 
 // elderPastWords and elderAheadWords tell a sentence about what happened
@@ -1448,9 +1399,9 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (UpcomingEvent
 // leaves the date's direction open: "I drank on Saturday at the party"
 // is over; "I was invited to a wedding next Saturday" is not.
 var (
-	elderPastWords  = toSet("was were had did went drank drunk used got came made took saw spent relapsed slipped left stayed ended")
-	elderAheadWords = toSet("will ll gonna going next tomorrow tonight upcoming coming have has is are am i'm im we're there's theres plan planning invited later soon should m re")
-	elderNotPast    = toSet("need feed bed red wed speed seed shed weed bleed breed proceed exceed succeed indeed")
+	elderPastWords  = extract.WordSet("was were had did went drank drunk used got came made took saw spent relapsed slipped left stayed ended")
+	elderAheadWords = extract.WordSet("will ll gonna going next tomorrow tonight upcoming coming have has is are am i'm im we're there's theres plan planning invited later soon should m re")
+	elderNotPast    = extract.WordSet("need feed bed red wed speed seed shed weed bleed breed proceed exceed succeed indeed")
 )
 
 // elderTellsPast reports a sentence that tells of the past and of nothing

@@ -1,4 +1,4 @@
-package extract_test
+package eldertree_test
 
 import (
 	"encoding/json"
@@ -9,18 +9,20 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/eldertree"
+	"github.com/mnemo-ai/mnemo/kinds/internal/presettest"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 func elderEvent(kind, data string) extract.Event {
-	return extract.Event{Kind: kind, At: rulesNow, Data: json.RawMessage(data)}
+	return extract.Event{Kind: kind, At: presettest.Now, Data: json.RawMessage(data)}
 }
 
 func elderSummary(events ...extract.Event) map[string]any {
 	s := extract.Session{ID: "s-1", App: "eldertree", Events: events, Messages: []extract.Message{
 		{ID: "m1", Role: "user", Content: "My name is Dan, I like fishing and my sponsor is Bob."},
 	}}
-	return extract.Rules(&prompts.App{Name: "eldertree"}, s, rulesNow).SessionSummary
+	return extract.Rules(&prompts.App{Name: "eldertree"}, s, presettest.Now).SessionSummary
 }
 
 func TestElderTreeSummary(t *testing.T) {
@@ -65,12 +67,12 @@ func TestElderTreeSummary(t *testing.T) {
 				elderEvent("urge", `{"intensity": 9, "trigger": "payday", "outcome": "relapsed"}`),
 				elderEvent("urge", `{"intensity": 2, "trigger": "payday", "outcome": "urge_passed"}`),
 			},
-			with(map[string]any{"urge_intensity": 9, "primary_trigger": "payday", "outcome": "relapsed", "follow_up_needed": extract.FollowUpRelapse}),
+			with(map[string]any{"urge_intensity": 9, "primary_trigger": "payday", "outcome": "relapsed", "follow_up_needed": eldertree.FollowUpRelapse}),
 		},
 		{
 			"urges without an outcome are an ongoing struggle",
 			[]extract.Event{elderEvent("urge", `{"intensity": "6", "trigger": "boredom"}`)},
-			with(map[string]any{"urge_intensity": 6, "primary_trigger": "boredom", "outcome": "ongoing_struggle", "follow_up_needed": extract.FollowUpOngoing}),
+			with(map[string]any{"urge_intensity": 6, "primary_trigger": "boredom", "outcome": "ongoing_struggle", "follow_up_needed": eldertree.FollowUpOngoing}),
 		},
 		{
 			"an escalation asks for a follow-up",
@@ -78,7 +80,7 @@ func TestElderTreeSummary(t *testing.T) {
 				elderEvent("escalation", `{"reason": "crisis words"}`),
 				elderEvent("urge", `{"intensity": 5, "outcome": "urge_passed"}`),
 			},
-			with(map[string]any{"urge_intensity": 5, "outcome": "urge_passed", "follow_up_needed": extract.FollowUpEscalation}),
+			with(map[string]any{"urge_intensity": 5, "outcome": "urge_passed", "follow_up_needed": eldertree.FollowUpEscalation}),
 		},
 		{
 			"a tie between triggers goes to the first seen",
@@ -96,7 +98,7 @@ func TestElderTreeSummary(t *testing.T) {
 				elderEvent("emotion", `{"emotion": 3}`),
 				elderEvent("mood", `{"state": "frustrated"}`),
 			},
-			with(map[string]any{"urge_intensity": 10, "outcome": "ongoing_struggle", "follow_up_needed": extract.FollowUpOngoing}),
+			with(map[string]any{"urge_intensity": 10, "outcome": "ongoing_struggle", "follow_up_needed": eldertree.FollowUpOngoing}),
 		},
 	}
 	for _, tt := range tests {
@@ -169,7 +171,7 @@ func TestElderTreeRelapseFromText(t *testing.T) {
 			if got != tt.relapse {
 				t.Fatalf("outcome %q; want relapsed %v", res.SessionSummary["outcome"], tt.relapse)
 			}
-			if tt.relapse && res.SessionSummary["follow_up_needed"] != extract.FollowUpRelapse {
+			if tt.relapse && res.SessionSummary["follow_up_needed"] != eldertree.FollowUpRelapse {
 				t.Errorf("follow-up %q", res.SessionSummary["follow_up_needed"])
 			}
 			if start, _ := res.ProfileUpdates["recovery_start_date"].(string); start != tt.start {
@@ -281,7 +283,7 @@ func TestElderTreeEventsWin(t *testing.T) {
 	s := extract.Session{App: "eldertree", Messages: []extract.Message{
 		{ID: "m1", Role: "user", Content: "I drank on Saturday at my cousin's birthday party. I stopped going to AA."},
 	}, Events: []extract.Event{elderEvent("urge", `{"intensity": 4, "trigger": "boredom", "outcome": "urge_passed"}`)}}
-	got := extract.Rules(&prompts.App{Name: "eldertree"}, s, rulesNow)
+	got := extract.Rules(&prompts.App{Name: "eldertree"}, s, presettest.Now)
 	if got.SessionSummary["outcome"] != extract.OutcomeUrgePassed || got.SessionSummary["primary_trigger"] != "boredom" || got.SessionSummary["urge_intensity"] != 4 {
 		t.Errorf("summary %v; want the urge event's", got.SessionSummary)
 	}

@@ -1,6 +1,9 @@
-package extract
+package coach
 
+// The tests read the engine's types unqualified, as they did in package
+// extract.
 import (
+	. "github.com/mnemo-ai/mnemo/extract"
 	"reflect"
 	"slices"
 	"strings"

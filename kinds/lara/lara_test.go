@@ -1,8 +1,11 @@
-package extract
+package lara
 
+// The tests read the engine's types unqualified, as they did in package
+// extract.
 import (
 	"encoding/json"
 	"fmt"
+	. "github.com/mnemo-ai/mnemo/extract"
 	"os"
 	"path/filepath"
 	"regexp"

@@ -1,4 +1,4 @@
-package extract
+package coach
 
 import (
 	"cmp"
@@ -10,27 +10,46 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // coach (docs/presets.md, Coach): the life coach. Recurring themes span
 // sessions, which only the rules see.
 // Coach is the life coach: the kind of apps whose rules are "coach".
-var Coach Kind = kindCoach{}
+var Coach extract.Kind = kindCoach{}
 
-func init() { Register(Coach) }
+func init() { extract.Register(Coach) }
 
-type kindCoach struct{ BaseKind }
+type kindCoach struct{ extract.BaseKind }
 
-func (kindCoach) Name() string       { return "coach" }
-func (kindCoach) DefaultBudget() int { return DefaultBudgetCoach }
-func (kindCoach) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
+// defaultBudget is the context pack's budget, in tokens, when neither the
+// request nor the app's policy sets one.
+const defaultBudget = 500
+
+func (kindCoach) Name() string                   { return "coach" }
+func (kindCoach) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Budget: defaultBudget} }
+func (kindCoach) View() extract.View {
+	return extract.View{Heading: "Coaching goals and threads", Page: extract.PageCoaching}
+}
+func (kindCoach) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	coachRules(res, p, s, now)
 }
-func (kindCoach) pack(in PackInput) *packPlan { p := packCoach(in); return &p }
-func (kindCoach) SpecialDefault() string      { return prompts.SpecialKeepSealed } // in the sealed transcript only
-func (kindCoach) DerivesProfile() bool        { return true }
-func (k kindCoach) CompleteLLM(llm, rules Result) Result {
+func (kindCoach) Pack(in extract.PackInput) *extract.PackPlan { return packCoach(in) }
+func (kindCoach) SpecialDefault() string                      { return prompts.SpecialKeepSealed } // in the sealed transcript only
+func (kindCoach) DerivesProfile() bool                        { return true }
+
+// DeriveProfile: the recurring themes span the user's sessions, which only
+// the rules see; a rules result takes the whole derived profile.
+func (kindCoach) DeriveProfile(res *extract.Result, fresh extract.Result) {
+	if res.Source == extract.SourceLLM {
+		res.ProfileUpdates["recurring_themes"] = fresh.ProfileUpdates["recurring_themes"]
+	} else {
+		res.ProfileUpdates = fresh.ProfileUpdates
+	}
+}
+
+func (k kindCoach) CompleteLLM(llm, rules extract.Result) extract.Result {
 	llm = k.BaseKind.CompleteLLM(llm, rules)
 	if themes, ok := rules.ProfileUpdates["recurring_themes"]; ok {
 		if llm.ProfileUpdates == nil {
@@ -64,7 +83,7 @@ const (
 // Only user messages are read; the assistant's are never mined (whether one
 // came after a question is all that is looked at). The sentences of a user
 // message that hold sensitive data are left out, the whole message when the
-// data runs across sentences, and the message is reported in Dropped
+// data runs across sentences, and the message is reported in extract.Dropped
 // (without its text). Nothing is guessed: a recognition moment, an action
 // step, an open thread, a goal or a preference is a sentence, or the rest of
 // a clause, in which the user said so in one of a few fixed ways ("I
@@ -79,7 +98,7 @@ const (
 // and the keywords found in at least two coach summaries; a key is left out
 // when it would be empty. p and now are not needed: coach stores no
 // memories.
-func coachRules(res *Result, p prompts.Policy, s Session, now time.Time) {
+func coachRules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	m := coachMine(s)
 	res.Dropped = append(res.Dropped, m.sensitive...)
 	topics := coachTopics(m)
@@ -118,7 +137,7 @@ func coachRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	// can build on, as the user put it.
 	var reported []string
 	for _, d := range m.done {
-		if v := coachValue(d, 2, 140); v != "" && !slices.ContainsFunc(reported, func(o string) bool { return labelKey(o) == labelKey(v) }) {
+		if v := coachValue(d, 2, 140); v != "" && !slices.ContainsFunc(reported, func(o string) bool { return extract.LabelKey(o) == extract.LabelKey(v) }) {
 			reported = append(reported, v)
 		}
 	}
@@ -189,8 +208,8 @@ type coachPart struct {
 // coachParts are this session and the user's earlier coach summaries
 // (other apps' and this session's own earlier one left out), newest first
 // by session time, then by id.
-func coachParts(s Session, m coachMined) []coachPart {
-	out := []coachPart{{at: sessionEnd(s), id: s.ID, goals: m.goals, prefs: m.prefs, retracted: m.retracted,
+func coachParts(s extract.Session, m coachMined) []coachPart {
+	out := []coachPart{{at: extract.SessionEnd(s), id: s.ID, goals: m.goals, prefs: m.prefs, retracted: m.retracted,
 		terms: coachSummaryTerms(coachTopics(m), m.moment, m.steps, m.threads)}}
 	for _, past := range s.History.Summaries {
 		if past.SessionID != "" && past.SessionID == s.ID {
@@ -225,10 +244,10 @@ type coachMined struct {
 	threads         []string
 	goals           []string
 	prefs           []string
-	sensitive       []Dropped // one per message with sensitive data
-	dropped         int       // sentences left out for it
-	done            []string  // what the user reported done ("I sent the application")
-	retracted       []string  // goals the user took back ("scratch the promotion")
+	sensitive       []extract.Dropped // one per message with sensitive data
+	dropped         int               // sentences left out for it
+	done            []string          // what the user reported done ("I sent the application")
+	retracted       []string          // goals the user took back ("scratch the promotion")
 }
 
 type coachKind int
@@ -264,66 +283,66 @@ const (
 )
 
 var coachPatterns = []coachPattern{
-	{kind: coachStep, lead: "go to ", re: prefix(coachIAm + `\s+` + coachStop + `going\s+to\s+((?:the|a|an|my|our|school|bed|church|class|therapy|college)\s.*)`)},
-	{kind: coachStep, re: prefix(
+	{kind: coachStep, lead: "go to ", re: extract.Prefix(coachIAm + `\s+` + coachStop + `going\s+to\s+((?:the|a|an|my|our|school|bed|church|class|therapy|college)\s.*)`)},
+	{kind: coachStep, re: extract.Prefix(
 		`(?:i\s+will|i'll)\s+`+coachStop+`(.+)`,
 		coachIAm+`\s+`+coachStop+`(?:going\s+to|gonna)\s+(.+)`,
 		`my\s+(?:next|first|one)\s+step\s+(?:is|will\s+be)\s+(?:to\s+)?(.+)`,
 		`my\s+next\s+steps\s+are\s+(?:to\s+)?(.+)`,
 		`i\s+`+coachStop+`commit\s+(?:myself\s+)?to\s+(.+)`,
 		coachIAm+`\s+committing\s+(?:myself\s+)?to\s+(.+)`)},
-	{kind: coachThread, re: prefix(
+	{kind: coachThread, re: extract.Prefix(
 		coachIAm+`\s+`+coachStop+`(?:not\s+(?:really\s+|quite\s+|totally\s+|entirely\s+|yet\s+)?sure|unsure|undecided)\s+(?:about\s+)?(`+coachWh+`.+)`,
 		`i\s+`+coachStop+`(?:don't|do\s+not|dont)\s+(?:really\s+|yet\s+)?know\s+(?:yet\s+)?(`+coachWh+`.+)`,
 		coachIAm+`\s+`+coachStop+`(?:wondering|torn\s+about)\s+(`+coachWh+`.+)`,
 		`i\s+`+coachStop+`wonder\s+(`+coachWh+`.+)`)},
-	{kind: coachThread, re: prefix(
+	{kind: coachThread, re: extract.Prefix(
 		`(?:`+coachIAm+`\s+)?`+coachStop+`(?:(?:a\s+(?:bit|little)|kind\s+of|so|very|pretty|quite)\s+)?((?:worried|anxious|nervous|concerned|scared|afraid)\s+(?:about|of)\s+.+)`,
 		`i\s+`+coachStop+`((?:worry|fret)\s+about\s+.+)`,
 		`my\s+(?:biggest\s+|main\s+|real\s+|one\s+)?(?:worry|concern|fear)\s+is\s+(.+)`,
 		`i\s+`+coachStop+`(?:haven't|have\s+not|havent|still\s+haven't)\s+(?:yet\s+)?(?:figured|worked)\s+out\s+(`+coachWh+`.+)`,
 		`i\s+`+coachStop+`(?:can't|cannot|cant)\s+(?:seem\s+to\s+)?figure\s+out\s+(`+coachWh+`.+)`)},
-	{kind: coachThread, lead: "figure out ", re: prefix(
+	{kind: coachThread, lead: "figure out ", re: extract.Prefix(
 		`i\s+`+coachStop+`(?:need|have|want|got)\s+to\s+(?:still\s+)?figure\s+out\s+(.+)`,
 		`i\s+`+coachStop+`(?:gotta|must)\s+figure\s+out\s+(.+)`,
 		coachIAm+`\s+`+coachStop+`(?:trying\s+to\s+figure|figuring)\s+out\s+(.+)`)},
-	{kind: coachGoal, re: prefix(
+	{kind: coachGoal, re: extract.Prefix(
 		`my\s+(?:main\s+|big\s+|biggest\s+|real\s+|long[- ]term\s+|ultimate\s+|one\s+)?goal\s+(?:is|will\s+be|for\s+\S+(?:\s+\S+)?\s+is)\s+(?:to\s+)?(.+)`,
 		`my\s+goals\s+are\s+(?:to\s+)?(.+)`,
 		`i(?:'d|\s+would)\s+`+coachStop+`(?:like|love)\s+to\s+(get\s+better\s+at\s+.+)`,
 		`i\s+`+coachStop+`want\s+to\s+(.+)`)},
-	{kind: coachPref, re: prefix(
+	{kind: coachPref, re: extract.Prefix(
 		`i\s+`+coachStop+`(?:like|love|appreciate)\s+it\s+when\s+you\s+(.+)`,
 		`i(?:'d|\s+would)?\s+`+coachStop+`prefer\s+(?:it\s+)?(?:when\s+|if\s+)?(?:you\s+to\s+|that\s+you\s+|you\s+|to\s+)?(.+)`,
 		`please\s+((?:be|try\s+to\s+be|keep\s+being)\s+.+)`)},
-	{kind: coachPref, question: true, re: prefix(
+	{kind: coachPref, question: true, re: extract.Prefix(
 		`(?:can|could|would)\s+you\s+(?:please\s+)?((?:be|try\s+to\s+be)\s+(?:more|less|a\s+bit\s+more|a\s+little\s+more|a\s+bit\s+less)\s+.+)`)},
 	// "Can you be a bit playful?", "I'd rather you ask questions than give
 	// me advice", "Gentle is good for me right now": a way of coaching.
-	{kind: coachPref, question: true, style: true, re: prefix(
+	{kind: coachPref, question: true, style: true, re: extract.Prefix(
 		`(?:can|could|would)\s+you\s+(?:please\s+)?(?:try\s+to\s+)?(be\s+(?:a\s+bit\s+|a\s+little\s+|more\s+|a\s+bit\s+more\s+)?\w+)\s*$`)},
-	{kind: coachPref, style: true, re: prefix(
+	{kind: coachPref, style: true, re: extract.Prefix(
 		`i(?:'d|\s+would)\s+`+coachStop+`rather\s+you\s+(.+)`,
 		`((?:\w+\s+){0,2}?\w+)\s+(?:is|works|feels)\s+(?:good|best|better|right)\s+for\s+me\b.*`)},
 	// Requests about how to be coached (issue 23): "challenge me directly",
 	// "keep it short", "please don't give me lists", "I want you to push
 	// me", "I need tough love".
-	{kind: coachPref, style: true, re: prefix(
+	{kind: coachPref, style: true, re: extract.Prefix(
 		`(?:please\s+)?(?:just\s+)?((?:challenge|push)\s+me\b.*|keep\s+(?:it|things|this|them|your\s+\w+|answers|replies|responses|messages)\s+.*|` +
 			`be\s+(?:more\s+|less\s+|really\s+|very\s+|a\s+bit\s+more\s+)?(?:direct|blunt|honest|gentle|brief|concise|straight|tough|harsh|patient|straightforward)\b.*|` +
 			`(?:don't|do\s+not|dont|stop|no\s+more|never)\s+.*|give\s+me\s+.*|tell\s+me\s+(?:straight|directly|honestly|bluntly|the\s+truth|how\s+it\s+is)\b.*|` +
 			`call\s+me\s+out\b.*|hold\s+me\s+accountable\b.*|push\s+back\b.*|ask\s+me\s+(?:more\s+)?(?:hard\s+|tough\s+)?questions\b.*|skip\s+the\s+.*|cut\s+the\s+.*|` +
 			`go\s+easy\s+on\s+me\b.*|talk\s+to\s+me\s+like\s+.*|use\s+(?:bullet\s+points|plain\s+language|fewer\s+words)\b.*)`)},
-	{kind: coachPref, style: true, lead: "No ", re: prefix(
+	{kind: coachPref, style: true, lead: "No ", re: extract.Prefix(
 		`i\s+` + coachStop + `(?:don't|do\s+not|dont)\s+(?:need|want|like)\s+(?:any\s+|more\s+|a\s+lot\s+of\s+|all\s+the\s+)?((?:hand[- ]?holding|lists?|bullet\s+points|long\s+(?:answers|replies|messages|responses)|pep\s+talks?|cheerleading|sugar[- ]?coating|fluff|lectures?|platitudes|jargon|praise)\b.*)`)},
-	{kind: coachPref, style: true, re: prefix(
+	{kind: coachPref, style: true, re: extract.Prefix(
 		`i(?:'d|\s+would)?\s+`+coachStop+`(?:want|need|like|prefer)\s+you\s+to\s+(.+)`,
 		`i\s+`+coachStop+`(?:need|like|want|respond\s+(?:well|best)\s+to|do\s+(?:better|best)\s+with|work\s+(?:better|best)\s+with)\s+((?:tough\s+love|directness|bluntness|honesty|short\s+answers|straight\s+talk|accountability|structure|a\s+push|a\s+kick|a\s+sounding\s+board|less\s+structure|more\s+structure|concrete\s+\w+|examples|practical\s+\w+)\b.*)`)},
 }
 
 // coachStyleWords name a way of being coached: a request about coaching
 // names one of them ("keep it short", "no hand-holding").
-var coachStyleWords = toSet(`direct directly blunt bluntly honest honestly straight straightforward gentle gently patient kind
+var coachStyleWords = extract.WordSet(`direct directly blunt bluntly honest honestly straight straightforward gentle gently patient kind
 	short shorter brief briefly concise simple list lists bullet bullets harder hard tough harsh accountable accountability
 	handholding sugarcoat sugarcoating fluff pep cheerleading cheerleader challenge challenged challenging push pushing
 	questions lecture lectures platitudes jargon praise easy structure directness bluntness honesty kick homework
@@ -333,7 +352,7 @@ var coachStyleWords = toSet(`direct directly blunt bluntly honest honestly strai
 // coachStyled reports whether a value names a way of being coached.
 func coachStyled(v string) bool {
 	v = strings.ReplaceAll(strings.ToLower(v), "-", " ")
-	ws := lowerWords(strings.NewReplacer("hand holding", "handholding", "sugar coat", "sugarcoat").Replace(v))
+	ws := extract.LowerWords(strings.NewReplacer("hand holding", "handholding", "sugar coat", "sugarcoat").Replace(v))
 	for _, w := range ws {
 		if coachStyleWords[w] || coachStyleWords[strings.ReplaceAll(w, "'", "")] {
 			return true
@@ -344,13 +363,13 @@ func coachStyled(v string) bool {
 
 // coachLeadRe matches the time phrases a statement may open with: "This
 // week I want to …", "From now on, I will …".
-var coachLeadRe = prefix(`(?:(?:this|next|every)\s+(?:week|month|year|weekend|morning|afternoon|evening|time|day)|from\s+now\s+on|going\s+forward|for\s+now|tomorrow|first|after\s+that|finally|in\s+the\s+meantime)\s*,?\s+`)
+var coachLeadRe = extract.Prefix(`(?:(?:this|next|every)\s+(?:week|month|year|weekend|morning|afternoon|evening|time|day)|from\s+now\s+on|going\s+forward|for\s+now|tomorrow|first|after\s+that|finally|in\s+the\s+meantime)\s*,?\s+`)
 
 // coachRecognitionRe finds a moment of recognition anywhere in a sentence.
 var coachRecognitionRe = regexp.MustCompile(`(?i)\b(?:i\s+(?:just\s+|finally\s+|now\s+|suddenly\s+|really\s+)?(?:realize|realized|realise|realised|noticed|notice)\b|i\s+(?:can\s+)?see\s+now\b|now\s+i\s+(?:can\s+)?(?:see|understand|get\s+it|realize|realise|know)\b|i\s+(?:finally\s+)?(?:understand|get\s+it)\s+now\b|it\s+(?:just\s+|finally\s+|really\s+)?(?:hit|struck|dawned\s+on)\s+me\b|it\s+(?:just\s+|finally\s+)?clicked\b)`)
 
 // coachHedges make a step or a goal too uncertain to record.
-var coachHedges = toSet("maybe might perhaps probably possibly hopefully")
+var coachHedges = extract.WordSet("maybe might perhaps probably possibly hopefully")
 
 // coachNotSteps begin values of "I will …" that are conversation, not a step.
 var coachNotSteps = []string{"be honest", "admit", "say", "tell you", "explain", "answer", "let you know", "see how", "see what", "see if", "think about it", "keep that in mind", "do that", "do it", "do my best", "try my best"}
@@ -358,7 +377,7 @@ var coachNotSteps = []string{"be honest", "admit", "say", "tell you", "explain",
 // coachNotGoals begin values of "I want to …" that steer the conversation.
 var coachNotGoals = []string{"talk", "discuss", "ask", "say", "tell", "share", "mention", "know", "see", "hear", "check", "vent", "thank", "clarify", "add", "explain", "start with", "start by", "begin with", "begin by", "go back to", "come back to", "follow up", "pick up", "be honest", "stop here", "end", "continue", "focus on today", "make sure you"}
 
-func coachMine(s Session) coachMined {
+func coachMine(s extract.Session) coachMined {
 	var m coachMined
 	m.messages = len(s.Messages)
 	lastAssistant := -1
@@ -370,7 +389,7 @@ func coachMine(s Session) coachMined {
 	seen := map[coachKind]map[string]bool{coachStep: {}, coachGoal: {}, coachPref: {}, coachThread: {}}
 	lists := map[coachKind]*[]string{coachStep: &m.steps, coachGoal: &m.goals, coachPref: &m.prefs, coachThread: &m.threads}
 	add := func(k coachKind, v string) {
-		key := labelKey(v)
+		key := extract.LabelKey(v)
 		if key == "" || seen[k][key] {
 			return
 		}
@@ -382,31 +401,31 @@ func coachMine(s Session) coachMined {
 		*lists[k] = append(*lists[k], v)
 	}
 	for i, msg := range s.Messages {
-		if !isUser(msg.Role) {
+		if !extract.IsUser(msg.Role) {
 			continue
 		}
 		m.users++
 		content := strings.ToValidUTF8(msg.Content, "\uFFFD")
-		sents := splitSentences(apostrophes.Replace(content))
-		if reason, bad := Sensitive(content); bad {
-			m.sensitive = append(m.sensitive, Dropped{MessageID: msg.ID, Reason: "sensitive:" + reason})
+		sents := extract.Sentences(extract.StraightApostrophes(content))
+		if reason, bad := extract.Sensitive(content); bad {
+			m.sensitive = append(m.sensitive, extract.Dropped{MessageID: msg.ID, Reason: "sensitive:" + reason})
 			sents = m.withoutSensitive(sents)
 		}
 		for _, sent := range sents {
-			m.sentences = append(m.sentences, sent.text)
-			if !sent.question {
-				m.doneAndRetracted(sent.text)
+			m.sentences = append(m.sentences, sent.Text)
+			if !sent.Question {
+				m.doneAndRetracted(sent.Text)
 			}
-			if !sent.question && coachRecognitionRe.MatchString(sent.text) {
-				if v := coachMoment(sent.text); v != "" {
+			if !sent.Question && coachRecognitionRe.MatchString(sent.Text) {
+				if v := coachMoment(sent.Text); v != "" {
 					m.moment = v // the last one said
 				}
 			}
 			for _, f := range coachSentence(sent) {
 				add(f.kind, f.value)
 			}
-			if sent.question && i > lastAssistant {
-				if v := coachQuestion(sent.text); v != "" {
+			if sent.Question && i > lastAssistant {
+				if v := coachQuestion(sent.Text); v != "" {
 					add(coachThread, v)
 				}
 			}
@@ -422,13 +441,13 @@ func coachMine(s Session) coachMined {
 // and the goals it takes back; a goal taken back leaves the goals said
 // before it in the session.
 func (m *coachMined) doneAndRetracted(sent string) {
-	starts := clauseStarts(sent)
+	starts := extract.ClauseStarts(sent)
 	for i, st := range starts {
 		end := len(sent)
 		if i+1 < len(starts) {
 			end = starts[i+1]
 		}
-		clause := sent[skipInterjections(sent, st):end]
+		clause := sent[extract.SkipInterjections(sent, st):end]
 		if v := coachDone(clause, i == 0); v != "" {
 			m.done = append(m.done, v)
 		}
@@ -442,18 +461,18 @@ func (m *coachMined) doneAndRetracted(sent string) {
 // withoutSensitive drops the sentences of a sensitive message that hold the
 // sensitive data. When what is left still does (a card number split over
 // two lines), or no sentence alone does, the whole message is dropped.
-func (m *coachMined) withoutSensitive(sents []sentence) []sentence {
-	kept := make([]sentence, 0, len(sents))
+func (m *coachMined) withoutSensitive(sents []extract.Sentence) []extract.Sentence {
+	kept := make([]extract.Sentence, 0, len(sents))
 	texts := make([]string, 0, len(sents))
 	for _, s := range sents {
-		if _, bad := Sensitive(s.text); bad {
+		if _, bad := extract.Sensitive(s.Text); bad {
 			m.dropped++
 			continue
 		}
 		kept = append(kept, s)
-		texts = append(texts, s.text)
+		texts = append(texts, s.Text)
 	}
-	if _, still := Sensitive(strings.Join(texts, " ")); still || len(kept) == len(sents) {
+	if _, still := extract.Sensitive(strings.Join(texts, " ")); still || len(kept) == len(sents) {
 		m.dropped += len(kept)
 		return nil
 	}
@@ -468,7 +487,7 @@ type coachFound struct {
 // coachSentence finds the steps, goals, preferences and open threads of one
 // sentence. Each value runs to the clause where the next one starts, so that
 // "I will call her, and then I'll write the plan" gives two steps.
-func coachSentence(sent sentence) []coachFound {
+func coachSentence(sent extract.Sentence) []coachFound {
 	type hit struct {
 		kind        coachKind
 		clause, val int
@@ -476,23 +495,23 @@ func coachSentence(sent sentence) []coachFound {
 		style       bool
 	}
 	var hits []hit
-	for _, st := range clauseStarts(sent.text) {
-		if st > 0 && coachSubordinate[coachWordBefore(sent.text, st)] {
+	for _, st := range extract.ClauseStarts(sent.Text) {
+		if st > 0 && coachSubordinate[coachWordBefore(sent.Text, st)] {
 			continue // "… because I want to be liked" gives a reason, not a goal
 		}
-		p := skipInterjections(sent.text, st)
-		if loc := coachLeadRe.FindStringIndex(sent.text[p:]); loc != nil {
+		p := extract.SkipInterjections(sent.Text, st)
+		if loc := coachLeadRe.FindStringIndex(sent.Text[p:]); loc != nil {
 			p += loc[1]
 		}
 		// The patterns only need to find where a value starts; a bounded
 		// window keeps the cost of a try independent of the text after it.
-		rest := sent.text[p:]
+		rest := sent.Text[p:]
 		if len(rest) > coachWindow {
 			rest = rest[:coachWindow]
 			rest = rest[:max(strings.LastIndexByte(rest, ' '), 0)]
 		}
 		for _, pat := range coachPatterns {
-			if sent.question && !pat.question {
+			if sent.Question && !pat.question {
 				continue
 			}
 			loc := pat.re.FindStringSubmatchIndex(rest)
@@ -514,15 +533,15 @@ func coachSentence(sent sentence) []coachFound {
 	}
 	var out []coachFound
 	for i, h := range hits {
-		end := len(sent.text)
+		end := len(sent.Text)
 		if i+1 < len(hits) {
 			end = hits[i+1].clause
 		}
 		if end <= h.val {
 			continue
 		}
-		clause := sent.text[h.clause:end]
-		raw := sent.text[h.val:end]
+		clause := sent.Text[h.clause:end]
+		raw := sent.Text[h.val:end]
 		if (h.kind == coachStep || h.kind == coachGoal) && coachHedged(clause) {
 			continue
 		}
@@ -559,7 +578,7 @@ var coachRatherRe = regexp.MustCompile(`(?i)\brather\b`)
 
 // coachSubordinate are conjunctions after which a clause gives a reason or
 // a concession rather than the user's statement.
-var coachSubordinate = toSet("because cause though although")
+var coachSubordinate = extract.WordSet("because cause though although")
 
 // coachWordBefore is the lower-cased word that ends before offset p.
 func coachWordBefore(s string, p int) string {
@@ -568,7 +587,7 @@ func coachWordBefore(s string, p int) string {
 }
 
 func coachHedged(s string) bool {
-	for _, w := range lowerWords(s) {
+	for _, w := range extract.LowerWords(s) {
 		if coachHedges[w] {
 			return true
 		}
@@ -579,7 +598,7 @@ func coachHedged(s string) bool {
 // coachStartsWith reports whether the value starts with one of the phrases,
 // as whole words.
 func coachStartsWith(v string, phrases []string) bool {
-	words := strings.Join(lowerWords(v), " ") + " "
+	words := strings.Join(extract.LowerWords(v), " ") + " "
 	for _, ph := range phrases {
 		if strings.HasPrefix(words, ph+" ") {
 			return true
@@ -590,12 +609,12 @@ func coachStartsWith(v string, phrases []string) bool {
 
 // coachFirstPerson are the words that make a question the user's own open
 // question rather than one put to the coach ("What do you think?").
-var coachFirstPerson = toSet("i i'm im i've ive i'd i'll me my mine myself we we're our us")
+var coachFirstPerson = extract.WordSet("i i'm im i've ive i'd i'll me my mine myself we we're our us")
 
 // coachQuestion is an unanswered question worth keeping: the user's own,
 // at least three words long.
 func coachQuestion(s string) string {
-	ws := lowerWords(s)
+	ws := extract.LowerWords(s)
 	if len(ws) < 3 || !slices.ContainsFunc(ws, func(w string) bool { return coachFirstPerson[w] }) {
 		return ""
 	}
@@ -618,7 +637,7 @@ func coachMoment(s string) string {
 // words removed, the first letter capitalised, clipped at a word to
 // maxRunes with an ellipsis. It is "" below minWords words.
 func coachValue(v string, minWords, maxRunes int) string {
-	ws := strings.Fields(tidy(v))
+	ws := strings.Fields(extract.Tidy(v))
 	for len(ws) > 0 {
 		last := strings.ToLower(strings.TrimRightFunc(ws[len(ws)-1], unicode.IsPunct))
 		if last != "" && !coachTrailingJoiners[last] {
@@ -626,8 +645,8 @@ func coachValue(v string, minWords, maxRunes int) string {
 		}
 		ws = ws[:len(ws)-1]
 	}
-	v = tidy(strings.Join(ws, " "))
-	if len(strings.Fields(v)) < minWords || !hasAlnum(v) {
+	v = extract.Tidy(strings.Join(ws, " "))
+	if len(strings.Fields(v)) < minWords || !extract.HasAlnum(v) {
 		return ""
 	}
 	r, size := utf8.DecodeRuneInString(v)
@@ -635,7 +654,7 @@ func coachValue(v string, minWords, maxRunes int) string {
 	return coachClip(v, maxRunes)
 }
 
-var coachTrailingJoiners = toSet("and or but so then also plus because cause while though although when")
+var coachTrailingJoiners = extract.WordSet("and or but so then also plus because cause while though although when")
 
 // coachClip cuts s to at most n runes at a word boundary, ending in "…".
 func coachClip(s string, n int) string {
@@ -676,7 +695,7 @@ func coachStrings(v any) []string {
 		if s == "" {
 			return
 		}
-		if _, bad := Sensitive(s); bad {
+		if _, bad := extract.Sensitive(s); bad {
 			return
 		}
 		out = append(out, s)
@@ -703,7 +722,7 @@ func coachStrings(v any) []string {
 func coachMerge(newer, older []string, n int) []string {
 	out := []string{}
 	for _, v := range slices.Concat(newer, older) {
-		if labelKey(v) == "" || slices.ContainsFunc(out, func(o string) bool { return coachSame(o, v) }) {
+		if extract.LabelKey(v) == "" || slices.ContainsFunc(out, func(o string) bool { return coachSame(o, v) }) {
 			continue // a near duplicate of a newer item (coachSame)
 		}
 		out = append(out, coachClip(v, CoachMaxItemRunes))
@@ -717,7 +736,7 @@ func coachMerge(newer, older []string, n int) []string {
 // coachText is the summary's 8 to 12 lines: date, messages, topics,
 // recognition, each action step, each open thread (on one line when they
 // would make the text longer than 12 lines), notes and a closing line.
-func coachText(s Session, m coachMined, topics []string) string {
+func coachText(s extract.Session, m coachMined, topics []string) string {
 	lines := []string{coachDateLine(s)}
 	lines = append(lines, "Messages: "+strconv.Itoa(m.messages)+" ("+strconv.Itoa(m.users)+" from the user).")
 	if len(topics) > 0 {
@@ -765,7 +784,7 @@ func coachText(s Session, m coachMined, topics []string) string {
 
 // coachDateLine says when the session was, in the offset the chat service
 // sent its start in.
-func coachDateLine(s Session) string {
+func coachDateLine(s extract.Session) string {
 	start := s.StartedAt
 	if start.IsZero() {
 		for _, msg := range s.Messages {
@@ -779,8 +798,8 @@ func coachDateLine(s Session) string {
 		return "Date: unknown."
 	}
 	line := "Date: " + start.Format(time.DateOnly)
-	if minutes := SessionMinutes(s); minutes > 0 {
-		line += ", " + Count(minutes, "minute", "minutes")
+	if minutes := extract.SessionMinutes(s); minutes > 0 {
+		line += ", " + extract.Count(minutes, "minute", "minutes")
 	}
 	return line + "."
 }
@@ -796,20 +815,20 @@ func coachEnd(v string) string {
 // coachNotes counts what the summary holds; it never judges.
 func coachNotes(m coachMined) string {
 	parts := []string{
-		Count(len(m.steps), "action step", "action steps"),
-		Count(len(m.threads), "open thread", "open threads"),
+		extract.Count(len(m.steps), "action step", "action steps"),
+		extract.Count(len(m.threads), "open thread", "open threads"),
 	}
 	if m.moment != "" {
 		parts = append(parts, "a recognition moment")
 	}
 	if len(m.goals) > 0 {
-		parts = append(parts, Count(len(m.goals), "goal stated", "goals stated"))
+		parts = append(parts, extract.Count(len(m.goals), "goal stated", "goals stated"))
 	}
 	if len(m.prefs) > 0 {
-		parts = append(parts, Count(len(m.prefs), "coaching preference", "coaching preferences"))
+		parts = append(parts, extract.Count(len(m.prefs), "coaching preference", "coaching preferences"))
 	}
 	if m.dropped > 0 {
-		parts = append(parts, Count(m.dropped, "sentence left out for sensitive data", "sentences left out for sensitive data"))
+		parts = append(parts, extract.Count(m.dropped, "sentence left out for sensitive data", "sentences left out for sensitive data"))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -819,7 +838,7 @@ func coachNotes(m coachMined) string {
 
 // coachStopwords are words that say nothing about a topic: function words,
 // filler, time words and the vocabulary of coaching itself.
-var coachStopwords = toSet(`
+var coachStopwords = extract.WordSet(`
 a about above after again against all almost already also although always am among an and another any anybody anyone anything anyway anyways are around as ask asked asking at away
 back bad be because been before being below best better between big bit both but by bye
 can cannot cant come comes coming could couldnt
@@ -856,7 +875,7 @@ commit committing start started starting stop stopped
 func coachTerms(text string) []string {
 	var out []string
 	prev := ""
-	for _, w := range lowerWords(text) {
+	for _, w := range extract.LowerWords(text) {
 		w = coachWord(w)
 		if w == "" {
 			prev = ""
@@ -994,7 +1013,7 @@ func coachSummaryTerms(topics []string, moment string, steps, threads []string) 
 		}
 	}
 	for _, t := range topics {
-		if k := strings.Join(lowerWords(t), " "); k != "" {
+		if k := strings.Join(extract.LowerWords(t), " "); k != "" {
 			set[k] = true
 		}
 	}
@@ -1018,17 +1037,17 @@ func coachSummaryTerms(topics []string, moment string, steps, threads []string) 
 // portfolio case studies" gives "portfolio case study".
 
 var (
-	coachOpeners = toSet(`the a an my our your his her their its this that these those
+	coachOpeners = extract.WordSet(`the a an my our your his her their its this that these those
 		about on with for of in at from into around regarding during without against over
 		two three four five six seven eight nine ten few several some many much more less any enough every each no`)
-	coachAdjectives = toSet("new big good bad little great next last own whole same other first nice hard real huge small old young long short")
-	coachNotNouns   = toSet(`two three four five six seven eight nine ten eleven twelve twenty hundred thousand half dozen
+	coachAdjectives = extract.WordSet("new big good bad little great next last own whole same other first nice hard real huge small old young long short")
+	coachNotNouns   = extract.WordSet(`two three four five six seven eight nine ten eleven twelve twenty hundred thousand half dozen
 		worse better harder easier faster slower bigger smaller longer shorter earlier later best worst
 		usually probably quickly slowly badly honestly seriously completely easily constantly mostly nearly barely hardly immediately certainly especially mainly simply truly clearly likely
 		though although anyway instead else`)
 	// coachVerbs open a clause without naming what it is about.
-	coachVerbs            = toSet(`react finish make get go do say tell ask try want need feel think know see look take give find keep let put seem help start stop call send write read run walk talk speak meet plan book block draft email text change move quit leave stay join learn practise practice improve avoid handle deal manage fix build create prepare schedule spend save pay buy sell apply decide choose figure sleep eat drink exercise focus push hold protect accept admit notice realize realise understand remember forget wonder worry hope wish love hate enjoy miss lose win fail struggle share update review check scare frighten bother annoy drain stress kill drive hurt matter`)
-	coachConjunctionWords = toSet("and but so or because then while when")
+	coachVerbs            = extract.WordSet(`react finish make get go do say tell ask try want need feel think know see look take give find keep let put seem help start stop call send write read run walk talk speak meet plan book block draft email text change move quit leave stay join learn practise practice improve avoid handle deal manage fix build create prepare schedule spend save pay buy sell apply decide choose figure sleep eat drink exercise focus push hold protect accept admit notice realize realise understand remember forget wonder worry hope wish love hate enjoy miss lose win fail struggle share update review check scare frighten bother annoy drain stress kill drive hurt matter`)
+	coachConjunctionWords = extract.WordSet("and but so or because then while when")
 )
 
 // coachVerbAfter reports a word that, after the first word of a phrase,
@@ -1119,7 +1138,7 @@ func coachShaped(d map[string]any) bool {
 
 // coachThemes are up to three keywords found in at least two sessions'
 // summaries, this one's and the earlier ones, most sessions first.
-func coachThemes(s Session, topics []string, m coachMined) []string {
+func coachThemes(s extract.Session, topics []string, m coachMined) []string {
 	var sessions []map[string]bool
 	for _, cs := range coachParts(s, m) {
 		sessions = append(sessions, cs.terms)
@@ -1218,7 +1237,7 @@ func coachStem(w string) string {
 // coachFunctionWords are left out when two items are compared: function
 // words, hedges and time words, not the verbs and nouns that say what an
 // item is ("ask", "make", "money").
-var coachFunctionWords = toSet(`the and but for nor yet with from into onto about above after again against all also any are
+var coachFunctionWords = extract.WordSet(`the and but for nor yet with from into onto about above after again against all also any are
 	been before being below between both can could did does doing done down during each few had has have having her hers him his
 	how its just more most much not now off once only other our ours out over own same she should some such than that the their
 	them then there these they this those through too under until very was were what when where whether which while who whom
@@ -1228,7 +1247,7 @@ var coachFunctionWords = toSet(`the and but for nor yet with from into onto abou
 // coachStems are the content words of s, stemmed (coachStem), once each.
 func coachStems(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range lowerWords(s) {
+	for _, w := range extract.LowerWords(s) {
 		if st := coachStem(w); st != "" {
 			out[st] = true
 		}
@@ -1239,14 +1258,14 @@ func coachStems(s string) map[string]bool {
 // coachSameThreshold: two open threads or goals are one when their content
 // words overlap by at least this share of the shorter one's (the overlap
 // coefficient |A∩B| / min(|A|,|B|)), with at least two words in common, or
-// when their keys (labelKey) are equal. "Whether to ask for a raise" and
+// when their keys (extract.LabelKey) are equal. "Whether to ask for a raise" and
 // "Whether I should ask for a raise?" are one; "save money" and "save
 // time" are not.
 const coachSameThreshold = 0.75
 
 // coachSame reports near-duplicate items (coachSameThreshold).
 func coachSame(a, b string) bool {
-	if labelKey(a) == labelKey(b) {
+	if extract.LabelKey(a) == extract.LabelKey(b) {
 		return true
 	}
 	A, B := coachStems(a), coachStems(b)
@@ -1287,12 +1306,12 @@ func coachCloses(done, step string) (float64, bool) {
 // coachDoneRes read a reported completion at a clause start; group 1 is
 // what was done.
 var coachDoneRes = []*regexp.Regexp{
-	prefix(coachIAm+`\s+`+coachStop+`(?:finally\s+|all\s+)?(?:done|finished|through)\s+with\s+(.+)`,
+	extract.Prefix(coachIAm+`\s+`+coachStop+`(?:finally\s+|all\s+)?(?:done|finished|through)\s+with\s+(.+)`,
 		`(?:all\s+)?done\s+with\s+(.+)`,
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?(?:got|gotten)\s+(.+?)\s+done\b`,
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?checked\s+off\s+(.+)`),
 	// "I sent the application", "I've finally booked the appointment".
-	prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+` + coachDoneObject + `.*)`),
+	extract.Prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+` + coachDoneObject + `.*)`),
 	// "The resume draft is done".
 	regexp.MustCompile(`(?i)^((?:the|my)\s+.+?)\s+(?:is|are)\s+(?:finally\s+|all\s+)?(?:done|finished|sent|booked|submitted|written|complete|completed|out)$`),
 }
@@ -1303,7 +1322,7 @@ var coachDoneRes = []*regexp.Regexp{
 const coachDoneObject = `(?:the|my|a|an|all|both|every|each|those|these|that|this|some|off|up|in|out|for|to|it|them|on|with|through|\d)\b`
 
 // coachNotPast are -ed words that are no past tense ("I need to …").
-var coachNotPast = toSet("need needs feed bleed speed proceed exceed succeed seed bed red shed needed wanted loved liked hated seemed looked sounded felt worried missed used")
+var coachNotPast = extract.WordSet("need needs feed bleed speed proceed exceed succeed seed bed red shed needed wanted loved liked hated seemed looked sounded felt worried missed used")
 
 // coachDoneBareRe reads a completion without a subject at a sentence's
 // start, a past verb and its object: "Sent the portfolio to all five!",
@@ -1315,7 +1334,7 @@ var coachDoneBareRe = regexp.MustCompile(`(?i)^((?:[a-z]{2,}ed|sent|wrote|did|ma
 
 func coachDone(clause string, bare bool) string {
 	text := strings.TrimRight(clause, " .!…")
-	if elderNegated(lowerWords(text)) || coachHedged(text) {
+	if extract.Negated(extract.LowerWords(text)) || coachHedged(text) {
 		return ""
 	}
 	res := coachDoneRes
@@ -1346,7 +1365,7 @@ func coachGroup(m []string) string {
 
 // coachRetractRes read a goal the user takes back; group 1 names it.
 var coachRetractRes = []*regexp.Regexp{
-	prefix(`(?:actually\s+|ok\s+|okay\s+|so\s+)?(?:scratch|forget(?:\s+about)?|drop|ditch|never\s*mind(?:\s+about)?|cross\s+off|strike)\s+(?:that\s+)?(.+)`,
+	extract.Prefix(`(?:actually\s+|ok\s+|okay\s+|so\s+)?(?:scratch|forget(?:\s+about)?|drop|ditch|never\s*mind(?:\s+about)?|cross\s+off|strike)\s+(?:that\s+)?(.+)`,
 		`i\s+`+coachStop+`(?:no\s+longer|don't|do\s+not|dont)\s+(?:really\s+)?(?:want|care\s+about)\s+(?:to\s+)?(.+?)\s+any\s*more$`,
 		`i\s+`+coachStop+`no\s+longer\s+want\s+(?:to\s+)?(.+)`,
 		`(?:i'm|im|i\s+am)\s+(?:giving\s+up\s+on|done\s+chasing|not\s+going\s+after|no\s+longer\s+going\s+after)\s+(.+)`,
@@ -1385,7 +1404,7 @@ func coachMatchesRetracted(goal string, retracted []string) bool {
 
 // coachOpenSteps are the action steps of the earlier sessions not yet
 // closed by a later one's completed_steps, newest session first.
-func coachOpenSteps(s Session) []string {
+func coachOpenSteps(s extract.Session) []string {
 	var out []string
 	closed := map[string]bool{}
 	for _, past := range s.History.Summaries { // newest first
@@ -1393,12 +1412,12 @@ func coachOpenSteps(s Session) []string {
 			continue
 		}
 		for _, st := range coachStrings(past.Data["action_steps"]) {
-			if k := labelKey(st); k != "" && !closed[k] && !slices.ContainsFunc(out, func(o string) bool { return labelKey(o) == k }) {
+			if k := extract.LabelKey(st); k != "" && !closed[k] && !slices.ContainsFunc(out, func(o string) bool { return extract.LabelKey(o) == k }) {
 				out = append(out, st)
 			}
 		}
 		for _, st := range coachStrings(past.Data["completed_steps"]) {
-			closed[labelKey(st)] = true
+			closed[extract.LabelKey(st)] = true
 		}
 	}
 	return out

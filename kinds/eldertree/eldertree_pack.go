@@ -1,4 +1,4 @@
-package extract
+package eldertree
 
 import (
 	"cmp"
@@ -6,28 +6,45 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
 )
 
 // The eldertree kind's context pack (docs/presets.md, Elder Tree: context
 // pack).
 
-func packElderTree(in PackInput) packPlan {
+// Caps on how many candidates a section considers.
+const (
+	packTriggers       = 3 // key triggers
+	packZoneBehaviours = 5 // per zone
+)
+
+// packElderTree plans the pack of eldertree (docs/presets.md, Elder Tree:
+// context pack): USER CONTEXT (preferred name and addiction type, current
+// step, sponsor and fellowship, the three known triggers most often primary
+// in the summaries, red/yellow/green zones), RECENT MOMENTUM (the streak
+// since the later of recovery_start_date and the last relapsed session, or
+// sobriety_days when no session relapsed; then the last three sessions:
+// date, outcome, urge intensity, primary trigger, and the follow-up of all
+// but the newest) and CONVERSATION CUES (the newest session's follow-up,
+// each cue kind once as a fixed sentence, the profile's current_focus).
+func packElderTree(in extract.PackInput) *extract.PackPlan {
 	const (
 		userContext = iota
 		momentum
 		cues
 	)
-	p := newPackPlan(
-		packSection{"user_context", "USER CONTEXT:"},
-		packSection{"recent_momentum", "RECENT MOMENTUM:"},
-		packSection{"conversation_cues", "CONVERSATION CUES:"},
+	p := extract.NewPackPlan(
+		extract.PackSection{Name: "user_context", Header: "USER CONTEXT:"},
+		extract.PackSection{Name: "recent_momentum", Header: "RECENT MOMENTUM:"},
+		extract.PackSection{Name: "conversation_cues", Header: "CONVERSATION CUES:"},
 	)
 	prof := in.Profile
-	sums := in.Summaries[:min(len(in.Summaries), packSessions)]
+	sums := in.Summaries[:min(len(in.Summaries), extract.PackSessions)]
 
 	// USER CONTEXT
-	name := cmp.Or(packValue(prof["preferred_name"]), packQuote(in.DisplayName, packValueRunes))
-	addiction := packValue(prof["addiction_type"])
+	name := cmp.Or(extract.PackValue(prof["preferred_name"]), extract.PackQuote(in.DisplayName, extract.PackValueRunes))
+	addiction := extract.PackValue(prof["addiction_type"])
 	var who string
 	switch {
 	case name != "" && addiction != "":
@@ -37,66 +54,66 @@ func packElderTree(in PackInput) packPlan {
 	case addiction != "":
 		who = "In recovery from " + addiction
 	}
-	p.add(packItem{section: userContext, prio: 0, text: who})
-	if step, ok := packInt(prof["current_step"]); ok && step > 0 {
-		p.add(packItem{section: userContext, prio: 20, text: "Currently working Step " + strconv.Itoa(step)})
+	p.Add(extract.PackItem{Section: userContext, Prio: 0, Text: who})
+	if step, ok := extract.PackInt(prof["current_step"]); ok && step > 0 {
+		p.Add(extract.PackItem{Section: userContext, Prio: 20, Text: "Currently working Step " + strconv.Itoa(step)})
 	}
-	p.add(packItem{section: userContext, prio: 40, text: packElderSupport(prof)})
+	p.Add(extract.PackItem{Section: userContext, Prio: 40, Text: packElderSupport(prof)})
 
 	triggers := packElderTriggers(prof, in.Summaries)
-	g := &packGroup{one: "Key trigger", many: "Key triggers", sep: ", "}
+	g := &extract.PackGroup{One: "Key trigger", Many: "Key triggers", Sep: ", "}
 	for i, t := range triggers {
 		if i >= packTriggers {
-			p.capped[userContext]++
+			p.Capped(userContext)
 			continue
 		}
-		p.add(packItem{section: userContext, prio: 50, group: g, text: t})
+		p.Add(extract.PackItem{Section: userContext, Prio: 50, Group: g, Text: t})
 	}
-	zones := &packGroup{one: "Zone boundaries", many: "Zone boundaries", sep: ", "}
+	zones := &extract.PackGroup{One: "Zone boundaries", Many: "Zone boundaries", Sep: ", "}
 	for _, z := range []struct{ field, name string }{
 		{"red_zone_behaviors", "Red"}, {"yellow_zone_behaviors", "Yellow"}, {"green_zone_behaviors", "Green"},
 	} {
-		bs := packStrings(prof[z.field])
+		bs := extract.PackStrings(prof[z.field])
 		if len(bs) == 0 {
 			continue
 		}
 		bs = bs[:min(len(bs), packZoneBehaviours)]
-		p.add(packItem{section: userContext, prio: 60, group: zones, text: z.name + " [" + strings.Join(bs, ", ") + "]"})
+		p.Add(extract.PackItem{Section: userContext, Prio: 60, Group: zones, Text: z.name + " [" + strings.Join(bs, ", ") + "]"})
 	}
 
 	// RECENT MOMENTUM
 	if days, ok := packElderStreak(prof, in.Summaries, in.Now); ok {
-		p.add(packItem{section: momentum, prio: 21, text: "Current streak: " + packPlural(days, "day", "days")})
+		p.Add(extract.PackItem{Section: momentum, Prio: 21, Text: "Current streak: " + extract.Count(days, "day", "days")})
 	}
-	sessions := &packGroup{one: "Last session", many: "Last %d sessions", nested: true}
+	sessions := &extract.PackGroup{One: "Last session", Many: "Last %d sessions", Nested: true}
 	for i, s := range sums {
-		line := packDate(s.At) + ": " + packElderOutcome(s.Data)
-		if t := packValue(s.Data["primary_trigger"]); t != "" {
+		line := extract.PackDate(s.At) + ": " + packElderOutcome(s.Data)
+		if t := extract.PackValue(s.Data["primary_trigger"]); t != "" {
 			line += "; trigger: " + t
 		}
 		// The newest session's follow-up is a cue of its own.
-		if f := packValue(s.Data["follow_up_needed"]); f != "" && i > 0 {
+		if f := extract.PackValue(s.Data["follow_up_needed"]); f != "" && i > 0 {
 			line += "; follow-up: " + f
 		}
-		p.add(packItem{section: momentum, prio: 30, group: sessions, text: line})
+		p.Add(extract.PackItem{Section: momentum, Prio: 30, Group: sessions, Text: line})
 	}
 
 	// CONVERSATION CUES
 	if len(sums) > 0 {
-		if f := packValue(sums[0].Data["follow_up_needed"]); f != "" {
-			p.add(packItem{section: cues, prio: 10, text: "Last session follow-up: " + f})
+		if f := extract.PackValue(sums[0].Data["follow_up_needed"]); f != "" {
+			p.Add(extract.PackItem{Section: cues, Prio: 10, Text: "Last session follow-up: " + f})
 		}
 	}
 	seen := map[string]bool{}
 	events := 0
 	for _, c := range in.Cues {
-		k := packKind(c.Kind)
-		if k == CueRiskyEvent {
+		k := strings.ToLower(strings.TrimSpace(c.Kind))
+		if k == extract.CueRiskyEvent {
 			// Each risky event is its own cue, for a while after its day.
 			if line := packElderEvent(c.Detail, in.Now, in.Location); line != "" && events < packEvents && !seen[line] {
 				seen[line] = true
 				events++
-				p.add(packItem{section: cues, prio: 12, text: line})
+				p.Add(extract.PackItem{Section: cues, Prio: 12, Text: line})
 			}
 			continue
 		}
@@ -105,11 +122,11 @@ func packElderTree(in PackInput) packPlan {
 		}
 		if line := packElderCue(k, c.Detail); line != "" {
 			seen[k] = true
-			p.add(packItem{section: cues, prio: 11, text: line})
+			p.Add(extract.PackItem{Section: cues, Prio: 11, Text: line})
 		}
 	}
-	if f := packValue(prof["current_focus"]); f != "" {
-		p.add(packItem{section: cues, prio: 70, text: "Active growth area: " + f})
+	if f := extract.PackValue(prof["current_focus"]); f != "" {
+		p.Add(extract.PackItem{Section: cues, Prio: 70, Text: "Active growth area: " + f})
 	}
 	return p
 }
@@ -125,7 +142,7 @@ const (
 // in the user's zone), ask about a plan; past by at most packEventDays,
 // ask how it went; older, nothing.
 func packElderEvent(d map[string]any, now time.Time, loc *time.Location) string {
-	evs := upcomingEvents([]any{d})
+	evs := extract.UpcomingEvents([]any{d})
 	if len(evs) == 0 {
 		return ""
 	}
@@ -134,20 +151,20 @@ func packElderEvent(d map[string]any, now time.Time, loc *time.Location) string 
 	if loc == nil {
 		loc = time.UTC
 	}
-	past := packCivilDays(day, now.In(loc))
+	past := extract.PackCivilDays(day, now.In(loc))
 	when := day.Format("Mon 2 Jan 2006")
 	switch {
 	case past <= 0:
-		return "Risky event ahead on " + when + ": " + packValue(e.Event) + "; ask how they plan to handle it."
+		return "Risky event ahead on " + when + ": " + extract.PackValue(e.Event) + "; ask how they plan to handle it."
 	case past <= packEventDays:
-		return "Risky event on " + when + ": " + packValue(e.Event) + "; ask how it went."
+		return "Risky event on " + when + ": " + extract.PackValue(e.Event) + "; ask how it went."
 	}
 	return ""
 }
 
 func packElderSupport(prof map[string]any) string {
 	var parts []string
-	sponsor := packValue(prof["sponsor_name"])
+	sponsor := extract.PackValue(prof["sponsor_name"])
 	switch prof["has_sponsor"] {
 	case true:
 		if sponsor != "" {
@@ -162,7 +179,7 @@ func packElderSupport(prof map[string]any) string {
 			parts = append(parts, "sponsor "+sponsor)
 		}
 	}
-	fellowship := packValue(prof["fellowship_name"])
+	fellowship := extract.PackValue(prof["fellowship_name"])
 	switch prof["in_fellowship"] {
 	case true:
 		if fellowship != "" {
@@ -190,20 +207,20 @@ func packElderSupport(prof map[string]any) string {
 // given sessions named (their primary_trigger and triggers), those named in
 // most sessions first, then the profile's in its order, then by the newest
 // session that named them.
-func packElderTriggers(prof map[string]any, sums []PastSummary) []string {
-	ts := packStrings(prof["known_triggers"])
+func packElderTriggers(prof map[string]any, sums []extract.PastSummary) []string {
+	ts := extract.PackStrings(prof["known_triggers"])
 	seen := map[string]int{}
 	for _, s := range sums {
 		named := map[string]bool{}
 		// Quoted, as packStrings gives the profile's.
-		for _, t := range append([]string{packValue(text(s.Data["primary_trigger"]))}, packStrings(s.Data["triggers"])...) {
-			k := labelKey(t)
+		for _, t := range append([]string{extract.PackValue(extract.Text(s.Data["primary_trigger"]))}, extract.PackStrings(s.Data["triggers"])...) {
+			k := extract.LabelKey(t)
 			if k == "" || named[k] {
 				continue
 			}
 			named[k] = true
 			seen[k]++
-			if !slices.ContainsFunc(ts, func(x string) bool { return labelKey(x) == k }) {
+			if !slices.ContainsFunc(ts, func(x string) bool { return extract.LabelKey(x) == k }) {
 				ts = append(ts, t)
 			}
 		}
@@ -215,7 +232,7 @@ func packElderTriggers(prof map[string]any, sums []PastSummary) []string {
 	var rs []ranked
 	dup := map[string]bool{}
 	for i, t := range ts {
-		k := labelKey(t)
+		k := extract.LabelKey(t)
 		if k == "" || dup[k] {
 			continue
 		}
@@ -233,45 +250,45 @@ func packElderTriggers(prof map[string]any, sums []PastSummary) []string {
 // packElderStreak is the days since the later of recovery_start_date and the
 // newest relapsed session; without a start date, sobriety_days when none of
 // the sessions relapsed.
-func packElderStreak(prof map[string]any, sums []PastSummary, now time.Time) (int, bool) {
+func packElderStreak(prof map[string]any, sums []extract.PastSummary, now time.Time) (int, bool) {
 	var relapse time.Time
 	for _, s := range sums {
-		if strings.EqualFold(text(s.Data["outcome"]), OutcomeRelapsed) && s.At.After(relapse) {
+		if strings.EqualFold(extract.Text(s.Data["outcome"]), extract.OutcomeRelapsed) && s.At.After(relapse) {
 			relapse = s.At
 		}
 	}
-	if start, ok := date(prof["recovery_start_date"]); ok {
+	if start, ok := extract.Date(prof["recovery_start_date"]); ok {
 		from := start
-		if !relapse.IsZero() && packCivilDays(start, relapse) > 0 {
+		if !relapse.IsZero() && extract.PackCivilDays(start, relapse) > 0 {
 			from = relapse
 		}
-		if d := packCivilDays(from, now); d >= 0 {
+		if d := extract.PackCivilDays(from, now); d >= 0 {
 			return d, true
 		}
 		return 0, false
 	}
-	if days, ok := packInt(prof["sobriety_days"]); ok && days >= 0 && relapse.IsZero() {
+	if days, ok := extract.PackInt(prof["sobriety_days"]); ok && days >= 0 && relapse.IsZero() {
 		return days, true
 	}
 	return 0, false
 }
 
 func packElderOutcome(d map[string]any) string {
-	o := text(d["outcome"])
+	o := extract.Text(d["outcome"])
 	var s string
 	switch strings.ToLower(o) {
-	case OutcomeUrgePassed:
+	case extract.OutcomeUrgePassed:
 		s = "urge passed"
-	case OutcomeRelapsed:
+	case extract.OutcomeRelapsed:
 		s = "relapsed"
-	case OutcomeOngoing:
+	case extract.OutcomeOngoing:
 		s = "still struggling at the end"
 	case "":
 		s = "no outcome recorded"
 	default:
-		s = packValue(o)
+		s = extract.PackValue(o)
 	}
-	if n, ok := packInt(d["urge_intensity"]); ok && n >= 0 && n <= 10 {
+	if n, ok := extract.PackInt(d["urge_intensity"]); ok && n >= 0 && n <= 10 {
 		s += " (urge " + strconv.Itoa(n) + "/10)"
 	}
 	return s
@@ -281,18 +298,18 @@ func packElderOutcome(d map[string]any) string {
 // detail holds; "" for a kind it does not know.
 func packElderCue(kind string, d map[string]any) string {
 	switch kind {
-	case CueRelapse:
-		if n, ok := packInt(d["before"]); ok && n > 0 {
-			return "A relapse was recorded after " + packPlural(n, "day", "days") + " sober; acknowledge it gently and ask what they need right now."
+	case extract.CueRelapse:
+		if n, ok := extract.PackInt(d["before"]); ok && n > 0 {
+			return "A relapse was recorded after " + extract.Count(n, "day", "days") + " sober; acknowledge it gently and ask what they need right now."
 		}
 		return "A relapse was recorded recently; acknowledge it gently and ask what they need right now."
-	case CueFellowshipDropped:
-		if f := packValue(d["fellowship_name"]); f != "" {
+	case extract.CueFellowshipDropped:
+		if f := extract.PackValue(d["fellowship_name"]); f != "" {
 			return "Has stopped going to " + f + " meetings; ask what led to that, without judgement."
 		}
 		return "Has stopped going to fellowship meetings; ask what led to that, without judgement."
-	case CueSponsorChange:
-		prev, next := packValue(d["previous_sponsor_name"]), packValue(d["sponsor_name"])
+	case extract.CueSponsorChange:
+		prev, next := extract.PackValue(d["previous_sponsor_name"]), extract.PackValue(d["sponsor_name"])
 		switch {
 		case next != "" && prev != "":
 			return "Sponsor changed from " + prev + " to " + next + "; invite them to talk about working with " + next + "."
@@ -302,8 +319,8 @@ func packElderCue(kind string, d map[string]any) string {
 			return "No longer has a sponsor (previously " + prev + "); ask how it has been without sponsor support."
 		}
 		return "Their sponsor support changed; ask how it has been."
-	case CueRecurringTrigger:
-		t := packValue(d["trigger"])
+	case extract.CueRecurringTrigger:
+		t := extract.PackValue(d["trigger"])
 		if t == "" {
 			return ""
 		}

@@ -1,8 +1,11 @@
-package extract
+package coach
 
+// The tests read the engine's types unqualified, as they did in package
+// extract.
 import (
 	"encoding/json"
 	"fmt"
+	. "github.com/mnemo-ai/mnemo/extract"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mnemo-ai/mnemo/internal/golden"
+	"github.com/mnemo-ai/mnemo/kinds/internal/presettest"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -29,7 +34,7 @@ func coachSession(said ...string) Session {
 	return s
 }
 
-func coachRun(s Session) Result { return runPresetRules(coachRules, "coach", s) }
+func coachRun(s Session) Result { return presettest.Run(coachRules, "coach", s) }
 
 func coachStrs(v any) []string {
 	l, _ := v.([]string)
@@ -282,7 +287,7 @@ func TestCoachDropsSensitiveSentences(t *testing.T) {
 	if want := []string{"Call the bank", "Plan the week on Sunday"}; !reflect.DeepEqual(res.SessionSummary["action_steps"], want) {
 		t.Errorf("action steps %q, want %q", res.SessionSummary["action_steps"], want)
 	}
-	want := []Dropped{{"u0", "sensitive:" + SensitivePassword}, {"u1", "sensitive:" + SensitiveCardNumber}, {"u2", "sensitive:" + SensitivePassword}}
+	want := []Dropped{{MessageID: "u0", Reason: "sensitive:" + SensitivePassword}, {MessageID: "u1", Reason: "sensitive:" + SensitiveCardNumber}, {MessageID: "u2", Reason: "sensitive:" + SensitivePassword}}
 	if !reflect.DeepEqual(res.Dropped, want) {
 		t.Errorf("dropped %v, want %v", res.Dropped, want)
 	}
@@ -371,7 +376,7 @@ func TestCoachSchemaLineCount(t *testing.T) {
 
 func TestCoachRulesGolden(t *testing.T) {
 	t.Parallel()
-	presetRulesGolden(t, "coach", coachRules)
+	presettest.Golden(t, "coach", coachRules, *golden.Update)
 }
 
 // FuzzCoachRules checks the shape of the coach summary on any text: 8–12

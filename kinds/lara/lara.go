@@ -1,12 +1,15 @@
-package extract
+package lara
 
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-ai/mnemo/extract"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -14,103 +17,29 @@ import (
 
 // lara (docs/presets.md, LaRa): the child-learning tutor, deterministic only.
 // Lara is the child-learning tutor: the kind of apps whose rules are "lara".
-var Lara Kind = kindLara{}
+var Lara extract.Kind = kindLara{}
 
-func init() { Register(Lara) }
+func init() { extract.Register(Lara) }
 
-type kindLara struct{ BaseKind }
+type kindLara struct{ extract.BaseKind }
 
-func (kindLara) Name() string        { return "lara" }
-func (kindLara) DecaysRecords() bool { return true }
-func (kindLara) DefaultBudget() int  { return DefaultBudgetLara }
-func (kindLara) Rules(res *Result, p prompts.Policy, s Session, now time.Time) {
+// defaultBudget is the context pack's budget, in tokens, when neither the
+// request nor the app's policy sets one.
+const defaultBudget = 300
+
+func (kindLara) Name() string                   { return "lara" }
+func (kindLara) DecaysRecords() bool            { return true }
+func (kindLara) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Budget: defaultBudget} }
+func (kindLara) View() extract.View {
+	return extract.View{Heading: "Learning progress", Page: extract.PageLearning}
+}
+func (kindLara) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	laraRules(res, p, s, now)
 }
-func (kindLara) pack(in PackInput) *packPlan { p := packLara(in); return &p }
-func (kindLara) FoldsRecords() bool          { return true }
+func (kindLara) Pack(in extract.PackInput) *extract.PackPlan { return packLara(in) }
+func (kindLara) FoldsRecords() bool                          { return true }
 
-// Record kinds of the lara preset, one per table of its long-term memory
-// (docs/presets.md, LaRa: records), plus the user's current reinforcement
-// style.
-const (
-	// LaraLearning is a concept's learning progress, keyed by the concept.
-	LaraLearning = "learning"
-	// LaraEmotional holds the user's mood counts under the key LaraCounts.
-	LaraEmotional = "emotional"
-	// LaraPreference is a like or dislike, keyed likes:<item>,
-	// dislikes:<item> or favorite_<thing>.
-	LaraPreference = "preference"
-	// LaraReinforcement is one reinforcement style's metrics, keyed by the style.
-	LaraReinforcement = "reinforcement"
-	// LaraReinforcementState is the style in use, under the key LaraCurrent.
-	LaraReinforcementState = "reinforcement_state"
-
-	LaraCounts  = "counts"
-	LaraCurrent = "current"
-)
-
-// The thresholds of the lara rules. They are constants, not policy: LaRa's
-// design fixes them (docs/presets.md, LaRa), and an operator who loosens them
-// loosens a child's safety.
-const (
-	// LaraMaxMastery is the highest mastery level; the lowest is 0.
-	LaraMaxMastery = 5
-	// LaraMasteryStreak is how many successes in a row, each at the concept's
-	// current difficulty or harder, raise mastery by one level and
-	// difficulty by one step.
-	LaraMasteryStreak = 3
-	// LaraFailureStreak is how many failures in a row lower difficulty by one
-	// step, never below 1.
-	LaraFailureStreak = 2
-	// LaraMaxDifficulty bounds difficulty; attempts outside [1, LaraMaxDifficulty]
-	// are clamped into it.
-	LaraMaxDifficulty = 100
-	// LaraCooldown is how long after a learning record was last written its
-	// mastery level (and difficulty, upwards) may not change again.
-	LaraCooldown = 10 * time.Minute
-	// LaraWindow is the span of the emotional 30-day averages.
-	LaraWindow = 30 * 24 * time.Hour
-	// LaraMaxRecent bounds the per-session history kept for the averages.
-	LaraMaxRecent = 100
-	// LaraMaxPreferences is how many preference records a user keeps at most.
-	LaraMaxPreferences = 20
-	// LaraSwitchMinEvents is how many events another reinforcement style
-	// needs before the user is switched to it.
-	LaraSwitchMinEvents = 5
-	// LaraSwitchPoints is the design's "15 % improvement" (docs/presets.md,
-	// LaRa: reinforcement switching), read as percentage points: another
-	// style's success rate must be at least the current style's plus 0.15 (0.65
-	// against 0.50), not 15 % more of it (0.575). Absolute points are the
-	// stricter reading at the rates that matter, and the design asks adaptation
-	// to stay conservative.
-	LaraSwitchPoints = 15
-)
-
-// Reasons the lara rules and LaraGuard give in Dropped. Record-level reasons
-// carry no message ID: a record is not a message, and its key may hold words
-// the child said.
-const (
-	GuardConfidence = "guard:confidence"      // a mood or emotion event below min_confidence
-	GuardCooldown   = "guard:cooldown"        // mastery or difficulty rose inside LaraCooldown
-	GuardDuplicate  = "guard:duplicate"       // the session was applied already, or has no ID
-	GuardTimestamp  = "guard:timestamp"       // updated_at or last_session_id is not this write's
-	GuardCrossUser  = "guard:cross_user"      // a record of another user, or of no user
-	GuardLabel      = "guard:emotional_label" // a label about the child, or an emotional state as a preference
-	GuardInvalid    = "guard:invalid"         // a record out of bounds or of no known shape
-	GuardCap        = "guard:preference_cap"  // more than LaraMaxPreferences preferences
-	DropBadEvent    = "invalid_event"         // an attempt, mood or reinforcement event without its fields
-)
-
-// Mood states (prompts/lara/events.schema.json). anxious and frustrated are
-// the distress states.
-const (
-	MoodFrustrated = "frustrated"
-	MoodRecovered  = "recovered"
-	MoodStable     = "stable"
-	MoodAnxious    = "anxious"
-)
-
-var moodStates = []string{MoodFrustrated, MoodRecovered, MoodStable, MoodAnxious}
+var moodStates = []string{extract.MoodFrustrated, extract.MoodRecovered, extract.MoodStable, extract.MoodAnxious}
 
 // Stability trends of the lara session summary.
 const (
@@ -132,12 +61,12 @@ const (
 //
 // Learning: every attempt counts in total_attempts; a success counts in
 // successful_attempts and, when it was at the concept's current difficulty or
-// harder, in success_streak. At LaraMasteryStreak the streak completes:
-// mastery rises one level (at most LaraMaxMastery), difficulty one step, and
-// the streak starts again. A completion needs LaraCooldown since the record
+// harder, in success_streak. At extract.LaraMasteryStreak the streak completes:
+// mastery rises one level (at most extract.LaraMaxMastery), difficulty one step, and
+// the streak starts again. A completion needs extract.LaraCooldown since the record
 // was last written and happens at most once per session and concept; a
 // streak held back by the cooldown carries on and completes at the next
-// qualifying success. LaraFailureStreak failures in a row lower difficulty
+// qualifying success. extract.LaraFailureStreak failures in a row lower difficulty
 // one step, never below 1; mastery never falls here (decay is a batch). A
 // new concept starts at mastery 0 and at its first attempt's difficulty.
 // Attempts without a difficulty count as difficulty 1.
@@ -147,8 +76,8 @@ const (
 // emotion is one of the four mood states count the same way, but only in a
 // session that has no mood events at all, so that a service sending both is
 // not counted twice. The record keeps cumulative counts, the number of
-// sessions, and a per-session history ("recent", at most LaraMaxRecent
-// sessions of the last LaraWindow) from which last_30_day_averages (each
+// sessions, and a per-session history ("recent", at most extract.LaraMaxRecent
+// sessions of the last extract.LaraWindow) from which last_30_day_averages (each
 // state's events per session) and last_30_day_average (distress events,
 // frustrated plus anxious, per session) are computed. Weekly normalisation
 // is the decay batch's.
@@ -157,14 +86,14 @@ const (
 // mona rules; only likes:, dislikes: and favorite_ keys are kept, and an
 // emotional state ("I like being sad") is refused. dislikes:x deletes likes:x
 // and any favorite whose value is x, and the other way round. Past
-// LaraMaxPreferences the least recently seen are deleted.
+// extract.LaraMaxPreferences the least recently seen are deleted.
 //
 // Reinforcement: each style counts events and successes. The user's style is
 // the first one ever seen; after a session it switches to the best other
-// style that has at least LaraSwitchMinEvents events and a success rate at
-// least LaraSwitchPoints percentage points above the current style's, so at
+// style that has at least extract.LaraSwitchMinEvents events and a success rate at
+// least extract.LaraSwitchPoints percentage points above the current style's, so at
 // most once per session.
-func laraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
+func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	now = now.UTC()
 	ev := laraReadEvents(s.Events, p, now)
 	prefs, turns, prefDrops := laraMinePreferences(s, now)
@@ -185,14 +114,14 @@ func laraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 	res.SessionSummary["preferences"] = said
 
 	dropped := append(ev.dropped, prefDrops...)
-	own := map[laraRef]Record{}
+	own := map[laraRef]extract.Record{}
 	for _, r := range s.History.Records {
 		if s.UserID != "" && laraOwner(r) == s.UserID {
 			own[laraRef{r.Kind, r.Key}] = r
 		}
 	}
 	b := laraBuilder{user: s.UserID, session: s.ID, now: now, own: own}
-	var next []Record
+	var next []extract.Record
 	next = append(next, b.learning(ev.attempts)...)
 	next = append(next, b.emotional(ev.moods, laraSessionTime(s, now)))
 	next = append(next, b.preferences(prefs)...)
@@ -219,53 +148,53 @@ func laraRules(res *Result, p prompts.Policy, s Session, now time.Time) {
 //
 // The guards, and what each protects:
 //
-//   - confidence (GuardConfidence): a mood or emotion classified with less
+//   - confidence (extract.GuardConfidence): a mood or emotion classified with less
 //     than min_confidence is not counted, so a misread "anxious" never enters
 //     the child's metrics. Records carry counts, not confidences, so this
 //     guard runs where events are read (laraRules), not here.
-//   - cooldown (GuardCooldown): a learning record's mastery_level may change,
+//   - cooldown (extract.GuardCooldown): a learning record's mastery_level may change,
 //     and its difficulty may rise, only when the stored record was written
-//     LaraCooldown or longer ago (an unreadable updated_at counts as just
+//     extract.LaraCooldown or longer ago (an unreadable updated_at counts as just
 //     now), so two sessions in quick succession cannot promote a child twice
 //     or escalate difficulty abruptly.
-//   - no duplicate writes (GuardDuplicate): when any stored record says the
+//   - no duplicate writes (extract.GuardDuplicate): when any stored record says the
 //     session was applied (its last_session_id, the emotional history or the
 //     last style switch names it), or the session has no ID, nothing is
 //     written: a retried job cannot count attempts or moods twice.
-//   - timestamped (GuardTimestamp): every record must carry updated_at equal
+//   - timestamped (extract.GuardTimestamp): every record must carry updated_at equal
 //     to now in RFC 3339 and last_session_id equal to sessionID, so that
 //     every stored value says when and from which session it was written,
 //     and the cooldown and duplicate guards have something to read.
-//   - no cross-user writes (GuardCrossUser): every record carries its
+//   - no cross-user writes (extract.GuardCrossUser): every record carries its
 //     "user_id". A stored record of another user (or of none) is refused as
 //     input, so it can neither be folded into this user's metrics nor be
 //     deleted; a record to write for another user is refused; with no userID
 //     nothing is written.
-//   - no emotional labels (GuardLabel): no string in a record (key, values,
+//   - no emotional labels (extract.GuardLabel): no string in a record (key, values,
 //     nested keys and values) may read as a label of the child ("child is
 //     anxious", "he seems sad", "anxious child", "has ADHD"), and no
 //     preference may be an emotional state ("likes:being sad"): emotions are
 //     aggregated as counts, never stored as what the child is.
 //
-// Beside these, a record must have its kind's shape (GuardInvalid): mastery
-// within [0, LaraMaxMastery] that never falls and rises by at most one,
+// Beside these, a record must have its kind's shape (extract.GuardInvalid): mastery
+// within [0, extract.LaraMaxMastery] that never falls and rises by at most one,
 // difficulty at least 1 that rises by at most one step, counts that are not
 // negative, a preference key of the documented shape; a delete must name a
-// stored record of the user. And the user keeps at most LaraMaxPreferences
-// preferences (GuardCap): writes of new preference keys past the cap are
+// stored record of the user. And the user keeps at most extract.LaraMaxPreferences
+// preferences (extract.GuardCap): writes of new preference keys past the cap are
 // refused.
-func LaraGuard(userID, sessionID string, prior, next []Record, now time.Time) (ok []Record, dropped []Dropped) {
+func LaraGuard(userID, sessionID string, prior, next []extract.Record, now time.Time) (ok []extract.Record, dropped []extract.Dropped) {
 	drop := func(reason string) {
-		d := Dropped{Reason: reason}
+		d := extract.Dropped{Reason: reason}
 		if !slices.Contains(dropped, d) {
 			dropped = append(dropped, d)
 		}
 	}
 	stamp := now.UTC().Format(time.RFC3339)
-	own := map[laraRef]Record{}
+	own := map[laraRef]extract.Record{}
 	for _, r := range prior {
 		if userID == "" || laraOwner(r) != userID {
-			drop(GuardCrossUser)
+			drop(extract.GuardCrossUser)
 			continue
 		}
 		own[laraRef{r.Kind, r.Key}] = r
@@ -275,16 +204,16 @@ func LaraGuard(userID, sessionID string, prior, next []Record, now time.Time) (o
 	}
 	switch {
 	case userID == "":
-		drop(GuardCrossUser)
+		drop(extract.GuardCrossUser)
 		return nil, dropped
 	case sessionID == "" || laraApplied(own, sessionID):
-		drop(GuardDuplicate)
+		drop(extract.GuardDuplicate)
 		return nil, dropped
 	}
 
 	for _, r := range next {
 		if laraRisky(r) { // a preference for being hurt is refused like a label
-			drop(GuardRisk)
+			drop(extract.GuardRisk)
 			continue
 		}
 		if reason := laraCheck(r, own, userID, sessionID, stamp, now); reason != "" {
@@ -297,20 +226,20 @@ func LaraGuard(userID, sessionID string, prior, next []Record, now time.Time) (o
 	// The preference cap, over what the user will have once ok is written.
 	prefs := map[string]bool{}
 	for ref := range own {
-		if ref.kind == LaraPreference {
+		if ref.kind == extract.LaraPreference {
 			prefs[ref.key] = true
 		}
 	}
 	for _, r := range ok {
-		if r.Kind == LaraPreference && r.Delete {
+		if r.Kind == extract.LaraPreference && r.Delete {
 			delete(prefs, r.Key)
 		}
 	}
 	kept := ok[:0]
 	for _, r := range ok {
-		if r.Kind == LaraPreference && !r.Delete && !prefs[r.Key] {
-			if len(prefs) >= LaraMaxPreferences {
-				drop(GuardCap)
+		if r.Kind == extract.LaraPreference && !r.Delete && !prefs[r.Key] {
+			if len(prefs) >= extract.LaraMaxPreferences {
+				drop(extract.GuardCap)
 				continue
 			}
 			prefs[r.Key] = true
@@ -324,76 +253,76 @@ func LaraGuard(userID, sessionID string, prior, next []Record, now time.Time) (o
 }
 
 // laraCheck is the reason r may not be written, or "".
-func laraCheck(r Record, own map[laraRef]Record, userID, sessionID, stamp string, now time.Time) string {
+func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, sessionID, stamp string, now time.Time) string {
 	if laraOwner(r) != userID {
-		return GuardCrossUser
+		return extract.GuardCrossUser
 	}
 	if s, _ := r.Data["updated_at"].(string); s != stamp {
-		return GuardTimestamp
+		return extract.GuardTimestamp
 	}
 	if s, _ := r.Data["last_session_id"].(string); s != sessionID {
-		return GuardTimestamp
+		return extract.GuardTimestamp
 	}
 	if laraHasLabel(r.Key) || laraHasLabel(r.Data) {
-		return GuardLabel
+		return extract.GuardLabel
 	}
 	if !slices.Contains(laraKindOrder, r.Kind) || r.Key == "" {
-		return GuardInvalid
+		return extract.GuardInvalid
 	}
 	prev, had := own[laraRef{r.Kind, r.Key}]
 	if r.Delete {
 		if !had {
-			return GuardInvalid
+			return extract.GuardInvalid
 		}
 		return ""
 	}
 	switch r.Kind {
-	case LaraLearning:
+	case extract.LaraLearning:
 		m, mok := laraInt(r.Data["mastery_level"])
 		d, dok := laraInt(r.Data["difficulty"])
-		if !mok || !dok || m < 0 || m > LaraMaxMastery || d < 1 || d > LaraMaxDifficulty {
-			return GuardInvalid
+		if !mok || !dok || m < 0 || m > extract.LaraMaxMastery || d < 1 || d > extract.LaraMaxDifficulty {
+			return extract.GuardInvalid
 		}
 		for _, f := range []string{"total_attempts", "successful_attempts", "success_streak", "failure_streak"} {
 			if n, ok := laraInt(r.Data[f]); !ok || n < 0 {
-				return GuardInvalid
+				return extract.GuardInvalid
 			}
 		}
 		if !had {
 			return ""
 		}
-		pm := min(max(laraIntOr(prev.Data["mastery_level"]), 0), LaraMaxMastery)
-		pd := min(max(laraIntOr(prev.Data["difficulty"]), 1), LaraMaxDifficulty)
+		pm := min(max(laraIntOr(prev.Data["mastery_level"]), 0), extract.LaraMaxMastery)
+		pd := min(max(laraIntOr(prev.Data["difficulty"]), 1), extract.LaraMaxDifficulty)
 		if m < pm || m > pm+1 || d > pd+1 {
-			return GuardInvalid
+			return extract.GuardInvalid
 		}
 		if (m != pm || d > pd) && !laraCooledDown(prev, now) {
-			return GuardCooldown
+			return extract.GuardCooldown
 		}
-	case LaraPreference:
+	case extract.LaraPreference:
 		v, _ := r.Data["value"].(string)
 		pol, _ := r.Data["polarity"].(string)
-		if !ValidKey(r.Key) || v == "" || laraPreferenceKey(r.Key) == "" || (pol != "likes" && pol != "dislikes") {
-			return GuardInvalid
+		if !extract.ValidKey(r.Key) || v == "" || laraPreferenceKey(r.Key) == "" || (pol != "likes" && pol != "dislikes") {
+			return extract.GuardInvalid
 		}
 		if laraState(v) || laraState(strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")) {
-			return GuardLabel
+			return extract.GuardLabel
 		}
-	case LaraEmotional:
+	case extract.LaraEmotional:
 		for _, f := range []string{"frustration_count", "recovery_count", "stable_count", "anxious_count", "sessions"} {
 			if n, ok := laraInt(r.Data[f]); !ok || n < 0 {
-				return GuardInvalid
+				return extract.GuardInvalid
 			}
 		}
-	case LaraReinforcement:
+	case extract.LaraReinforcement:
 		n, nok := laraInt(r.Data["events"])
 		k, kok := laraInt(r.Data["successes"])
 		if !nok || !kok || k < 0 || k > n {
-			return GuardInvalid
+			return extract.GuardInvalid
 		}
-	case LaraReinforcementState:
+	case extract.LaraReinforcementState:
 		if s, _ := r.Data["style"].(string); s == "" {
-			return GuardInvalid
+			return extract.GuardInvalid
 		}
 	}
 	return ""
@@ -402,13 +331,13 @@ func laraCheck(r Record, own map[laraRef]Record, userID, sessionID, stamp string
 // laraRef names a record within one user.
 type laraRef struct{ kind, key string }
 
-func laraOwner(r Record) string {
+func laraOwner(r extract.Record) string {
 	s, _ := r.Data["user_id"].(string)
 	return s
 }
 
 // laraApplied reports whether a stored record says session was applied.
-func laraApplied(own map[laraRef]Record, session string) bool {
+func laraApplied(own map[laraRef]extract.Record, session string) bool {
 	for _, r := range own {
 		if s, _ := r.Data["last_session_id"].(string); s == session {
 			return true
@@ -416,7 +345,7 @@ func laraApplied(own map[laraRef]Record, session string) bool {
 		if s, _ := r.Data["switch_session_id"].(string); s == session {
 			return true
 		}
-		if r.Kind == LaraEmotional {
+		if r.Kind == extract.LaraEmotional {
 			for _, e := range laraRecent(r.Data["recent"]) {
 				if e.session == session {
 					return true
@@ -427,15 +356,15 @@ func laraApplied(own map[laraRef]Record, session string) bool {
 	return false
 }
 
-// laraCooledDown reports whether LaraCooldown has passed since r was written.
-func laraCooledDown(r Record, now time.Time) bool {
+// laraCooledDown reports whether extract.LaraCooldown has passed since r was written.
+func laraCooledDown(r extract.Record, now time.Time) bool {
 	t, ok := laraTime(r.Data["updated_at"])
-	return ok && now.Sub(t) >= LaraCooldown
+	return ok && now.Sub(t) >= extract.LaraCooldown
 }
 
-var laraKindOrder = []string{LaraLearning, LaraEmotional, LaraPreference, LaraReinforcement, LaraReinforcementState}
+var laraKindOrder = []string{extract.LaraLearning, extract.LaraEmotional, extract.LaraPreference, extract.LaraReinforcement, extract.LaraReinforcementState}
 
-func laraRecordOrder(a, b Record) int {
+func laraRecordOrder(a, b extract.Record) int {
 	return cmp.Or(
 		cmp.Compare(slices.Index(laraKindOrder, a.Kind), slices.Index(laraKindOrder, b.Kind)),
 		strings.Compare(a.Key, b.Key),
@@ -460,37 +389,37 @@ type laraEvents struct {
 	attempts       []laraAttempt
 	moods          []string // counted mood states, in order
 	reinforcements []laraReinforcementEvent
-	dropped        []Dropped
+	dropped        []extract.Dropped
 }
 
 // laraReadEvents reads the events lara uses, in the order they were sent.
 // Confidence is checked here (see LaraGuard).
-func laraReadEvents(events []Event, p prompts.Policy, now time.Time) laraEvents {
+func laraReadEvents(events []extract.Event, p prompts.Policy, now time.Time) laraEvents {
 	var ev laraEvents
-	bad := func(e Event, reason string) {
-		d := Dropped{MessageID: e.MessageID, Reason: reason}
+	bad := func(e extract.Event, reason string) {
+		d := extract.Dropped{MessageID: e.MessageID, Reason: reason}
 		if !slices.Contains(ev.dropped, d) {
 			ev.dropped = append(ev.dropped, d)
 		}
 	}
-	hasMood := slices.ContainsFunc(events, func(e Event) bool { return laraKind(e) == "mood" })
+	hasMood := slices.ContainsFunc(events, func(e extract.Event) bool { return laraKind(e) == "mood" })
 	for _, e := range events {
-		d := eventData(e.Data)
+		d := extract.EventData(e.Data)
 		switch laraKind(e) {
 		case "attempt":
-			concept := slug(label(d["concept"]), nil)
+			concept := extract.Slug(extract.Label(d["concept"]), false)
 			success, ok := d["success"].(bool)
 			if concept == "" || !ok {
-				bad(e, DropBadEvent+":attempt")
+				bad(e, extract.DropBadEvent+":attempt")
 				continue
 			}
 			if laraHasLabel(concept) {
-				bad(e, GuardLabel) // a concept named "child is sad" would end up in the summary
+				bad(e, extract.GuardLabel) // a concept named "child is sad" would end up in the summary
 				continue
 			}
 			diff := 1
 			if f, ok := num.Float(d["difficulty"]); ok && !math.IsNaN(f) {
-				diff = int(math.Round(min(max(f, 1), LaraMaxDifficulty)))
+				diff = int(math.Round(min(max(f, 1), extract.LaraMaxDifficulty)))
 			}
 			ev.attempts = append(ev.attempts, laraAttempt{concept, diff, success, laraClamp(e.At, now)})
 		case "mood", "emotion":
@@ -505,24 +434,24 @@ func laraReadEvents(events []Event, p prompts.Policy, now time.Time) laraEvents 
 			state = strings.ToLower(strings.TrimSpace(state))
 			if !slices.Contains(moodStates, state) {
 				if laraKind(e) == "mood" {
-					bad(e, DropBadEvent+":mood")
+					bad(e, extract.DropBadEvent+":mood")
 				}
 				continue // other emotions are not lara's
 			}
 			if !laraConfident(d, p.MinConfidence) {
-				bad(e, GuardConfidence)
+				bad(e, extract.GuardConfidence)
 				continue
 			}
 			ev.moods = append(ev.moods, state)
 		case "reinforcement":
-			style := slug(label(d["style"]), nil)
+			style := extract.Slug(extract.Label(d["style"]), false)
 			success, ok := d["success"].(bool)
 			if style == "" || !ok {
-				bad(e, DropBadEvent+":reinforcement")
+				bad(e, extract.DropBadEvent+":reinforcement")
 				continue
 			}
 			if laraHasLabel(style) {
-				bad(e, GuardLabel)
+				bad(e, extract.GuardLabel)
 				continue
 			}
 			ev.reinforcements = append(ev.reinforcements, laraReinforcementEvent{style, success})
@@ -531,7 +460,7 @@ func laraReadEvents(events []Event, p prompts.Policy, now time.Time) laraEvents 
 	return ev
 }
 
-func laraKind(e Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
+func laraKind(e extract.Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
 
 // laraConfident reports whether an event's confidence, when it gives one,
 // is a number in [0, 1] of at least min. An event without a confidence was
@@ -554,7 +483,9 @@ func laraClamp(t, now time.Time) time.Time {
 	return t.UTC()
 }
 
-func laraSessionTime(s Session, now time.Time) time.Time { return laraClamp(sessionEnd(s), now) }
+func laraSessionTime(s extract.Session, now time.Time) time.Time {
+	return laraClamp(extract.SessionEnd(s), now)
+}
 
 // Summary.
 
@@ -571,8 +502,8 @@ func laraSummary(ev laraEvents, turns int) map[string]any {
 	return map[string]any{
 		"current_concept":    concept,
 		"highest_difficulty": highest,
-		"frustration_events": counts[MoodFrustrated],
-		"recovery_events":    counts[MoodRecovered],
+		"frustration_events": counts[extract.MoodFrustrated],
+		"recovery_events":    counts[extract.MoodRecovered],
 		"stability_trend":    laraTrend(ev.moods),
 		"attempts":           len(ev.attempts),
 		"successes":          successes,
@@ -597,7 +528,7 @@ func laraTrend(moods []string) string {
 	if len(moods) == 0 {
 		return TrendStable
 	}
-	distress := func(m string) bool { return m == MoodFrustrated || m == MoodAnxious }
+	distress := func(m string) bool { return m == extract.MoodFrustrated || m == extract.MoodAnxious }
 	switch {
 	case distress(moods[len(moods)-1]):
 		return TrendDeclining
@@ -612,24 +543,24 @@ func laraTrend(moods []string) string {
 type laraBuilder struct {
 	user, session string
 	now           time.Time
-	own           map[laraRef]Record
+	own           map[laraRef]extract.Record
 }
 
 // record is a record of b's user, stamped with b's session and time.
-func (b laraBuilder) record(kind, key string, data map[string]any) Record {
+func (b laraBuilder) record(kind, key string, data map[string]any) extract.Record {
 	data["user_id"] = b.user
 	data["updated_at"] = b.now.Format(time.RFC3339)
 	data["last_session_id"] = b.session
-	return Record{Kind: kind, Key: key, Data: data}
+	return extract.Record{Kind: kind, Key: key, Data: data}
 }
 
-func (b laraBuilder) remove(kind, key, why string) Record {
+func (b laraBuilder) remove(kind, key, why string) extract.Record {
 	r := b.record(kind, key, map[string]any{"reason": why})
 	r.Delete = true
 	return r
 }
 
-func (b laraBuilder) learning(attempts []laraAttempt) []Record {
+func (b laraBuilder) learning(attempts []laraAttempt) []extract.Record {
 	var order []string
 	byConcept := map[string][]laraAttempt{}
 	for _, a := range attempts {
@@ -638,20 +569,20 @@ func (b laraBuilder) learning(attempts []laraAttempt) []Record {
 		}
 		byConcept[a.concept] = append(byConcept[a.concept], a)
 	}
-	out := make([]Record, 0, len(order))
+	out := make([]extract.Record, 0, len(order))
 	for _, c := range order {
 		atts := byConcept[c]
-		prev, had := b.own[laraRef{LaraLearning, c}]
+		prev, had := b.own[laraRef{extract.LaraLearning, c}]
 		var pr struct{ mastery, total, successes, streak, fails, difficulty int }
 		var last time.Time
 		if had {
 			d := prev.Data
-			pr.mastery = min(max(laraIntOr(d["mastery_level"]), 0), LaraMaxMastery)
+			pr.mastery = min(max(laraIntOr(d["mastery_level"]), 0), extract.LaraMaxMastery)
 			pr.total = max(laraIntOr(d["total_attempts"]), 0)
 			pr.successes = max(laraIntOr(d["successful_attempts"]), 0)
 			pr.streak = max(laraIntOr(d["success_streak"]), 0)
 			pr.fails = max(laraIntOr(d["failure_streak"]), 0)
-			pr.difficulty = min(max(laraIntOr(d["difficulty"]), 1), LaraMaxDifficulty)
+			pr.difficulty = min(max(laraIntOr(d["difficulty"]), 1), extract.LaraMaxDifficulty)
 			last, _ = laraTime(d["last_practiced"])
 		} else {
 			pr.difficulty = atts[0].difficulty
@@ -664,7 +595,7 @@ func (b laraBuilder) learning(attempts []laraAttempt) []Record {
 			}
 			if !a.success {
 				pr.streak = 0
-				if pr.fails++; pr.fails >= LaraFailureStreak {
+				if pr.fails++; pr.fails >= extract.LaraFailureStreak {
 					pr.difficulty = max(pr.difficulty-1, 1)
 					pr.fails = 0
 				}
@@ -675,14 +606,14 @@ func (b laraBuilder) learning(attempts []laraAttempt) []Record {
 			if a.difficulty >= pr.difficulty {
 				pr.streak++
 			}
-			if pr.streak >= LaraMasteryStreak && canRise {
-				pr.mastery = min(pr.mastery+1, LaraMaxMastery)
-				pr.difficulty = min(pr.difficulty+1, LaraMaxDifficulty)
+			if pr.streak >= extract.LaraMasteryStreak && canRise {
+				pr.mastery = min(pr.mastery+1, extract.LaraMaxMastery)
+				pr.difficulty = min(pr.difficulty+1, extract.LaraMaxDifficulty)
 				pr.streak = 0
 				canRise = false // once per session and cooldown window
 			}
 		}
-		out = append(out, b.record(LaraLearning, c, map[string]any{
+		out = append(out, b.record(extract.LaraLearning, c, map[string]any{
 			"mastery_level":       pr.mastery,
 			"total_attempts":      pr.total,
 			"successful_attempts": pr.successes,
@@ -721,15 +652,15 @@ func laraRecent(v any) []laraEntry {
 	return out
 }
 
-func (b laraBuilder) emotional(moods []string, at time.Time) Record {
-	prev := b.own[laraRef{LaraEmotional, LaraCounts}]
+func (b laraBuilder) emotional(moods []string, at time.Time) extract.Record {
+	prev := b.own[laraRef{extract.LaraEmotional, extract.LaraCounts}]
 	d := prev.Data
 	counts := laraCount(moods)
 	recent := append(laraRecent(d["recent"]), laraEntry{session: b.session, at: at, counts: counts})
-	recent = slices.DeleteFunc(recent, func(e laraEntry) bool { return b.now.Sub(e.at) > LaraWindow })
+	recent = slices.DeleteFunc(recent, func(e laraEntry) bool { return b.now.Sub(e.at) > extract.LaraWindow })
 	slices.SortStableFunc(recent, func(x, y laraEntry) int { return x.at.Compare(y.at) })
-	if len(recent) > LaraMaxRecent {
-		recent = recent[len(recent)-LaraMaxRecent:]
+	if len(recent) > extract.LaraMaxRecent {
+		recent = recent[len(recent)-extract.LaraMaxRecent:]
 	}
 	list := make([]any, 0, len(recent))
 	sums := map[string]int{}
@@ -751,13 +682,13 @@ func (b laraBuilder) emotional(moods []string, at time.Time) Record {
 	for _, st := range moodStates {
 		averages[st] = avg(sums[st])
 	}
-	return b.record(LaraEmotional, LaraCounts, map[string]any{
-		"frustration_count":    max(laraIntOr(d["frustration_count"]), 0) + counts[MoodFrustrated],
-		"recovery_count":       max(laraIntOr(d["recovery_count"]), 0) + counts[MoodRecovered],
-		"stable_count":         max(laraIntOr(d["stable_count"]), 0) + counts[MoodStable],
-		"anxious_count":        max(laraIntOr(d["anxious_count"]), 0) + counts[MoodAnxious],
+	return b.record(extract.LaraEmotional, extract.LaraCounts, map[string]any{
+		"frustration_count":    max(laraIntOr(d["frustration_count"]), 0) + counts[extract.MoodFrustrated],
+		"recovery_count":       max(laraIntOr(d["recovery_count"]), 0) + counts[extract.MoodRecovered],
+		"stable_count":         max(laraIntOr(d["stable_count"]), 0) + counts[extract.MoodStable],
+		"anxious_count":        max(laraIntOr(d["anxious_count"]), 0) + counts[extract.MoodAnxious],
 		"sessions":             max(laraIntOr(d["sessions"]), 0) + 1,
-		"last_30_day_average":  avg(sums[MoodFrustrated] + sums[MoodAnxious]),
+		"last_30_day_average":  avg(sums[extract.MoodFrustrated] + sums[extract.MoodAnxious]),
 		"last_30_day_averages": averages,
 		"recent":               list,
 		"last_30_day_sessions": len(recent),
@@ -772,25 +703,25 @@ type laraPref struct {
 
 // laraMinePreferences mines the user's messages with the mona patterns and
 // keeps the preferences. turns counts the user's messages.
-func laraMinePreferences(s Session, now time.Time) (prefs []laraPref, turns int, dropped []Dropped) {
+func laraMinePreferences(s extract.Session, now time.Time) (prefs []laraPref, turns int, dropped []extract.Dropped) {
 	var all []laraPref
 	for _, m := range s.Messages {
-		if !isUser(m.Role) {
+		if !extract.IsUser(m.Role) {
 			continue
 		}
 		turns++
 		content := strings.ToValidUTF8(m.Content, "\uFFFD")
-		if reason, ok := Sensitive(content); ok {
-			dropped = append(dropped, Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
+		if reason, ok := extract.Sensitive(content); ok {
+			dropped = append(dropped, extract.Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
 			continue
 		}
-		found, _ := mineMessage(content)
+		found, _ := extract.MineMessage(content)
 		for _, f := range found {
 			if laraPreferenceKey(f.Key) == "" {
 				continue // names, feelings and events are not lara's to keep
 			}
 			if laraState(f.Value) || laraState(strings.ReplaceAll(laraPreferenceKey(f.Key), "_", " ")) || laraHasLabel(f.Value) {
-				if d := (Dropped{MessageID: m.ID, Reason: GuardLabel}); !slices.Contains(dropped, d) {
+				if d := (extract.Dropped{MessageID: m.ID, Reason: extract.GuardLabel}); !slices.Contains(dropped, d) {
 					dropped = append(dropped, d)
 				}
 				continue
@@ -801,10 +732,10 @@ func laraMinePreferences(s Session, now time.Time) (prefs []laraPref, turns int,
 	// The later of two statements on one subject wins (likes:x against dislikes:x too).
 	last := map[string]int{}
 	for i, p := range all {
-		last[subject(p.key)] = i
+		last[extract.Subject(p.key)] = i
 	}
 	for i, p := range all {
-		if last[subject(p.key)] == i {
+		if last[extract.Subject(p.key)] == i {
 			prefs = append(prefs, p)
 		}
 	}
@@ -829,7 +760,7 @@ func laraPolarity(key string) string {
 	return "likes"
 }
 
-func (b laraBuilder) preferences(prefs []laraPref) []Record {
+func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 	type pref struct {
 		value, polarity string
 		first, last     time.Time
@@ -837,7 +768,7 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 	}
 	live := map[string]*pref{}
 	for ref, r := range b.own {
-		if ref.kind != LaraPreference {
+		if ref.kind != extract.LaraPreference {
 			continue
 		}
 		p := &pref{polarity: laraPolarity(ref.key)}
@@ -852,14 +783,14 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 			return
 		}
 		delete(live, key)
-		if _, stored := b.own[laraRef{LaraPreference, key}]; stored {
+		if _, stored := b.own[laraRef{extract.LaraPreference, key}]; stored {
 			deleted[key] = why
 		}
 	}
 	for _, p := range prefs {
 		item := laraPreferenceKey(p.key)
 		if strings.HasPrefix(p.key, "favorite_") {
-			item = slug(p.value, articles)
+			item = extract.Slug(p.value, true)
 		}
 		// The preferences p contradicts. One said after p wins: p is history
 		// (a session handed over late must not undo what was said since).
@@ -867,7 +798,7 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 		if laraPolarity(p.key) == "dislikes" {
 			against = append(against, "likes:"+item)
 			for key, q := range live {
-				if strings.HasPrefix(key, "favorite_") && slug(q.value, articles) == item {
+				if strings.HasPrefix(key, "favorite_") && extract.Slug(q.value, true) == item {
 					against = append(against, key)
 				}
 			}
@@ -892,7 +823,7 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 		live[p.key] = next
 		delete(deleted, p.key)
 	}
-	if len(live) > LaraMaxPreferences {
+	if len(live) > extract.LaraMaxPreferences {
 		keys := make([]string, 0, len(live))
 		for k := range live {
 			keys = append(keys, k)
@@ -900,17 +831,17 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 		slices.SortFunc(keys, func(x, y string) int {
 			return cmp.Or(live[x].last.Compare(live[y].last), live[x].first.Compare(live[y].first), strings.Compare(x, y))
 		})
-		for _, k := range keys[:len(keys)-LaraMaxPreferences] {
+		for _, k := range keys[:len(keys)-extract.LaraMaxPreferences] {
 			remove(k, "evicted")
 		}
 	}
-	var out []Record
+	var out []extract.Record
 	for key, why := range deleted {
-		out = append(out, b.remove(LaraPreference, key, why))
+		out = append(out, b.remove(extract.LaraPreference, key, why))
 	}
 	for key, p := range live {
 		if p.written {
-			out = append(out, b.record(LaraPreference, key, map[string]any{
+			out = append(out, b.record(extract.LaraPreference, key, map[string]any{
 				"value":      p.value,
 				"polarity":   p.polarity,
 				"first_seen": p.first.Format(time.RFC3339),
@@ -921,13 +852,13 @@ func (b laraBuilder) preferences(prefs []laraPref) []Record {
 	return out
 }
 
-func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []Record {
+func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Record {
 	if len(events) == 0 {
 		return nil
 	}
 	metrics := map[string]*laraMetric{}
 	for ref, r := range b.own {
-		if ref.kind == LaraReinforcement {
+		if ref.kind == extract.LaraReinforcement {
 			n := max(laraIntOr(r.Data["events"]), 0)
 			metrics[ref.key] = &laraMetric{n, min(max(laraIntOr(r.Data["successes"]), 0), n)}
 		}
@@ -947,7 +878,7 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []Record {
 	}
 
 	state := map[string]any{"style": events[0].style, "previous_style": "", "switched_at": "", "switch_session_id": ""}
-	if prev, ok := b.own[laraRef{LaraReinforcementState, LaraCurrent}]; ok {
+	if prev, ok := b.own[laraRef{extract.LaraReinforcementState, extract.LaraCurrent}]; ok {
 		if s, _ := prev.Data["style"].(string); s != "" {
 			for _, f := range []string{"style", "previous_style", "switched_at", "switch_session_id"} {
 				v, _ := prev.Data[f].(string)
@@ -962,7 +893,7 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []Record {
 	}
 	best := ""
 	for style, m := range metrics {
-		if style == current || m.events < LaraSwitchMinEvents || !laraBetter(*m, *cur) {
+		if style == current || m.events < extract.LaraSwitchMinEvents || !laraBetter(*m, *cur) {
 			continue
 		}
 		if bm := metrics[best]; best == "" || laraRateCompare(*m, *bm) > 0 ||
@@ -979,22 +910,22 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []Record {
 		}
 	}
 
-	var out []Record
+	var out []extract.Record
 	for style := range touched {
 		m := metrics[style]
-		out = append(out, b.record(LaraReinforcement, style, map[string]any{
+		out = append(out, b.record(extract.LaraReinforcement, style, map[string]any{
 			"events":       m.events,
 			"successes":    m.successes,
 			"success_rate": math.Round(float64(m.successes)/float64(m.events)*1e4) / 1e4,
 		}))
 	}
-	return append(out, b.record(LaraReinforcementState, LaraCurrent, state))
+	return append(out, b.record(extract.LaraReinforcementState, extract.LaraCurrent, state))
 }
 
 // laraMetric is a reinforcement style's events and successes.
 type laraMetric struct{ events, successes int }
 
-// laraBetter reports whether o's success rate is at least LaraSwitchPoints
+// laraBetter reports whether o's success rate is at least extract.LaraSwitchPoints
 // percentage points above c's, in integers so that 0.65 against 0.50 is
 // exactly 15 points. A style without events has a rate of 0.
 func laraBetter(o, c laraMetric) bool {
@@ -1002,9 +933,9 @@ func laraBetter(o, c laraMetric) bool {
 		return false
 	}
 	if c.events == 0 {
-		return 100*o.successes >= LaraSwitchPoints*o.events
+		return 100*o.successes >= extract.LaraSwitchPoints*o.events
 	}
-	return 100*(o.successes*c.events-c.successes*o.events) >= LaraSwitchPoints*o.events*c.events
+	return 100*(o.successes*c.events-c.successes*o.events) >= extract.LaraSwitchPoints*o.events*c.events
 }
 
 func laraRateCompare(a, b laraMetric) int {
@@ -1037,17 +968,17 @@ var (
 	// laraFeelings are feelings, distress words and diagnoses: a record may
 	// count them, never say the child is one. Two-word feelings ("worn out")
 	// are in laraFeelingPairs.
-	laraFeelings, laraFeelingPairs = laraSplitFeelings(feelWord + `|sadness|anxiety|anger|fear|fearful|frustration|loneliness|stress|distress|distressed|unhappy|crying|tearful|panicked|panicky|insecure|withdrawn|aggressive|hyperactive|moody|fragile|troubled|disturbed|traumatized|traumatised|unstable|emotional|needy|clingy|adhd|autistic|autism|bipolar|ocd|dyslexic|dyslexia|depression|disorder|disordered`)
-	laraDiagnoses                  = toSet("adhd autism ocd anxiety depression dyslexia bipolar disorder")
+	laraFeelings, laraFeelingPairs = laraSplitFeelings(extract.FeelWords + `|sadness|anxiety|anger|fear|fearful|frustration|loneliness|stress|distress|distressed|unhappy|crying|tearful|panicked|panicky|insecure|withdrawn|aggressive|hyperactive|moody|fragile|troubled|disturbed|traumatized|traumatised|unstable|emotional|needy|clingy|adhd|autistic|autism|bipolar|ocd|dyslexic|dyslexia|depression|disorder|disordered`)
+	laraDiagnoses                  = extract.WordSet("adhd autism ocd anxiety depression dyslexia bipolar disorder")
 	// laraCopulas say what someone is; laraDegrees may stand between them and
 	// the feeling ("is always a bit sad"). "being", "feeling" and "getting"
 	// are both.
-	laraCopulas = toSet("is isn't was wasn't are aren't were weren't be been being seem seems seemed feel feels felt feeling look looks looked appear appears appeared get gets got getting become becomes became remain remains remained stay stays stayed")
-	laraDegrees = toSet("very so really quite too extremely always often easily usually generally clearly highly a an bit little kind of kinda pretty rather somewhat more most still not mostly super")
+	laraCopulas = extract.WordSet("is isn't was wasn't are aren't were weren't be been being seem seems seemed feel feels felt feeling look looks looked appear appears appeared get gets got getting become becomes became remain remains remained stay stays stayed")
+	laraDegrees = extract.WordSet("very so really quite too extremely always often easily usually generally clearly highly a an bit little kind of kinda pretty rather somewhat more most still not mostly super")
 	// laraSubjects contracted with a copula: "he's", "i'm", "they're".
-	laraSubjects = toSet("he she they it child kid boy girl user learner student i you we who that")
-	laraPersons  = toSet("child kid boy girl learner student pupil person user one")
-	laraBecoming = toSet("being feeling getting becoming be feel get become")
+	laraSubjects = extract.WordSet("he she they it child kid boy girl user learner student i you we who that")
+	laraPersons  = extract.WordSet("child kid boy girl learner student pupil person user one")
+	laraBecoming = extract.WordSet("being feeling getting becoming be feel get become")
 )
 
 func laraSplitFeelings(alternation string) (single map[string]bool, pairs map[string]bool) {
@@ -1126,7 +1057,7 @@ func laraLabel(s string) bool {
 // hide a label: "Child_is-'really'...ANXIOUS" reads child is really anxious.
 // An apostrophe stays only inside a word ("he's").
 func laraWords(s string) []string {
-	rs := []rune(strings.ToLower(apostrophes.Replace(s)))
+	rs := []rune(strings.ToLower(extract.StraightApostrophes(s)))
 	letter := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
 	for i, r := range rs {
 		if !letter(i) && (r != '\'' || !letter(i-1) || !letter(i+1)) {
@@ -1156,4 +1087,24 @@ func laraHasLabel(v any) bool {
 		return slices.ContainsFunc(x, func(m map[string]any) bool { return laraHasLabel(m) })
 	}
 	return false
+}
+
+// harmWords are what a child's preference must not be about: LaRa keeps
+// no preference for being hurt, dying or hurting (laraRisky).
+var harmWords = regexp.MustCompile(`\b(?:hurt|hurting|hurts|pain|bleed|bleeding|blood|cut|cutting|cuts|die|dying|dead|death|kill|killing|suicide|hit|hitting|beaten|beating|punish|punished|punishment|starve|starving|choke|choking)\b`)
+
+// laraRisky reports whether a LaRa preference record is about harm or
+// risk ("I like being hurt"): LaraGuard refuses it as it refuses labels.
+func laraRisky(r extract.Record) bool {
+	if r.Kind != extract.LaraPreference || r.Delete {
+		return false
+	}
+	text := strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")
+	if v, ok := r.Data["value"].(string); ok {
+		text += " " + v
+	}
+	if extract.RiskyText(text) {
+		return true
+	}
+	return harmWords.MatchString(extract.RiskNorm(text))
 }

@@ -1,4 +1,4 @@
-package extract_test
+package eldertree_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/eldertree"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -215,7 +216,7 @@ func TestElderTreeRiskyEventAhead(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("upcoming_events %v, want %v", got, tt.want)
 			}
-			if tt.want != nil && sum["follow_up_needed"] != extract.FollowUpRiskyEvent {
+			if tt.want != nil && sum["follow_up_needed"] != eldertree.FollowUpRiskyEvent {
 				t.Errorf("follow_up_needed %q", sum["follow_up_needed"])
 			}
 		})

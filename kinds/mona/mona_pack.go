@@ -1,4 +1,4 @@
-package extract
+package mona
 
 import (
 	"cmp"
@@ -8,32 +8,47 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/extract"
 )
 
 // The mona kind's context pack (docs/presets.md, Mona: context pack).
 
-func packMona(in PackInput) packPlan {
+// Caps on how many candidates a section considers.
+const (
+	packCorePrefs = 5  // tier 1: the most important preferences
+	packRelevant  = 10 // tier 2: the best of the other memories
+)
+
+// packMona plans the pack of mona (docs/presets.md, Mona: context pack):
+// USER (name memory or DisplayName, and nickname), CORE PREFERENCES (the
+// five most important preference memories), RELEVANT MEMORIES (the ten best
+// of the others by the design's score: 0.3 per word shared with Query,
+// importance/100 × 0.5, 0.1 when used in the last seven days; feelings and
+// events as "Recently" lines) and CONVERSATION SUMMARY (the rolling
+// summary).
+func packMona(in extract.PackInput) *extract.PackPlan {
 	const (
 		user = iota
 		prefs
 		relevant
 		summary
 	)
-	p := newPackPlan(
-		packSection{"user", "USER:"},
-		packSection{"core_preferences", "CORE PREFERENCES:"},
-		packSection{"relevant_memories", "RELEVANT MEMORIES:"},
-		packSection{"conversation_summary", "CONVERSATION SUMMARY:"},
+	p := extract.NewPackPlan(
+		extract.PackSection{Name: "user", Header: "USER:"},
+		extract.PackSection{Name: "core_preferences", Header: "CORE PREFERENCES:"},
+		extract.PackSection{Name: "relevant_memories", Header: "RELEVANT MEMORIES:"},
+		extract.PackSection{Name: "conversation_summary", Header: "CONVERSATION SUMMARY:"},
 	)
-	newest := func(a, b PackMemory) int {
+	newest := func(a, b extract.PackMemory) int {
 		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), cmp.Compare(a.ID, b.ID))
 	}
 	var (
-		nameMem, nickMem *PackMemory
-		rest             []PackMemory
+		nameMem, nickMem *extract.PackMemory
+		rest             []extract.PackMemory
 	)
 	for _, m := range in.Memories {
-		if packClean(m.Value, packValueRunes) == "" {
+		if extract.PlainText(m.Value, extract.PackValueRunes) == "" {
 			continue
 		}
 		switch strings.ToLower(strings.TrimSpace(m.Key)) {
@@ -53,14 +68,14 @@ func packMona(in PackInput) packPlan {
 	// USER: what the user said their name is wins over the account's name.
 	var who string
 	var ids []string
-	name := packQuote(in.DisplayName, packValueRunes)
+	name := extract.PackQuote(in.DisplayName, extract.PackValueRunes)
 	if nameMem != nil {
-		name = packQuote(nameMem.Value, packValueRunes)
+		name = extract.PackQuote(nameMem.Value, extract.PackValueRunes)
 		ids = append(ids, nameMem.ID)
 	}
 	nick := ""
 	if nickMem != nil {
-		nick = packQuote(nickMem.Value, packValueRunes)
+		nick = extract.PackQuote(nickMem.Value, extract.PackValueRunes)
 	}
 	switch {
 	case name != "" && nick != "" && !strings.EqualFold(name, nick):
@@ -75,15 +90,15 @@ func packMona(in PackInput) packPlan {
 		who = "Goes by: " + nick
 		ids = append(ids, nickMem.ID)
 	}
-	p.add(packItem{section: user, prio: 0, text: who, ids: ids})
+	p.Add(extract.PackItem{Section: user, Prio: 0, Text: who, MemoryIDs: ids})
 
 	// Tier 1: the most important preferences, always.
-	byImportance := func(a, b PackMemory) int {
+	byImportance := func(a, b extract.PackMemory) int {
 		return cmp.Or(cmp.Compare(b.Importance, a.Importance), newest(a, b), cmp.Compare(a.Key, b.Key))
 	}
-	var core, others []PackMemory
+	var core, others []extract.PackMemory
 	for _, m := range rest {
-		if strings.EqualFold(strings.TrimSpace(m.Category), CategoryPreference) {
+		if strings.EqualFold(strings.TrimSpace(m.Category), extract.CategoryPreference) {
 			core = append(core, m)
 		} else {
 			others = append(others, m)
@@ -95,13 +110,13 @@ func packMona(in PackInput) packPlan {
 		core = core[:packCorePrefs]
 	}
 	for _, m := range core {
-		p.add(packItem{section: prefs, prio: 10, text: packMonaLine(m, in.Now, in.Location), ids: []string{m.ID}})
+		p.Add(extract.PackItem{Section: prefs, Prio: 10, Text: packMonaLine(m, in.Now, in.Location), MemoryIDs: []string{m.ID}})
 	}
 
 	// Tier 2: the others by relevance to the query.
 	q := packMonaWords(in.Query)
 	type scored struct {
-		m     PackMemory
+		m     extract.PackMemory
 		score int // the design's score × 1000, exact
 	}
 	ss := make([]scored, len(others))
@@ -123,13 +138,13 @@ func packMona(in PackInput) packPlan {
 	})
 	for i, s := range ss {
 		if i >= packRelevant {
-			p.capped[relevant]++
+			p.Capped(relevant)
 			continue
 		}
-		p.add(packItem{section: relevant, prio: 100, text: packMonaLine(s.m, in.Now, in.Location), ids: []string{s.m.ID}})
+		p.Add(extract.PackItem{Section: relevant, Prio: 100, Text: packMonaLine(s.m, in.Now, in.Location), MemoryIDs: []string{s.m.ID}})
 	}
 
-	p.add(packCutItem(summary, 1000, "", packClean(in.RollingSummary, packTextRunes)))
+	p.AddCut(summary, 1000, "", extract.PlainText(in.RollingSummary, extract.PackTextRunes))
 	return p
 }
 
@@ -159,28 +174,28 @@ func packEventDay(day, v string, now time.Time, loc *time.Location) (string, boo
 	case diff == 1:
 		return "Tomorrow (" + label + "): " + v, true
 	case diff > 1:
-		return "Coming up (in " + packPlural(diff, "day", "days") + ", " + label + "): " + v, true
+		return "Coming up (in " + extract.Count(diff, "day", "days") + ", " + label + "): " + v, true
 	case diff == -1:
 		return "Yesterday (" + label + "): " + v, true
 	default:
-		return "Recently (" + packPlural(-diff, "day", "days") + " ago, " + label + "): " + v, true
+		return "Recently (" + extract.Count(-diff, "day", "days") + " ago, " + label + "): " + v, true
 	}
 }
 
 // packMonaLine renders a memory by the shape of its key.
-func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
-	v := packQuote(m.Value, packValueRunes)
+func packMonaLine(m extract.PackMemory, now time.Time, loc *time.Location) string {
+	v := extract.PackQuote(m.Value, extract.PackValueRunes)
 	key := strings.TrimSpace(m.Key)
 	category := strings.ToLower(strings.TrimSpace(m.Category))
 	switch {
-	case key == "feeling" || (category == CategoryFeeling && !strings.HasPrefix(key, "event:")):
+	case key == "feeling" || (category == extract.CategoryFeeling && !strings.HasPrefix(key, "event:")):
 		return "Recently feeling: " + v
-	case strings.HasPrefix(key, "event:") || (category == CategoryEvent && !strings.HasPrefix(key, "plan:")):
+	case strings.HasPrefix(key, "event:") || (category == extract.CategoryEvent && !strings.HasPrefix(key, "plan:")):
 		if line, ok := packEventDay(m.EventDate, v, now, loc); ok {
 			return line
 		}
 		if !m.UpdatedAt.IsZero() && now.Sub(m.UpdatedAt) >= 24*time.Hour {
-			return "Recently (" + packPlural(int(now.Sub(m.UpdatedAt)/(24*time.Hour)), "day", "days") + " ago): " + v
+			return "Recently (" + extract.Count(int(now.Sub(m.UpdatedAt)/(24*time.Hour)), "day", "days") + " ago): " + v
 		}
 		return "Recently: " + v
 	case strings.HasPrefix(key, "likes:"):
@@ -188,11 +203,11 @@ func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
 	case strings.HasPrefix(key, "dislikes:"):
 		return "Dislikes: " + v
 	case strings.HasPrefix(key, "favorite_"):
-		return "Favorite " + packLabel(strings.TrimPrefix(key, "favorite_"), "thing") + ": " + v
+		return "Favorite " + extract.PackKeyLabel(strings.TrimPrefix(key, "favorite_"), "thing") + ": " + v
 	case strings.HasPrefix(key, "family:"), strings.HasPrefix(key, "pet:"):
 		// "Sister: "Maya"", "Dog: "Biscuit"".
 		prefix, rest, _ := strings.Cut(key, ":")
-		return packCapital(packLabel(rest, prefix)) + ": " + v
+		return packCapital(extract.PackKeyLabel(rest, prefix)) + ": " + v
 	case strings.HasPrefix(key, "allergy:"):
 		return "Allergic to: " + v
 	case strings.HasPrefix(key, "hobby:"):
@@ -210,7 +225,7 @@ func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
 	case key == "hometown":
 		return "From: " + v
 	}
-	if k := packLabel(key, ""); k != "" {
+	if k := extract.PackKeyLabel(key, ""); k != "" {
 		return packCapital(k) + ": " + v
 	}
 	return v
@@ -220,30 +235,6 @@ func packMonaLine(m PackMemory, now time.Time, loc *time.Location) string {
 func packCapital(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[size:]
-}
-
-// Bounds of a label made of a key's words.
-const (
-	packLabelWords = 3
-	packLabelRunes = 30
-)
-
-// packLabel is a key (or the part of one after its prefix) as a label of
-// the pack's own: its words, when they are at most packLabelWords words of
-// letters and digits and at most packLabelRunes long; else fallback. A key
-// is a model's words too, and only a short name of a thing is a label.
-func packLabel(key, fallback string) string {
-	k := packHuman(key)
-	if k == "" || utf8.RuneCountInString(k) > packLabelRunes || len(strings.Fields(k)) > packLabelWords ||
-		strings.ContainsFunc(k, func(r rune) bool { return r != ' ' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		return fallback
-	}
-	return k
-}
-
-// packHuman is a key as words: "pet_name" is "pet name".
-func packHuman(key string) string {
-	return packClean(strings.NewReplacer("_", " ", ":", " ").Replace(key), packValueRunes)
 }
 
 // packMonaSubject is what a key is about, as words.
@@ -257,13 +248,13 @@ func packMonaSubject(key string) string {
 }
 
 // packMonaStop are words too common to say that a memory is relevant.
-var packMonaStop = toSet("a an the and or but if of to in on at for with from by about as is are was were be been am i i'm im me my mine you your we our it its this that these those do does did what who how when where why which can could would should will just so not no yes hi hello hey ok okay really very too also there their they them he she his her him have has had get got like want know think tell today now up out all some any more much")
+var packMonaStop = extract.WordSet("a an the and or but if of to in on at for with from by about as is are was were be been am i i'm im me my mine you your we our it its this that these those do does did what who how when where why which can could would should will just so not no yes hi hello hey ok okay really very too also there their they them he she his her him have has had get got like want know think tell today now up out all some any more much")
 
 // packMonaWords are the content words of s: lower case, split on anything but
 // letters and digits, stop words and single characters left out, a plural
 // "s" or an "-ing" removed ("cooking" meets "cook").
 func packMonaWords(s string) map[string]bool {
-	s = packTruncRunes(s, packTextRunes)
+	s = extract.TruncateRunes(s, extract.PackTextRunes)
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
@@ -280,84 +271,4 @@ func packMonaWords(s string) map[string]bool {
 		out[w] = true
 	}
 	return out
-}
-
-// RollingFact is one memory as a rolling summary keeps it.
-type RollingFact struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
-
-// maxRollingFacts and maxRollingValueRunes keep a rolling summary short.
-const (
-	maxRollingFacts      = 12
-	maxRollingValueRunes = 60
-)
-
-// RollingFacts are the memories a rolling summary carries with their values:
-// at most maxRollingFacts, each value at most maxRollingValueRunes, none
-// whose key or value the merge policy would refuse (sensitive, malformed).
-func RollingFacts(mems []Memory) []RollingFact {
-	out := []RollingFact{}
-	for _, m := range mems {
-		if len(out) == maxRollingFacts {
-			break
-		}
-		if invalidCandidate(cleanCandidate(m)) != "" {
-			continue
-		}
-		out = append(out, RollingFact{Key: m.Key, Value: packTruncRunes(strings.Join(strings.Fields(m.Value), " "), maxRollingValueRunes)})
-	}
-	return out
-}
-
-// RollingFactsText renders rolling facts as "name: Priya; lives in:
-// Seattle; likes: tea, hiking": the values of one prefix share its label.
-func RollingFactsText(facts []RollingFact) string {
-	var labels []string
-	values := map[string][]string{}
-	for _, f := range facts {
-		v := packClean(f.Value, maxRollingValueRunes)
-		if v == "" || !ValidKey(f.Key) {
-			continue
-		}
-		label := rollingLabel(f.Key)
-		if _, ok := values[label]; !ok {
-			labels = append(labels, label)
-		}
-		values[label] = append(values[label], v)
-	}
-	parts := make([]string, 0, len(labels))
-	for _, l := range labels {
-		parts = append(parts, l+": "+strings.Join(values[l], ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// rollingLabel is what a key is, in words: "lives in", "likes",
-// "favorite color", "sister", "dog".
-func rollingLabel(key string) string {
-	for _, p := range []string{"likes:", "dislikes:", "hobby:", "event:", "plan:", "goal:", "allergy:"} {
-		if strings.HasPrefix(key, p) {
-			switch p {
-			case "hobby:":
-				return "hobbies"
-			case "event:":
-				return "events"
-			case "plan:":
-				return "plans"
-			case "goal:":
-				return "goals"
-			case "allergy:":
-				return "allergic to"
-			}
-			return strings.TrimSuffix(p, ":")
-		}
-	}
-	for _, p := range []string{"family:", "pet:"} {
-		if rest, ok := strings.CutPrefix(key, p); ok {
-			return packHuman(rest)
-		}
-	}
-	return packHuman(key)
 }

@@ -1,0 +1,5 @@
+package bench
+
+// The tests load the built-in presets, which name every kind: the test
+// binary registers them all, as cmd/worker does.
+import _ "github.com/mnemo-ai/mnemo/kinds/all"
