@@ -19,23 +19,23 @@ var batchCases = []testCase{
 		ctx := context.Background()
 		for u := 0; u < 5; u++ {
 			user := fmt.Sprintf("u-%d", u)
-			must(t, s.UpsertUser(ctx, store.User{ID: user, App: "eldertree", Timezone: "America/Chicago", CreatedAt: T0, UpdatedAt: T0}))
+			must(t, s.UpsertUser(ctx, store.User{ID: user, App: appC, Timezone: "America/Chicago", CreatedAt: T0, UpdatedAt: T0}))
 			for i := 0; i < 3; i++ {
 				id := fmt.Sprintf("%s-s%d", user, i)
 				end := T0.Add(time.Duration(i) * 24 * time.Hour)
-				must(t, s.CreateSession(ctx, store.Session{ID: id, UserID: user, App: "eldertree", Status: store.StatusProcessed, StartedAt: end.Add(-time.Hour), EndedAt: end, UpdatedAt: T0}))
+				must(t, s.CreateSession(ctx, store.Session{ID: id, UserID: user, App: appC, Status: store.StatusProcessed, StartedAt: end.Add(-time.Hour), EndedAt: end, UpdatedAt: T0}))
 				must(t, s.InsertEvents(ctx, []store.Event{{SessionID: id, Seq: 0, UserID: user, Kind: "urge", At: end, Data: json.RawMessage(`{"intensity":5}`)}}))
-				must(t, s.UpsertSummary(ctx, store.Summary{SessionID: id, PromptVersion: "v1", UserID: user, App: "eldertree", Source: "rules", Data: json.RawMessage(`{"v":1}`), CreatedAt: T0}))
-				must(t, s.UpsertSummary(ctx, store.Summary{SessionID: id, PromptVersion: "v2", UserID: user, App: "eldertree", Source: "rules", Data: json.RawMessage(`{"v":2}`), CreatedAt: T0.Add(time.Second)}))
+				must(t, s.UpsertSummary(ctx, store.Summary{SessionID: id, PromptVersion: "v1", UserID: user, App: appC, Source: "rules", Data: json.RawMessage(`{"v":1}`), CreatedAt: T0}))
+				must(t, s.UpsertSummary(ctx, store.Summary{SessionID: id, PromptVersion: "v2", UserID: user, App: appC, Source: "rules", Data: json.RawMessage(`{"v":2}`), CreatedAt: T0.Add(time.Second)}))
 			}
 		}
 		// Another app's sessions and sessions outside the window stay out.
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-x", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
-		must(t, s.CreateSession(ctx, store.Session{ID: "x", UserID: "u-x", App: "mona", Status: store.StatusProcessed, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-x", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.CreateSession(ctx, store.Session{ID: "x", UserID: "u-x", App: appE, Status: store.StatusProcessed, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}))
 		var users, sessions, events int
 		after := ""
 		for pages := 0; ; pages++ {
-			p, err := s.PageSessions(ctx, "eldertree", T0, T0.Add(48*time.Hour), after, 2)
+			p, err := s.PageSessions(ctx, appC, T0, T0.Add(48*time.Hour), after, 2)
 			must(t, err)
 			if len(p.Users) == 0 {
 				break
@@ -58,22 +58,22 @@ var batchCases = []testCase{
 	{"AggregatesUpsert", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
-		row := store.AggregateRow{UserID: "u-1", App: "eldertree", WeekEnding: "2026-11-22", Data: json.RawMessage(`{"n":1}`), UpdatedAt: T0}
+		row := store.AggregateRow{UserID: "u-1", App: appC, WeekEnding: "2026-11-22", Data: json.RawMessage(`{"n":1}`), UpdatedAt: T0}
 		must(t, s.UpsertWeekly(ctx, []store.AggregateRow{row}))
 		row.Data = json.RawMessage(`{"n":2}`)
 		must(t, s.UpsertWeekly(ctx, []store.AggregateRow{row}))
 		got, err := s.GetWeekly(ctx, "u-1", "2026-11-22")
 		must(t, err)
-		page, err := s.PageWeekly(ctx, store.WeeklyPage{App: "eldertree", WeekEnding: "2026-11-22", Limit: 10})
+		page, err := s.PageWeekly(ctx, store.WeeklyPage{App: appC, WeekEnding: "2026-11-22", Limit: 10})
 		must(t, err)
 		if string(compact(t, got.Data)) != `{"n":2}` || len(page) != 1 {
 			t.Fatalf("weekly = %s, page %d", got.Data, len(page))
 		}
-		must(t, s.UpsertTrends(ctx, []store.AggregateRow{{UserID: "u-1", App: "clara", Data: json.RawMessage(`{"b":0.4}`), UpdatedAt: T0}}))
+		must(t, s.UpsertTrends(ctx, []store.AggregateRow{{UserID: "u-1", App: appA, Data: json.RawMessage(`{"b":0.4}`), UpdatedAt: T0}}))
 		tr, err := s.GetTrends(ctx, "u-1")
 		must(t, err)
-		must(t, s.UpsertInsight(ctx, store.Insight{App: "eldertree", WeekEnding: "2026-11-22", Data: json.RawMessage(`{"k":5}`), UpdatedAt: T0}))
-		in, err := s.GetInsight(ctx, "eldertree", "2026-11-22")
+		must(t, s.UpsertInsight(ctx, store.Insight{App: appC, WeekEnding: "2026-11-22", Data: json.RawMessage(`{"k":5}`), UpdatedAt: T0}))
+		in, err := s.GetInsight(ctx, appC, "2026-11-22")
 		must(t, err)
 		if string(compact(t, tr.Data)) != `{"b":0.4}` || string(compact(t, in.Data)) != `{"k":5}` {
 			t.Fatalf("trends %s insight %s", tr.Data, in.Data)
@@ -84,7 +84,7 @@ var batchCases = []testCase{
 		seedSession(t, s, "u-1", "s-1")
 		for i := 0; i < 5; i++ {
 			exp := T0.Add(time.Duration(i-3)*time.Hour + time.Minute) // three expired, two not yet
-			must(t, s.InsertMemory(ctx, store.Memory{ID: store.NewID(), UserID: "u-1", App: "mona", Key: fmt.Sprintf("event:e%d", i), Value: "x",
+			must(t, s.InsertMemory(ctx, store.Memory{ID: store.NewID(), UserID: "u-1", App: appE, Key: fmt.Sprintf("event:e%d", i), Value: "x",
 				Category: "event", Importance: 60, Confidence: 0.6, Status: store.MemoryActive, Confirmations: 1, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0}))
 		}
 		n1, err := s.ExpireMemories(ctx, T0, 2)
@@ -133,8 +133,8 @@ var batchCases = []testCase{
 		}
 
 		old := T0.Add(-400 * 24 * time.Hour)
-		must(t, s.InsertExtractionRun(ctx, store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: "mona", PromptVersion: "v0", Source: "rules", Outcome: "ok", CreatedAt: old}))
-		must(t, s.InsertExtractionRun(ctx, store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: "mona", PromptVersion: "v1", Source: "rules", Outcome: "ok", CreatedAt: T0}))
+		must(t, s.InsertExtractionRun(ctx, store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v0", Source: "rules", Outcome: "ok", CreatedAt: old}))
+		must(t, s.InsertExtractionRun(ctx, store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v1", Source: "rules", Outcome: "ok", CreatedAt: T0}))
 		if n, err := s.DeleteOlder(ctx, "extraction_runs", T0.Add(-24*time.Hour), 100); err != nil || n != 1 {
 			t.Fatalf("retention deleted %d runs (%v); want the old one", n, err)
 		}
@@ -144,20 +144,20 @@ var batchCases = []testCase{
 	}},
 	{"IdleSessionsAndRecordPages", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "lara", CreatedAt: T0, UpdatedAt: T0}))
-		must(t, s.CreateSession(ctx, store.Session{ID: "a", UserID: "u-1", App: "lara", Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}))
-		must(t, s.CreateSession(ctx, store.Session{ID: "b", UserID: "u-1", App: "lara", Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0.Add(time.Hour)}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appD, CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.CreateSession(ctx, store.Session{ID: "a", UserID: "u-1", App: appD, Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}))
+		must(t, s.CreateSession(ctx, store.Session{ID: "b", UserID: "u-1", App: appD, Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0.Add(time.Hour)}))
 		idle, err := s.IdleSessions(ctx, T0.Add(30*time.Minute), 10)
 		must(t, err)
 		if len(idle) != 1 || idle[0].ID != "a" {
 			t.Fatalf("idle sessions = %+v; want a", idle)
 		}
 		for _, k := range []string{"x", "y", "z"} {
-			must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: "lara", Kind: "learning", Key: k, Data: json.RawMessage(`{}`), UpdatedAt: T0}))
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: appD, Kind: "learning", Key: k, Data: json.RawMessage(`{}`), UpdatedAt: T0}))
 		}
-		p1, err := s.PageRecords(ctx, store.RecordPage{App: "lara", Kind: "learning", Limit: 2})
+		p1, err := s.PageRecords(ctx, store.RecordPage{App: appD, Kind: "learning", Limit: 2})
 		must(t, err)
-		p2, err := s.PageRecords(ctx, store.RecordPage{App: "lara", Kind: "learning", AfterUser: p1[1].UserID, AfterKey: p1[1].Key, Limit: 2})
+		p2, err := s.PageRecords(ctx, store.RecordPage{App: appD, Kind: "learning", AfterUser: p1[1].UserID, AfterKey: p1[1].Key, Limit: 2})
 		must(t, err)
 		if len(p1) != 2 || len(p2) != 1 || p2[0].Key != "z" {
 			t.Fatalf("record pages %d + %d", len(p1), len(p2))

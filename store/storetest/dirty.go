@@ -163,13 +163,13 @@ var dirtyCases = []testCase{
 	}},
 	{"UnprocessedSessionsOfAWindow", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "eldertree", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appC, Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
 		for _, x := range []struct {
 			id, status string
 			end        time.Time
 		}{{"a", store.StatusProcessed, T0}, {"b", store.StatusFailed, T0}, {"c", store.StatusClosed, T0.Add(48 * time.Hour)},
 			{"d", store.StatusExpired, T0.Add(96 * time.Hour)}, {"e", store.StatusActive, T0.Add(-48 * time.Hour)}} {
-			must(t, s.CreateSession(ctx, store.Session{ID: x.id, UserID: "u-1", App: "eldertree", Status: x.status, StartedAt: x.end.Add(-time.Hour),
+			must(t, s.CreateSession(ctx, store.Session{ID: x.id, UserID: "u-1", App: appC, Status: x.status, StartedAt: x.end.Add(-time.Hour),
 				EndedAt: x.end, UpdatedAt: T0}))
 		}
 		for _, c := range []struct {
@@ -181,12 +181,12 @@ var dirtyCases = []testCase{
 			{T0.Add(72 * time.Hour), T0.Add(120 * time.Hour), true},
 			{T0.Add(96 * time.Hour), T0.Add(96 * time.Hour), false}, // empty window
 		} {
-			got, err := s.UnprocessedSessions(ctx, "eldertree", c.from, c.to)
+			got, err := s.UnprocessedSessions(ctx, appC, c.from, c.to)
 			if err != nil || got != c.want {
 				t.Fatalf("UnprocessedSessions(%s, %s) = %v, %v; want %v", c.from, c.to, got, err, c.want)
 			}
 		}
-		if got, err := s.UnprocessedSessions(ctx, "mona", T0, T0.Add(120*time.Hour)); err != nil || got {
+		if got, err := s.UnprocessedSessions(ctx, appE, T0, T0.Add(120*time.Hour)); err != nil || got {
 			t.Fatalf("another app's sessions counted: %v, %v", got, err)
 		}
 	}},

@@ -37,8 +37,8 @@ func must(t *testing.T, err error) {
 func seedSession(t *testing.T, s store.Store, userID, sessionID string) store.Session {
 	t.Helper()
 	ctx := context.Background()
-	must(t, s.UpsertUser(ctx, store.User{ID: userID, App: "mona", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
-	sess := store.Session{ID: sessionID, UserID: userID, App: "mona", Status: store.StatusClosed,
+	must(t, s.UpsertUser(ctx, store.User{ID: userID, App: appE, Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
+	sess := store.Session{ID: sessionID, UserID: userID, App: appE, Status: store.StatusClosed,
 		StartedAt: T0, EndedAt: T0.Add(20 * time.Minute), Timezone: "UTC", MessageCount: 3, BodySHA256: "abc",
 		Jobs: []store.JobRef{{ID: 7, Kind: "extract"}}, ClosedAt: ptr(T0.Add(20 * time.Minute)), UpdatedAt: T0}
 	must(t, s.CreateSession(ctx, sess))
@@ -195,11 +195,11 @@ var cases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-1", "s-2")
-		sum := store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules", Data: json.RawMessage(`{"n":1}`), CreatedAt: T0}
+		sum := store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: appE, Source: "rules", Data: json.RawMessage(`{"n":1}`), CreatedAt: T0}
 		must(t, s.UpsertSummary(ctx, sum))
 		sum.Data = json.RawMessage(`{"n":2}`)
 		must(t, s.UpsertSummary(ctx, sum))
-		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-2", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "llm", Data: json.RawMessage(`{"n":3}`), CreatedAt: T0.Add(time.Hour)}))
+		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-2", PromptVersion: "v1", UserID: "u-1", App: appE, Source: "llm", Data: json.RawMessage(`{"n":3}`), CreatedAt: T0.Add(time.Hour)}))
 		list, err := s.ListSummaries(ctx, "u-1", 10)
 		must(t, err)
 		if len(list) != 2 {
@@ -222,7 +222,7 @@ var cases = []testCase{
 	{"ProfileVersionsAreChecked", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
-		p := store.Profile{UserID: "u-1", App: "eldertree", Doc: json.RawMessage(`{"current_step":3}`), Version: 1, UpdatedAt: T0}
+		p := store.Profile{UserID: "u-1", App: appC, Doc: json.RawMessage(`{"current_step":3}`), Version: 1, UpdatedAt: T0}
 		must(t, s.SaveProfile(ctx, p, store.ProfileChange{Changed: json.RawMessage(`{"current_step":3}`), Actor: "extraction", SessionID: "s-1", At: T0}))
 		if err := s.SaveProfile(ctx, p, store.ProfileChange{Actor: "extraction", At: T0}); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("second version 1: %v; want ErrConflict", err)
@@ -249,7 +249,7 @@ var cases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
-		m := store.Memory{ID: store.NewID(), UserID: "u-1", App: "mona", Key: "favorite_food", Value: "pizza", Category: "preference",
+		m := store.Memory{ID: store.NewID(), UserID: "u-1", App: appE, Key: "favorite_food", Value: "pizza", Category: "preference",
 			Importance: 80, Confidence: 0.8, Status: store.MemoryActive, SourceSessionID: "s-1", SourceMessageID: "m1", Confirmations: 1, CreatedAt: T0, UpdatedAt: T0}
 		must(t, s.InsertMemory(ctx, m))
 		dup := m
@@ -289,7 +289,7 @@ var cases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		exp := T0.Add(6 * time.Hour)
-		m := store.Memory{ID: store.NewID(), UserID: "u-1", App: "mona", Key: "feeling", Value: "tired", Category: "feeling",
+		m := store.Memory{ID: store.NewID(), UserID: "u-1", App: appE, Key: "feeling", Value: "tired", Category: "feeling",
 			Importance: 70, Confidence: 0.5, Status: store.MemoryActive, Confirmations: 1, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0}
 		must(t, s.InsertMemory(ctx, m))
 		must(t, s.InsertMemoryChange(ctx, store.MemoryChange{MemoryID: m.ID, UserID: "u-1", Action: "insert", Actor: "extraction", SessionID: "s-1", At: T0}))
@@ -307,7 +307,7 @@ var cases = []testCase{
 	{"CuesAreRecordedOnce", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
-		c := store.Cue{UserID: "u-1", App: "eldertree", Kind: "sponsor_change", Field: "sponsor_name", Detail: json.RawMessage(`{"from":"Al"}`), SessionID: "s-1", CreatedAt: T0}
+		c := store.Cue{UserID: "u-1", App: appC, Kind: "sponsor_change", Field: "sponsor_name", Detail: json.RawMessage(`{"from":"Al"}`), SessionID: "s-1", CreatedAt: T0}
 		must(t, s.InsertCue(ctx, c))
 		must(t, s.InsertCue(ctx, c))
 		cues, err := s.ListCues(ctx, "u-1", true)
@@ -320,7 +320,7 @@ var cases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
-		l := store.RiskLowering{UserID: "u-1", App: "mona", SessionID: "s-1", MessageID: "m3", FromClass: "suicidal",
+		l := store.RiskLowering{UserID: "u-1", App: appE, SessionID: "s-1", MessageID: "m3", FromClass: "suicidal",
 			FromSeverity: "high", ToClass: "none", Frame: "fiction", CreatedAt: T0}
 		ok, err := s.InsertRiskLowering(ctx, l)
 		must(t, err)
@@ -332,11 +332,11 @@ var cases = []testCase{
 		if ok {
 			t.Fatal("second insert of the same session and message reported as recorded")
 		}
-		l2 := store.RiskLowering{UserID: "u-1", App: "mona", SessionID: "s-1", MessageID: "m5", FromClass: "self_harm",
+		l2 := store.RiskLowering{UserID: "u-1", App: appE, SessionID: "s-1", MessageID: "m5", FromClass: "self_harm",
 			FromSeverity: "high", ToClass: "self_harm", ToSeverity: "low", Frame: "past", CreatedAt: T0.Add(time.Second)}
 		_, err = s.InsertRiskLowering(ctx, l2)
 		must(t, err)
-		_, err = s.InsertRiskLowering(ctx, store.RiskLowering{UserID: "u-2", App: "mona", SessionID: "s-2", MessageID: "m3",
+		_, err = s.InsertRiskLowering(ctx, store.RiskLowering{UserID: "u-2", App: appE, SessionID: "s-2", MessageID: "m3",
 			FromClass: "abuse", FromSeverity: "medium", ToClass: "none", Frame: "topic", CreatedAt: T0})
 		must(t, err)
 		got, err := s.ListRiskLowerings(ctx, "s-1")
@@ -346,7 +346,7 @@ var cases = []testCase{
 		}
 		g := got[0]
 		if g.MessageID != "m3" || g.FromClass != "suicidal" || g.FromSeverity != "high" || g.ToClass != "none" ||
-			g.ToSeverity != "" || g.Frame != "fiction" || g.UserID != "u-1" || g.App != "mona" || !g.CreatedAt.Equal(T0) || g.ID == "" {
+			g.ToSeverity != "" || g.Frame != "fiction" || g.UserID != "u-1" || g.App != appE || !g.CreatedAt.Equal(T0) || g.ID == "" {
 			t.Fatalf("first lowering read back as %+v", g)
 		}
 		if got[1].MessageID != "m5" || got[1].ToSeverity != "low" || got[1].Frame != "past" {
@@ -363,7 +363,7 @@ var cases = []testCase{
 	{"OneFinalExtractionRun", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
-		run := store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: "mona", PromptVersion: "v1", Source: "llm", Outcome: "transient_error", Attempt: 1, CreatedAt: T0}
+		run := store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v1", Source: "llm", Outcome: "transient_error", Attempt: 1, CreatedAt: T0}
 		must(t, s.InsertExtractionRun(ctx, run))
 		run.Attempt, run.Outcome, run.Final, run.CostUSD = 2, "ok", true, 0.25
 		must(t, s.InsertExtractionRun(ctx, run))
@@ -409,7 +409,7 @@ var cases = []testCase{
 		seedSession(t, s, "u-2", "s-2")
 		put := func(user, kind, key, data string) {
 			t.Helper()
-			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: "lara", Kind: kind, Key: key, Data: json.RawMessage(data), SessionID: "s-1", UpdatedAt: T0}))
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: appD, Kind: kind, Key: key, Data: json.RawMessage(data), SessionID: "s-1", UpdatedAt: T0}))
 		}
 		put("u-1", "learning", "counting", `{"mastery_level":1}`)
 		put("u-1", "learning", "counting", `{"mastery_level":2}`)
@@ -454,9 +454,9 @@ var cases = []testCase{
 		if count != 3 || len(buf) != 3 || buf[2].MessageID != "m3" {
 			t.Fatalf("buffer = %d / %+v", count, buf)
 		}
-		ok, err := s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: "s-1", UserID: "u-1", App: "mona", Summary: json.RawMessage(`{"text":"ten"}`), MessagesCovered: 10, UpdatedAt: T0})
+		ok, err := s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: "s-1", UserID: "u-1", App: appE, Summary: json.RawMessage(`{"text":"ten"}`), MessagesCovered: 10, UpdatedAt: T0})
 		must(t, err)
-		stale, err := s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: "s-1", UserID: "u-1", App: "mona", Summary: json.RawMessage(`{"text":"five"}`), MessagesCovered: 5, UpdatedAt: T0.Add(time.Hour)})
+		stale, err := s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: "s-1", UserID: "u-1", App: appE, Summary: json.RawMessage(`{"text":"five"}`), MessagesCovered: 5, UpdatedAt: T0.Add(time.Hour)})
 		must(t, err)
 		if !ok || stale {
 			t.Fatalf("stored %v, stale stored %v; a summary covering fewer messages must not replace one covering more", ok, stale)
@@ -469,8 +469,8 @@ var cases = []testCase{
 	}},
 	{"CloseActiveSessionOnlyOnce", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
-		active := store.Session{ID: "s-1", UserID: "u-1", App: "mona", Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+		active := store.Session{ID: "s-1", UserID: "u-1", App: appE, Status: store.StatusActive, StartedAt: T0, EndedAt: T0, UpdatedAt: T0}
 		must(t, s.CreateSession(ctx, active))
 		closed := active
 		closed.Status, closed.EndedAt, closed.MessageCount, closed.BodySHA256 = store.StatusClosed, T0.Add(time.Hour), 4, "fp"
@@ -488,7 +488,7 @@ var cases = []testCase{
 		ctx := context.Background()
 		boom := errors.New("boom")
 		err := s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			must(t, tx.UpsertUser(ctx, store.User{ID: "u-rb", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
+			must(t, tx.UpsertUser(ctx, store.User{ID: "u-rb", App: appE, CreatedAt: T0, UpdatedAt: T0}))
 			if tx.Raw() == nil {
 				t.Error("Tx.Raw is nil: River could not insert in this transaction")
 			}
@@ -501,9 +501,9 @@ var cases = []testCase{
 			t.Fatalf("user written in a rolled-back transaction: %v", err)
 		}
 		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			return tx.UpsertUser(ctx, store.User{ID: "u-ok", App: "mona", DisplayName: "Peggy", CreatedAt: T0, UpdatedAt: T0})
+			return tx.UpsertUser(ctx, store.User{ID: "u-ok", App: appE, DisplayName: "Peggy", CreatedAt: T0, UpdatedAt: T0})
 		}))
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-ok", App: "mona", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-ok", App: appE, CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}))
 		u, err := s.GetUser(ctx, "u-ok")
 		must(t, err)
 		if u.DisplayName != "Peggy" {

@@ -65,16 +65,16 @@ var extractionCases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", DisplayName: "Peggy", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appE, DisplayName: "Peggy", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}))
 		mems := []store.Memory{
-			{ID: "m-1", UserID: "u-1", App: "mona", Key: "name", Value: "Peggy", Category: "fact", Importance: 90, Confidence: 0.9,
+			{ID: "m-1", UserID: "u-1", App: appE, Key: "name", Value: "Peggy", Category: "fact", Importance: 90, Confidence: 0.9,
 				Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0, SourceSessionID: "s-1"},
-			{ID: "m-2", UserID: "u-1", App: "mona", Key: "food", Value: "ramen", Category: "preference", Importance: 70, Confidence: 0.8,
+			{ID: "m-2", UserID: "u-1", App: appE, Key: "food", Value: "ramen", Category: "preference", Importance: 70, Confidence: 0.8,
 				Status: store.MemoryDeprecated, CreatedAt: T0, UpdatedAt: T0, InvalidatedAt: ptr(T0.Add(time.Hour)), InvalidatedBy: "m-3",
 				ExpiresAt: ptr(T0.Add(90 * 24 * time.Hour))},
-			{ID: "m-3", UserID: "u-1", App: "mona", Key: "food", Value: "pho", Category: "preference", Importance: 70, Confidence: 0.8,
+			{ID: "m-3", UserID: "u-1", App: appE, Key: "food", Value: "pho", Category: "preference", Importance: 70, Confidence: 0.8,
 				Status: store.MemoryActive, SupersedesID: "m-2", CreatedAt: T0.Add(time.Hour), UpdatedAt: T0, StatedAt: T0.Add(time.Hour), EventDate: "2026-12-01", Wording: "next week"},
-			{ID: "m-4", UserID: "u-2", App: "mona", Key: "name", Value: "Meg", Category: "fact", Importance: 90, Confidence: 0.9,
+			{ID: "m-4", UserID: "u-2", App: appE, Key: "name", Value: "Meg", Category: "fact", Importance: 90, Confidence: 0.9,
 				Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
 		}
 		must(t, s.InsertMemories(ctx, mems))
@@ -157,7 +157,7 @@ var extractionCases = []testCase{
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
 		mem := func(id, user, key, value string, at time.Time) store.Memory {
-			return store.Memory{ID: id, UserID: user, App: "mona", Key: key, Value: value, Category: "preference", Importance: 60,
+			return store.Memory{ID: id, UserID: user, App: appE, Key: key, Value: value, Category: "preference", Importance: 60,
 				Confidence: 0.8, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}
 		}
 		must(t, s.InsertMemories(ctx, []store.Memory{mem("m-a", "u-1", "likes:tea", "tea", T0), mem("m-b", "u-1", "dislikes:tea", "tea", T0.Add(time.Hour)),
@@ -242,10 +242,10 @@ var extractionCases = []testCase{
 		// Two users' twin memories: one updated one by one, the other in a batch.
 		var ones, batch []store.Memory
 		for _, u := range []string{"u-1", "u-2"} {
-			must(t, s.UpsertUser(ctx, store.User{ID: u, App: "mona", CreatedAt: T0, UpdatedAt: T0}))
+			must(t, s.UpsertUser(ctx, store.User{ID: u, App: appE, CreatedAt: T0, UpdatedAt: T0}))
 			var ms []store.Memory
 			for i := range 3 {
-				ms = append(ms, store.Memory{ID: fmt.Sprintf("%s-m%d", u, i), UserID: u, App: "mona", Key: fmt.Sprintf("k%d", i), Value: "v",
+				ms = append(ms, store.Memory{ID: fmt.Sprintf("%s-m%d", u, i), UserID: u, App: appE, Key: fmt.Sprintf("k%d", i), Value: "v",
 					Category: "fact", Importance: 50, Confidence: 0.5, Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0})
 			}
 			must(t, s.InsertMemories(ctx, ms))
@@ -306,7 +306,7 @@ var extractionCases = []testCase{
 		// More memories than one statement's parameters hold.
 		many := make([]store.Memory, 2000)
 		for i := range many {
-			many[i] = store.Memory{ID: fmt.Sprintf("x-%04d", i), UserID: "u-1", App: "mona", Key: fmt.Sprintf("x%d", i), Value: "v",
+			many[i] = store.Memory{ID: fmt.Sprintf("x-%04d", i), UserID: "u-1", App: appE, Key: fmt.Sprintf("x%d", i), Value: "v",
 				Category: "fact", Importance: 1, Confidence: 0.5, Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0}
 		}
 		must(t, s.InsertMemories(ctx, many))
@@ -324,11 +324,11 @@ var extractionCases = []testCase{
 	}},
 	{"UpdateMemoriesRefusesTwoActiveOfAKey", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appE, CreatedAt: T0, UpdatedAt: T0}))
 		ms := []store.Memory{
-			{ID: "m-1", UserID: "u-1", App: "mona", Key: "food", Value: "ramen", Category: "preference", Importance: 50, Confidence: 0.5,
+			{ID: "m-1", UserID: "u-1", App: appE, Key: "food", Value: "ramen", Category: "preference", Importance: 50, Confidence: 0.5,
 				Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
-			{ID: "m-2", UserID: "u-1", App: "mona", Key: "food", Value: "pho", Category: "preference", Importance: 50, Confidence: 0.5,
+			{ID: "m-2", UserID: "u-1", App: appE, Key: "food", Value: "pho", Category: "preference", Importance: 50, Confidence: 0.5,
 				Status: store.MemoryDeprecated, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
 		}
 		must(t, s.InsertMemories(ctx, ms))
@@ -349,11 +349,11 @@ var extractionCases = []testCase{
 				must(t, s.InsertChunks(ctx, []store.Chunk{{SessionID: "s-" + u, Seq: 0, UserID: u, KeyID: "k1", Nonce: []byte{1},
 					Ciphertext: []byte("a"), SHA256: []byte{2}, CreatedAt: T0}}))
 				must(t, s.InsertMemories(ctx, []store.Memory{
-					{ID: u + "-old", UserID: u, App: "mona", Key: "food", Value: "ramen", Category: "preference", Importance: 50,
+					{ID: u + "-old", UserID: u, App: appE, Key: "food", Value: "ramen", Category: "preference", Importance: 50,
 						Confidence: 0.5, Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
-					{ID: u + "-older", UserID: u, App: "mona", Key: "drink", Value: "tea", Category: "preference", Importance: 50,
+					{ID: u + "-older", UserID: u, App: appE, Key: "drink", Value: "tea", Category: "preference", Importance: 50,
 						Confidence: 0.5, Status: store.MemoryDeprecated, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
-					{ID: u + "-now", UserID: u, App: "mona", Key: "drink", Value: "coffee", Category: "preference", Importance: 50,
+					{ID: u + "-now", UserID: u, App: appE, Key: "drink", Value: "coffee", Category: "preference", Importance: 50,
 						Confidence: 0.5, Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0.Add(time.Minute)},
 				}))
 				must(t, s.InsertStatements(ctx, []store.Statement{
@@ -372,17 +372,17 @@ var extractionCases = []testCase{
 				at := T0.Add(time.Hour)
 				return store.MemoryWrites{
 					Leaving: []store.Memory{
-						{ID: u + "-old", UserID: u, App: "mona", Key: "food", Value: "ramen", Category: "preference", Importance: 50, Confidence: 0.5,
+						{ID: u + "-old", UserID: u, App: appE, Key: "food", Value: "ramen", Category: "preference", Importance: 50, Confidence: 0.5,
 							Status: store.MemoryDeprecated, CreatedAt: T0, UpdatedAt: at, StatedAt: T0, InvalidatedAt: ptr(at), InvalidatedBy: u + "-new"},
-						{ID: u + "-now", UserID: u, App: "mona", Key: "drink", Value: "coffee", Category: "preference", Importance: 50, Confidence: 0.5,
+						{ID: u + "-now", UserID: u, App: appE, Key: "drink", Value: "coffee", Category: "preference", Importance: 50, Confidence: 0.5,
 							Status: store.MemoryDeprecated, CreatedAt: T0, UpdatedAt: at, StatedAt: T0.Add(time.Minute), InvalidatedAt: ptr(at), InvalidatedBy: u + "-older"},
 					},
 					Entering: []store.Memory{
-						{ID: u + "-older", UserID: u, App: "mona", Key: "drink", Value: "tea", Category: "preference", Importance: 55, Confidence: 0.5,
+						{ID: u + "-older", UserID: u, App: appE, Key: "drink", Value: "tea", Category: "preference", Importance: 55, Confidence: 0.5,
 							Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: at, StatedAt: at, Confirmations: 2, SupersedesID: u + "-now"},
 					},
 					New: []store.Memory{
-						{ID: u + "-new", UserID: u, App: "mona", Key: "food", Value: "pho", Category: "preference", Importance: 60, Confidence: 0.7,
+						{ID: u + "-new", UserID: u, App: appE, Key: "food", Value: "pho", Category: "preference", Importance: 60, Confidence: 0.7,
 							Status: store.MemoryActive, SupersedesID: u + "-old", SourceSessionID: "s-" + u, CreatedAt: at, UpdatedAt: at, StatedAt: at},
 					},
 					Changes: []store.MemoryChange{
@@ -398,9 +398,9 @@ var extractionCases = []testCase{
 			}
 			settle := func(u string) store.Settlement {
 				st := store.Settlement{SessionID: "s-" + u, UserID: u, ExportsSince: T0.Add(20 * time.Minute), At: T0.Add(3 * time.Hour),
-					Summary: store.Summary{SessionID: "s-" + u, PromptVersion: "v1", UserID: u, App: "mona", Source: "rules",
+					Summary: store.Summary{SessionID: "s-" + u, PromptVersion: "v1", UserID: u, App: appE, Source: "rules",
 						Data: json.RawMessage(`{"mood":"calm"}`), CreatedAt: T0.Add(3 * time.Hour)},
-					Run: store.ExtractionRun{ID: "run-" + u, SessionID: "s-" + u, UserID: u, App: "mona", PromptVersion: "v1", Source: "rules",
+					Run: store.ExtractionRun{ID: "run-" + u, SessionID: "s-" + u, UserID: u, App: appE, PromptVersion: "v1", Source: "rules",
 						Outcome: "ok", Attempt: 1, Final: true, DurationMS: 3, CreatedAt: T0.Add(3 * time.Hour)}}
 				if keep {
 					st.KeepUntil = ptr(T0.Add(72 * time.Hour))
@@ -462,8 +462,8 @@ var extractionCases = []testCase{
 		seedSession(t, s, "c", "s-c")
 		must(t, s.CreateExport(ctx, store.Export{ID: "c-x", UserID: "c", Status: "pending", CreatedAt: T0.Add(time.Hour)}))
 		must(t, s.FinishExtraction(ctx, store.MemoryWrites{}, store.Settlement{SessionID: "s-c", UserID: "c", At: T0.Add(time.Hour),
-			Summary: store.Summary{SessionID: "s-c", PromptVersion: "v1", UserID: "c", App: "mona", Source: "rules", CreatedAt: T0},
-			Run:     store.ExtractionRun{SessionID: "s-c", UserID: "c", App: "mona", PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: T0}}))
+			Summary: store.Summary{SessionID: "s-c", PromptVersion: "v1", UserID: "c", App: appE, Source: "rules", CreatedAt: T0},
+			Run:     store.ExtractionRun{SessionID: "s-c", UserID: "c", App: appE, PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: T0}}))
 		if ex, err := s.ListUserExports(ctx, "c"); err != nil || len(ex) != 1 {
 			t.Fatalf("exports of a session without a transcript: %v, %v", ex, err)
 		}
@@ -474,13 +474,13 @@ var extractionCases = []testCase{
 	{"FinishExtractionFailsAsWhatItStandsFor", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
-		must(t, s.InsertMemories(ctx, []store.Memory{{ID: "m-1", UserID: "u-1", App: "mona", Key: "food", Value: "ramen",
+		must(t, s.InsertMemories(ctx, []store.Memory{{ID: "m-1", UserID: "u-1", App: appE, Key: "food", Value: "ramen",
 			Category: "preference", Importance: 50, Confidence: 0.5, Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0}}))
 		settle := store.Settlement{SessionID: "s-1", UserID: "u-1", At: T0.Add(time.Hour),
-			Summary: store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules", CreatedAt: T0},
-			Run:     store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: "mona", PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: T0}}
+			Summary: store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: appE, Source: "rules", CreatedAt: T0},
+			Run:     store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: T0}}
 		missing := store.Memory{ID: "nope", UserID: "u-1", Status: store.MemoryActive}
-		twice := store.Memory{ID: "m-2", UserID: "u-1", App: "mona", Key: "food", Value: "pho", Category: "preference",
+		twice := store.Memory{ID: "m-2", UserID: "u-1", App: appE, Key: "food", Value: "pho", Category: "preference",
 			Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0}
 		gone := settle
 		gone.SessionID, gone.Summary.SessionID, gone.Run.SessionID = "s-gone", "s-gone", "s-gone"
@@ -527,8 +527,8 @@ var extractionCases = []testCase{
 		ctx := context.Background()
 		setter.SetSealer(&fakeSealer{key: "k1"})
 		defer setter.SetSealer(nil)
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-c", App: "coach", DisplayName: "Philippa", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
-		must(t, s.CreateSession(ctx, store.Session{ID: "s-c", UserID: "u-c", App: "coach", Status: store.StatusClosed,
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-c", App: sealedApp, DisplayName: "Philippa", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.CreateSession(ctx, store.Session{ID: "s-c", UserID: "u-c", App: sealedApp, Status: store.StatusClosed,
 			StartedAt: T0, EndedAt: T0, UpdatedAt: T0}))
 		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 			l, err := tx.LockExtraction(ctx, "s-c", store.ExtractionReads{})
@@ -539,9 +539,9 @@ var extractionCases = []testCase{
 				return fmt.Errorf("display name %q", l.User.DisplayName)
 			}
 			return tx.FinishExtraction(ctx, store.MemoryWrites{}, store.Settlement{SessionID: "s-c", UserID: "u-c", At: T0,
-				Summary: store.Summary{SessionID: "s-c", PromptVersion: "v1", UserID: "u-c", App: "coach", Source: "rules",
+				Summary: store.Summary{SessionID: "s-c", PromptVersion: "v1", UserID: "u-c", App: sealedApp, Source: "rules",
 					Data: json.RawMessage(`{"recognition_moment":"I stay quiet"}`), CreatedAt: T0},
-				Run: store.ExtractionRun{SessionID: "s-c", UserID: "u-c", App: "coach", PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: T0}})
+				Run: store.ExtractionRun{SessionID: "s-c", UserID: "u-c", App: sealedApp, PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: T0}})
 		}))
 		sum, err := s.GetSummary(ctx, "s-c")
 		if err != nil || !strings.Contains(string(sum.Data), "I stay quiet") {

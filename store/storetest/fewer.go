@@ -48,11 +48,11 @@ var fewerCases = []testCase{
 		}
 
 		mems := []store.Memory{
-			{ID: "m-1", UserID: "u-1", App: "mona", Key: "name", Value: "Peggy", Category: "fact", Importance: 90, Confidence: 0.9,
+			{ID: "m-1", UserID: "u-1", App: appE, Key: "name", Value: "Peggy", Category: "fact", Importance: 90, Confidence: 0.9,
 				Status: store.MemoryActive, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
-			{ID: "m-2", UserID: "u-1", App: "mona", Key: "food", Value: "ramen", Category: "preference", Importance: 70, Confidence: 0.8,
+			{ID: "m-2", UserID: "u-1", App: appE, Key: "food", Value: "ramen", Category: "preference", Importance: 70, Confidence: 0.8,
 				Status: store.MemoryDeprecated, CreatedAt: T0, UpdatedAt: T0, InvalidatedAt: ptr(T0.Add(time.Hour)), InvalidatedBy: "m-3"},
-			{ID: "m-3", UserID: "u-1", App: "mona", Key: "food", Value: "pho", Category: "preference", Importance: 70, Confidence: 0.8,
+			{ID: "m-3", UserID: "u-1", App: appE, Key: "food", Value: "pho", Category: "preference", Importance: 70, Confidence: 0.8,
 				Status: store.MemoryActive, SupersedesID: "m-2", CreatedAt: T0, UpdatedAt: T0, StatedAt: T0.Add(time.Hour), EventDate: "2026-12-01"},
 		}
 		must(t, s.InsertMemories(ctx, mems))
@@ -102,35 +102,35 @@ var fewerCases = []testCase{
 	}},
 	{"EnsureUserUpsertsAndReturns", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		u, err := s.EnsureUser(ctx, store.User{ID: "u-1", App: "mona", DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}, false)
+		u, err := s.EnsureUser(ctx, store.User{ID: "u-1", App: appE, DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}, false)
 		must(t, err)
 		if u.ID != "u-1" || u.Timezone != "UTC" || u.DisplayName != "Peggy" || u.MemoryDisabled {
 			t.Fatalf("new user %+v", u)
 		}
 		// A zone named replaces the stored one; one not named keeps it.
-		u, err = s.EnsureUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "Europe/Berlin", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}, true)
+		u, err = s.EnsureUser(ctx, store.User{ID: "u-1", App: appE, Timezone: "Europe/Berlin", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}, true)
 		must(t, err)
 		if u.Timezone != "Europe/Berlin" || u.DisplayName != "Peggy" || !u.UpdatedAt.Equal(T0.Add(time.Hour)) || !u.CreatedAt.Equal(T0) {
 			t.Fatalf("named zone: %+v", u)
 		}
-		u, err = s.EnsureUser(ctx, store.User{ID: "u-1", App: "mona", DisplayName: "Peg", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}, false)
+		u, err = s.EnsureUser(ctx, store.User{ID: "u-1", App: appE, DisplayName: "Peg", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}, false)
 		must(t, err)
 		if u.Timezone != "Europe/Berlin" || u.DisplayName != "Peg" {
 			t.Fatalf("zone not named: %+v", u)
 		}
 		// A stored user without a zone takes the one given, named or not.
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-2", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
-		u, err = s.EnsureUser(ctx, store.User{ID: "u-2", App: "mona", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}, false)
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-2", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+		u, err = s.EnsureUser(ctx, store.User{ID: "u-2", App: appE, Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}, false)
 		must(t, err)
 		if u.Timezone != "UTC" {
 			t.Fatalf("zoneless user: %+v", u)
 		}
-		if _, err := s.EnsureUser(ctx, store.User{ID: "u-1", App: "clara", DisplayName: "X", Timezone: "Asia/Tokyo", CreatedAt: T0, UpdatedAt: T0}, true); !errors.Is(err, store.ErrConflict) {
+		if _, err := s.EnsureUser(ctx, store.User{ID: "u-1", App: appA, DisplayName: "X", Timezone: "Asia/Tokyo", CreatedAt: T0, UpdatedAt: T0}, true); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("another app's user: %v; want ErrConflict", err)
 		}
 		got, err := s.GetUser(ctx, "u-1")
 		must(t, err)
-		if got.App != "mona" || got.Timezone != "Europe/Berlin" || got.DisplayName != "Peg" {
+		if got.App != appE || got.Timezone != "Europe/Berlin" || got.DisplayName != "Peg" {
 			t.Fatalf("another app's upsert changed the user: %+v", got)
 		}
 	}},
@@ -143,7 +143,7 @@ var fewerCases = []testCase{
 			})
 			return h, err
 		}
-		peggy := store.User{ID: "u-1", App: "mona", DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}
+		peggy := store.User{ID: "u-1", App: appE, DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}
 		// No session: the user is upserted as EnsureUser upserts a twin.
 		h, err := open("s-new", peggy, false)
 		must(t, err)
@@ -158,7 +158,7 @@ var fewerCases = []testCase{
 		// A session closed already: found, as stored, and the user is not
 		// touched (a handoff sent again writes nothing).
 		closed := seedSession(t, s, "u-1", "s-closed")
-		later := store.User{ID: "u-1", App: "mona", DisplayName: "Margaret", Timezone: "Asia/Tokyo", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}
+		later := store.User{ID: "u-1", App: appE, DisplayName: "Margaret", Timezone: "Asia/Tokyo", CreatedAt: T0, UpdatedAt: T0.Add(time.Hour)}
 		h, err = open("s-closed", later, true)
 		must(t, err)
 		if !h.Found || h.Session.ID != closed.ID || h.Session.BodySHA256 != closed.BodySHA256 || h.Session.Status != store.StatusClosed ||
@@ -169,7 +169,7 @@ var fewerCases = []testCase{
 			t.Fatalf("a handoff sent again changed the user: %+v, %v", got, err)
 		}
 		// An active session: found, and the user upserted.
-		must(t, s.CreateSession(ctx, store.Session{ID: "s-active", UserID: "u-1", App: "mona", Status: store.StatusActive,
+		must(t, s.CreateSession(ctx, store.Session{ID: "s-active", UserID: "u-1", App: appE, Status: store.StatusActive,
 			StartedAt: T0, EndedAt: T0, Timezone: "UTC", UpdatedAt: T0}))
 		h, err = open("s-active", later, true)
 		must(t, err)
@@ -177,23 +177,23 @@ var fewerCases = []testCase{
 			t.Fatalf("an active session: %+v", h)
 		}
 		// Another app's user: ErrOtherAppUser, which is ErrConflict, and nothing changed.
-		_, err = open("s-other", store.User{ID: "u-1", App: "clara", DisplayName: "X", CreatedAt: T0, UpdatedAt: T0}, false)
+		_, err = open("s-other", store.User{ID: "u-1", App: appA, DisplayName: "X", CreatedAt: T0, UpdatedAt: T0}, false)
 		if !errors.Is(err, store.ErrOtherAppUser) || !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("another app's user: %v; want ErrOtherAppUser and ErrConflict", err)
 		}
-		if got, err := s.GetUser(ctx, "u-1"); err != nil || got.App != "mona" || got.DisplayName != "Margaret" {
+		if got, err := s.GetUser(ctx, "u-1"); err != nil || got.App != appE || got.DisplayName != "Margaret" {
 			t.Fatalf("another app's handoff changed the user: %+v, %v", got, err)
 		}
 	}},
 	{"GetUserForUpdateReadsInATransaction", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appE, DisplayName: "Peggy", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
 		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 			u, err := tx.GetUserForUpdate(ctx, "u-1")
 			if err != nil {
 				return err
 			}
-			if u.DisplayName != "Peggy" || u.App != "mona" {
+			if u.DisplayName != "Peggy" || u.App != appE {
 				return fmt.Errorf("user %+v", u)
 			}
 			if _, err := tx.GetUserForUpdate(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {

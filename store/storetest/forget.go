@@ -33,7 +33,7 @@ var forgetCases = []testCase{
 			_, err := s.AppendBuffer(ctx, []store.BufferMessage{{SessionID: id, Seq: 0, UserID: user, MessageID: "m0", KeyID: "k",
 				Nonce: []byte{1}, Ciphertext: []byte{2}, SHA256: []byte{3}, CreatedAt: T0}})
 			must(t, err)
-			_, err = s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: id, UserID: user, App: "mona",
+			_, err = s.UpsertRollingSummary(ctx, store.RollingSummary{SessionID: id, UserID: user, App: appE,
 				Summary: json.RawMessage(`{"facts":[{"key":"name","value":"Ada"}]}`), MessagesCovered: 20, UpdatedAt: T0.Add(time.Duration(2-i) * time.Minute)})
 			must(t, err)
 		}
@@ -80,7 +80,7 @@ var forgetCases = []testCase{
 		seedSession(t, s, "u-2", "s-2")
 		at := func(h int) time.Time { return T0.Add(time.Duration(h) * time.Hour) }
 		mem := func(id, user, key, value, status string, h int) store.Memory {
-			return store.Memory{ID: id, UserID: user, App: "mona", Key: key, Value: value, Category: "fact", Importance: 80,
+			return store.Memory{ID: id, UserID: user, App: appE, Key: key, Value: value, Category: "fact", Importance: 80,
 				Confidence: 0.8, Status: status, CreatedAt: at(h), UpdatedAt: at(h), StatedAt: at(h)}
 		}
 		old := mem("m-1", "u-1", "lives_in", "Plonkton", store.MemoryDeprecated, 0)
@@ -124,9 +124,9 @@ var forgetCases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
-		must(t, s.InsertCue(ctx, store.Cue{ID: "c-1", UserID: "u-1", App: "eldertree", Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.InsertCue(ctx, store.Cue{ID: "c-2", UserID: "u-1", App: "eldertree", Kind: "fellowship_dropped", Field: "in_fellowship", SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.InsertCue(ctx, store.Cue{ID: "c-3", UserID: "u-2", App: "eldertree", Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-2", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{ID: "c-1", UserID: "u-1", App: appC, Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-1", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{ID: "c-2", UserID: "u-1", App: appC, Kind: "fellowship_dropped", Field: "in_fellowship", SessionID: "s-1", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{ID: "c-3", UserID: "u-2", App: appC, Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-2", CreatedAt: T0}))
 		must(t, s.DeleteCue(ctx, "u-1", "c-1"))
 		if err := s.DeleteCue(ctx, "u-1", "c-3"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleting another user's cue = %v; want ErrNotFound", err)

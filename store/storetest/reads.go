@@ -24,7 +24,7 @@ var readCases = []testCase{
 		seedSession(t, s, "u-1", "s-2")
 		seedSession(t, s, "u-2", "s-3")
 		rec := func(user, session, kind, key string) {
-			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: "mona", Kind: kind, Key: key,
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: appE, Kind: kind, Key: key,
 				Data: json.RawMessage(`{"n":1}`), SessionID: session, UpdatedAt: T0}))
 		}
 		rec("u-1", "s-1", "pref", "b")
@@ -73,7 +73,7 @@ var readCases = []testCase{
 		seedSession(t, s, "u-1", "s-2")
 		seedSession(t, s, "u-2", "s-3")
 		cue := func(id, user, session, kind, field string, at time.Time, resolved bool) {
-			c := store.Cue{ID: id, UserID: user, App: "mona", Kind: kind, Field: field, Detail: json.RawMessage(`{"severity":"high"}`),
+			c := store.Cue{ID: id, UserID: user, App: appE, Kind: kind, Field: field, Detail: json.RawMessage(`{"severity":"high"}`),
 				SessionID: session, CreatedAt: at}
 			if resolved {
 				c.ResolvedAt = ptr(at.Add(time.Hour))
@@ -115,14 +115,14 @@ var readCases = []testCase{
 	{"SummariesCarryTheirSessionsEnd", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		s1 := seedSession(t, s, "u-1", "s-1")
-		s2 := store.Session{ID: "s-2", UserID: "u-1", App: "mona", Status: store.StatusClosed, StartedAt: T0.Add(48 * time.Hour),
+		s2 := store.Session{ID: "s-2", UserID: "u-1", App: appE, Status: store.StatusClosed, StartedAt: T0.Add(48 * time.Hour),
 			EndedAt: T0.Add(49 * time.Hour), Timezone: "UTC", BodySHA256: "def", UpdatedAt: T0}
 		must(t, s.CreateSession(ctx, s2))
 		// Written in the other order than the sessions ended: the list
 		// follows the sessions, and each carries its session's end.
-		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-2", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules",
+		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-2", PromptVersion: "v1", UserID: "u-1", App: appE, Source: "rules",
 			Data: json.RawMessage(`{"n":2}`), CreatedAt: T0.Add(50 * time.Hour)}))
-		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: "mona", Source: "rules",
+		must(t, s.UpsertSummary(ctx, store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: appE, Source: "rules",
 			Data: json.RawMessage(`{"n":1}`), CreatedAt: T0.Add(72 * time.Hour)}))
 		got, err := s.ListSummaries(ctx, "u-1", 10)
 		must(t, err)

@@ -22,8 +22,11 @@ func init() {
 // sealedApps.
 type fakeSealer struct{ key string }
 
-// sealedApps are the apps whose policy, in these cases, seals derived data.
-var sealedApps = []string{"coach"}
+// sealedApp is the app whose policy, in these cases, seals derived data;
+// plainApp's policy does not. sealedApps lists the apps the fake seals.
+const sealedApp, plainApp = appB, appE
+
+var sealedApps = []string{sealedApp}
 
 func (f *fakeSealer) Sealed(app string) bool { return slices.Contains(sealedApps, app) }
 
@@ -67,25 +70,25 @@ var sealCases = []testCase{
 		setter.SetSealer(sealer)
 		defer setter.SetSealer(nil)
 
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-c", App: "coach", DisplayName: "Philippa", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-m", App: "mona", DisplayName: "Mona's Meg", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
-		must(t, s.CreateSession(ctx, store.Session{ID: "s-c", UserID: "u-c", App: "coach", Status: store.StatusClosed,
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-c", App: sealedApp, DisplayName: "Philippa", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-m", App: plainApp, DisplayName: "Meg O'Hara", Timezone: "UTC", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.CreateSession(ctx, store.Session{ID: "s-c", UserID: "u-c", App: sealedApp, Status: store.StatusClosed,
 			StartedAt: T0, EndedAt: T0, UpdatedAt: T0}))
 		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			if err := tx.UpsertSummary(ctx, store.Summary{SessionID: "s-c", PromptVersion: "v1", UserID: "u-c", App: "coach",
+			if err := tx.UpsertSummary(ctx, store.Summary{SessionID: "s-c", PromptVersion: "v1", UserID: "u-c", App: sealedApp,
 				Source: "rules", Data: json.RawMessage(`{"recognition_moment":"I stay quiet"}`), CreatedAt: T0}); err != nil {
 				return err
 			}
-			return tx.SaveProfile(ctx, store.Profile{UserID: "u-c", App: "coach", Doc: json.RawMessage(`{"goals":["speak up"]}`), Version: 1, UpdatedAt: T0},
+			return tx.SaveProfile(ctx, store.Profile{UserID: "u-c", App: sealedApp, Doc: json.RawMessage(`{"goals":["speak up"]}`), Version: 1, UpdatedAt: T0},
 				store.ProfileChange{Changed: json.RawMessage(`{"goals":["speak up"]}`), Actor: "extraction", SessionID: "s-c", At: T0})
 		}))
 
 		// Read back through the store: plaintext, for both apps.
 		if u, err := s.GetUser(ctx, "u-c"); err != nil || u.DisplayName != "Philippa" {
-			t.Fatalf("coach user = %+v, %v", u, err)
+			t.Fatalf("sealed app's user = %+v, %v", u, err)
 		}
-		if u, err := s.GetUser(ctx, "u-m"); err != nil || u.DisplayName != "Mona's Meg" {
-			t.Fatalf("mona user = %+v, %v", u, err)
+		if u, err := s.GetUser(ctx, "u-m"); err != nil || u.DisplayName != "Meg O'Hara" {
+			t.Fatalf("plain app's user = %+v, %v", u, err)
 		}
 		sum, err := s.GetSummary(ctx, "s-c")
 		if err != nil || !strings.Contains(string(sum.Data), "I stay quiet") {
@@ -104,28 +107,28 @@ var sealCases = []testCase{
 
 		// A plaintext app's value that merely looks sealed is the user's own.
 		lookalike := json.RawMessage(`{"sealed":"sealed:v1:not-a-sealed-value"}`)
-		must(t, s.SaveProfile(ctx, store.Profile{UserID: "u-m", App: "mona", Doc: lookalike, Version: 1, UpdatedAt: T0},
+		must(t, s.SaveProfile(ctx, store.Profile{UserID: "u-m", App: plainApp, Doc: lookalike, Version: 1, UpdatedAt: T0},
 			store.ProfileChange{Changed: lookalike, Actor: "user", At: T0}))
 		if p, err := s.GetProfile(ctx, "u-m"); err != nil || !strings.Contains(string(p.Doc), "not-a-sealed-value") {
-			t.Fatalf("a mona profile that looks sealed = %s, %v; want it as stored", p.Doc, err)
+			t.Fatalf("a plain app's profile that looks sealed = %s, %v; want it as stored", p.Doc, err)
 		}
 		if h, err := s.ListProfileHistory(ctx, "u-m"); err != nil || len(h) != 1 || !strings.Contains(string(h[0].Changed), "not-a-sealed-value") {
 			t.Fatalf("its history = %v, %v", h, err)
 		}
 
-		// Without the sealer, nothing of the coach user opens; mona's does.
+		// Without the sealer, nothing of the sealed app's user opens; the plain app's does.
 		setter.SetSealer(nil)
 		if _, err := s.GetSummary(ctx, "s-c"); err == nil {
-			t.Error("the coach summary opened without a sealer: it is stored in plaintext")
+			t.Error("the sealed app's summary opened without a sealer: it is stored in plaintext")
 		}
 		if _, err := s.GetProfile(ctx, "u-c"); err == nil {
-			t.Error("the coach profile opened without a sealer")
+			t.Error("the sealed app's profile opened without a sealer")
 		}
 		if _, err := s.GetUser(ctx, "u-c"); err == nil {
-			t.Error("the coach display name opened without a sealer")
+			t.Error("the sealed app's display name opened without a sealer")
 		}
-		if u, err := s.GetUser(ctx, "u-m"); err != nil || u.DisplayName != "Mona's Meg" {
-			t.Errorf("the mona user without a sealer = %+v, %v", u, err)
+		if u, err := s.GetUser(ctx, "u-m"); err != nil || u.DisplayName != "Meg O'Hara" {
+			t.Errorf("the plain app's user without a sealer = %+v, %v", u, err)
 		}
 
 		// A new key: reseal moves every sealed value to it, and they open.

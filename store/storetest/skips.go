@@ -54,7 +54,7 @@ var skipCases = []testCase{
 	}},
 	{"BufferHeadReadsTheHeadOnly", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
-		must(t, s.UpsertUser(ctx, store.User{ID: "u-buf", App: "mona", CreatedAt: T0, UpdatedAt: T0}))
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-buf", App: appE, CreatedAt: T0, UpdatedAt: T0}))
 		h, err := s.BufferHead(ctx, "s-buf", []string{"m0"})
 		if err != nil || h.Next != 0 || len(h.Known) != 0 || h.Known == nil {
 			t.Fatalf("head of an empty buffer = %+v, %v", h, err)

@@ -105,5 +105,17 @@ func Postgres(t testing.TB) store.Store {
 	return s
 }
 
+// The apps the cases' rows belong to. The store knows no app kinds: to it an
+// app is a label that it stores, filters by, groups by and orders by, so the
+// suite names no real preset. The labels sort appA < appB < … < appE, which
+// the cases that read rows grouped or ordered by app rely on.
+const (
+	appA = "app-a"
+	appB = "app-b"
+	appC = "app-c"
+	appD = "app-d"
+	appE = "app-e"
+)
+
 // T0 is a fixed instant tests build their times from.
 var T0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)

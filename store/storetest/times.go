@@ -90,7 +90,7 @@ var timeCases = []testCase{
 		beforeYear1 := time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC)
 		due := T0.Add(-time.Hour)
 		mem := func(id string, exp time.Time) store.Memory {
-			return store.Memory{ID: id, UserID: "u-1", App: "mona", Key: "event:" + id, Value: id, Category: "event", Importance: 50,
+			return store.Memory{ID: id, UserID: "u-1", App: appE, Key: "event:" + id, Value: id, Category: "event", Importance: 50,
 				Confidence: 0.9, Status: store.MemoryActive, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0}
 		}
 		must(t, s.InsertMemories(ctx, []store.Memory{mem("m-far", year10000), mem("m-past", beforeYear1), mem("m-due", due)}))
@@ -138,19 +138,19 @@ var timeCases = []testCase{
 		seedSession(t, s, "u-1", "s-2")
 		exp := T0.Add(24 * time.Hour)
 		must(t, s.InsertMemories(ctx, []store.Memory{
-			{ID: "m-far", UserID: "u-1", App: "mona", Key: "event:launch", Value: "launch", Category: "event", Importance: 50, Confidence: 0.9,
+			{ID: "m-far", UserID: "u-1", App: appE, Key: "event:launch", Value: "launch", Category: "event", Importance: 50, Confidence: 0.9,
 				Status: store.MemoryActive, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0, EventDate: "9999-12-31"},
-			{ID: "m-old", UserID: "u-1", App: "mona", Key: "event:birth", Value: "birth", Category: "event", Importance: 50, Confidence: 0.9,
+			{ID: "m-old", UserID: "u-1", App: appE, Key: "event:birth", Value: "birth", Category: "event", Importance: 50, Confidence: 0.9,
 				Status: store.MemoryActive, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
-			{ID: "m-due", UserID: "u-1", App: "mona", Key: "event:due", Value: "due", Category: "event", Importance: 50, Confidence: 0.9,
+			{ID: "m-due", UserID: "u-1", App: appE, Key: "event:due", Value: "due", Category: "event", Importance: 50, Confidence: 0.9,
 				Status: store.MemoryActive, ExpiresAt: ptr(T0.Add(-time.Hour)), CreatedAt: T0, UpdatedAt: T0, StatedAt: T0},
 		}))
 		must(t, s.InsertStatement(ctx, store.Statement{ID: "st-1", MemoryID: "m-far", UserID: "u-1", Key: "event:launch", Value: "launch",
 			ExpiresAt: &exp, StatedAt: T0, SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: "mona", Kind: "goal", Key: "run", Data: json.RawMessage(`{}`),
+		must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: appE, Kind: "goal", Key: "run", Data: json.RawMessage(`{}`),
 			SessionID: "s-1", UpdatedAt: T0, StatedAt: T0}))
 		doc := json.RawMessage(`{"name":"Wren"}`)
-		must(t, s.SaveProfile(ctx, store.Profile{UserID: "u-1", App: "mona", Doc: doc, Version: 1, UpdatedAt: T0},
+		must(t, s.SaveProfile(ctx, store.Profile{UserID: "u-1", App: appE, Doc: doc, Version: 1, UpdatedAt: T0},
 			store.ProfileChange{UserID: "u-1", Version: 1, Doc: doc, Changed: doc, Actor: "operator", At: T0, StatedAt: T0}))
 		must(t, s.InsertEvents(ctx, []store.Event{{SessionID: "s-1", Seq: 0, UserID: "u-1", Kind: "mood", At: T0, Data: json.RawMessage(`{}`)}}))
 

@@ -49,28 +49,28 @@ var viewCases = []testCase{
 			"m-6": T0.Add(-10 * 24 * time.Hour), // outside the window
 		}
 		for id, end := range ends {
-			viewSession(t, s, "mona", "u-mona", id, end)
+			viewSession(t, s, appE, "u-e", id, end)
 		}
-		viewSession(t, s, "coach", "u-coach", "c-1", T0.Add(10*time.Minute))
-		viewSession(t, s, "lara", "u-lara", "l-1", T0.Add(10*time.Minute)) // an app not asked for
+		viewSession(t, s, appB, "u-b", "c-1", T0.Add(10*time.Minute))
+		viewSession(t, s, appD, "u-d", "l-1", T0.Add(10*time.Minute)) // an app not asked for
 		from, to := T0.Add(-2*24*time.Hour), T0.Add(2*24*time.Hour)
 
-		hours, err := v.ViewSessionCounts(ctx, []string{"mona", "coach"}, from, to, store.ViewHour)
+		hours, err := v.ViewSessionCounts(ctx, []string{appE, appB}, from, to, store.ViewHour)
 		must(t, err)
 		want := []store.SessionCount{
-			{Start: time.Date(2026, 11, 19, 23, 0, 0, 0, time.UTC), App: "mona", Count: 1},
-			{Start: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), App: "coach", Count: 1},
-			{Start: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), App: "mona", Count: 2},
-			{Start: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), App: "mona", Count: 1},
+			{Start: time.Date(2026, 11, 19, 23, 0, 0, 0, time.UTC), App: appE, Count: 1},
+			{Start: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), App: appB, Count: 1},
+			{Start: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), App: appE, Count: 2},
+			{Start: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), App: appE, Count: 1},
 		}
 		sameCounts(t, "by hour", hours, want)
 
-		days, err := v.ViewSessionCounts(ctx, []string{"mona", "coach"}, from, to, store.ViewDay)
+		days, err := v.ViewSessionCounts(ctx, []string{appE, appB}, from, to, store.ViewDay)
 		must(t, err)
 		sameCounts(t, "by day", days, []store.SessionCount{
-			{Start: time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), App: "mona", Count: 1},
-			{Start: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), App: "coach", Count: 1},
-			{Start: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), App: "mona", Count: 3},
+			{Start: time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), App: appE, Count: 1},
+			{Start: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), App: appB, Count: 1},
+			{Start: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), App: appE, Count: 3},
 		})
 
 		none, err := v.ViewSessionCounts(ctx, nil, from, to, store.ViewDay)
@@ -78,24 +78,24 @@ var viewCases = []testCase{
 		if none == nil || len(none) != 0 {
 			t.Fatalf("no apps: %v; want an empty list", none)
 		}
-		if _, err := v.ViewSessionCounts(ctx, []string{"mona"}, from, to, "week"); err == nil {
+		if _, err := v.ViewSessionCounts(ctx, []string{appE}, from, to, "week"); err == nil {
 			t.Fatal("bucket week accepted")
 		}
 	}},
 	{"ViewExtractionStatsByDay", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		v := viewReader(t, s)
-		viewSession(t, s, "mona", "u-1", "s-1", T0)
-		viewSession(t, s, "mona", "u-1", "s-2", T0)
-		viewSession(t, s, "eldertree", "u-2", "s-3", T0)
+		viewSession(t, s, appE, "u-1", "s-1", T0)
+		viewSession(t, s, appE, "u-1", "s-2", T0)
+		viewSession(t, s, appC, "u-2", "s-3", T0)
 		runs := []store.ExtractionRun{
-			{SessionID: "s-1", UserID: "u-1", App: "mona", PromptVersion: "v1", Source: "rules", Outcome: "ok", Final: true, CreatedAt: T0},
-			{SessionID: "s-2", UserID: "u-1", App: "mona", PromptVersion: "v1", Source: "rules", Outcome: "ok", Final: true, CreatedAt: T0.Add(time.Hour)},
-			{SessionID: "s-3", UserID: "u-2", App: "eldertree", PromptVersion: "v1", Source: "llm", Outcome: "transient_error",
+			{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v1", Source: "rules", Outcome: "ok", Final: true, CreatedAt: T0},
+			{SessionID: "s-2", UserID: "u-1", App: appE, PromptVersion: "v1", Source: "rules", Outcome: "ok", Final: true, CreatedAt: T0.Add(time.Hour)},
+			{SessionID: "s-3", UserID: "u-2", App: appC, PromptVersion: "v1", Source: "llm", Outcome: "transient_error",
 				InputTokens: 100, OutputTokens: 0, CostUSD: 0.001, Attempt: 1, CreatedAt: T0.Add(-24 * time.Hour)},
-			{SessionID: "s-3", UserID: "u-2", App: "eldertree", PromptVersion: "v1", Source: "llm", Outcome: "ok", Final: true,
+			{SessionID: "s-3", UserID: "u-2", App: appC, PromptVersion: "v1", Source: "llm", Outcome: "ok", Final: true,
 				InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25, Attempt: 2, CreatedAt: T0.Add(-23 * time.Hour)},
-			{SessionID: "s-1", UserID: "u-1", App: "mona", PromptVersion: "v0", Source: "fallback", Outcome: "invalid_answer", Final: true,
+			{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v0", Source: "fallback", Outcome: "invalid_answer", Final: true,
 				InputTokens: 50, OutputTokens: 20, CostUSD: 0.125, CreatedAt: T0.Add(-40 * 24 * time.Hour)}, // outside
 		}
 		for _, r := range runs {
@@ -105,9 +105,9 @@ var viewCases = []testCase{
 		must(t, err)
 		day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
 		want := []store.ExtractionStat{
-			{Day: day(19), App: "eldertree", Source: "llm", Outcome: "ok", Final: true, Runs: 1, InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25},
-			{Day: day(19), App: "eldertree", Source: "llm", Outcome: "transient_error", Final: false, Runs: 1, InputTokens: 100, CostUSD: 0.001},
-			{Day: day(20), App: "mona", Source: "rules", Outcome: "ok", Final: true, Runs: 2},
+			{Day: day(19), App: appC, Source: "llm", Outcome: "ok", Final: true, Runs: 1, InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25},
+			{Day: day(19), App: appC, Source: "llm", Outcome: "transient_error", Final: false, Runs: 1, InputTokens: 100, CostUSD: 0.001},
+			{Day: day(20), App: appE, Source: "rules", Outcome: "ok", Final: true, Runs: 2},
 		}
 		if len(got) != len(want) {
 			t.Fatalf("stats %+v; want %+v", got, want)
@@ -141,7 +141,7 @@ var viewCases = []testCase{
 			t.Fatalf("no insights: weeks %v; want an empty list", weeks)
 		}
 		for i, w := range []string{"2026-11-08", "2026-11-22", "2026-11-15", "2026-11-01"} {
-			for _, app := range []string{"eldertree", "recovery"} {
+			for _, app := range []string{appC, "recovery"} {
 				must(t, s.UpsertInsight(ctx, store.Insight{App: app, WeekEnding: w,
 					Data: json.RawMessage(fmt.Sprintf(`{"app":%q,"n":%d}`, app, i)), UpdatedAt: T0}))
 			}
@@ -153,8 +153,8 @@ var viewCases = []testCase{
 		}
 		ins, err := v.ViewInsights(ctx, "2026-11-15")
 		must(t, err)
-		if len(ins) != 2 || ins[0].App != "eldertree" || ins[1].App != "recovery" {
-			t.Fatalf("insights of 2026-11-15: %+v; want eldertree then recovery", ins)
+		if len(ins) != 2 || ins[0].App != appC || ins[1].App != "recovery" {
+			t.Fatalf("insights of 2026-11-15: %+v; want %s then recovery", ins, appC)
 		}
 		var d struct {
 			App string `json:"app"`

@@ -21,10 +21,10 @@ var weekAndCueCases = []testCase{
 		seedSession(t, s, "u-2", "s-2")
 		weeks := []string{"2026-11-01", "2026-11-15", "2026-11-08", "2026-11-22", "2026-10-25"}
 		for i, w := range weeks {
-			must(t, s.UpsertWeekly(ctx, []store.AggregateRow{{UserID: "u-1", App: "eldertree", WeekEnding: w,
+			must(t, s.UpsertWeekly(ctx, []store.AggregateRow{{UserID: "u-1", App: appC, WeekEnding: w,
 				Data: json.RawMessage(`{"total_sessions_completed":` + string(rune('1'+i)) + `}`), UpdatedAt: T0}}))
 		}
-		must(t, s.UpsertWeekly(ctx, []store.AggregateRow{{UserID: "u-2", App: "eldertree", WeekEnding: "2026-11-29", Data: json.RawMessage(`{}`), UpdatedAt: T0}}))
+		must(t, s.UpsertWeekly(ctx, []store.AggregateRow{{UserID: "u-2", App: appC, WeekEnding: "2026-11-29", Data: json.RawMessage(`{}`), UpdatedAt: T0}}))
 
 		var got []string
 		before := ""
@@ -41,7 +41,7 @@ var weekAndCueCases = []testCase{
 				t.Fatalf("page %d has %d rows; limit 2", pages, len(page))
 			}
 			for _, r := range page {
-				if r.UserID != "u-1" || r.App != "eldertree" || len(r.Data) == 0 || !r.UpdatedAt.Equal(T0) {
+				if r.UserID != "u-1" || r.App != appC || len(r.Data) == 0 || !r.UpdatedAt.Equal(T0) {
 					t.Fatalf("row %+v", r)
 				}
 				got = append(got, r.WeekEnding)
@@ -67,9 +67,9 @@ var weekAndCueCases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
-		must(t, s.InsertCue(ctx, store.Cue{UserID: "u-1", App: "eldertree", Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.InsertCue(ctx, store.Cue{UserID: "u-1", App: "eldertree", Kind: "fellowship_dropped", Field: "in_fellowship", SessionID: "profile:u-1:v2", CreatedAt: T0}))
-		must(t, s.InsertCue(ctx, store.Cue{UserID: "u-2", App: "eldertree", Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-2", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{UserID: "u-1", App: appC, Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-1", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{UserID: "u-1", App: appC, Kind: "fellowship_dropped", Field: "in_fellowship", SessionID: "profile:u-1:v2", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{UserID: "u-2", App: appC, Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-2", CreatedAt: T0}))
 		n, err := s.DeleteCues(ctx, "u-1")
 		must(t, err)
 		mine, err := s.ListCues(ctx, "u-1", false)
