@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // The rule toolkit: what the kinds outside this package (kinds/<name>) use
@@ -307,21 +305,118 @@ func Slug(phrase string, withoutArticles bool) string {
 	return slug(phrase, nil)
 }
 
-// MineMessage runs the general statement rules on one user message: the
-// memories it states, and why a sentence was dropped.
-func MineMessage(text string) (found []Memory, reasons []string) { return mineMessage(text) }
-
-// FeelWords is the alternation of the words that name a feeling
-// ("tired|sad|…"), for a pattern.
-const FeelWords = feelWord
-
-// MineSession runs the general rules on a session: the memories the user's
-// own messages state, the feeling of the session, and its summary, under
-// p's lifetimes and confidence floor. It is the general companion's whole
-// extractor, and any kind's to call.
-func MineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
-	mineSession(res, p, s, now)
-}
-
 // TruncateRunes is s cut to at most n runes.
 func TruncateRunes(s string, n int) string { return packTruncRunes(s, n) }
+
+// The doors below are the engine's word lists and helpers that the general
+// memory grammar (extract/grammar) reads; it imports this package, never the
+// other way round.
+
+// PrefixWindow bounds the text a pattern's prefix is matched against, and
+// the text scanned for a date that opens a clause.
+const PrefixWindow = prefixWindow
+
+// ScanLimit bounds how far a value is scanned for its end.
+const ScanLimit = scanLimit
+
+// SlugWithout is phrase as a key slug, without the words of drop (nil keeps
+// every word).
+func SlugWithout(phrase string, drop map[string]bool) string { return slug(phrase, drop) }
+
+// Articles are the words a slug drops in front of a thing ("a", "the", "my", …).
+func Articles() map[string]bool { return articles }
+
+// Relations maps the words for a relative to the family: key's canonical word.
+func Relations() map[string]string { return relations }
+
+// Species maps the words for a pet to the pet: key's canonical word.
+func Species() map[string]string { return species }
+
+// Qualifiers are the words that start the part of an item qualifying its head.
+func Qualifiers() map[string]bool { return qualifiers }
+
+// EqualWords reports whether the words of a equal the first len(a) of b.
+func EqualWords(a, b []string) bool { return equalWords(a, b) }
+
+// PlainKeys are the memory keys without a prefix (name, lives_in, …).
+func PlainKeys() map[string]bool { return plainKeys }
+
+// QuestionStarts are the words that open a question.
+func QuestionStarts() map[string]bool { return questionStarts }
+
+// Interjections are the words skipped before a clause ("well", "oh", …).
+func Interjections() map[string]bool { return interjections }
+
+// NameStops end a name; NameRejects are words that are never one.
+func NameStops() map[string]bool   { return nameStops }
+func NameRejects() map[string]bool { return nameReject }
+
+// NameShaped reports whether w looks like a name word.
+func NameShaped(w string) bool { return nameShaped(w) }
+
+// NumberWords maps "one" … "twelve" and the like to their numbers.
+func NumberWords() map[string]int { return numberWords }
+
+// RequestRe matches "I'd like …", a request rather than a preference.
+func RequestRe() *regexp.Regexp { return requestRe }
+
+// Hedged reports whether s holds a hedge (might, maybe, if, …).
+func Hedged(s string) bool { return hedged(s) }
+
+// WithoutHedges is s with its hedge words removed.
+func WithoutHedges(s string) string { return withoutHedges(s) }
+
+// WordStarts lists the byte offsets of the words of a space-collapsed sentence.
+func WordStarts(s string) []int { return wordStarts(s) }
+
+// StartsWithDate reports whether s opens with a date expression.
+func StartsWithDate(s string) bool { return startsWithDate(s) }
+
+// StripLeading removes any of phrases (whole words) from the start of s,
+// repeatedly; StripTrailing from its end.
+func StripLeading(s string, phrases []string) string  { return stripLeading(s, phrases) }
+func StripTrailing(s string, phrases []string) string { return stripTrailing(s, phrases) }
+
+// Apostrophes folds typographic quotes into ASCII ones.
+func Apostrophes() *strings.Replacer { return apostrophes }
+
+// TTLStart is when the lifetime of m, said at said in loc, starts.
+func TTLStart(m Memory, said time.Time, loc *time.Location) time.Time { return ttlStart(m, said, loc) }
+
+// DateSpan is where one date expression sits in a text, in bytes.
+type DateSpan struct{ Start, End int }
+
+// DateSpans are the date expressions of text, in order.
+func DateSpans(text string) []DateSpan {
+	es := scanDates(text)
+	out := make([]DateSpan, len(es))
+	for i, e := range es {
+		out[i] = DateSpan{e.start, e.end}
+	}
+	return out
+}
+
+// Prefilter is a cheap test that a text may match a regexp: the literals
+// every match must hold.
+type Prefilter struct{ p prefilter }
+
+// NewPrefilter is re's prefilter.
+func NewPrefilter(re *regexp.Regexp) Prefilter { return Prefilter{newPrefilter(re)} }
+
+// MayMatch reports whether text (lower case) may match.
+func (p Prefilter) MayMatch(text string) bool { return p.p.mayMatch(text) }
+
+// PrefilterSet tests up to 64 prefilters in one pass.
+type PrefilterSet struct{ s prefilterSet }
+
+// NewPrefilterSet is the set of filters, in their order.
+func NewPrefilterSet(filters []Prefilter) PrefilterSet {
+	ps := make([]prefilter, len(filters))
+	for i, f := range filters {
+		ps[i] = f.p
+	}
+	return PrefilterSet{newPrefilterSet(ps)}
+}
+
+// Mask has bit i set when filter i may match text (lower case).
+func (s PrefilterSet) Mask(text string) uint64 { return s.s.mask(text) }
