@@ -116,7 +116,7 @@ func TTLFor(p prompts.Policy, category string, from time.Time) *time.Time {
 }
 
 // ValidKey reports whether key has one of the documented shapes (see the
-// vocabulary in mona.go): a plain key (name, nickname, feeling, lives_in,
+// vocabulary in keys.go): a plain key (name, nickname, feeling, lives_in,
 // hometown, works_at, studies_at, occupation, diet) or a prefix
 // (favorite_, likes:, dislikes:, hobby:, event:, plan:, family:, pet:,
 // allergy:, goal:) followed by a slug, lower-case words of letters and
