@@ -280,9 +280,16 @@ func isTerminator(r rune) bool { return r == '.' || r == '!' || r == '?' || r ==
 // inside a sentence is collapsed to single spaces.
 func splitSentences(text string) []sentence {
 	var out []sentence
+	eachSentence(text, func(s string, q bool) { out = append(out, sentence{text: s, question: q}) })
+	return out
+}
+
+// eachSentence calls f with each sentence of text, as splitSentences splits
+// it, and whether it ended with a question mark.
+func eachSentence(text string, f func(s string, question bool)) {
 	emit := func(s string, q bool) {
 		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			out = append(out, sentence{text: s, question: q})
+			f(s, q)
 		}
 	}
 	start := 0
@@ -318,7 +325,6 @@ func splitSentences(text string) []sentence {
 		}
 	}
 	emit(text[start:], false)
-	return out
 }
 
 // abbreviations end with a full stop that ends no sentence: "St. Mary's".

@@ -377,6 +377,10 @@ func StartsWithDate(s string) bool { return startsWithDate(s) }
 func StripLeading(s string, phrases []string) string  { return stripLeading(s, phrases) }
 func StripTrailing(s string, phrases []string) string { return stripTrailing(s, phrases) }
 
+// EachSentence calls f with each sentence of text, as Sentences splits it,
+// and whether it ended with a question mark.
+func EachSentence(text string, f func(s string, question bool)) { eachSentence(text, f) }
+
 // Apostrophes folds typographic quotes into ASCII ones.
 func Apostrophes() *strings.Replacer { return apostrophes }
 

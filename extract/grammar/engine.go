@@ -63,11 +63,8 @@ type sentence struct {
 
 // splitSentences splits text at line breaks and at runs of . ! ? …
 func splitSentences(text string) []sentence {
-	ss := extract.Sentences(text)
-	out := make([]sentence, len(ss))
-	for i, s := range ss {
-		out[i] = sentence{text: s.Text, question: s.Question}
-	}
+	var out []sentence
+	extract.EachSentence(text, func(s string, q bool) { out = append(out, sentence{text: s, question: q}) })
 	return out
 }
 
