@@ -13,44 +13,9 @@ import (
 // of the engine's rules. Each is a thin, documented door onto the engine's
 // own helper, so that the engine keeps one implementation.
 
-// Sentence is one sentence of a message, as the rules split it.
-type Sentence struct {
-	Text     string // whitespace collapsed to single spaces
-	Question bool   // it ended with a question mark
-}
-
-// Sentences splits text at line breaks and at runs of . ! ? … followed by
-// a space or the end ("3.5" stays whole).
-func Sentences(text string) []Sentence {
-	ss := splitSentences(text)
-	out := make([]Sentence, len(ss))
-	for i, s := range ss {
-		out[i] = Sentence{Text: s.text, Question: s.question}
-	}
-	return out
-}
-
 // StraightApostrophes is s with its curly apostrophes made straight, as the
 // rules' word lists expect.
 func StraightApostrophes(s string) string { return apostrophes.Replace(s) }
-
-// LowerWords splits s into lower-case words of letters, digits and
-// apostrophes.
-func LowerWords(s string) []string { return lowerWords(s) }
-
-// Negated reports whether one of the lower-case words before a match
-// makes it untrue ("never", "didn't", …).
-func Negated(before []string) bool {
-	for _, w := range before {
-		if negations[w] || strings.HasSuffix(w, "n't") {
-			return true
-		}
-	}
-	return false
-}
-
-// negations are the words that make what follows them untrue.
-var negations = toSet("no not never without zero none nor nobody nothing barely hardly almost nearly")
 
 // HasAlnum reports whether s holds a letter or a digit.
 func HasAlnum(s string) bool { return hasAlnum(s) }
@@ -118,19 +83,6 @@ func Prefix(alternatives ...string) *regexp.Regexp { return prefix(alternatives.
 
 // WordSet is the set of the space-separated words of words.
 func WordSet(words string) map[string]bool { return toSet(words) }
-
-// Tidy is a value with its quotes, trailing punctuation and extra spaces
-// taken off.
-func Tidy(v string) string { return tidy(v) }
-
-// ClauseStarts lists the byte offsets at which the clauses of a
-// space-collapsed sentence start: its first word and each word after a
-// clause mark or a joining word.
-func ClauseStarts(s string) []int { return clauseStarts(s) }
-
-// SkipInterjections is the offset of the first word of s at or after p that
-// is no interjection ("well", "oh", "ok"); p when there is none.
-func SkipInterjections(s string, p int) int { return skipInterjections(s, p) }
 
 // The context pack toolkit: a kind's Pack plans sections of candidate
 // items, which the engine fits into the budget (Pack).
@@ -225,14 +177,6 @@ func PackStrings(v any) []string { return packStrings(v) }
 // PackDate is t's calendar date, or "undated".
 func PackDate(t time.Time) string { return packDate(t) }
 
-// ParseName reads a person's name at the start of rest ("Sam", "Dr. Sam
-// Lee"); "" when rest starts with none.
-func ParseName(rest string) string { return parseName(rest) }
-
-// NotAName reports whether a lower-case word the name patterns may catch
-// is no name ("secret", "whatever", …).
-func NotAName(w string) bool { return nameReject[w] }
-
 // Civil is the calendar day y-m-d, at midnight UTC.
 func Civil(y int, m time.Month, d int) time.Time { return civil(y, m, d) }
 
@@ -242,25 +186,9 @@ func IsWeekday(w string) bool { return weekdays[w] != 0 || w == "sunday" }
 // NumberWord is the number a lower-case word names ("a", "one" … "twelve").
 func NumberWord(w string) (int, bool) { n, ok := numberWords[w]; return n, ok }
 
-// Hedges marks the lower-case words that hedge what a clause says
-// ("maybe", "might", "wouldn't", …).
-func Hedges(words []string) []bool { return hedges(words) }
-
-// FirstWord is the word of a space-collapsed s that starts at p, and the
-// offset of the next one.
-func FirstWord(s string, p int) (string, int) { return firstWord(s, p) }
-
 // IsArticle reports whether a lower-case word is an article or a
 // possessive that may open a noun phrase ("a", "the", "my", …).
 func IsArticle(w string) bool { return articles[w] }
-
-// QuestionStart reports whether a lower-case word opens a question ("do",
-// "what", "isn't", …).
-func QuestionStart(w string) bool { return questionStarts[w] }
-
-// SkipLeadingDate is the offset past a date that opens s at p ("on
-// Monday, …"), and whether there was one.
-func SkipLeadingDate(s string, p int) (int, bool) { return skipLeadingDate(s, p) }
 
 // Date reads a stored civil date (YYYY-MM-DD) or RFC 3339 time.
 func Date(v any) (time.Time, bool) { return date(v) }
@@ -341,45 +269,12 @@ func EqualWords(a, b []string) bool { return equalWords(a, b) }
 // PlainKeys are the memory keys without a prefix (name, lives_in, …).
 func PlainKeys() map[string]bool { return plainKeys }
 
-// QuestionStarts are the words that open a question.
-func QuestionStarts() map[string]bool { return questionStarts }
-
-// Interjections are the words skipped before a clause ("well", "oh", …).
-func Interjections() map[string]bool { return interjections }
-
-// NameStops end a name; NameRejects are words that are never one.
-func NameStops() map[string]bool   { return nameStops }
-func NameRejects() map[string]bool { return nameReject }
-
-// NameShaped reports whether w looks like a name word.
-func NameShaped(w string) bool { return nameShaped(w) }
-
 // NumberWords maps "one" … "twelve" and the like to their numbers.
 func NumberWords() map[string]int { return numberWords }
 
-// RequestRe matches "I'd like …", a request rather than a preference.
-func RequestRe() *regexp.Regexp { return requestRe }
-
-// Hedged reports whether s holds a hedge (might, maybe, if, …).
-func Hedged(s string) bool { return hedged(s) }
-
-// WithoutHedges is s with its hedge words removed.
-func WithoutHedges(s string) string { return withoutHedges(s) }
-
-// WordStarts lists the byte offsets of the words of a space-collapsed sentence.
-func WordStarts(s string) []int { return wordStarts(s) }
-
-// StartsWithDate reports whether s opens with a date expression.
-func StartsWithDate(s string) bool { return startsWithDate(s) }
-
-// StripLeading removes any of phrases (whole words) from the start of s,
-// repeatedly; StripTrailing from its end.
-func StripLeading(s string, phrases []string) string  { return stripLeading(s, phrases) }
-func StripTrailing(s string, phrases []string) string { return stripTrailing(s, phrases) }
-
-// EachSentence calls f with each sentence of text, as Sentences splits it,
-// and whether it ended with a question mark.
-func EachSentence(text string, f func(s string, question bool)) { eachSentence(text, f) }
+// MayOpenDate reports whether the lower-case word w may open a date
+// expression.
+func MayOpenDate(w string) bool { return mayOpenDate(w) }
 
 // Apostrophes folds typographic quotes into ASCII ones.
 func Apostrophes() *strings.Replacer { return apostrophes }

@@ -15,58 +15,27 @@ const (
 )
 
 var (
-	toSet             = extract.WordSet
-	lowerWords        = extract.LowerWords
-	firstWord         = extract.FirstWord
-	prefix            = extract.Prefix
-	tidy              = extract.Tidy
-	hasAlnum          = extract.HasAlnum
-	skipInterjections = extract.SkipInterjections
-	parseName         = extract.ParseName
-	isUser            = extract.IsUser
-	clauseStarts      = extract.ClauseStarts
-	wordStarts        = extract.WordStarts
-	skipLeadingDate   = extract.SkipLeadingDate
-	startsWithDate    = extract.StartsWithDate
-	sessionZone       = extract.SessionZone
-	ttlStart          = extract.TTLStart
-	subject           = extract.Subject
-	hedged            = extract.Hedged
-	withoutHedges     = extract.WithoutHedges
-	stripLeading      = extract.StripLeading
-	stripTrailing     = extract.StripTrailing
-	nameShaped        = extract.NameShaped
-	equalWords        = extract.EqualWords
+	toSet       = extract.WordSet
+	prefix      = extract.Prefix
+	hasAlnum    = extract.HasAlnum
+	isUser      = extract.IsUser
+	sessionZone = extract.SessionZone
+	ttlStart    = extract.TTLStart
+	subject     = extract.Subject
+	equalWords  = extract.EqualWords
+	mayOpenDate = extract.MayOpenDate
 
-	articles       = extract.Articles()
-	relations      = extract.Relations()
-	species        = extract.Species()
-	qualifiers     = extract.Qualifiers()
-	plainKeys      = extract.PlainKeys()
-	questionStarts = extract.QuestionStarts()
-	interjections  = extract.Interjections()
-	nameStops      = extract.NameStops()
-	nameReject     = extract.NameRejects()
-	numberWords    = extract.NumberWords()
-	requestRe      = extract.RequestRe()
-	apostrophes    = extract.Apostrophes()
+	articles    = extract.Articles()
+	relations   = extract.Relations()
+	species     = extract.Species()
+	qualifiers  = extract.Qualifiers()
+	plainKeys   = extract.PlainKeys()
+	numberWords = extract.NumberWords()
+	apostrophes = extract.Apostrophes()
 )
 
 // slug is the key slug of phrase without the words of drop.
 func slug(phrase string, drop map[string]bool) string { return extract.SlugWithout(phrase, drop) }
-
-// sentence is one sentence of a message, as the rules split it.
-type sentence struct {
-	text     string
-	question bool // it ended with a question mark
-}
-
-// splitSentences splits text at line breaks and at runs of . ! ? …
-func splitSentences(text string) []sentence {
-	var out []sentence
-	extract.EachSentence(text, func(s string, q bool) { out = append(out, sentence{text: s, question: q}) })
-	return out
-}
 
 // dateExpr is where one date expression sits in a text.
 type dateExpr struct{ start, end int }
