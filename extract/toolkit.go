@@ -7,52 +7,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // The rule toolkit: what the kinds outside this package (kinds/<name>) use
 // of the engine's rules. Each is a thin, documented door onto the engine's
 // own helper, so that the engine keeps one implementation.
 
-// Sentence is one sentence of a message, as the rules split it.
-type Sentence struct {
-	Text     string // whitespace collapsed to single spaces
-	Question bool   // it ended with a question mark
-}
-
-// Sentences splits text at line breaks and at runs of . ! ? … followed by
-// a space or the end ("3.5" stays whole).
-func Sentences(text string) []Sentence {
-	ss := splitSentences(text)
-	out := make([]Sentence, len(ss))
-	for i, s := range ss {
-		out[i] = Sentence{Text: s.text, Question: s.question}
-	}
-	return out
-}
-
 // StraightApostrophes is s with its curly apostrophes made straight, as the
 // rules' word lists expect.
 func StraightApostrophes(s string) string { return apostrophes.Replace(s) }
-
-// LowerWords splits s into lower-case words of letters, digits and
-// apostrophes.
-func LowerWords(s string) []string { return lowerWords(s) }
-
-// Negated reports whether one of the lower-case words before a match
-// makes it untrue ("never", "didn't", …).
-func Negated(before []string) bool {
-	for _, w := range before {
-		if negations[w] || strings.HasSuffix(w, "n't") {
-			return true
-		}
-	}
-	return false
-}
-
-// negations are the words that make what follows them untrue.
-var negations = toSet("no not never without zero none nor nobody nothing barely hardly almost nearly")
 
 // HasAlnum reports whether s holds a letter or a digit.
 func HasAlnum(s string) bool { return hasAlnum(s) }
@@ -120,19 +83,6 @@ func Prefix(alternatives ...string) *regexp.Regexp { return prefix(alternatives.
 
 // WordSet is the set of the space-separated words of words.
 func WordSet(words string) map[string]bool { return toSet(words) }
-
-// Tidy is a value with its quotes, trailing punctuation and extra spaces
-// taken off.
-func Tidy(v string) string { return tidy(v) }
-
-// ClauseStarts lists the byte offsets at which the clauses of a
-// space-collapsed sentence start: its first word and each word after a
-// clause mark or a joining word.
-func ClauseStarts(s string) []int { return clauseStarts(s) }
-
-// SkipInterjections is the offset of the first word of s at or after p that
-// is no interjection ("well", "oh", "ok"); p when there is none.
-func SkipInterjections(s string, p int) int { return skipInterjections(s, p) }
 
 // The context pack toolkit: a kind's Pack plans sections of candidate
 // items, which the engine fits into the budget (Pack).
@@ -227,14 +177,6 @@ func PackStrings(v any) []string { return packStrings(v) }
 // PackDate is t's calendar date, or "undated".
 func PackDate(t time.Time) string { return packDate(t) }
 
-// ParseName reads a person's name at the start of rest ("Sam", "Dr. Sam
-// Lee"); "" when rest starts with none.
-func ParseName(rest string) string { return parseName(rest) }
-
-// NotAName reports whether a lower-case word the name patterns may catch
-// is no name ("secret", "whatever", …).
-func NotAName(w string) bool { return nameReject[w] }
-
 // Civil is the calendar day y-m-d, at midnight UTC.
 func Civil(y int, m time.Month, d int) time.Time { return civil(y, m, d) }
 
@@ -244,25 +186,9 @@ func IsWeekday(w string) bool { return weekdays[w] != 0 || w == "sunday" }
 // NumberWord is the number a lower-case word names ("a", "one" … "twelve").
 func NumberWord(w string) (int, bool) { n, ok := numberWords[w]; return n, ok }
 
-// Hedges marks the lower-case words that hedge what a clause says
-// ("maybe", "might", "wouldn't", …).
-func Hedges(words []string) []bool { return hedges(words) }
-
-// FirstWord is the word of a space-collapsed s that starts at p, and the
-// offset of the next one.
-func FirstWord(s string, p int) (string, int) { return firstWord(s, p) }
-
 // IsArticle reports whether a lower-case word is an article or a
 // possessive that may open a noun phrase ("a", "the", "my", …).
 func IsArticle(w string) bool { return articles[w] }
-
-// QuestionStart reports whether a lower-case word opens a question ("do",
-// "what", "isn't", …).
-func QuestionStart(w string) bool { return questionStarts[w] }
-
-// SkipLeadingDate is the offset past a date that opens s at p ("on
-// Monday, …"), and whether there was one.
-func SkipLeadingDate(s string, p int) (int, bool) { return skipLeadingDate(s, p) }
 
 // Date reads a stored civil date (YYYY-MM-DD) or RFC 3339 time.
 func Date(v any) (time.Time, bool) { return date(v) }
@@ -307,21 +233,89 @@ func Slug(phrase string, withoutArticles bool) string {
 	return slug(phrase, nil)
 }
 
-// MineMessage runs the general statement rules on one user message: the
-// memories it states, and why a sentence was dropped.
-func MineMessage(text string) (found []Memory, reasons []string) { return mineMessage(text) }
-
-// FeelWords is the alternation of the words that name a feeling
-// ("tired|sad|…"), for a pattern.
-const FeelWords = feelWord
-
-// MineSession runs the general rules on a session: the memories the user's
-// own messages state, the feeling of the session, and its summary, under
-// p's lifetimes and confidence floor. It is the general companion's whole
-// extractor, and any kind's to call.
-func MineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
-	mineSession(res, p, s, now)
-}
-
 // TruncateRunes is s cut to at most n runes.
 func TruncateRunes(s string, n int) string { return packTruncRunes(s, n) }
+
+// The doors below are the engine's word lists and helpers that the general
+// memory grammar (extract/grammar) reads; it imports this package, never the
+// other way round.
+
+// PrefixWindow bounds the text a pattern's prefix is matched against, and
+// the text scanned for a date that opens a clause.
+const PrefixWindow = prefixWindow
+
+// ScanLimit bounds how far a value is scanned for its end.
+const ScanLimit = scanLimit
+
+// SlugWithout is phrase as a key slug, without the words of drop (nil keeps
+// every word).
+func SlugWithout(phrase string, drop map[string]bool) string { return slug(phrase, drop) }
+
+// Articles are the words a slug drops in front of a thing ("a", "the", "my", …).
+func Articles() map[string]bool { return articles }
+
+// Relations maps the words for a relative to the family: key's canonical word.
+func Relations() map[string]string { return relations }
+
+// Species maps the words for a pet to the pet: key's canonical word.
+func Species() map[string]string { return species }
+
+// Qualifiers are the words that start the part of an item qualifying its head.
+func Qualifiers() map[string]bool { return qualifiers }
+
+// EqualWords reports whether the words of a equal the first len(a) of b.
+func EqualWords(a, b []string) bool { return equalWords(a, b) }
+
+// PlainKeys are the memory keys without a prefix (name, lives_in, …).
+func PlainKeys() map[string]bool { return plainKeys }
+
+// NumberWords maps "one" … "twelve" and the like to their numbers.
+func NumberWords() map[string]int { return numberWords }
+
+// MayOpenDate reports whether the lower-case word w may open a date
+// expression.
+func MayOpenDate(w string) bool { return mayOpenDate(w) }
+
+// Apostrophes folds typographic quotes into ASCII ones.
+func Apostrophes() *strings.Replacer { return apostrophes }
+
+// TTLStart is when the lifetime of m, said at said in loc, starts.
+func TTLStart(m Memory, said time.Time, loc *time.Location) time.Time { return ttlStart(m, said, loc) }
+
+// DateSpan is where one date expression sits in a text, in bytes.
+type DateSpan struct{ Start, End int }
+
+// DateSpans are the date expressions of text, in order.
+func DateSpans(text string) []DateSpan {
+	es := scanDates(text)
+	out := make([]DateSpan, len(es))
+	for i, e := range es {
+		out[i] = DateSpan{e.start, e.end}
+	}
+	return out
+}
+
+// Prefilter is a cheap test that a text may match a regexp: the literals
+// every match must hold.
+type Prefilter struct{ p prefilter }
+
+// NewPrefilter is re's prefilter.
+func NewPrefilter(re *regexp.Regexp) Prefilter { return Prefilter{newPrefilter(re)} }
+
+// MayMatch reports whether text (lower case) may match.
+func (p Prefilter) MayMatch(text string) bool { return p.p.mayMatch(text) }
+
+// PrefilterSet tests up to 64 prefilters in one pass.
+type PrefilterSet struct{ s prefilterSet }
+
+// NewPrefilterSet is the set of filters, in their order.
+func NewPrefilterSet(filters []Prefilter) PrefilterSet {
+	ps := make([]prefilter, len(filters))
+	for i, f := range filters {
+		ps[i] = f.p
+	}
+	return PrefilterSet{newPrefilterSet(ps)}
+}
+
+// Mask has bit i set when filter i may match text (lower case).
+func (s PrefilterSet) Mask(text string) uint64 { return s.s.mask(text) }

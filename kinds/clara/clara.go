@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
@@ -695,7 +696,7 @@ func claraFindConcerns(s extract.Session) []ClaraConcern {
 		today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 		found := map[string]bool{}
 		content := extract.StraightApostrophes(strings.ToValidUTF8(msg.Content, "\uFFFD"))
-		for _, sent := range extract.Sentences(content) {
+		for _, sent := range grammar.Sentences(content) {
 			if _, bad := extract.Sensitive(sent.Text); bad {
 				continue
 			}
@@ -714,8 +715,8 @@ func claraFindConcerns(s extract.Session) []ClaraConcern {
 					if claraConcernNot.MatchString(lower[m[0]:min(len(lower), m[1]+24)]) {
 						continue
 					}
-					before := extract.LowerWords(lower[:m[0]])
-					if c.negatable && extract.Negated(before[max(len(before)-4, 0):]) {
+					before := grammar.LowerWords(lower[:m[0]])
+					if c.negatable && grammar.Negated(before[max(len(before)-4, 0):]) {
 						continue
 					}
 					loc2 = m

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -352,7 +353,7 @@ var coachStyleWords = extract.WordSet(`direct directly blunt bluntly honest hone
 // coachStyled reports whether a value names a way of being coached.
 func coachStyled(v string) bool {
 	v = strings.ReplaceAll(strings.ToLower(v), "-", " ")
-	ws := extract.LowerWords(strings.NewReplacer("hand holding", "handholding", "sugar coat", "sugarcoat").Replace(v))
+	ws := grammar.LowerWords(strings.NewReplacer("hand holding", "handholding", "sugar coat", "sugarcoat").Replace(v))
 	for _, w := range ws {
 		if coachStyleWords[w] || coachStyleWords[strings.ReplaceAll(w, "'", "")] {
 			return true
@@ -406,7 +407,7 @@ func coachMine(s extract.Session) coachMined {
 		}
 		m.users++
 		content := strings.ToValidUTF8(msg.Content, "\uFFFD")
-		sents := extract.Sentences(extract.StraightApostrophes(content))
+		sents := grammar.Sentences(extract.StraightApostrophes(content))
 		if reason, bad := extract.Sensitive(content); bad {
 			m.sensitive = append(m.sensitive, extract.Dropped{MessageID: msg.ID, Reason: "sensitive:" + reason})
 			sents = m.withoutSensitive(sents)
@@ -441,13 +442,13 @@ func coachMine(s extract.Session) coachMined {
 // and the goals it takes back; a goal taken back leaves the goals said
 // before it in the session.
 func (m *coachMined) doneAndRetracted(sent string) {
-	starts := extract.ClauseStarts(sent)
+	starts := grammar.ClauseStarts(sent)
 	for i, st := range starts {
 		end := len(sent)
 		if i+1 < len(starts) {
 			end = starts[i+1]
 		}
-		clause := sent[extract.SkipInterjections(sent, st):end]
+		clause := sent[grammar.SkipInterjections(sent, st):end]
 		if v := coachDone(clause, i == 0); v != "" {
 			m.done = append(m.done, v)
 		}
@@ -461,8 +462,8 @@ func (m *coachMined) doneAndRetracted(sent string) {
 // withoutSensitive drops the sentences of a sensitive message that hold the
 // sensitive data. When what is left still does (a card number split over
 // two lines), or no sentence alone does, the whole message is dropped.
-func (m *coachMined) withoutSensitive(sents []extract.Sentence) []extract.Sentence {
-	kept := make([]extract.Sentence, 0, len(sents))
+func (m *coachMined) withoutSensitive(sents []grammar.Sentence) []grammar.Sentence {
+	kept := make([]grammar.Sentence, 0, len(sents))
 	texts := make([]string, 0, len(sents))
 	for _, s := range sents {
 		if _, bad := extract.Sensitive(s.Text); bad {
@@ -487,7 +488,7 @@ type coachFound struct {
 // coachSentence finds the steps, goals, preferences and open threads of one
 // sentence. Each value runs to the clause where the next one starts, so that
 // "I will call her, and then I'll write the plan" gives two steps.
-func coachSentence(sent extract.Sentence) []coachFound {
+func coachSentence(sent grammar.Sentence) []coachFound {
 	type hit struct {
 		kind        coachKind
 		clause, val int
@@ -495,11 +496,11 @@ func coachSentence(sent extract.Sentence) []coachFound {
 		style       bool
 	}
 	var hits []hit
-	for _, st := range extract.ClauseStarts(sent.Text) {
+	for _, st := range grammar.ClauseStarts(sent.Text) {
 		if st > 0 && coachSubordinate[coachWordBefore(sent.Text, st)] {
 			continue // "… because I want to be liked" gives a reason, not a goal
 		}
-		p := extract.SkipInterjections(sent.Text, st)
+		p := grammar.SkipInterjections(sent.Text, st)
 		if loc := coachLeadRe.FindStringIndex(sent.Text[p:]); loc != nil {
 			p += loc[1]
 		}
@@ -587,7 +588,7 @@ func coachWordBefore(s string, p int) string {
 }
 
 func coachHedged(s string) bool {
-	for _, w := range extract.LowerWords(s) {
+	for _, w := range grammar.LowerWords(s) {
 		if coachHedges[w] {
 			return true
 		}
@@ -598,7 +599,7 @@ func coachHedged(s string) bool {
 // coachStartsWith reports whether the value starts with one of the phrases,
 // as whole words.
 func coachStartsWith(v string, phrases []string) bool {
-	words := strings.Join(extract.LowerWords(v), " ") + " "
+	words := strings.Join(grammar.LowerWords(v), " ") + " "
 	for _, ph := range phrases {
 		if strings.HasPrefix(words, ph+" ") {
 			return true
@@ -614,7 +615,7 @@ var coachFirstPerson = extract.WordSet("i i'm im i've ive i'd i'll me my mine my
 // coachQuestion is an unanswered question worth keeping: the user's own,
 // at least three words long.
 func coachQuestion(s string) string {
-	ws := extract.LowerWords(s)
+	ws := grammar.LowerWords(s)
 	if len(ws) < 3 || !slices.ContainsFunc(ws, func(w string) bool { return coachFirstPerson[w] }) {
 		return ""
 	}
@@ -637,7 +638,7 @@ func coachMoment(s string) string {
 // words removed, the first letter capitalised, clipped at a word to
 // maxRunes with an ellipsis. It is "" below minWords words.
 func coachValue(v string, minWords, maxRunes int) string {
-	ws := strings.Fields(extract.Tidy(v))
+	ws := strings.Fields(grammar.Tidy(v))
 	for len(ws) > 0 {
 		last := strings.ToLower(strings.TrimRightFunc(ws[len(ws)-1], unicode.IsPunct))
 		if last != "" && !coachTrailingJoiners[last] {
@@ -645,7 +646,7 @@ func coachValue(v string, minWords, maxRunes int) string {
 		}
 		ws = ws[:len(ws)-1]
 	}
-	v = extract.Tidy(strings.Join(ws, " "))
+	v = grammar.Tidy(strings.Join(ws, " "))
 	if len(strings.Fields(v)) < minWords || !extract.HasAlnum(v) {
 		return ""
 	}
@@ -875,7 +876,7 @@ commit committing start started starting stop stopped
 func coachTerms(text string) []string {
 	var out []string
 	prev := ""
-	for _, w := range extract.LowerWords(text) {
+	for _, w := range grammar.LowerWords(text) {
 		w = coachWord(w)
 		if w == "" {
 			prev = ""
@@ -1013,7 +1014,7 @@ func coachSummaryTerms(topics []string, moment string, steps, threads []string) 
 		}
 	}
 	for _, t := range topics {
-		if k := strings.Join(extract.LowerWords(t), " "); k != "" {
+		if k := strings.Join(grammar.LowerWords(t), " "); k != "" {
 			set[k] = true
 		}
 	}
@@ -1247,7 +1248,7 @@ var coachFunctionWords = extract.WordSet(`the and but for nor yet with from into
 // coachStems are the content words of s, stemmed (coachStem), once each.
 func coachStems(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range extract.LowerWords(s) {
+	for _, w := range grammar.LowerWords(s) {
 		if st := coachStem(w); st != "" {
 			out[st] = true
 		}
@@ -1334,7 +1335,7 @@ var coachDoneBareRe = regexp.MustCompile(`(?i)^((?:[a-z]{2,}ed|sent|wrote|did|ma
 
 func coachDone(clause string, bare bool) string {
 	text := strings.TrimRight(clause, " .!…")
-	if extract.Negated(extract.LowerWords(text)) || coachHedged(text) {
+	if grammar.Negated(grammar.LowerWords(text)) || coachHedged(text) {
 		return ""
 	}
 	res := coachDoneRes

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -270,7 +271,7 @@ func elderMine(s extract.Session) elderSaid {
 	loc := extract.SessionZone(s.Timezone)
 	lastOutcome := ""
 	stepNow, stepDone := false, 0
-	prev := "" // the user's previous extract.Sentence, in this message or the one before
+	prev := "" // the user's previous grammar.Sentence, in this message or the one before
 	for _, msg := range s.Messages {
 		if !extract.IsUser(msg.Role) {
 			continue
@@ -280,7 +281,7 @@ func elderMine(s extract.Session) elderSaid {
 			at = extract.SessionEnd(s)
 		}
 		content := extract.StraightApostrophes(strings.ToValidUTF8(msg.Content, "\uFFFD"))
-		for _, sent := range extract.Sentences(content) {
+		for _, sent := range grammar.Sentences(content) {
 			if _, bad := extract.Sensitive(sent.Text); bad {
 				prev = ""
 				continue
@@ -303,7 +304,7 @@ func elderMine(s extract.Session) elderSaid {
 			if sent.Question {
 				continue
 			}
-			if first, _ := extract.FirstWord(sent.Text, extract.SkipInterjections(sent.Text, 0)); extract.QuestionStart(first) {
+			if first, _ := grammar.FirstWord(sent.Text, grammar.SkipInterjections(sent.Text, 0)); grammar.QuestionStart(first) {
 				continue
 			}
 			clauses := elderClauses(sent.Text, at)
@@ -381,7 +382,7 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	if m := elderSponsorApposRe.FindStringSubmatchIndex(sent); m != nil && elderOwnLead(sent[:m[0]]) {
 		// "I'm working step 4 with my sponsor, Rick", "I'll call my
 		// sponsor Hector tonight": a name in apposition, whatever the tense.
-		if name := extract.ParseName(sent[m[2]:m[3]]); name != "" && !extract.NotAName(strings.ToLower(name)) && !elderNotNames[strings.ToLower(name)] {
+		if name := grammar.ParseName(sent[m[2]:m[3]]); name != "" && !grammar.NotAName(strings.ToLower(name)) && !elderNotNames[strings.ToLower(name)] {
 			said.profile["has_sponsor"], said.profile["sponsor_name"] = true, name
 		}
 	}
@@ -390,7 +391,7 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	}
 	text := strings.TrimRight(strings.TrimSpace(sent), ".!… ")
 	if m := elderBareCountRe.FindStringSubmatch(text); m != nil && elderSoberWordRe.MatchString(prev) &&
-		!extract.Negated(extract.LowerWords(prev)) && elderOwnLead(prev) {
+		!grammar.Negated(grammar.LowerWords(prev)) && elderOwnLead(prev) {
 		if days, ok := elderDays(m[1], m[2]); ok {
 			elderSetSober(said.profile, days, at, loc)
 		}
@@ -398,7 +399,7 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	}
 	if m := elderTheirNameRe.FindStringSubmatch(text); m != nil && strings.Contains(strings.ToLower(prev), "sponsor") &&
 		(elderHasSponsorRe.MatchString(strings.TrimSpace(prev)) || elderGotSponsorRe.MatchString(prev)) {
-		if name := extract.ParseName(m[1]); name != "" && !extract.NotAName(strings.ToLower(name)) {
+		if name := grammar.ParseName(m[1]); name != "" && !grammar.NotAName(strings.ToLower(name)) {
 			said.profile["has_sponsor"], said.profile["sponsor_name"] = true, name
 		}
 	}
@@ -410,21 +411,21 @@ var elderGotSponsorRe = regexp.MustCompile(`(?i)^(?:i\s+)?(?:finally\s+|just\s+)
 
 // elderClauses cuts a sentence at its clause starts.
 func elderClauses(sent string, at time.Time) []elderClause {
-	starts := extract.ClauseStarts(sent)
+	starts := grammar.ClauseStarts(sent)
 	out := make([]elderClause, 0, len(starts))
 	for i, st := range starts {
 		end := len(sent)
 		if i+1 < len(starts) {
 			end = starts[i+1]
 		}
-		p := extract.SkipInterjections(sent, st)
-		if slices.ContainsFunc(extract.LowerWords(sent[st:p]), func(w string) bool { return w == "no" || w == "nope" || w == "nah" }) {
+		p := grammar.SkipInterjections(sent, st)
+		if slices.ContainsFunc(grammar.LowerWords(sent[st:p]), func(w string) bool { return w == "no" || w == "nope" || w == "nah" }) {
 			p = st // "No urges today": the "no" is what it says
 		}
 		if p >= end {
 			continue
 		}
-		if q, ok := extract.SkipLeadingDate(sent, p); ok && q < end {
+		if q, ok := grammar.SkipLeadingDate(sent, p); ok && q < end {
 			p = q
 		}
 		text := strings.TrimRight(sent[p:end], " ,;:—–(")
@@ -432,7 +433,7 @@ func elderClauses(sent string, at time.Time) []elderClause {
 		if text == "" {
 			continue
 		}
-		out = append(out, elderClause{text: text, words: extract.LowerWords(text), tail: strings.TrimRight(sent[p:], " .!…"), sent: sent, at: at})
+		out = append(out, elderClause{text: text, words: grammar.LowerWords(text), tail: strings.TrimRight(sent[p:], " .!…"), sent: sent, at: at})
 	}
 	return out
 }
@@ -446,7 +447,7 @@ var elderNotSo = extract.WordSet("will ll gonna afraid scared worried fear feari
 // elderSkip reports a clause the rules must not read: hedged ("if",
 // "might", "would", "I think") or about what may come.
 func elderSkip(c elderClause) bool {
-	if slices.Contains(extract.Hedges(c.words), true) {
+	if slices.Contains(grammar.Hedges(c.words), true) {
 		return true
 	}
 	for i, w := range c.words {
@@ -523,7 +524,7 @@ func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
 		return "", false
 	}
 	verb := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
-	rest := extract.LowerWords(m[2])
+	rest := grammar.LowerWords(m[2])
 	next := ""
 	if len(rest) > 0 {
 		next = rest[0]
@@ -595,8 +596,8 @@ func elderUrge(c elderClause) (int, bool) {
 	if loc == nil {
 		return -1, false
 	}
-	before := extract.LowerWords(c.text[:loc[0]])
-	if extract.Negated(before) || !elderOwn(before, 3) {
+	before := grammar.LowerWords(c.text[:loc[0]])
+	if grammar.Negated(before) || !elderOwn(before, 3) {
 		return -1, false
 	}
 	if m := elderNumericRe.FindStringSubmatch(c.text); m != nil {
@@ -605,7 +606,7 @@ func elderUrge(c elderClause) (int, bool) {
 	}
 	// Strength words within four words before the urge word and six after,
 	// in the rest of the sentence ("craving so badly").
-	ws := extract.LowerWords(c.tail)
+	ws := grammar.LowerWords(c.tail)
 	kw := len(before)
 	lo, hi := max(kw-4, 0), min(kw+7, len(ws))
 	best := -1
@@ -618,7 +619,7 @@ func elderUrge(c elderClause) (int, bool) {
 		if !ok || (w == "some" && i != kw-1) {
 			continue
 		}
-		if i > 0 && extract.Negated(ws[i-1:i]) {
+		if i > 0 && grammar.Negated(ws[i-1:i]) {
 			continue // "not so bad"
 		}
 		if i > 0 && elderIntensifiers[ws[i-1]] {
@@ -628,7 +629,7 @@ func elderUrge(c elderClause) (int, bool) {
 				n = max(n-1, 1)
 			}
 		}
-		if i > 1 && elderIntensifiers[ws[i-1]] && extract.Negated(ws[i-2:i-1]) {
+		if i > 1 && elderIntensifiers[ws[i-1]] && grammar.Negated(ws[i-2:i-1]) {
 			continue
 		}
 		best = max(best, n)
@@ -760,8 +761,8 @@ func elderStrategies(c elderClause) []string {
 		if loc == nil {
 			continue
 		}
-		before := extract.LowerWords(c.text[:loc[0]])
-		if extract.Negated(before) || !elderOwn(before, 1) {
+		before := grammar.LowerWords(c.text[:loc[0]])
+		if grammar.Negated(before) || !elderOwn(before, 1) {
 			continue
 		}
 		out = append(out, s.label)
@@ -853,7 +854,7 @@ var (
 // elderOwnLead reports whether the words before a match leave it the
 // user's: none of them names someone else.
 func elderOwnLead(before string) bool {
-	for _, w := range extract.LowerWords(before) {
+	for _, w := range grammar.LowerWords(before) {
 		if elderOthers[w] {
 			return false
 		}
@@ -870,7 +871,7 @@ func elderSoberSpan(text string) (int, bool) {
 		if m == nil {
 			continue
 		}
-		for _, w := range extract.LowerWords(text[:m[0]]) {
+		for _, w := range grammar.LowerWords(text[:m[0]]) {
 			if !elderSoberLead[w] {
 				return 0, false
 			}
@@ -909,13 +910,13 @@ var elderFellowships = map[string]string{"aa": "AA", "na": "NA", "ca": "CA", "ga
 func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 	text := c.tail
 	if m := elderSponsorNameRe.FindStringSubmatch(text); m != nil {
-		if name := extract.ParseName(m[1] + m[2]); name != "" && !extract.NotAName(strings.ToLower(name)) && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
+		if name := grammar.ParseName(m[1] + m[2]); name != "" && !grammar.NotAName(strings.ToLower(name)) && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
 			p["has_sponsor"], p["sponsor_name"] = true, name
 			return
 		}
 	}
 	if m := elderNameSponsorRe.FindStringSubmatch(text); m != nil && !elderNotNames[strings.ToLower(m[1])] {
-		if name := extract.ParseName(m[1]); name != "" {
+		if name := grammar.ParseName(m[1]); name != "" {
 			p["has_sponsor"], p["sponsor_name"] = true, name
 			return
 		}
@@ -931,7 +932,7 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		p["in_fellowship"] = false
 		return
 	}
-	if extract.Negated(c.words) {
+	if grammar.Negated(c.words) {
 		return
 	}
 	if elderHasSponsorRe.MatchString(text) {
@@ -1078,7 +1079,7 @@ func elderDayCount(c elderClause) (int, bool) {
 	if n < 1 || n > 100*365 {
 		return 0, false
 	}
-	rest := extract.LowerWords(m[2])
+	rest := grammar.LowerWords(m[2])
 	if len(rest) > 0 && !elderDayAfter[rest[0]] {
 		return 0, false
 	}
@@ -1122,7 +1123,7 @@ var elderStepAfter = extract.WordSet("of toward towards to in at for forward bac
 // elderStep reads step work from a clause: the step and whether it was
 // completed (false: being worked now); ok false when the clause says none.
 func elderStep(c elderClause) (step int, done, ok bool) {
-	if extract.Negated(c.words) {
+	if grammar.Negated(c.words) {
 		return 0, false, false
 	}
 	for _, re := range []*regexp.Regexp{elderStepDoneRe, elderStepNowRe} {
@@ -1131,7 +1132,7 @@ func elderStep(c elderClause) (step int, done, ok bool) {
 			continue
 		}
 		n := elderStepNumbers[strings.ToLower(cmpOr(m[1], m[2]))]
-		rest := extract.LowerWords(m[3])
+		rest := grammar.LowerWords(m[3])
 		if n == 0 || (len(rest) > 0 && elderStepAfter[rest[0]] && !(rest[0] == "in" && len(rest) > 1 && rest[1] == "my")) {
 			continue
 		}
@@ -1199,13 +1200,13 @@ var elderSubstanceRes = []*regexp.Regexp{
 // elderIdentity reads the user's name and addiction_type from a clause into p.
 func elderIdentity(c elderClause, p map[string]any) {
 	if m := elderNameRe.FindStringSubmatch(c.text); m != nil {
-		if name := extract.ParseName(m[1]); name != "" && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
+		if name := grammar.ParseName(m[1]); name != "" && !elderNotNames[strings.ToLower(strings.Fields(name)[0])] {
 			p["preferred_name"] = name
 		}
 	} else if m := elderIntroRe.FindStringSubmatch(c.text); m != nil {
 		w := strings.ToLower(m[1])
-		if _, sub := elderSubstanceWords[w]; !sub && !elderNotIntro[w] && !elderNotNames[w] && !extract.NotAName(w) && !elderOthers[w] {
-			if name := extract.ParseName(m[1]); name != "" {
+		if _, sub := elderSubstanceWords[w]; !sub && !elderNotIntro[w] && !elderNotNames[w] && !grammar.NotAName(w) && !elderOthers[w] {
+			if name := grammar.ParseName(m[1]); name != "" {
 				p["preferred_name"] = name
 			}
 		}
@@ -1215,8 +1216,8 @@ func elderIdentity(c elderClause, p map[string]any) {
 		if loc == nil {
 			continue
 		}
-		before := extract.LowerWords(c.text[:loc[0]])
-		if extract.Negated(before) || extract.Negated(extract.LowerWords(c.text[loc[0]:loc[1]])) || slices.ContainsFunc(before, func(w string) bool { return elderOthers[w] }) {
+		before := grammar.LowerWords(c.text[:loc[0]])
+		if grammar.Negated(before) || grammar.Negated(grammar.LowerWords(c.text[loc[0]:loc[1]])) || slices.ContainsFunc(before, func(w string) bool { return elderOthers[w] }) {
 			continue
 		}
 		// The word is the first group that matched (a pattern of
@@ -1264,7 +1265,7 @@ var elderNotTriggerSubjects = extract.WordSet("it that this what which everythin
 // elderNamedTriggers are the triggers a clause names outright, as labels.
 func elderNamedTriggers(c elderClause) []string {
 	text := strings.TrimRight(c.tail, ".!… ")
-	if extract.Negated(extract.LowerWords(c.text)) {
+	if grammar.Negated(grammar.LowerWords(c.text)) {
 		return nil
 	}
 	var list string
@@ -1339,7 +1340,7 @@ func elderUpcoming(sent string, at time.Time, loc *time.Location) (extract.Upcom
 	// Someone else's event, with no word of the user's own: "my brother
 	// has a party next week" (but "my cousin's wedding on Saturday" is the
 	// user's to go to).
-	words := extract.LowerWords(sent)
+	words := grammar.LowerWords(sent)
 	subj := words
 	if len(subj) > 0 && subj[0] == "my" {
 		subj = subj[1:]

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -42,7 +43,7 @@ func (kind) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ ti
 		if len(text) < len("note:") || !strings.EqualFold(text[:len("note:")], "note:") {
 			continue
 		}
-		if v := extract.Tidy(text[len("note:"):]); v != "" {
+		if v := grammar.Tidy(text[len("note:"):]); v != "" {
 			res.Memories = append(res.Memories, extract.Memory{Key: "plan:note", Value: v, Category: "fact",
 				Importance: 50, Confidence: 1, SourceMessageID: m.ID})
 		}

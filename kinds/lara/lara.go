@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -715,7 +716,7 @@ func laraMinePreferences(s extract.Session, now time.Time) (prefs []laraPref, tu
 			dropped = append(dropped, extract.Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
 			continue
 		}
-		found, _ := extract.MineMessage(content)
+		found, _ := grammar.MineMessage(content)
 		for _, f := range found {
 			if laraPreferenceKey(f.Key) == "" {
 				continue // names, feelings and events are not lara's to keep
@@ -968,7 +969,7 @@ var (
 	// laraFeelings are feelings, distress words and diagnoses: a record may
 	// count them, never say the child is one. Two-word feelings ("worn out")
 	// are in laraFeelingPairs.
-	laraFeelings, laraFeelingPairs = laraSplitFeelings(extract.FeelWords + `|sadness|anxiety|anger|fear|fearful|frustration|loneliness|stress|distress|distressed|unhappy|crying|tearful|panicked|panicky|insecure|withdrawn|aggressive|hyperactive|moody|fragile|troubled|disturbed|traumatized|traumatised|unstable|emotional|needy|clingy|adhd|autistic|autism|bipolar|ocd|dyslexic|dyslexia|depression|disorder|disordered`)
+	laraFeelings, laraFeelingPairs = laraSplitFeelings(grammar.FeelWords + `|sadness|anxiety|anger|fear|fearful|frustration|loneliness|stress|distress|distressed|unhappy|crying|tearful|panicked|panicky|insecure|withdrawn|aggressive|hyperactive|moody|fragile|troubled|disturbed|traumatized|traumatised|unstable|emotional|needy|clingy|adhd|autistic|autism|bipolar|ocd|dyslexic|dyslexia|depression|disorder|disordered`)
 	laraDiagnoses                  = extract.WordSet("adhd autism ocd anxiety depression dyslexia bipolar disorder")
 	// laraCopulas say what someone is; laraDegrees may stand between them and
 	// the feeling ("is always a bit sad"). "being", "feeling" and "getting"

@@ -1,6 +1,6 @@
 // Package mona is the general companion kind (docs/presets.md, Mona): the
 // default kind, which an app that names no kind it knows runs. Its rules are
-// the engine's general rules (extract.MineSession: the memory vocabulary and
+// the engine's general rules (grammar.MineSession: the memory vocabulary and
 // the statement patterns every kind may use); what is Mona's own is its
 // context pack and its page. It registers itself (kinds/all).
 package mona
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -32,6 +33,6 @@ func (kindMona) View() extract.View {
 	return extract.View{Heading: "What Mona remembers", Page: extract.PageMemories}
 }
 func (kindMona) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
-	extract.MineSession(res, p, s, now)
+	grammar.MineSession(res, p, s, now)
 }
 func (kindMona) Pack(in extract.PackInput) *extract.PackPlan { return packMona(in) }

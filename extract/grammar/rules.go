@@ -1,4 +1,4 @@
-package extract
+package grammar
 
 import (
 	"regexp"
@@ -8,236 +8,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mnemo-ai/mnemo/internal/zones"
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// RulesVersion names the rule set. It is the PromptVersion of every rules
-// result and changes whenever the rules would extract something different
-// from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-5"
-
-// MaxValueRunes is the longest memory value the rules produce and the merge
-// policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
-// never cut, because a cut value can mean something the user did not say.
-const MaxValueRunes = 100
-
-// maxSlugWords bounds the key derived from a value ("event:went_to_dentist"),
-// so that keys stay short while the value keeps the detail.
-const maxSlugWords = 8
-
-// maxKeyRunes bounds every key ValidKey accepts.
-const maxKeyRunes = 120
-
-// scanLimit bounds how far a value is scanned for its end. A clause that has
-// not ended by then is far longer than MaxValueRunes and is dropped; the bound
-// keeps mining linear in the length of a message.
-const scanLimit = 4 * 4 * MaxValueRunes
-
-// prefixWindow bounds the text a pattern's prefix ("my favorite color is")
-// is matched against, so that the cost of a try does not grow with the text
-// that follows. reverseWindow bounds the clause read as "pizza is my
-// favorite food".
-const (
-	prefixWindow  = 128
-	reverseWindow = 256
-)
-
-// Reasons Rules gives in Dropped besides "sensitive:<kind>".
-const (
-	DropQuestion  = "question"  // the sentence asks rather than tells
-	DropRequest   = "request"   // "I'd like a glass of water" is not a preference
-	DropUncertain = "uncertain" // might, maybe, if, would, could, …
-	DropTooLong   = "too_long"  // the value is longer than MaxValueRunes
-	// DropInvalidValue: a pattern matched but what follows is no item, name,
-	// place or feeling ("I like it when it rains", "call me crazy").
-	DropInvalidValue = "invalid_value"
-	// DropAboutPerson: a preference about a person ("I don't like my new
-	// manager") is not the user's to be remembered by.
-	DropAboutPerson = "about_person"
-	// DropNegated: a negated fact ("I don't live in Seattle anymore").
-	DropNegated = "negated"
-	// DropNotAboutUser: the statement is about the assistant ("my favorite
-	// thing about you").
-	DropNotAboutUser = "not_about_user"
-	// DropUnresolved: the value is a pronoun ("He is my favourite actor",
-	// "I hate that") whose referent the sentence does not name.
-	DropUnresolved = "unresolved_reference"
-	// DropListCap: a list longer than maxListItems; its first items are kept.
-	DropListCap = "list_cap"
-)
-
-// Rules is the deterministic extractor. It never calls out, never guesses and
-// never copies text it cannot attribute to a user's own statement.
-//
-// For eldertree it summarises the session's urge and emotion events into its
-// session_summary (docs/presets.md, Elder Tree: session summary) and stores
-// nothing else: profile fields are never guessed from text. For every other app
-// it mines the user's messages (never the assistant's or the system's) for the
-// memory keys name, nickname, favorite_<thing>, likes:<item>, dislikes:<item>,
-// feeling and event:<slug>. A message with sensitive data yields no memory at
-// all, only a Dropped entry. When one key is stated twice, the later statement
-// wins; the merge policy keeps the history.
-//
-// app may be nil, in which case the session's app and an empty policy (no
-// TTLs) are used. The slices and maps of the result are never nil.
-func Rules(app *prompts.App, s Session, now time.Time) Result {
-	name := s.App
-	var policy prompts.Policy
-	if app != nil {
-		if app.Name != "" {
-			name = app.Name
-		}
-		policy = app.Policy
-	}
-	res := Result{
-		App:            name,
-		Source:         SourceRules,
-		PromptVersion:  RulesVersion,
-		Memories:       []Memory{},
-		ProfileUpdates: map[string]any{},
-		SessionSummary: map[string]any{},
-		Dropped:        []Dropped{},
-	}
-	kind := policy.Rules
-	if kind == "" {
-		kind = name
-	}
-	KindOf(kind).Rules(&res, policy, s, now)
-	Screen(&res, policy, s) // safety before memory, every kind
-	return res
-}
-
-// TTLFor is when a memory of category, learnt at from, expires under p: nil
-// when the category has no TTL (or a zero one), which means never.
-func TTLFor(p prompts.Policy, category string, from time.Time) *time.Time {
-	d, ok := p.MemoryTTL[category]
-	if !ok || d <= 0 {
-		return nil
-	}
-	t := from.Add(time.Duration(d)).UTC()
-	return &t
-}
-
-// ValidKey reports whether key has one of the documented shapes (see the
-// vocabulary in mona.go): a plain key (name, nickname, feeling, lives_in,
-// hometown, works_at, studies_at, occupation, diet) or a prefix
-// (favorite_, likes:, dislikes:, hobby:, event:, plan:, family:, pet:,
-// allergy:, goal:) followed by a slug, lower-case words of letters and
-// digits joined by single underscores.
-func ValidKey(key string) bool {
-	if utf8.RuneCountInString(key) > maxKeyRunes {
-		return false
-	}
-	if plainKeys[key] {
-		return true
-	}
-	for _, p := range keyPrefixes {
-		if rest, ok := strings.CutPrefix(key, p.prefix); ok {
-			return validSlug(rest)
-		}
-	}
-	return false
-}
-
-// CanonicalKey brings a key into its documented shape, so that one fact has
-// one key whoever extracted it: the LLM's "likes:Ice Cream" and
-// "event:went-to-the-dentist" become the rules' "likes:ice_cream" and
-// "event:went_to_dentist". Articles and "my" are left out of every prefixed
-// key but favorite_, as the rules leave them out. Near-duplicates share one
-// key: a like, dislike or hobby is keyed by its head ("likes:hiking_on_weekends"
-// is "likes:hiking"), a relation or species by its usual word
-// ("family:mom" is "family:mother", "pet:puppy" is "pet:dog"), an allergy
-// by its singular. ok is false when no documented shape can be made of key.
-func CanonicalKey(key string) (canonical string, ok bool) {
-	k := strings.TrimSpace(key)
-	lower := strings.ToLower(k)
-	if c := strings.ReplaceAll(strings.ReplaceAll(lower, " ", "_"), "-", "_"); plainKeys[c] {
-		return c, true
-	}
-	for _, p := range keyPrefixes {
-		if len(k) >= len(p.prefix) && strings.EqualFold(k[:len(p.prefix)], p.prefix) {
-			drop := articles
-			if p.prefix == "favorite_" {
-				drop = nil
-			}
-			tail := slug(k[len(p.prefix):], drop)
-			if tail != "" {
-				tail = canonicalTail(p.prefix, tail)
-			}
-			c := p.prefix + tail
-			return c, ValidKey(c)
-		}
-	}
-	return k, false
-}
-
-func validSlug(s string) bool {
-	if s == "" {
-		return false
-	}
-	for part := range strings.SplitSeq(s, "_") {
-		if part == "" {
-			return false
-		}
-		for _, r := range part {
-			if !slugRune(r) || unicode.IsUpper(r) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func slugRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
-
-// slug turns a phrase into the snake_case tail of a key. Apostrophes vanish
-// ("mom's" is "moms"), words in drop are left out, every other run of
-// non-letters is one underscore.
-func slug(phrase string, drop map[string]bool) string {
-	var words []string
-	var cur strings.Builder
-	end := func() {
-		if cur.Len() > 0 {
-			if w := cur.String(); !drop[w] {
-				words = append(words, w)
-			}
-			cur.Reset()
-		}
-	}
-	for _, r := range phrase {
-		switch {
-		case r == '\'':
-		case slugRune(r):
-			// A few capitals have no lower case; they are left out rather
-			// than break the lower-case shape of keys.
-			if r = unicode.ToLower(r); !unicode.IsUpper(r) {
-				cur.WriteRune(r)
-			}
-		default:
-			end()
-		}
-	}
-	end()
-	if len(words) > maxSlugWords {
-		words = words[:maxSlugWords]
-	}
-	return strings.Join(words, "_")
-}
-
-var articles = map[string]bool{"a": true, "an": true, "the": true, "my": true, "our": true}
-
-// apostrophes folds typographic quotes into ASCII ones so that one pattern
-// serves "I'm" and "I’m".
-var apostrophes = strings.NewReplacer(
-	"\u2019", "'", "\u2018", "'", "\u02bc", "'", "`", "'",
-	"\u201c", `"`, "\u201d", `"`,
-)
-
-func isUser(role string) bool { return strings.EqualFold(strings.TrimSpace(role), "user") }
-
-func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
-	var mems []Memory
+func mineSession(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
+	var mems []extract.Memory
 	users := 0
 	loc := sessionZone(s.Timezone)
 	prev := ""
@@ -252,8 +28,8 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 		}
 		users++
 		content := strings.ToValidUTF8(m.Content, "\uFFFD")
-		if reason, ok := Sensitive(content); ok {
-			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
+		if reason, ok := extract.Sensitive(content); ok {
+			res.Dropped = append(res.Dropped, extract.Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
 			continue
 		}
 		at := m.At
@@ -269,11 +45,11 @@ func mineSession(res *Result, p prompts.Policy, s Session, now time.Time) {
 			}
 		}
 		for _, r := range reasons {
-			res.Dropped = append(res.Dropped, Dropped{MessageID: m.ID, Reason: r})
+			res.Dropped = append(res.Dropped, extract.Dropped{MessageID: m.ID, Reason: r})
 		}
 		for _, f := range found {
 			f.SourceMessageID, f.StatedAt = m.ID, at.UTC()
-			f.ExpiresAt = TTLFor(p, f.Category, ttlStart(f, at, loc))
+			f.ExpiresAt = extract.TTLFor(p, f.Category, ttlStart(f, at, loc))
 			mems = append(mems, f)
 		}
 	}
@@ -319,10 +95,10 @@ var notAnswers = toSet("yes yeah yep no nope sure maybe thanks thank ok okay hah
 // "Mine is navy blue!", "Papaya. It's so sweet") as the favourite asked
 // about. A reply that opens with a clause, a question or a word of
 // notAnswers says none.
-func favoriteAnswer(thing, reply string) (Memory, bool) {
+func favoriteAnswer(thing, reply string) (extract.Memory, bool) {
 	sents := splitSentences(reply)
 	if len(sents) == 0 || strings.HasSuffix(strings.TrimSpace(sents[0].text), "?") {
-		return Memory{}, false
+		return extract.Memory{}, false
 	}
 	first := strings.Join(strings.Fields(strings.ReplaceAll(sents[0].text, ",", " ")), " ")
 	for changed := true; changed; {
@@ -335,60 +111,24 @@ func favoriteAnswer(thing, reply string) (Memory, bool) {
 	first = strings.TrimRight(first, ".!… ")
 	ws := lowerWords(first)
 	if len(ws) == 0 || len(ws) > 4 || notAnswers[ws[0]] || slicesContainsAny(ws, clauseSubjects) || slicesContainsAny(ws, newSubjects) || hedged(first) {
-		return Memory{}, false
+		return extract.Memory{}, false
 	}
 	for _, w := range ws {
 		if notAnswers[w] && len(ws) == 1 || w == "you" || w == "your" || w == "is" || w == "are" || w == "was" {
-			return Memory{}, false
+			return extract.Memory{}, false
 		}
 	}
 	m, _ := favorite(thing, first)
 	if m.Key == "" {
-		return Memory{}, false
+		return extract.Memory{}, false
 	}
 	m, reason := completeValue(m)
 	return m, reason == "" && m.Key != ""
 }
 
-// sessionZone is the session's zone; an empty, "Local" or unknown name is
-// UTC (the handoff API validates zones; extraction must not fail over one).
-func sessionZone(name string) *time.Location {
-	loc, err := zones.Load(name)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
-}
-
-// ttlStart is when a memory's TTL starts running: when it was said, or for
-// an event still to come, the end of its day in the user's zone, so that
-// "my sister's wedding is next Friday" outlives the wedding by the event
-// TTL rather than expiring a week after it was said.
-func ttlStart(m Memory, said time.Time, loc *time.Location) time.Time {
-	if m.EventDate == "" {
-		return said
-	}
-	if end, ok := EndOfDate(m.EventDate, loc); ok && end.After(said) {
-		return end
-	}
-	return said
-}
-
-// subject is what a key is about: likes:x and dislikes:x share one, so that
-// the later of two contradicting statements wins.
-func subject(key string) string {
-	if item, ok := strings.CutPrefix(key, "likes:"); ok {
-		return "pref:" + item
-	}
-	if item, ok := strings.CutPrefix(key, "dislikes:"); ok {
-		return "pref:" + item
-	}
-	return key
-}
-
 // lastWins keeps, for every subject, only its last memory, in the order in
 // which the kept memories were said.
-func lastWins(mems []Memory) []Memory {
+func lastWins(mems []extract.Memory) []extract.Memory {
 	last := make(map[string]int, len(mems))
 	for i, m := range mems {
 		if j, ok := last[subject(m.Key)]; ok && m.Key == "occupation" && restates(mems[j].Value, m.Value) {
@@ -396,7 +136,7 @@ func lastWins(mems []Memory) []Memory {
 		}
 		last[subject(m.Key)] = i
 	}
-	out := make([]Memory, 0, len(last))
+	out := make([]extract.Memory, 0, len(last))
 	for i, m := range mems {
 		if last[subject(m.Key)] == i {
 			out = append(out, m)
@@ -435,13 +175,13 @@ type dateContext struct {
 // mineMessage mines one user message, sentence by sentence, without dating
 // its events. reasons are the distinct reasons for which a sentence that
 // looked like a statement about the user was not mined.
-func mineMessage(text string) (found []Memory, reasons []string) {
+func mineMessage(text string) (found []extract.Memory, reasons []string) {
 	return mineMessageAt(text, dateContext{})
 }
 
 // mineMessageAt is mineMessage, giving event memories the date their
 // sentence names (EventDate, Wording) when dc is on.
-func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []string) {
+func mineMessageAt(text string, dc dateContext) (found []extract.Memory, reasons []string) {
 	addReason := func(r string) {
 		if !slices.Contains(reasons, r) {
 			reasons = append(reasons, r)
@@ -456,8 +196,8 @@ func mineMessageAt(text string, dc dateContext) (found []Memory, reasons []strin
 		if gate := gateReason(sent); gate != "" {
 			// "I might like sushi" is worth recording: without "might" it
 			// would have been mined.
-			hedgedOnly := gate == DropUncertain && looksMineable(withoutHedges(sent.text))
-			if len(hits) > 0 || len(rejected) > 0 || hedgedOnly || gate == DropRequest || looksMineable(sent.text) {
+			hedgedOnly := gate == extract.DropUncertain && looksMineable(withoutHedges(sent.text))
+			if len(hits) > 0 || len(rejected) > 0 || hedgedOnly || gate == extract.DropRequest || looksMineable(sent.text) {
 				addReason(gate)
 			}
 			continue
@@ -488,14 +228,14 @@ var justRe = regexp.MustCompile(`(?i)^(?:i|i've|ive|i\s+have)\s+just\b`)
 // or else the last one before it ("Last weekend I went to …"). An event of
 // "I just …" with no date happened that day.
 func dateEvents(text string, hits []hit, dc dateContext) {
-	var mentions []DateMention
+	var mentions []extract.DateMention
 	scanned := false
 	for i, h := range hits {
-		if h.m.Category != CategoryEvent {
+		if h.m.Category != extract.CategoryEvent {
 			continue
 		}
 		if !scanned {
-			mentions, scanned = ResolveDates(text, dc.at, dc.loc), true
+			mentions, scanned = extract.ResolveDates(text, dc.at, dc.loc), true
 		}
 		next, prev := len(text), 0
 		if i+1 < len(hits) {
@@ -504,7 +244,7 @@ func dateEvents(text string, hits []hit, dc dateContext) {
 		if i > 0 {
 			prev = hits[i-1].at
 		}
-		var pick *DateMention
+		var pick *extract.DateMention
 		for j := range mentions {
 			mn := &mentions[j]
 			if mn.Start >= h.at && mn.Start < next {
@@ -522,59 +262,6 @@ func dateEvents(text string, hits []hit, dc dateContext) {
 			hits[i].m.EventDate = dc.at.In(dc.loc).Format(time.DateOnly)
 		}
 	}
-}
-
-type sentence struct {
-	text     string
-	question bool // it ended with a question mark
-}
-
-func isTerminator(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '…' }
-
-// splitSentences splits at line breaks and at runs of . ! ? … followed by a
-// space or the end, so that "3.5" and "e.g.pizza" stay whole. Whitespace
-// inside a sentence is collapsed to single spaces.
-func splitSentences(text string) []sentence {
-	var out []sentence
-	emit := func(s string, q bool) {
-		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			out = append(out, sentence{text: s, question: q})
-		}
-	}
-	start := 0
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == '\n' || r == '\r':
-			emit(text[start:i], false)
-			i += size
-			start = i
-		case isTerminator(r):
-			j, q := i, false
-			for j < len(text) {
-				r2, s2 := utf8.DecodeRuneInString(text[j:])
-				if !isTerminator(r2) {
-					break
-				}
-				q = q || r2 == '?'
-				j += s2
-			}
-			next, _ := utf8.DecodeRuneInString(text[j:])
-			if r == '.' && j == i+1 && abbreviation(text[start:i]) {
-				i = j
-				continue
-			}
-			if j == len(text) || unicode.IsSpace(next) {
-				emit(text[start:i], q)
-				start = j
-			}
-			i = j
-		default:
-			i += size
-		}
-	}
-	emit(text[start:], false)
-	return out
 }
 
 // statementHeads splits the statement off a question that follows it in
@@ -708,158 +395,21 @@ func splitTagQuestion(s string) (head, tail string, ok bool) {
 	return "", "", false
 }
 
-// abbreviations end with a full stop that ends no sentence: "St. Mary's".
-var abbreviations = toSet("st dr mr mrs ms mt jr sr prof vs etc ft")
-
-// abbreviation reports whether s ends with a capitalised abbreviation.
-func abbreviation(s string) bool {
-	w := s[strings.LastIndexByte(s, ' ')+1:]
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r) && (abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1)
-}
-
-var (
-	questionStarts = toSet("do does did is are am was were can could would should will shall what who whom whose where why how which what's who's where's how's isn't aren't doesn't didn't")
-	interjections  = toSet("well oh ok okay yeah yes yep yup no nope nah so um uh umm hmm hm and but also actually honestly btw anyway anyways hey hi hello lol haha plus now alright sure ah aw wow sometimes today tonight yesterday lately recently currently")
-	conjunctions   = toSet("and but so also plus then because cause anyway btw though although actually honestly")
-
-	requestRe = regexp.MustCompile(`(?i)\bi(?:'d|d| would)\s+(?:(?:really|so|just|rather)\s+)?(?:like|love|prefer|enjoy|want)\b`)
-
-	// Hedges (might, maybe, thinking about, if, would, could: docs/presets.md,
-	// Mona: uncertain statements) make a statement too uncertain to remember.
-	hedgeWords        = toSet("might maybe perhaps probably possibly if would could should unless suppose supposedly hypothetically imagine pretend wish wonder wondering unsure someday")
-	hedgeContractions = toSet("i'd you'd we'd they'd he'd she'd it'd")
-	hedgePairs        = map[[2]string]bool{
-		{"thinking", "about"}: true, {"thinking", "of"}: true, {"not", "sure"}: true,
-		{"i", "think"}: true, {"i", "guess"}: true, {"i", "believe"}: true,
-	}
-)
-
-// lowerWords splits s into lower-case words of letters, digits and
-// apostrophes.
-func lowerWords(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-}
-
-// hedges marks the words of ws that hedge: "might", "wouldn't", "I'd", and
-// both words of "thinking about" or "I think".
-func hedges(ws []string) []bool {
-	marks := make([]bool, len(ws))
-	for i, w := range ws {
-		base := strings.TrimSuffix(strings.TrimSuffix(w, "n't"), "nt")
-		if hedgeWords[w] || hedgeWords[base] || hedgeContractions[w] {
-			marks[i] = true
-		}
-		if i+1 < len(ws) && hedgePairs[[2]string{w, ws[i+1]}] {
-			marks[i], marks[i+1] = true, true
-		}
-	}
-	return marks
-}
-
-func hedged(s string) bool { return slices.Contains(hedges(lowerWords(s)), true) }
-
-// withoutHedges is s, in lower case, without punctuation and its hedges:
-// "I might like sushi" becomes "i like sushi".
-func withoutHedges(s string) string {
-	ws := lowerWords(s)
-	marks := hedges(ws)
-	kept := ws[:0]
-	for i, w := range ws {
-		if !marks[i] {
-			kept = append(kept, w)
-		}
-	}
-	return strings.Join(kept, " ")
-}
-
-func toSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
-
 // gateReason says why a sentence must not be mined at all, or "".
 func gateReason(s sentence) string {
 	if s.question {
-		return DropQuestion
+		return extract.DropQuestion
 	}
 	if first, _ := firstWord(s.text, skipInterjections(s.text, 0)); questionStarts[first] {
-		return DropQuestion
+		return extract.DropQuestion
 	}
 	if (containsFoldASCII(s.text, "i'd") || containsFoldASCII(s.text, "id ") || containsFoldASCII(s.text, "i would")) && requestRe.MatchString(s.text) {
-		return DropRequest
+		return extract.DropRequest
 	}
 	if hedged(s.text) {
-		return DropUncertain
+		return extract.DropUncertain
 	}
 	return ""
-}
-
-// firstWord is the lower-cased word at p without surrounding punctuation, and
-// where the next word starts (len(s) when there is none).
-func firstWord(s string, p int) (string, int) {
-	end := strings.IndexByte(s[p:], ' ')
-	next := len(s)
-	if end < 0 {
-		end = len(s)
-	} else {
-		end += p
-		next = end + 1
-	}
-	w := strings.TrimFunc(s[p:end], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' })
-	return strings.ToLower(w), next
-}
-
-func skipInterjections(s string, p int) int {
-	for p < len(s) {
-		w, next := firstWord(s, p)
-		if !interjections[w] || next >= len(s) {
-			return p
-		}
-		p = next
-	}
-	return p
-}
-
-// wordStarts lists the byte offsets of the words of a space-collapsed sentence.
-func wordStarts(s string) []int {
-	starts := []int{0}
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' && i+1 < len(s) {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// clauseStarts are the places where a statement about the user may begin: the
-// start of the sentence and after a comma, semicolon, colon, dash or joining
-// word. Patterns only match there, so that "she thinks I like tea" or "Tom
-// said my name is Bob" are not read as the user's own statement.
-func clauseStarts(s string) []int {
-	var out []int
-	for i, ws := range wordStarts(s) {
-		if i == 0 {
-			out = append(out, ws)
-			continue
-		}
-		prev := s[:ws-1]
-		last, _ := utf8.DecodeLastRuneInString(prev)
-		if strings.ContainsRune(",;:—–(", last) {
-			out = append(out, ws)
-			continue
-		}
-		pw := prev[strings.LastIndexByte(prev, ' ')+1:]
-		if conjunctions[strings.ToLower(pw)] {
-			out = append(out, ws)
-		}
-	}
-	return out
 }
 
 // looksMineable reports whether some pattern matches anywhere in s, not only
@@ -908,7 +458,7 @@ func foldedAt(s, needle string) []int {
 // hit is a memory mined at byte offset at of a sentence, where the words
 // of its pattern begin.
 type hit struct {
-	m  Memory
+	m  extract.Memory
 	at int
 }
 
@@ -1022,23 +572,6 @@ func shouted(s string) bool {
 		}
 	}
 	return upper > 2
-}
-
-// skipLeadingDate returns where the clause at p goes on after a date
-// expression that opens it, and its comma.
-func skipLeadingDate(s string, p int) (int, bool) {
-	es, ok := leadingDate(s[p:])
-	if !ok {
-		return p, false
-	}
-	q := p + es[0].end
-	for q < len(s) && (s[q] == ',' || s[q] == ' ') {
-		q++
-	}
-	if q >= len(s) {
-		return p, false
-	}
-	return q, true
 }
 
 type kind int
@@ -1299,13 +832,6 @@ var patterns = []pattern{
 	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
-// prefix compiles alternatives into one case-insensitive pattern anchored at
-// the start. One leading ^ for all of them lets regexp stop after the first
-// position instead of searching the whole text.
-func prefix(alternatives ...string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^(?:` + strings.Join(alternatives, "|") + `)`)
-}
-
 // favoriteReverseRe reads "pizza is my favorite food" over a whole clause.
 var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + favRe + `\s+([\p{L}\p{N}][\p{L}\p{N}\-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}\-]*){0,3})$`)
 
@@ -1313,7 +839,7 @@ var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + f
 // matched; it gives no memory when its value was rejected, and then reason
 // says why.
 // may is memoryMask of the sentence rest is the end of.
-func matchAt(rest string, dated bool, may uint64) (ms []Memory, ok bool, reason string) {
+func matchAt(rest string, dated bool, may uint64) (ms []extract.Memory, ok bool, reason string) {
 	if ms, ok, reason = matchPrefix(rest, dated, may); ok {
 		return ms, ok, reason
 	}
@@ -1368,7 +894,7 @@ var byFirstWord = func() map[string][]int {
 }()
 
 // matchPrefix is matchAt's patterns, which read from the start of rest.
-func matchPrefix(rest string, dated bool, may uint64) (ms []Memory, ok bool, reason string) {
+func matchPrefix(rest string, dated bool, may uint64) (ms []extract.Memory, ok bool, reason string) {
 	// Prefixes are short; matching them against a bounded window keeps the
 	// cost of a try independent of how much text follows.
 	window := rest
@@ -1389,7 +915,7 @@ func matchPrefix(rest string, dated bool, may uint64) (ms []Memory, ok bool, rea
 				if pat.kind.fallsThrough() {
 					continue
 				}
-				reason = DropInvalidValue // nothing silent
+				reason = extract.DropInvalidValue // nothing silent
 			}
 			return ms, true, reason
 		}
@@ -1405,7 +931,7 @@ func matchPrefix(rest string, dated bool, may uint64) (ms []Memory, ok bool, rea
 // The clause is rest's first words with its quotes made spaces, so a word
 // it holds, rest holds too: callers clear mine when the sentence lacks the
 // words comparisonRe ends with, which spares cutting the clause.
-func matchReverse(rest string, fav, mine bool) (ms []Memory, ok bool, reason string) {
+func matchReverse(rest string, fav, mine bool) (ms []extract.Memory, ok bool, reason string) {
 	if !fav && !mine {
 		return nil, false, ""
 	}
@@ -1432,11 +958,11 @@ func matchReverse(rest string, fav, mine bool) (ms []Memory, ok bool, reason str
 var comparisonRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|'s)\s+(?:(?:more|much\s+more|really|definitely|totally|also|just|so|very\s+much)\s+)*my\s+(?:thing|kind\s+of\s+thing|style|jam|speed|vibe|cup\s+of\s+tea|go-to)$`)
 
 // one is the answer of matchAt for a pattern that gives at most one memory.
-func one(m Memory, reason string) ([]Memory, bool, string) {
+func one(m extract.Memory, reason string) ([]extract.Memory, bool, string) {
 	if m.Key == "" {
 		return nil, true, reason
 	}
-	return []Memory{m}, true, ""
+	return []extract.Memory{m}, true, ""
 }
 
 // containsFoldASCII reports whether s contains the lower-case ASCII needle,
@@ -1468,23 +994,23 @@ func group(rest string, loc []int, i int) string {
 	return rest[loc[2*i]:loc[2*i+1]]
 }
 
-func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
+func build(k kind, rest string, loc []int, dated bool) (extract.Memory, string) {
 	after := rest[loc[1]:]
 	switch k {
 	case kindName, kindNickname:
 		v := parseName(after)
 		if v == "" {
-			return Memory{}, ""
+			return extract.Memory{}, ""
 		}
 		if k == kindName {
-			return Memory{Key: "name", Value: v, Category: CategoryFact, Importance: 90, Confidence: 0.9}, ""
+			return extract.Memory{Key: "name", Value: v, Category: extract.CategoryFact, Importance: 90, Confidence: 0.9}, ""
 		}
-		return Memory{Key: "nickname", Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.9}, ""
+		return extract.Memory{Key: "nickname", Value: v, Category: extract.CategoryFact, Importance: 85, Confidence: 0.9}, ""
 	case kindFavorite:
 		thing := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
 		vs, long := items(after)
 		if long || len(vs) == 0 {
-			return Memory{}, DropTooLong
+			return extract.Memory{}, extract.DropTooLong
 		}
 		// "My favourite things to cook are shakshuka, pad thai and lentil
 		// soup" is one favourite, all of the list.
@@ -1497,29 +1023,29 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 	case kindFeeling:
 		neg := group(rest, loc, 1) != "" || group(rest, loc, 2) != ""
 		if clause, _ := cutClause(after); aimedAtOther(clause) {
-			return Memory{}, DropNotAboutUser // "I feel so happy for you"
+			return extract.Memory{}, extract.DropNotAboutUser // "I feel so happy for you"
 		}
 		v, reason := feelingValue(after)
 		if v == "" {
-			return Memory{}, reason
+			return extract.Memory{}, reason
 		}
 		if neg {
 			v = "not " + v
 		}
-		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
+		return extract.Memory{Key: "feeling", Value: v, Category: extract.CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindFeelingWord:
 		w := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
 		clause, _ := cutClause(after)
 		if aimedAtOther(clause) || reaction(w, clause) {
-			return Memory{}, DropNotAboutUser // "glad you liked it", "proud of you", "glad we met"
+			return extract.Memory{}, extract.DropNotAboutUser // "glad you liked it", "proud of you", "glad we met"
 		}
 		if next := strings.Fields(after); len(next) > 0 {
 			if n, _ := firstWord(next[0], 0); n == "to" || n == "of" || n == "that" {
-				return Memory{}, DropInvalidValue // "I'm happy to help" is an offer, "sick of it" an opinion.
+				return extract.Memory{}, extract.DropInvalidValue // "I'm happy to help" is an offer, "sick of it" an opinion.
 			}
 		}
 		v, _ := feelingTail(w, lowerWords(trimFillers(clause)))
-		return Memory{Key: "feeling", Value: v, Category: CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
+		return extract.Memory{Key: "feeling", Value: v, Category: extract.CategoryFeeling, Importance: 70, Confidence: 0.5}, ""
 	case kindEvent:
 		start := loc[2]
 		for i := 2; start < 0 && 2*i < len(loc); i++ {
@@ -1527,41 +1053,41 @@ func build(k kind, rest string, loc []int, dated bool) (Memory, string) {
 		}
 		v, long := cutClause(rest[start:])
 		if long {
-			return Memory{}, DropTooLong
+			return extract.Memory{}, extract.DropTooLong
 		}
 		v = stripTrailing(withoutDates(trimFillers(tidy(v))), eventTrailing)
 		if w := strings.Fields(strings.ToLower(v)); len(w) < 2 || (w[0] == "tried" && w[1] == "to") {
-			return Memory{}, DropInvalidValue // "I tried to call": an attempt, no event; "I won": won what?
+			return extract.Memory{}, extract.DropInvalidValue // "I tried to call": an attempt, no event; "I won": won what?
 		} else if len(w) == 2 && (referenceWords[w[1]] || aboutMona[w[1]]) {
-			return Memory{}, DropUnresolved // "I met him", "I bought that"
+			return extract.Memory{}, extract.DropUnresolved // "I met him", "I bought that"
 		}
 		return event(v)
 	case kindUpcoming:
 		if !startsWithDate(after) {
-			return Memory{}, ""
+			return extract.Memory{}, ""
 		}
 		return upcoming(group(rest, loc, 1))
 	case kindHave:
 		what, ok := untilDate(after, dated)
 		if !ok {
-			return Memory{}, ""
+			return extract.Memory{}, ""
 		}
 		return upcoming(what)
 	case kindGoing:
 		what, ok := untilDate(after, dated)
 		if !ok {
-			return Memory{}, ""
+			return extract.Memory{}, ""
 		}
 		verb := strings.ToLower(strings.Join(strings.Fields(group(rest, loc, 1)), " "))
 		if verb == "gonna" {
 			verb = "going to"
 		}
 		if w, _ := firstWord(what+" ", 0); notPlans[w] || (what == "" && verb != "getting married") {
-			return Memory{}, ""
+			return extract.Memory{}, ""
 		}
 		return upcoming(strings.TrimSpace(verb + " " + what))
 	}
-	return Memory{}, ""
+	return extract.Memory{}, ""
 }
 
 // thirdPossessives point at someone named elsewhere.
@@ -1607,15 +1133,15 @@ func reaction(w, clause string) bool {
 }
 
 // event is the event memory of value v, or none when v is empty or too long.
-func event(v string) (Memory, string) {
-	if len(v) > 0 && utf8.RuneCountInString(v) > MaxValueRunes {
-		return Memory{}, DropTooLong
+func event(v string) (extract.Memory, string) {
+	if len(v) > 0 && utf8.RuneCountInString(v) > extract.MaxValueRunes {
+		return extract.Memory{}, extract.DropTooLong
 	}
 	s := slug(v, articles)
 	if v == "" || s == "" {
-		return Memory{}, ""
+		return extract.Memory{}, ""
 	}
-	return Memory{Key: "event:" + s, Value: v, Category: CategoryEvent, Importance: 60, Confidence: 0.6}, ""
+	return extract.Memory{Key: "event:" + s, Value: v, Category: extract.CategoryEvent, Importance: 60, Confidence: 0.6}, ""
 }
 
 // maxPlanWords bounds what is planned: "job interview", "going to see a
@@ -1634,43 +1160,18 @@ var (
 
 // upcoming is the event memory of a thing to come, "sister's wedding",
 // whose date the sentence gives.
-func upcoming(what string) (Memory, string) {
+func upcoming(what string) (extract.Memory, string) {
 	v := trimFillers(tidy(what))
 	first, _ := firstWord(v+" ", 0)
 	if v == "" || notItems[first] || !hasAlnum(v) || len(strings.Fields(v)) > maxPlanWords+2 {
-		return Memory{}, ""
+		return extract.Memory{}, ""
 	}
 	for _, w := range lowerWords(v) {
 		if aboutMona[w] {
-			return Memory{}, ""
+			return extract.Memory{}, ""
 		}
 	}
 	return event(v)
-}
-
-// dateWindow bounds the text scanned for a date that opens it.
-func dateWindow(s string) string {
-	if len(s) > prefixWindow {
-		s = s[:prefixWindow]
-		s = s[:max(strings.LastIndexByte(s, ' '), 0)]
-	}
-	return s
-}
-
-// startsWithDate reports whether s opens with a date expression.
-func startsWithDate(s string) bool {
-	_, ok := leadingDate(s)
-	return ok
-}
-
-// leadingDate returns the date expressions of the start of s when the first
-// of them opens s.
-func leadingDate(s string) ([]dateExpr, bool) {
-	if w, _ := firstWord(s[:min(len(s), prefixWindow)], 0); !mayOpenDate(strings.TrimSuffix(w, ",")) {
-		return nil, false
-	}
-	es := scanDates(dateWindow(s))
-	return es, len(es) > 0 && es[0].start == 0
 }
 
 // untilDate returns what the clause at the start of rest says before its
@@ -1752,24 +1253,24 @@ var (
 	thingTrailing = []string{"right now", "now", "at the moment", "these days", "of all time", "ever", "lately", "in the world"}
 )
 
-func favorite(thing, value string) (Memory, string) {
+func favorite(thing, value string) (extract.Memory, string) {
 	thing = strings.ToLower(strings.Join(strings.Fields(thing), " "))
 	thing = stripLeading(thing, thingLeading)
 	thing = stripTrailing(thing, thingTrailing)
 	for _, w := range strings.Fields(thing) {
 		if w == "you" || w == "your" || w == "is" || w == "are" {
-			return Memory{}, DropNotAboutUser // "my favorite thing about you" is about the assistant.
+			return extract.Memory{}, extract.DropNotAboutUser // "my favorite thing about you" is about the assistant.
 		}
 	}
 	v, reason := preference(stripLeading(value, []string{"called", "named"})) // "is called Stardew Valley"
 	if v == "" {
-		return Memory{}, reason
+		return extract.Memory{}, reason
 	}
 	s := slug(thing, nil)
 	if s == "" {
-		return Memory{}, ""
+		return extract.Memory{}, ""
 	}
-	return Memory{Key: "favorite_" + s, Value: v, Category: CategoryPreference, Importance: 80, Confidence: 0.8}, ""
+	return extract.Memory{Key: "favorite_" + s, Value: v, Category: extract.CategoryPreference, Importance: 80, Confidence: 0.8}, ""
 }
 
 var (
@@ -1797,29 +1298,255 @@ func preference(v string) (string, string) {
 	first, _ := firstWord(v+" ", 0)
 	for i, w := range lowerWords(v) {
 		if i > 0 && (w == "it" || w == "them") {
-			return "", DropUnresolved // "playing it", "the storytelling aspect of it"
+			return "", extract.DropUnresolved // "playing it", "the storytelling aspect of it"
 		}
 		if aboutMona[w] {
-			return "", DropNotAboutUser // "I love that for you", "I like your idea"
+			return "", extract.DropNotAboutUser // "I love that for you", "I like your idea"
 		}
 		if thirdPossessives[w] {
-			return "", DropUnresolved // "I love going to their concerts": whose?
+			return "", extract.DropUnresolved // "I love going to their concerts": whose?
 		}
 	}
 	if referenceWords[first] {
-		return "", DropUnresolved // "I hate that", "He is my favourite actor"
+		return "", extract.DropUnresolved // "I hate that", "He is my favourite actor"
 	}
 	if v == "" || notItems[first] && !strings.HasPrefix(v, "To ") || !hasAlnum(v) {
 		return "", ""
 	}
-	if utf8.RuneCountInString(v) > MaxValueRunes {
-		return "", DropTooLong
+	if utf8.RuneCountInString(v) > extract.MaxValueRunes {
+		return "", extract.DropTooLong
 	}
 	return v, ""
 }
 
-func hasAlnum(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+type sentence struct {
+	text     string
+	question bool // it ended with a question mark
+}
+
+func isTerminator(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '…' }
+
+// splitSentences splits at line breaks and at runs of . ! ? … followed by a
+// space or the end, so that "3.5" and "e.g.pizza" stay whole. Whitespace
+// inside a sentence is collapsed to single spaces.
+func splitSentences(text string) []sentence {
+	var out []sentence
+	eachSentence(text, func(s string, q bool) { out = append(out, sentence{text: s, question: q}) })
+	return out
+}
+
+// eachSentence calls f with each sentence of text, as splitSentences splits
+// it, and whether it ended with a question mark.
+func eachSentence(text string, f func(s string, question bool)) {
+	emit := func(s string, q bool) {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			f(s, q)
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n' || r == '\r':
+			emit(text[start:i], false)
+			i += size
+			start = i
+		case isTerminator(r):
+			j, q := i, false
+			for j < len(text) {
+				r2, s2 := utf8.DecodeRuneInString(text[j:])
+				if !isTerminator(r2) {
+					break
+				}
+				q = q || r2 == '?'
+				j += s2
+			}
+			next, _ := utf8.DecodeRuneInString(text[j:])
+			if r == '.' && j == i+1 && abbreviation(text[start:i]) {
+				i = j
+				continue
+			}
+			if j == len(text) || unicode.IsSpace(next) {
+				emit(text[start:i], q)
+				start = j
+			}
+			i = j
+		default:
+			i += size
+		}
+	}
+	emit(text[start:], false)
+}
+
+// abbreviations end with a full stop that ends no sentence: "St. Mary's".
+var abbreviations = toSet("st dr mr mrs ms mt jr sr prof vs etc ft")
+
+// abbreviation reports whether s ends with a capitalised abbreviation.
+func abbreviation(s string) bool {
+	w := s[strings.LastIndexByte(s, ' ')+1:]
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && (abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1)
+}
+
+var (
+	questionStarts = toSet("do does did is are am was were can could would should will shall what who whom whose where why how which what's who's where's how's isn't aren't doesn't didn't")
+	interjections  = toSet("well oh ok okay yeah yes yep yup no nope nah so um uh umm hmm hm and but also actually honestly btw anyway anyways hey hi hello lol haha plus now alright sure ah aw wow sometimes today tonight yesterday lately recently currently")
+	conjunctions   = toSet("and but so also plus then because cause anyway btw though although actually honestly")
+
+	requestRe = regexp.MustCompile(`(?i)\bi(?:'d|d| would)\s+(?:(?:really|so|just|rather)\s+)?(?:like|love|prefer|enjoy|want)\b`)
+
+	// Hedges (might, maybe, thinking about, if, would, could: docs/presets.md,
+	// Mona: uncertain statements) make a statement too uncertain to remember.
+	hedgeWords        = toSet("might maybe perhaps probably possibly if would could should unless suppose supposedly hypothetically imagine pretend wish wonder wondering unsure someday")
+	hedgeContractions = toSet("i'd you'd we'd they'd he'd she'd it'd")
+	hedgePairs        = map[[2]string]bool{
+		{"thinking", "about"}: true, {"thinking", "of"}: true, {"not", "sure"}: true,
+		{"i", "think"}: true, {"i", "guess"}: true, {"i", "believe"}: true,
+	}
+)
+
+// lowerWords splits s into lower-case words of letters, digits and
+// apostrophes.
+func lowerWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+}
+
+// hedges marks the words of ws that hedge: "might", "wouldn't", "I'd", and
+// both words of "thinking about" or "I think".
+func hedges(ws []string) []bool {
+	marks := make([]bool, len(ws))
+	for i, w := range ws {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "n't"), "nt")
+		if hedgeWords[w] || hedgeWords[base] || hedgeContractions[w] {
+			marks[i] = true
+		}
+		if i+1 < len(ws) && hedgePairs[[2]string{w, ws[i+1]}] {
+			marks[i], marks[i+1] = true, true
+		}
+	}
+	return marks
+}
+
+func hedged(s string) bool { return slices.Contains(hedges(lowerWords(s)), true) }
+
+// withoutHedges is s, in lower case, without punctuation and its hedges:
+// "I might like sushi" becomes "i like sushi".
+func withoutHedges(s string) string {
+	ws := lowerWords(s)
+	marks := hedges(ws)
+	kept := ws[:0]
+	for i, w := range ws {
+		if !marks[i] {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// firstWord is the lower-cased word at p without surrounding punctuation, and
+// where the next word starts (len(s) when there is none).
+func firstWord(s string, p int) (string, int) {
+	end := strings.IndexByte(s[p:], ' ')
+	next := len(s)
+	if end < 0 {
+		end = len(s)
+	} else {
+		end += p
+		next = end + 1
+	}
+	w := strings.TrimFunc(s[p:end], func(r rune) bool { return unicode.IsPunct(r) && r != '\'' })
+	return strings.ToLower(w), next
+}
+
+func skipInterjections(s string, p int) int {
+	for p < len(s) {
+		w, next := firstWord(s, p)
+		if !interjections[w] || next >= len(s) {
+			return p
+		}
+		p = next
+	}
+	return p
+}
+
+// wordStarts lists the byte offsets of the words of a space-collapsed sentence.
+func wordStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' && i+1 < len(s) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// clauseStarts are the places where a statement about the user may begin: the
+// start of the sentence and after a comma, semicolon, colon, dash or joining
+// word. Patterns only match there, so that "she thinks I like tea" or "Tom
+// said my name is Bob" are not read as the user's own statement.
+func clauseStarts(s string) []int {
+	var out []int
+	for i, ws := range wordStarts(s) {
+		if i == 0 {
+			out = append(out, ws)
+			continue
+		}
+		prev := s[:ws-1]
+		last, _ := utf8.DecodeLastRuneInString(prev)
+		if strings.ContainsRune(",;:—–(", last) {
+			out = append(out, ws)
+			continue
+		}
+		pw := prev[strings.LastIndexByte(prev, ' ')+1:]
+		if conjunctions[strings.ToLower(pw)] {
+			out = append(out, ws)
+		}
+	}
+	return out
+}
+
+// skipLeadingDate returns where the clause at p goes on after a date
+// expression that opens it, and its comma.
+func skipLeadingDate(s string, p int) (int, bool) {
+	es, ok := leadingDate(s[p:])
+	if !ok {
+		return p, false
+	}
+	q := p + es[0].end
+	for q < len(s) && (s[q] == ',' || s[q] == ' ') {
+		q++
+	}
+	if q >= len(s) {
+		return p, false
+	}
+	return q, true
+}
+
+// dateWindow bounds the text scanned for a date that opens it.
+func dateWindow(s string) string {
+	if len(s) > prefixWindow {
+		s = s[:prefixWindow]
+		s = s[:max(strings.LastIndexByte(s, ' '), 0)]
+	}
+	return s
+}
+
+// startsWithDate reports whether s opens with a date expression.
+func startsWithDate(s string) bool {
+	_, ok := leadingDate(s)
+	return ok
+}
+
+// leadingDate returns the date expressions of the start of s when the first
+// of them opens s.
+func leadingDate(s string) ([]dateExpr, bool) {
+	if w, _ := firstWord(s[:min(len(s), prefixWindow)], 0); !mayOpenDate(strings.TrimSuffix(w, ",")) {
+		return nil, false
+	}
+	es := scanDates(dateWindow(s))
+	return es, len(es) > 0 && es[0].start == 0
 }
 
 // stripLeading removes any of the given phrases (whole words) from the start
@@ -1862,50 +1589,6 @@ func tidy(v string) string {
 		return r != '+' && r != '#' && (unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r))
 	})
 	return strings.Join(strings.Fields(v), " ")
-}
-
-var (
-	// clauseEnds end a value at a word that starts a new clause.
-	clauseEnds = toSet("but because cause cuz since when whenever while though although so especially except unless until till whereas which who lol haha btw than")
-	// subjects after "and"/"or"/"then" mean a new clause rather than a list:
-	// "pizza and pasta" is one value, "pizza and I like pasta" is not.
-	subjects = toSet("i i'm im i've ive i'd i'll my it it's that this she he they we you but then also now")
-	joiners  = toSet("and or then plus")
-)
-
-const hardStops = `,;:()[]{}|—–!?`
-
-// cutClause returns the clause at the start of rest: up to hard punctuation,
-// a clause-ending word, or "and"/"or" followed by a new subject. tooLong
-// reports that it did not end within scanLimit bytes.
-func cutClause(rest string) (clause string, tooLong bool) {
-	limit := min(len(rest), scanLimit)
-	for i := 0; i < limit; {
-		j := strings.IndexByte(rest[i:limit], ' ')
-		if j < 0 {
-			j = limit
-		} else {
-			j += i
-		}
-		w := rest[i:j]
-		if k := strings.IndexAny(w, hardStops); k >= 0 {
-			return tidy(rest[:i+k]), false
-		}
-		lw := strings.ToLower(strings.TrimRight(w, ".'"))
-		if clauseEnds[lw] && (i > 0 || lw != "so") && !(lw == "while" && i >= 2 && strings.EqualFold(rest[i-2:i-1], "a")) { // "so tired": an intensifier, not "so …"; "in a while" ends nothing
-			return tidy(rest[:i]), false
-		}
-		if joiners[lw] && j < limit {
-			if next, _ := firstWord(rest[:limit], j+1); subjects[next] || joiners[next] {
-				return tidy(rest[:i]), false
-			}
-		}
-		i = j + 1
-	}
-	if len(rest) > scanLimit {
-		return "", true
-	}
-	return tidy(rest), false
 }
 
 var (

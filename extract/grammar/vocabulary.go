@@ -1,4 +1,4 @@
-package extract
+package grammar
 
 import (
 	"regexp"
@@ -6,190 +6,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/extract"
 )
-
-// The memory vocabulary (README "The app presets"; prompts/mona/system.tmpl
-// and schema.json ask the LLM for the same keys). A key is one of the plain
-// keys, or a prefix followed by a slug: lower-case words of letters and
-// digits joined by single underscores.
-//
-//	name, nickname                   fact        "Priya", "Pri"
-//	lives_in, hometown               fact        "Seattle"
-//	works_at, studies_at             fact        "Google", "UCLA"
-//	occupation                       fact        "nurse"
-//	diet                             fact        "vegetarian"
-//	age                              fact        "40 years old", "in my thirties"
-//	family:<relation>                fact        family:sister = "Maya" (or "a younger sister")
-//	pet:<species>                    fact        pet:dog = "Biscuit" (or "two dogs")
-//	allergy:<item>                   fact        allergy:peanut = "peanuts"
-//	goal:<slug>                      fact        goal:run_marathon = "run a marathon"
-//	favorite_<thing>                 preference  favorite_band = "Coldplay"
-//	likes:<item>, dislikes:<item>    preference  likes:hiking = "hiking on weekends"
-//	hobby:<activity>                 preference  hobby:guitar = "learning guitar"
-//	feeling                          feeling     "anxious"
-//	event:<slug>, plan:<slug>        event       event:sisters_wedding (with event_date)
-//
-// likes:, dislikes: and hobby: keys name the head of the item: a qualifier
-// ("on weekends", "in the mountains") and a light verb ("playing",
-// "going to") stay in the value, so that near-duplicates share one key.
-var (
-	plainKeys   = toSet("name nickname feeling lives_in hometown works_at studies_at occupation diet age")
-	keyPrefixes = []struct {
-		prefix, category string
-	}{
-		{"favorite_", CategoryPreference}, {"likes:", CategoryPreference}, {"dislikes:", CategoryPreference},
-		{"hobby:", CategoryPreference}, {"event:", CategoryEvent}, {"plan:", CategoryEvent},
-		{"family:", CategoryFact}, {"pet:", CategoryFact}, {"allergy:", CategoryFact}, {"goal:", CategoryFact},
-	}
-)
-
-// KeyCategory is the category of a memory of key in the vocabulary, or ""
-// for a key outside it.
-func KeyCategory(key string) string {
-	switch {
-	case key == "feeling":
-		return CategoryFeeling
-	case plainKeys[key]:
-		return CategoryFact
-	}
-	for _, p := range keyPrefixes {
-		if strings.HasPrefix(key, p.prefix) {
-			return p.category
-		}
-	}
-	return ""
-}
-
-// canonicalTail brings the slug of a prefixed key into its canonical form:
-// the head of a preference or hobby, a relation's or species' usual word,
-// an allergy's singular.
-func canonicalTail(prefix, s string) string {
-	switch prefix {
-	case "likes:", "dislikes:", "hobby:":
-		return strings.Join(headWords(strings.Split(s, "_")), "_")
-	case "family:":
-		if r, ok := relations[strings.ReplaceAll(s, "_", " ")]; ok {
-			return strings.ReplaceAll(r, " ", "_")
-		}
-	case "pet:":
-		if r, ok := species[strings.ReplaceAll(s, "_", " ")]; ok {
-			return strings.ReplaceAll(r, " ", "_")
-		}
-	case "allergy:":
-		ws := strings.Split(s, "_")
-		ws[len(ws)-1] = singular(ws[len(ws)-1])
-		return strings.Join(ws, "_")
-	}
-	return s
-}
-
-var (
-	// qualifiers start the part of an item that qualifies its head: "hiking
-	// on weekends" is hiking.
-	qualifiers = toSet("on in at with during every when after before from around near while whenever for by")
-	// lightVerbs open an item without being its head: "playing tennis" is
-	// tennis, "going to concerts" is concerts.
-	lightVerbs = [][]string{
-		{"learning", "how", "to"}, {"learning", "to"}, {"go", "for"}, {"go", "on"}, {"go", "to"}, {"learn", "how", "to"}, {"how", "to"},
-		{"going", "to"}, {"going", "for"}, {"going", "on"}, {"listening", "to"}, {"learning"}, {"playing"}, {"play"}, {"watching"},
-		{"practicing"}, {"practising"}, {"taking"}, {"doing"}, {"having"}, {"going"}, {"to"},
-	}
-	// particles after "going" keep it the head: "going out".
-	particles = toSet("out home away back there up down off")
-)
-
-// headWords cuts the slug words of an item to its head.
-func headWords(ws []string) []string {
-	for stripped := true; stripped; {
-		stripped = false
-		for _, lv := range lightVerbs {
-			if len(ws) > len(lv) && equalWords(ws[:len(lv)], lv) && !particles[ws[len(lv)]] && !qualifiers[ws[len(lv)]] {
-				ws, stripped = ws[len(lv):], true
-				break
-			}
-		}
-	}
-	for i := 1; i < len(ws); i++ {
-		if qualifiers[ws[i]] {
-			return ws[:i]
-		}
-	}
-	return ws
-}
-
-func equalWords(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// singular is a crude singular of an English noun, for keys only.
-func singular(w string) string {
-	n := len(w)
-	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		return w[:n-3] + "y"
-	case n > 4 && (strings.HasSuffix(w, "oes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes")):
-		return w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:n-1]
-	}
-	return w
-}
-
-// relations are the family words the rules know, by their usual word.
-var relations = func() map[string]string {
-	m := map[string]string{}
-	for canon, words := range map[string]string{
-		"sister": "sister sisters sis", "brother": "brother brothers bro", "sibling": "sibling siblings",
-		"mother": "mom mum mother mommy mama", "father": "dad father daddy papa", "parents": "parents",
-		"son": "son sons", "daughter": "daughter daughters", "children": "kid kids child children baby",
-		"husband": "husband", "wife": "wife", "partner": "partner", "boyfriend": "boyfriend", "girlfriend": "girlfriend",
-		"fiance": "fiance fiancé fiancee fiancée", "grandmother": "grandma grandmother granny nana",
-		"grandfather": "grandpa grandfather granddad", "grandparents": "grandparents", "aunt": "aunt auntie",
-		"uncle": "uncle", "cousin": "cousin cousins", "niece": "niece nieces", "nephew": "nephew nephews",
-		"twin": "twin", "stepmother": "stepmom stepmother", "stepfather": "stepdad stepfather",
-	} {
-		for _, w := range strings.Fields(words) {
-			m[w] = canon
-		}
-	}
-	return m
-}()
-
-// species are the pets the rules know, by their usual word; a few breeds
-// are their species.
-var species = func() map[string]string {
-	m := map[string]string{}
-	for canon, words := range map[string]string{
-		"dog":        "dog dogs puppy puppies pup doggo retriever retrievers labrador labradors lab poodle poodles beagle beagles corgi corgis husky huskies terrier terriers bulldog bulldogs chihuahua chihuahuas dachshund dachshunds pug pugs collie collies labradoodle goldendoodle shepherd shepherds rottweiler rottweilers pitbull pitbulls pit_bull dalmatian greyhound greyhounds schnauzer spaniel spaniels doberman pomeranian yorkie mutt mutts sheepdog",
-		"cat":        "cat cats kitten kittens kitty tabby",
-		"rabbit":     "rabbit rabbits bunny bunnies",
-		"hamster":    "hamster hamsters",
-		"guinea_pig": "guinea_pig guinea_pigs",
-		"bird":       "bird birds parrot parrots budgie budgies parakeet cockatiel",
-		"fish":       "fish goldfish",
-		"turtle":     "turtle turtles tortoise",
-		"horse":      "horse horses pony ponies",
-		"cow":        "cow cows cattle calf",
-		"pig":        "pig pigs piglet",
-		"goat":       "goat goats",
-		"sheep":      "sheep lamb",
-		"chicken":    "chicken chickens hen hens",
-		"duck":       "duck ducks",
-		"lizard":     "lizard lizards gecko geckos",
-		"snake":      "snake snakes",
-		"ferret":     "ferret ferrets",
-	} {
-		for _, w := range strings.Fields(words) {
-			m[strings.ReplaceAll(w, "_", " ")] = canon
-		}
-	}
-	return m
-}()
 
 func wordAlt(m map[string]string) string {
 	var ws []string
@@ -325,7 +144,7 @@ const maxFeelingReasonWords = 3
 func feelingValue(after string) (string, string) {
 	clause, long := cutClause(after)
 	if long {
-		return "", DropTooLong
+		return "", extract.DropTooLong
 	}
 	ws := lowerWords(trimFillers(clause))
 	for changed := true; changed && len(ws) > 0; {
@@ -346,7 +165,7 @@ func feelingValue(after string) (string, string) {
 	v := stripTrailing(strings.Join(ws, " "), feelTrailing)
 	ws = strings.Fields(v)
 	if len(ws) == 0 || notFeelings[ws[0]] || !hasAlnum(ws[0]) {
-		return "", DropInvalidValue
+		return "", extract.DropInvalidValue
 	}
 	for _, ph := range []string{"stressed out", "burnt out", "burned out", "worn out", "freaked out", "under the weather", "on edge", "out of it", "left out", "fed up"} {
 		if p := strings.Fields(ph); len(ws) >= len(p) && equalWords(ws[:len(p)], p) {
@@ -359,7 +178,7 @@ func feelingValue(after string) (string, string) {
 	if len(ws) <= 2 {
 		return strings.Join(ws, " "), ""
 	}
-	return "", DropInvalidValue
+	return "", extract.DropInvalidValue
 }
 
 // feelingTail keeps a second feeling ("tired and sad") or a short reason
@@ -614,18 +433,18 @@ func titleJoin(ws []string, i int) bool {
 var expletiveIt = regexp.MustCompile(`(?i)^it\s+(?:when|whenever|if|that)\b`)
 
 // prefMemories are the likes or dislikes of a list.
-func prefMemories(after string, key string) ([]Memory, string) {
+func prefMemories(after string, key string) ([]extract.Memory, string) {
 	if expletiveIt.MatchString(after) {
-		return nil, DropInvalidValue // "I like it when it rains": no thing is liked
+		return nil, extract.DropInvalidValue // "I like it when it rains": no thing is liked
 	}
 	vs, long := items(after)
 	if long {
-		return nil, DropTooLong
+		return nil, extract.DropTooLong
 	}
 	vs, capped := capList(vs)
 	infinitive := strings.HasPrefix(strings.ToLower(strings.TrimLeft(after, " ")), "to ")
 	prevVerb := false // the item before was a verb: "to swim, sunbathe and skydive"
-	var out []Memory
+	var out []extract.Memory
 	reason := ""
 	for i, raw := range vs {
 		if infinitive {
@@ -645,7 +464,7 @@ func prefMemories(after string, key string) ([]Memory, string) {
 			g := gerundItem(raw, i == 0 || verbish)
 			prevVerb = len(ws) == 1 && g != ws[0]
 			if i > 0 && len(ws) > 1 && objectPronouns[strings.ToLower(ws[1])] && listVerbs[strings.ToLower(ws[0])] {
-				reason = firstNonEmpty(reason, DropInvalidValue) // "… and make me see things": a clause, not a like
+				reason = firstNonEmpty(reason, extract.DropInvalidValue) // "… and make me see things": a clause, not a like
 				continue
 			}
 			raw = g
@@ -654,45 +473,45 @@ func prefMemories(after string, key string) ([]Memory, string) {
 			// the first item, whose object is what is liked.
 			raw = raw[next:]
 		} else if ws := strings.Fields(raw); i > 0 && len(ws) > 1 && objectPronouns[strings.ToLower(ws[1])] && (listVerbs[w] || likeVerbs[w]) {
-			reason = firstNonEmpty(reason, DropInvalidValue) // "books that challenge me and make me see …"
+			reason = firstNonEmpty(reason, extract.DropInvalidValue) // "books that challenge me and make me see …"
 			continue
 		} else if i > 0 && next < len(raw) && listVerbs[w] && isLowerWord(w) && raw[:len(w)] == w {
 			// "on Facebook and watch TV": a second activity, said as a verb.
 			raw = gerund(w) + raw[next-1:]
 		}
 		if personItem(raw) {
-			reason = firstNonEmpty(reason, DropAboutPerson)
+			reason = firstNonEmpty(reason, extract.DropAboutPerson)
 			continue
 		}
 		v, r := preference(raw)
-		if v == "" && i == 0 && !infinitive && r == DropUnresolved && len(vs) > 1 {
-			return nil, DropUnresolved // see below
+		if v == "" && i == 0 && !infinitive && r == extract.DropUnresolved && len(vs) > 1 {
+			return nil, extract.DropUnresolved // see below
 		}
 		if v == "" {
-			reason = firstNonEmpty(reason, r, DropInvalidValue)
+			reason = firstNonEmpty(reason, r, extract.DropInvalidValue)
 			continue
 		}
 		if i == 0 && !infinitive && len(vs) > 1 {
-			if _, pr := phraseValue(v); pr == DropUnresolved {
+			if _, pr := phraseValue(v); pr == extract.DropUnresolved {
 				// "the way it captures the love and happiness between us":
 				// what is joined to an unresolved phrase is part of it.
-				return nil, DropUnresolved
+				return nil, extract.DropUnresolved
 			}
 		}
 		if personItem(v) {
-			reason = firstNonEmpty(reason, DropAboutPerson)
+			reason = firstNonEmpty(reason, extract.DropAboutPerson)
 			continue
 		}
-		k, ok := CanonicalKey(key + slug(v, articles))
+		k, ok := extract.CanonicalKey(key + slug(v, articles))
 		if !ok {
-			reason = firstNonEmpty(reason, DropInvalidValue)
+			reason = firstNonEmpty(reason, extract.DropInvalidValue)
 			continue
 		}
-		out = append(out, Memory{Key: k, Value: v, Category: CategoryPreference, Importance: 75, Confidence: 0.7})
+		out = append(out, extract.Memory{Key: k, Value: v, Category: extract.CategoryPreference, Importance: 75, Confidence: 0.7})
 	}
 	if len(out) > 0 {
 		if capped {
-			return out, DropListCap
+			return out, extract.DropListCap
 		}
 		return out, ""
 	}
@@ -715,14 +534,14 @@ var ownVerbs = toSet("run own manage")
 
 // runsPlace reads "run my little bakery" in a list of likes as where the
 // user works.
-func runsPlace(item string) (Memory, bool) {
+func runsPlace(item string) (extract.Memory, bool) {
 	ws := strings.Fields(strings.TrimPrefix(strings.ToLower(item), "to "))
 	if len(ws) < 2 || !ownVerbs[ws[0]] || (ws[1] != "my" && ws[1] != "a" && ws[1] != "an" && ws[1] != "our") {
-		return Memory{}, false
+		return extract.Memory{}, false
 	}
 	v, _ := org(strings.Join(ws[2:], " "))
 	if v == "" {
-		return Memory{}, false
+		return extract.Memory{}, false
 	}
 	return fact("works_at", v), true
 }
@@ -874,19 +693,19 @@ func place(after string, lowerOK bool) (string, string) {
 		return v, ""
 	}
 	if !lowerOK {
-		return "", DropInvalidValue
+		return "", extract.DropInvalidValue
 	}
 	clause, long := cutClause(after)
 	if long {
-		return "", DropTooLong
+		return "", extract.DropTooLong
 	}
 	ws := strings.Fields(stripTrailing(clause, placeTrailing))
 	if len(ws) == 0 || len(ws) > 3 || placeStops[strings.ToLower(ws[0])] {
-		return "", DropInvalidValue
+		return "", extract.DropInvalidValue
 	}
 	for _, w := range ws {
 		if qualifiers[w] || joiners[w] || subjects[w] {
-			return "", DropInvalidValue
+			return "", extract.DropInvalidValue
 		}
 	}
 	return strings.Join(ws, " "), ""
@@ -933,13 +752,13 @@ func lowerPlace(after string) string {
 var placeTrailing = []string{"now", "right now", "currently", "these days", "at the moment", "for now", "still", "too"}
 
 // fact is a memory of one of the plain fact keys.
-func fact(key, v string) Memory {
-	return Memory{Key: key, Value: v, Category: CategoryFact, Importance: 80, Confidence: 0.8}
+func fact(key, v string) extract.Memory {
+	return extract.Memory{Key: key, Value: v, Category: extract.CategoryFact, Importance: 80, Confidence: 0.8}
 }
 
 // buildAll builds the memories of a match of k at the start of rest: those
 // of lists and of the broader facts here, the others by build.
-func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
+func buildAll(k kind, rest string, loc []int, dated bool) ([]extract.Memory, string) {
 	after := rest[loc[1]:]
 	g := func(i int) string { return strings.ToLower(strings.Join(strings.Fields(group(rest, loc, i)), " ")) }
 	switch k {
@@ -959,7 +778,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 				after = after[min(next, len(after)):] // "on Facebook", "at the beach"
 			default:
 				if w2, _ := firstWord(after+" ", next); !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w2, "ing") {
-					return nil, DropInvalidValue // "I spend time alone"; "bird watching" is an activity
+					return nil, extract.DropInvalidValue // "I spend time alone"; "bird watching" is an activity
 				}
 			}
 		}
@@ -967,24 +786,24 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindPerson:
 		what := firstNonEmpty(group(rest, loc, 1), group(rest, loc, 2))
 		if ws := lowerWords(what); len(ws) == 0 || selfJudgements[ws[0]] && len(ws) == 1 {
-			return nil, DropInvalidValue // "I'm a huge fan"
+			return nil, extract.DropInvalidValue // "I'm a huge fan"
 		}
 		return prefMemories(what, "likes:")
 	case kindLiving:
 		verb, obj := g(1), strings.TrimSpace(group(rest, loc, 2))
 		if verb == "do" || verb == "work" {
 			if obj == "" || notItems[strings.ToLower(firstField(obj))] {
-				return nil, DropInvalidValue // "what I do for a living"
+				return nil, extract.DropInvalidValue // "what I do for a living"
 			}
-			return []Memory{fact("occupation", strings.ToLower(obj))}, ""
+			return []extract.Memory{fact("occupation", strings.ToLower(obj))}, ""
 		}
 		if notItems[verb] || !isLowerWord(verb) {
-			return nil, DropInvalidValue
+			return nil, extract.DropInvalidValue
 		}
-		return []Memory{fact("occupation", strings.TrimSpace(gerund(verb)+" "+obj))}, ""
+		return []extract.Memory{fact("occupation", strings.TrimSpace(gerund(verb)+" "+obj))}, ""
 	case kindDiet:
 		if food := g(3); food != "" {
-			return []Memory{fact("diet", "no "+food)}, ""
+			return []extract.Memory{fact("diet", "no "+food)}, ""
 		}
 		if g(4) != "" {
 			return drinks(after)
@@ -993,11 +812,11 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if item, ok := strings.CutSuffix(strings.ReplaceAll(d, "-", " "), " intolerant"); ok {
 			// An intolerance is the body's, not a choice: it must outlive
 			// "I don't eat meat anymore", which restates the diet.
-			return []Memory{{Key: "allergy:" + item, Value: d, Category: CategoryFact, Importance: 85, Confidence: 0.8}}, ""
+			return []extract.Memory{{Key: "allergy:" + item, Value: d, Category: extract.CategoryFact, Importance: 85, Confidence: 0.8}}, ""
 		}
-		return []Memory{fact("diet", d)}, ""
+		return []extract.Memory{fact("diet", d)}, ""
 	case kindNegated:
-		return nil, DropNegated
+		return nil, extract.DropNegated
 	case kindAllergy:
 		var vs []string
 		if one := group(rest, loc, 1); one != "" {
@@ -1005,22 +824,22 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		} else {
 			var long bool
 			if vs, long = items(after); long {
-				return nil, DropTooLong
+				return nil, extract.DropTooLong
 			}
 			vs, _ = capList(vs)
 		}
-		var out []Memory
+		var out []extract.Memory
 		for _, raw := range vs {
 			v, _ := preference(raw)
 			if v == "" {
 				continue
 			}
-			if key, ok := CanonicalKey("allergy:" + slug(v, articles)); ok {
-				out = append(out, Memory{Key: key, Value: v, Category: CategoryFact, Importance: 85, Confidence: 0.8})
+			if key, ok := extract.CanonicalKey("allergy:" + slug(v, articles)); ok {
+				out = append(out, extract.Memory{Key: key, Value: v, Category: extract.CategoryFact, Importance: 85, Confidence: 0.8})
 			}
 		}
 		if len(out) == 0 {
-			return nil, DropInvalidValue
+			return nil, extract.DropInvalidValue
 		}
 		return out, ""
 	case kindLives, kindHometown:
@@ -1029,20 +848,20 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			return nil, reason
 		}
 		if k == kindHometown {
-			return []Memory{fact("hometown", v)}, ""
+			return []extract.Memory{fact("hometown", v)}, ""
 		}
 		if prep := g(1); prep != "in" {
 			v = prep + " " + v
 		}
-		return []Memory{fact("lives_in", v)}, ""
+		return []extract.Memory{fact("lives_in", v)}, ""
 	case kindWorks:
 		return work(firstNonEmpty(g(1), g(2)), after)
 	case kindOccupation:
 		switch {
 		case g(4) != "":
-			return []Memory{fact("occupation", "in the "+g(4))}, ""
+			return []extract.Memory{fact("occupation", "in the "+g(4))}, ""
 		case g(5) != "":
-			return []Memory{fact("occupation", strings.ReplaceAll(g(5), "-", " "))}, ""
+			return []extract.Memory{fact("occupation", strings.ReplaceAll(g(5), "-", " "))}, ""
 		}
 		return occupation(g(1), firstNonEmpty(g(2), g(3)), after)
 	case kindSelf:
@@ -1054,25 +873,25 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		}
 	case kindStudies:
 		if v := g(1); v != "" {
-			return []Memory{fact("studies_at", v)}, ""
+			return []extract.Memory{fact("studies_at", v)}, ""
 		}
 		if v := capWords(after, 6); v != "" {
-			return []Memory{fact("studies_at", v)}, ""
+			return []extract.Memory{fact("studies_at", v)}, ""
 		}
 		if group(rest, loc, 0) != "" && containsFoldASCII(rest[:loc[1]], "attend ") && !containsFoldASCII(rest[:loc[1]], "school") {
-			return nil, DropInvalidValue
+			return nil, extract.DropInvalidValue
 		}
 		v, reason := org(after)
 		if v == "" {
 			return nil, reason
 		}
-		return []Memory{fact("studies_at", v)}, ""
+		return []extract.Memory{fact("studies_at", v)}, ""
 	case kindGoSchool:
 		v := capWords(after, 6)
 		for _, w := range strings.Fields(v) {
 			switch strings.ToLower(w) {
 			case "university", "college", "school", "academy", "institute", "high", "uni", "polytechnic":
-				return []Memory{fact("studies_at", v)}, ""
+				return []extract.Memory{fact("studies_at", v)}, ""
 			}
 		}
 		return goesRegularly(after)
@@ -1094,7 +913,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindGoal:
 		what, long := cutClause(after)
 		if long {
-			return nil, DropTooLong
+			return nil, extract.DropTooLong
 		}
 		switch {
 		case g(1) == "plan":
@@ -1111,7 +930,7 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 	case kindPlan:
 		what, long := cutClause(after)
 		if long {
-			return nil, DropTooLong
+			return nil, extract.DropTooLong
 		}
 		if v := g(1); v != "" {
 			what = strings.TrimSpace(v + " " + what) // "looking forward to going to business school"
@@ -1122,17 +941,17 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		if ws := strings.Fields(v); len(ws) == 1 && genericWorkplaces[ws[0]] {
 			v = "own " + v // "I run my own business"
 		}
-		return []Memory{fact("works_at", v)}, ""
+		return []extract.Memory{fact("works_at", v)}, ""
 	case kindConsider:
 		// What the user is thinking of doing, when it is something to do:
 		// "changing jobs", "going hiking"; not "where to travel" or "whether to".
 		what, long := cutClause(after)
 		if long {
-			return nil, DropTooLong
+			return nil, extract.DropTooLong
 		}
 		first, _ := firstWord(what+" ", 0)
 		if !strings.HasSuffix(first, "ing") || len(first) < 5 || first == "nothing" || first == "something" || first == "everything" || first == "anything" {
-			return nil, DropInvalidValue
+			return nil, extract.DropInvalidValue
 		}
 		return plan(what)
 	case kindHobby:
@@ -1160,14 +979,14 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 			return nil, ""
 		}
 		if k == kindFamilyNamed {
-			return []Memory{{Key: "family:" + relations[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+			return []extract.Memory{{Key: "family:" + relations[g(2)], Value: n, Category: extract.CategoryFact, Importance: 80, Confidence: 0.8}}, ""
 		}
-		return []Memory{{Key: "pet:" + species[g(2)], Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+		return []extract.Memory{{Key: "pet:" + species[g(2)], Value: n, Category: extract.CategoryFact, Importance: 80, Confidence: 0.8}}, ""
 	case kindHabit:
 		return habit(g(1), strings.TrimSpace(strings.TrimRight(group(rest, loc, 2), ", ")), strings.Join(strings.Fields(group(rest, loc, 3)), " "))
 	case kindIntro:
 		if n := introName(after); n != "" {
-			return []Memory{{Key: "name", Value: n, Category: CategoryFact, Importance: 90, Confidence: 0.8}}, ""
+			return []extract.Memory{{Key: "name", Value: n, Category: extract.CategoryFact, Importance: 90, Confidence: 0.8}}, ""
 		}
 		return nil, ""
 	}
@@ -1180,11 +999,11 @@ func buildAll(k kind, rest string, loc []int, dated bool) ([]Memory, string) {
 		// lives now, and supersedes lives_in.
 		if to, ok := strings.CutPrefix(strings.ToLower(m.Value), "moved to "); ok {
 			if v, _ := place(m.Value[len(m.Value)-len(to):], !hasUpper(to)); v != "" {
-				return []Memory{m, fact("lives_in", v)}, ""
+				return []extract.Memory{m, fact("lives_in", v)}, ""
 			}
 		}
 	}
-	return []Memory{m}, ""
+	return []extract.Memory{m}, ""
 }
 
 // cutAtWords cuts s before the first of words that is not its first word.
@@ -1229,7 +1048,7 @@ var genericWorkplaces = toSet("company job business firm office place boss start
 func org(after string) (string, string) {
 	clause, long := cutClause(after)
 	if long {
-		return "", DropTooLong
+		return "", extract.DropTooLong
 	}
 	clause = cutAtWords(trimFillers(clause), "as", "in", "on", "with", "since", "near", "during", "every", "for", "at", "from", "now", "right", "currently")
 	v := stripLeading(stripTrailing(clause, placeTrailing), []string{"a", "an"})
@@ -1238,52 +1057,52 @@ func org(after string) (string, string) {
 	}
 	ws := strings.Fields(v)
 	if len(ws) == 0 || len(ws) > 5 {
-		return "", DropInvalidValue
+		return "", extract.DropInvalidValue
 	}
 	first := strings.ToLower(ws[0])
 	last := strings.ToLower(ws[len(ws)-1])
 	if workStops[first] || notItems[first] || unicode.IsDigit(rune(first[0])) {
-		return "", DropInvalidValue
+		return "", extract.DropInvalidValue
 	}
 	if len(ws) == 1 && genericWorkplaces[first] {
-		return "", DropInvalidValue // "a company" says nothing
+		return "", extract.DropInvalidValue // "a company" says nothing
 	}
 	if first == "my" && (last == "company" || last == "job" || last == "office" || last == "work" || last == "workplace" || last == "place") {
-		return "", DropInvalidValue // "my current company" says nothing
+		return "", extract.DropInvalidValue // "my current company" says nothing
 	}
 	return v, ""
 }
 
 // work builds "I work at Google", "I work for a bakery", "I work as a nurse"
 // and "I work in marketing".
-func work(prep, after string) ([]Memory, string) {
+func work(prep, after string) ([]extract.Memory, string) {
 	if w, _ := firstWord(after+" ", 0); (prep == "from" || prep == "at") && (w == "home" || w == "remotely") {
-		return []Memory{fact("works_at", "home")}, "" // "I work from home"
+		return []extract.Memory{fact("works_at", "home")}, "" // "I work from home"
 	}
 	switch prep {
 	case "from":
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	case "by", "with":
 		prep = "at"
 	case "as":
 		clause, long := cutClause(after)
 		if long {
-			return nil, DropTooLong
+			return nil, extract.DropTooLong
 		}
 		v := strings.ToLower(stripLeading(cutAtWords(trimFillers(clause), "at", "for", "in", "since", "now"), []string{"a", "an"}))
 		if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 4 || notItems[ws[0]] {
-			return nil, DropInvalidValue
+			return nil, extract.DropInvalidValue
 		}
-		return []Memory{fact("occupation", v)}, ""
+		return []extract.Memory{fact("occupation", v)}, ""
 	case "in":
 		w, _ := firstWord(after, 0)
 		switch {
 		case w == "a" || w == "an":
 		case acronym(firstField(after)):
 			// "I work in IT", "I work in HR": a field.
-			return []Memory{fact("occupation", strings.TrimRight(firstField(after), ".,!?"))}, ""
+			return []extract.Memory{fact("occupation", strings.TrimRight(firstField(after), ".,!?"))}, ""
 		case hasUpper(firstField(after)):
-			return nil, DropInvalidValue // "I work in Seattle": a place, or a company?
+			return nil, extract.DropInvalidValue // "I work in Seattle": a place, or a company?
 		default:
 			clause, _ := cutClause(after)
 			v := strings.ToLower(stripTrailing(cutAtWords(trimFillers(clause), "at", "for", "since", "as"), placeTrailing))
@@ -1291,19 +1110,19 @@ func work(prep, after string) ([]Memory, string) {
 				v = t // "the insurance business"
 			}
 			if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 3 || workStops[ws[0]] || notItems[ws[0]] || placeStops[ws[0]] {
-				return nil, DropInvalidValue
+				return nil, extract.DropInvalidValue
 			}
-			return []Memory{fact("occupation", v)}, ""
+			return []extract.Memory{fact("occupation", v)}, ""
 		}
 	}
 	if v := capWords(after, 5); v != "" {
-		return []Memory{fact("works_at", v)}, ""
+		return []extract.Memory{fact("works_at", v)}, ""
 	}
 	v, reason := org(after)
 	if v == "" {
 		return nil, reason
 	}
-	return []Memory{fact("works_at", v)}, ""
+	return []extract.Memory{fact("works_at", v)}, ""
 }
 
 // acronym reports whether w is two to four capitals ("IT", "HR", "PR"),
@@ -1345,30 +1164,30 @@ var occupationFollowers = toSet("at for in and but by so who from with since now
 
 // occupation builds "I'm a software engineer" (mods "software", occ
 // "engineer"), and the workplace or school "at" names.
-func occupation(mods, occ, after string) ([]Memory, string) {
+func occupation(mods, occ, after string) ([]extract.Memory, string) {
 	for _, m := range strings.Fields(mods) {
 		if selfJudgements[m] || personWords[m] || m == "of" {
-			return nil, DropInvalidValue // "I'm a terrible cook" is a judgement
+			return nil, extract.DropInvalidValue // "I'm a terrible cook" is a judgement
 		}
 	}
 	if occ == "" {
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
 	trimmed := strings.TrimLeft(after, " ")
 	if occ == "volunteer" && mods == "" {
 		// "I'm a volunteer at the homeless shelter": what one does, not a job.
 		if w, _ := firstWord(trimmed+" ", 0); w == "at" || w == "with" || w == "for" || w == "in" {
 			if clause, long := cutClause(trimmed); !long && len(strings.Fields(clause)) <= 8 {
-				return []Memory{{Key: "hobby:volunteering", Value: "volunteering " + clause, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+				return []extract.Memory{{Key: "hobby:volunteering", Value: "volunteering " + clause, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 			}
 		}
 	}
 	next, nextAt := firstWord(trimmed, 0)
 	if trimmed != "" && next != "" && unicode.IsLetter(rune(trimmed[0])) && !occupationFollowers[next] {
-		return nil, DropInvalidValue // "I'm a nurse practitioner": an occupation the rules do not know
+		return nil, extract.DropInvalidValue // "I'm a nurse practitioner": an occupation the rules do not know
 	}
 	v := strings.TrimSpace(mods + " " + occ)
-	out := []Memory{fact("occupation", v)}
+	out := []extract.Memory{fact("occupation", v)}
 	if next == "at" || next == "for" {
 		if place := capWords(trimmed[min(nextAt, len(trimmed)):], 5); place != "" {
 			key := "works_at"
@@ -1392,16 +1211,16 @@ func goalWords(what string) (string, string) {
 	ws := strings.Fields(v)
 	switch {
 	case len(ws) == 0 || notItems[strings.ToLower(ws[0])] || notPlans[strings.ToLower(ws[0])] || !hasAlnum(v):
-		return "", DropInvalidValue
-	case len(ws) > maxGoalWords || utf8.RuneCountInString(v) > MaxValueRunes:
-		return "", DropTooLong
+		return "", extract.DropInvalidValue
+	case len(ws) > maxGoalWords || utf8.RuneCountInString(v) > extract.MaxValueRunes:
+		return "", extract.DropTooLong
 	}
 	for _, w := range lowerWords(v) {
 		if aboutMona[w] {
-			return "", DropNotAboutUser
+			return "", extract.DropNotAboutUser
 		}
 		if w == "him" || w == "her" || w == "them" {
-			return "", DropAboutPerson
+			return "", extract.DropAboutPerson
 		}
 	}
 	return v, ""
@@ -1425,28 +1244,28 @@ func goalKeyWords(v string) string {
 	return strings.Join(ws, "_")
 }
 
-func goal(what string) ([]Memory, string) {
+func goal(what string) ([]extract.Memory, string) {
 	v, reason := goalWords(what)
 	if v == "" {
 		return nil, reason
 	}
-	key, ok := CanonicalKey("goal:" + goalKeyWords(v))
+	key, ok := extract.CanonicalKey("goal:" + goalKeyWords(v))
 	if !ok {
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
-	return []Memory{{Key: key, Value: v, Category: CategoryFact, Importance: 75, Confidence: 0.7}}, ""
+	return []extract.Memory{{Key: key, Value: v, Category: extract.CategoryFact, Importance: 75, Confidence: 0.7}}, ""
 }
 
-func plan(what string) ([]Memory, string) {
+func plan(what string) ([]extract.Memory, string) {
 	v, reason := goalWords(what)
 	if v == "" {
 		return nil, reason
 	}
-	key, ok := CanonicalKey("plan:" + goalKeyWords(v))
+	key, ok := extract.CanonicalKey("plan:" + goalKeyWords(v))
 	if !ok {
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
-	return []Memory{{Key: key, Value: v, Category: CategoryEvent, Importance: 60, Confidence: 0.6}}, ""
+	return []extract.Memory{{Key: key, Value: v, Category: extract.CategoryEvent, Importance: 60, Confidence: 0.6}}, ""
 }
 
 var (
@@ -1458,7 +1277,7 @@ var (
 // hobby builds the ongoing activities: "I've been learning guitar", "I'm
 // learning Spanish", "I started knitting", "I play tennis", "I go hiking
 // every weekend".
-func hobby(rest string, loc []int, after string) ([]Memory, string) {
+func hobby(rest string, loc []int, after string) ([]extract.Memory, string) {
 	ms, reason := hobbyOf(rest, loc, after)
 	if len(ms) == 0 && group(rest, loc, 4) != "" {
 		// "I watch the Super Bowl with my uncles every year": no hobby of
@@ -1476,7 +1295,7 @@ func hobby(rest string, loc []int, after string) ([]Memory, string) {
 var habitTailRe = regexp.MustCompile(`(?i)^((?:[\p{L}\p{N}'\-]+,?\s+){1,8}?)(` + habitFrequency + `)\b`)
 
 // hobbyOf is hobby without the fallback to a habit.
-func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
+func hobbyOf(rest string, loc []int, after string) ([]extract.Memory, string) {
 	if n := group(rest, loc, 6); n != "" {
 		return collection(n, after)
 	}
@@ -1484,29 +1303,29 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 		// "fluent in English, Spanish and French": languages spoken.
 		vs, long := items(after)
 		if long {
-			return nil, DropTooLong
+			return nil, extract.DropTooLong
 		}
-		var out []Memory
+		var out []extract.Memory
 		for _, v := range vs {
 			if v = tidy(v); languages[strings.ToLower(v)] {
-				out = append(out, Memory{Key: "hobby:" + strings.ToLower(v), Value: "speaking " + v, Category: CategoryPreference, Importance: 70, Confidence: 0.7})
+				out = append(out, extract.Memory{Key: "hobby:" + strings.ToLower(v), Value: "speaking " + v, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7})
 			}
 		}
 		if len(out) == 0 {
-			return nil, DropInvalidValue
+			return nil, extract.DropInvalidValue
 		}
 		return out, ""
 	}
 	if doer := strings.ToLower(group(rest, loc, 8)); doer != "" {
 		// "I'm an avid kayaker": the activity of the one who does it.
 		if strings.EqualFold(group(rest, loc, 7), "professional") {
-			return []Memory{fact("occupation", "professional "+doer)}, ""
+			return []extract.Memory{fact("occupation", "professional "+doer)}, ""
 		}
 		if next, _ := firstWord(strings.TrimLeft(after, " ")+" ", 0); next != "" && !occupationFollowers[next] {
-			return nil, DropInvalidValue // "I'm a runner up"
+			return nil, extract.DropInvalidValue // "I'm a runner up"
 		}
 		act := hobbyDoers[doer]
-		return []Memory{{Key: "hobby:" + strings.ReplaceAll(act, " ", "_"), Value: act, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+		return []extract.Memory{{Key: "hobby:" + strings.ReplaceAll(act, " ", "_"), Value: act, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 	}
 	alt, verb := 0, ""
 	for i := 1; i <= 5; i++ {
@@ -1524,25 +1343,25 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 	if i := strings.Index(strings.ToLower(after), " for a living"); i >= 0 && alt == 4 {
 		// "I walk dogs for a living", "I play tennis for a living": work.
 		if obj := strings.TrimSpace(after[:i]); obj != "" && len(strings.Fields(obj)) <= 4 {
-			return []Memory{fact("occupation", verb+" "+strings.ToLower(obj))}, ""
+			return []extract.Memory{fact("occupation", verb+" "+strings.ToLower(obj))}, ""
 		}
 	}
 	// "a lot of Call of Duty" is Call of Duty.
 	after = stripLeading(strings.TrimLeft(after, " "), []string{"a lot of", "lots of", "a bunch of", "plenty of", "tons of", "all kinds of", "all sorts of", "all types of", "different kinds of", "different types of", "different", "many"})
 	if present == "teach" {
 		if m, ok := teaches(after); ok {
-			return []Memory{m}, ""
+			return []extract.Memory{m}, ""
 		}
 	}
 	objs, long := items(after)
 	if long {
-		return nil, DropTooLong
+		return nil, extract.DropTooLong
 	}
 	objs, _ = capList(objs)
 	if len(objs) == 0 {
 		objs = []string{""}
 	}
-	var out []Memory
+	var out []extract.Memory
 	reason := ""
 	for _, obj := range objs {
 		obj = stripTrailing(trimFillers(tidy(obj)), hobbyTrailing)
@@ -1563,20 +1382,20 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 			// "I compete in dog agility classes"
 			qualified, team = false, true
 		case habitVerbs[present] && strings.HasPrefix(strings.ToLower(obj), "to "):
-			reason = firstNonEmpty(reason, DropInvalidValue) // "I walk to school"
+			reason = firstNonEmpty(reason, extract.DropInvalidValue) // "I walk to school"
 			continue
 		case habitVerbs[present] && (obj == "" || qualified || first == "to" || first == "up" || first == "out" || first == "about" || first == "back" || first == "over" || first == "off" || first == "into"):
-			reason = firstNonEmpty(reason, DropInvalidValue) // "I speak to my mom", "I grow up fast"
+			reason = firstNonEmpty(reason, extract.DropInvalidValue) // "I speak to my mom", "I grow up fast"
 			continue
 		case present == "take" && !lessonWords[headEnd(ws)]:
-			reason = firstNonEmpty(reason, DropInvalidValue) // "I take the bus" is no hobby; "I take dance lessons" is
+			reason = firstNonEmpty(reason, extract.DropInvalidValue) // "I take the bus" is no hobby; "I take dance lessons" is
 			continue
 		case habitVerbs[present] || present == "read" || present == "watch" || present == "write" || present == "cook":
 			// "I read an article", "I watched the movie": one thing, and a
 			// past tense spelt as the present; a habit has a kind of thing
 			// ("I read mysteries", "I grow roses").
 			if w, _ := firstWord(obj+" ", 0); specificWords[w] {
-				reason = firstNonEmpty(reason, DropInvalidValue)
+				reason = firstNonEmpty(reason, extract.DropInvalidValue)
 				continue
 			}
 			if r, _ := utf8.DecodeRuneInString(obj); len(objs) > 1 && obj != objs[0] && !unicode.IsUpper(r) {
@@ -1586,22 +1405,22 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 		switch {
 		case team:
 		case obj == "" && hobbyNeedsObject[base]:
-			reason = firstNonEmpty(reason, DropInvalidValue)
+			reason = firstNonEmpty(reason, extract.DropInvalidValue)
 			continue
 		case obj != "" && !qualified && (notObjects[first] || notItems[first] || first == "care") && !strings.HasPrefix(strings.ToLower(obj), "my own "):
-			reason = firstNonEmpty(reason, DropInvalidValue)
+			reason = firstNonEmpty(reason, extract.DropInvalidValue)
 			continue
 		case qualified && hobbyNeedsObject[base]:
-			reason = firstNonEmpty(reason, DropInvalidValue)
+			reason = firstNonEmpty(reason, extract.DropInvalidValue)
 			continue
 		case alt == 5 && obj != "" && !qualified:
-			reason = firstNonEmpty(reason, DropInvalidValue) // "I go hiking tomorrow" is no habit
+			reason = firstNonEmpty(reason, extract.DropInvalidValue) // "I go hiking tomorrow" is no habit
 			continue
 		case (alt == 4 || alt == 3) && base == "running" && obj != "" && !qualified:
-			reason = firstNonEmpty(reason, DropInvalidValue) // "I run a small business"
+			reason = firstNonEmpty(reason, extract.DropInvalidValue) // "I run a small business"
 			continue
 		case obj != "" && personItem(obj) && !qualified:
-			reason = firstNonEmpty(reason, DropAboutPerson)
+			reason = firstNonEmpty(reason, extract.DropAboutPerson)
 			continue
 		}
 		v := strings.TrimSpace(verb + " " + obj)
@@ -1619,12 +1438,12 @@ func hobbyOf(rest string, loc []int, after string) ([]Memory, string) {
 		if obj == "" || qualified || tail == "" || first != "" && unicode.IsDigit(rune(first[0])) || numberWords[first] > 1 {
 			tail = slug(verb, nil) // "walking three miles every day" is walking
 		}
-		key, ok := CanonicalKey("hobby:" + tail)
-		if !ok || utf8.RuneCountInString(v) > MaxValueRunes {
-			reason = firstNonEmpty(reason, DropInvalidValue)
+		key, ok := extract.CanonicalKey("hobby:" + tail)
+		if !ok || utf8.RuneCountInString(v) > extract.MaxValueRunes {
+			reason = firstNonEmpty(reason, extract.DropInvalidValue)
 			continue
 		}
-		out = append(out, Memory{Key: key, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7})
+		out = append(out, extract.Memory{Key: key, Value: v, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7})
 	}
 	if len(out) > 0 {
 		return out, ""
@@ -1649,13 +1468,13 @@ var familyLivesRe = regexp.MustCompile(`(?i)^\s*(?:still\s+|now\s+|also\s+)?(?:l
 // member's key: "my father is an electrician" is family:father_occupation,
 // never the user's occupation; "my sister lives in Boston" is
 // family:sister_lives_in.
-func familyFact(rel, after string) ([]Memory, string) {
+func familyFact(rel, after string) ([]extract.Memory, string) {
 	if rel == "" {
 		return nil, ""
 	}
 	key := "family:" + strings.ReplaceAll(rel, " ", "_")
 	if m := familyServedRe.FindStringSubmatch(after); m != nil {
-		return []Memory{{Key: key + "_occupation", Value: "in the " + strings.ToLower(m[1]), Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+		return []extract.Memory{{Key: key + "_occupation", Value: "in the " + strings.ToLower(m[1]), Category: extract.CategoryFact, Importance: 70, Confidence: 0.7}}, ""
 	}
 	if loc := familyJobRe.FindStringSubmatchIndex(after); loc != nil {
 		mods, occ := strings.ToLower(strings.TrimSpace(after[loc[2]:loc[3]])), strings.ToLower(after[loc[4]:loc[5]])
@@ -1667,11 +1486,11 @@ func familyFact(rel, after string) ([]Memory, string) {
 		if ms[0].Value != strings.TrimSpace(mods+" "+occ) {
 			v = ms[0].Value
 		}
-		return []Memory{{Key: key + "_occupation", Value: v, Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+		return []extract.Memory{{Key: key + "_occupation", Value: v, Category: extract.CategoryFact, Importance: 70, Confidence: 0.7}}, ""
 	}
 	if loc := familyLivesRe.FindStringIndex(after); loc != nil {
 		if v, _ := place(after[loc[1]:], !hasUpper(after[loc[1]:])); v != "" {
-			return []Memory{{Key: key + "_lives_in", Value: v, Category: CategoryFact, Importance: 70, Confidence: 0.7}}, ""
+			return []extract.Memory{{Key: key + "_lives_in", Value: v, Category: extract.CategoryFact, Importance: 70, Confidence: 0.7}}, ""
 		}
 	}
 	return nil, ""
@@ -1679,20 +1498,20 @@ func familyFact(rel, after string) ([]Memory, string) {
 
 // drinks builds "I don't drink soda" (diet "no soda") and "I don't
 // drink" (diet "no alcohol").
-func drinks(after string) ([]Memory, string) {
+func drinks(after string) ([]extract.Memory, string) {
 	clause, _ := cutClause(strings.TrimLeft(after, " "))
 	w, _ := firstWord(clause+" ", 0)
 	if clause == "" || joiners[w] || clauseEnds[w] || w == "anymore" || w == "either" || w == "at" || w == "much" && len(strings.Fields(clause)) == 1 {
 		if w == "much" {
-			return nil, DropInvalidValue // "I don't drink much": how much is not a diet
+			return nil, extract.DropInvalidValue // "I don't drink much": how much is not a diet
 		}
-		return []Memory{fact("diet", "no alcohol")}, ""
+		return []extract.Memory{fact("diet", "no alcohol")}, ""
 	}
 	v, reason := preference(stripTrailing(clause, []string{"anymore", "either", "at all", "ever"}))
 	if v == "" || len(strings.Fields(v)) > 3 || notObjects[w] {
-		return nil, firstNonEmpty(reason, DropInvalidValue)
+		return nil, firstNonEmpty(reason, extract.DropInvalidValue)
 	}
-	return []Memory{fact("diet", "no "+strings.ToLower(v))}, ""
+	return []extract.Memory{fact("diet", "no "+strings.ToLower(v))}, ""
 }
 
 // notHabitVerbs are verbs whose "every day" is no activity: being, having,
@@ -1702,7 +1521,7 @@ var notHabitVerbs = toSet("spend spent be am is are was were have has had get go
 // habit builds "I see the Rolling Stones in concert every year", "I
 // donate to charity each month": an activity done again and again, keyed
 // by its object. A verb of notHabitVerbs, a person or a pronoun makes none.
-func habit(verb, obj, freq string) ([]Memory, string) {
+func habit(verb, obj, freq string) ([]extract.Memory, string) {
 	if notHabitVerbs[verb] && verb != "see" && verb != "do" || strings.HasSuffix(verb, "ed") || strings.HasSuffix(verb, "ing") || strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss") || obj == "" {
 		return nil, ""
 	}
@@ -1710,7 +1529,7 @@ func habit(verb, obj, freq string) ([]Memory, string) {
 	if len(lw) == 0 || notItems[lw[0]] || referenceWords[lw[0]] || personWords[lw[len(lw)-1]] || lw[0] == "to" && len(lw) < 3 {
 		return nil, ""
 	}
-	if _, special := SpecialCategory(verb + " " + obj); special {
+	if _, special := extract.SpecialCategory(verb + " " + obj); special {
 		return nil, ""
 	}
 	if verbParticles[lw[0]] {
@@ -1720,7 +1539,7 @@ func habit(verb, obj, freq string) ([]Memory, string) {
 		lw = lw[1:]
 		if len(lw) == 0 {
 			v := gerund(strings.Fields(verb)[0]) + " " + strings.Fields(verb)[1] + " " + freq
-			return []Memory{{Key: "hobby:" + slug(v[:strings.LastIndex(v, " "+freq)], nil), Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+			return []extract.Memory{{Key: "hobby:" + slug(v[:strings.LastIndex(v, " "+freq)], nil), Value: v, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 		}
 	}
 	key := obj
@@ -1731,16 +1550,16 @@ func habit(verb, obj, freq string) ([]Memory, string) {
 	}); i > 0 {
 		key = strings.Join(lw[:i], " ") // "the Rolling Stones in concert" is keyed by the Rolling Stones
 	}
-	k, ok := CanonicalKey("hobby:" + slug(key, articles))
+	k, ok := extract.CanonicalKey("hobby:" + slug(key, articles))
 	if !ok {
 		return nil, ""
 	}
 	vs := strings.Fields(verb)
 	v := strings.Join(append([]string{gerund(vs[0])}, vs[1:]...), " ") + " " + obj + " " + freq
-	if utf8.RuneCountInString(v) > MaxValueRunes {
-		return nil, DropTooLong
+	if utf8.RuneCountInString(v) > extract.MaxValueRunes {
+		return nil, extract.DropTooLong
 	}
-	return []Memory{{Key: k, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	return []extract.Memory{{Key: k, Value: v, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 }
 
 // verbParticles complete a verb: "work out", "wake up".
@@ -1752,7 +1571,7 @@ var regularWords = toSet("every regularly often daily weekly twice once religiou
 
 // goesRegularly builds "I go to the gym regularly", "I go to the library
 // every Saturday": a habit, when a word of regularWords says so.
-func goesRegularly(after string) ([]Memory, string) {
+func goesRegularly(after string) ([]extract.Memory, string) {
 	clause, long := cutClause(strings.TrimLeft(after, " "))
 	if long {
 		return nil, ""
@@ -1767,14 +1586,14 @@ func goesRegularly(after string) ([]Memory, string) {
 	if lw[0] != "the" && lw[0] != "a" && lw[0] != "my" || len(lw) < 2 || personWords[lw[len(lw)-1]] {
 		return nil, ""
 	}
-	if _, special := SpecialCategory(where); special {
+	if _, special := extract.SpecialCategory(where); special {
 		return nil, "" // "church", "therapy": the special categories are not kept
 	}
-	key, ok := CanonicalKey("hobby:" + slug(where, articles))
+	key, ok := extract.CanonicalKey("hobby:" + slug(where, articles))
 	if !ok {
 		return nil, ""
 	}
-	return []Memory{{Key: key, Value: "going to " + strings.Join(ws, " "), Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	return []extract.Memory{{Key: key, Value: "going to " + strings.Join(ws, " "), Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 }
 
 // hobbyDoers are the people an activity names, with the activity: "I'm a
@@ -1791,10 +1610,10 @@ var hobbyDoers = func() map[string]string {
 // collection builds "I have over 1000 hats" and "I have a big collection
 // of vinyl records" (n is "over 1000" or "a big collection"): collecting,
 // keyed by what is collected, the amount in the value.
-func collection(n, after string) ([]Memory, string) {
+func collection(n, after string) ([]extract.Memory, string) {
 	clause, long := cutClause(strings.TrimLeft(after, " "))
 	if long {
-		return nil, DropTooLong
+		return nil, extract.DropTooLong
 	}
 	n = strings.Join(strings.Fields(n), " ")
 	ws := strings.Fields(n)
@@ -1808,7 +1627,7 @@ func collection(n, after string) ([]Memory, string) {
 		// "a hat collection": the kind of thing comes before "collection".
 		what, v = strings.ToLower(ws[len(ws)-2])+"s", n
 	default:
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
 	what = cutAtWords(what, "at", "in", "from", "that", "which", "who", "and", "on", "for", "since")
 	if i := strings.Index(strings.ToLower(what), " of "); i > 0 {
@@ -1818,7 +1637,7 @@ func collection(n, after string) ([]Memory, string) {
 	}
 	lw := lowerWords(what)
 	if len(lw) == 0 || len(lw) > 5 || !strings.HasSuffix(lw[len(lw)-1], "s") || timeUnits[lw[len(lw)-1]] || notItems[lw[0]] || specificWords[lw[0]] || personWords[lw[len(lw)-1]] || relations[lw[len(lw)-1]] != "" || species[lw[len(lw)-1]] != "" {
-		return nil, DropInvalidValue // "I have over 20 years of experience", "hundreds of friends"
+		return nil, extract.DropInvalidValue // "I have over 20 years of experience", "hundreds of friends"
 	}
 	switch {
 	case v != "":
@@ -1831,11 +1650,11 @@ func collection(n, after string) ([]Memory, string) {
 	for len(kw) > 1 && (amountWords[kw[0]] || unicode.IsDigit(rune(kw[0][0])) || containerNouns[kw[0]] || kw[0] == "of") {
 		kw = kw[1:] // "over 1000 hats" is keyed by hats, "200 pairs of sneakers" by sneakers
 	}
-	key, ok := CanonicalKey("hobby:" + slug(strings.Join(kw, " "), articles))
+	key, ok := extract.CanonicalKey("hobby:" + slug(strings.Join(kw, " "), articles))
 	if !ok {
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
-	return []Memory{{Key: key, Value: v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+	return []extract.Memory{{Key: key, Value: v, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 }
 
 // containerNouns count the things they are of: "pairs of sneakers".
@@ -1854,7 +1673,7 @@ var teachAt = []string{"at", "in", "for", "to", "on", "with", "and", "but", "eve
 // "I teach piano lessons" as the user's work: what one teaches is taught to
 // others, most often for a living. A person ("my kids") or a pronoun is not
 // what is taught.
-func teaches(after string) (Memory, bool) {
+func teaches(after string) (extract.Memory, bool) {
 	clause, _ := cutClause(strings.TrimLeft(after, " "))
 	if w, _ := firstWord(clause+" ", 0); w == "at" {
 		return fact("occupation", "teacher"), true // "I teach at a community college"
@@ -1865,7 +1684,7 @@ func teaches(after string) (Memory, bool) {
 	}
 	lw := lowerWords(strings.Join(ws, " "))
 	if len(lw) == 0 || len(lw) > 3 || specificWords[lw[0]] || notItems[lw[0]] || slicesContains(teachAt, lw[0]) || personWords[lw[len(lw)-1]] || lw[0] == "myself" || lw[0] == "people" {
-		return Memory{}, false
+		return extract.Memory{}, false
 	}
 	return fact("occupation", strings.Join(ws, " ")+" teacher"), true
 }
@@ -1895,12 +1714,12 @@ var marriedWith = regexp.MustCompile(`(?i)^\s*with\s+(a|an|one|two|three|four|fi
 // thirties", "I just turned 18") and a marital status ("I'm married with
 // two kids"). Nothing else after "I'm" is read here: it falls through to
 // the name.
-func self(rest string, loc []int, g func(int) string, after string) ([]Memory, string) {
+func self(rest string, loc []int, g func(int) string, after string) ([]extract.Memory, string) {
 	if status := g(5); status != "" {
 		if next, _ := firstWord(strings.TrimLeft(after, " ")+" ", 0); next == "to" && !containsFoldASCII(after, "to a ") && !containsFoldASCII(after, "to my ") {
 			return nil, "" // "married to the job"
 		}
-		out := []Memory{fact("family:marital_status", status)}
+		out := []extract.Memory{fact("family:marital_status", status)}
 		if sm := marriedWith.FindStringSubmatch(after); sm != nil {
 			if ms, _ := have(kindFamilyHave, strings.ToLower(sm[1]), strings.ToLower(sm[2]), strings.ToLower(sm[3]), after[len(sm[0]):]); len(ms) > 0 {
 				out = append(out, ms...)
@@ -1909,7 +1728,7 @@ func self(rest string, loc []int, g func(int) string, after string) ([]Memory, s
 		return out, ""
 	}
 	if span := g(3); span != "" {
-		return []Memory{fact("age", "in my "+span)}, ""
+		return []extract.Memory{fact("age", "in my "+span)}, ""
 	}
 	n := firstNonEmpty(g(1), g(2), g(4))
 	if n == "" {
@@ -1933,16 +1752,16 @@ func self(rest string, loc []int, g func(int) string, after string) ([]Memory, s
 	if n == "one" || n == "1" {
 		v = n + " year old"
 	}
-	return []Memory{fact("age", v)}, ""
+	return []extract.Memory{fact("age", v)}, ""
 }
 
 // petFollowers may follow "I have a dog".
 var petFollowers = toSet("named called and who that which at too as")
 
 // have builds "I have a younger sister named Maya" and "I have two cats".
-func have(k kind, count, mods, what, after string) ([]Memory, string) {
+func have(k kind, count, mods, what, after string) ([]extract.Memory, string) {
 	if strings.HasPrefix(after, "'") {
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
 	trimmed := strings.TrimLeft(after, " ")
 	next, nextAt := firstWord(trimmed, 0)
@@ -1953,7 +1772,7 @@ func have(k kind, count, mods, what, after string) ([]Memory, string) {
 	case next == "named" || next == "called":
 		n = nameAt(trimmed[min(nextAt, len(trimmed)):], false)
 	case k == kindPetHave && trimmed != "" && unicode.IsLetter(rune(trimmed[0])) && !petFollowers[next]:
-		return nil, DropInvalidValue // "I have a fish tank"
+		return nil, extract.DropInvalidValue // "I have a fish tank"
 	}
 	key, v := "family:"+relations[what], n
 	if k == kindPetHave {
@@ -1962,7 +1781,7 @@ func have(k kind, count, mods, what, after string) ([]Memory, string) {
 	if v == "" {
 		v = strings.Join(strings.Fields(count+" "+mods+" "+what), " ")
 	}
-	return []Memory{{Key: key, Value: v, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, ""
+	return []extract.Memory{{Key: key, Value: v, Category: extract.CategoryFact, Importance: 80, Confidence: 0.8}}, ""
 }
 
 // moreHaveRe reads the next item of "I have one brother and three
@@ -1975,7 +1794,7 @@ var haveNameRe = regexp.MustCompile(`^\s*(?:(?:[Nn]amed|[Cc]alled)\s+\p{Lu}[\p{L
 
 // haveMore adds the further relatives and pets of a "have" list to ms; a
 // second of one key joins the first ("a golden retriever and a poodle").
-func haveMore(ms []Memory, after string) []Memory {
+func haveMore(ms []extract.Memory, after string) []extract.Memory {
 	rest := after
 	// The first item's own words ("named Maya") come before the next.
 	if loc := haveNameRe.FindStringIndex(rest); loc != nil {
@@ -1994,7 +1813,7 @@ func haveMore(ms []Memory, after string) []Memory {
 		more, _ := have(kind, count, mods, what, rest[sm[1]:])
 		rest = rest[sm[1]:]
 		for _, m := range more {
-			if i := slices.IndexFunc(ms, func(x Memory) bool { return x.Key == m.Key }); i >= 0 {
+			if i := slices.IndexFunc(ms, func(x extract.Memory) bool { return x.Key == m.Key }); i >= 0 {
 				ms[i].Value += " and " + m.Value
 				continue
 			}
@@ -2112,22 +1931,22 @@ var notSubjects = toSet("for to a an the hard abroad at with now all right tonig
 
 // major builds "I'm majoring in biology", "I'm studying psychology" and
 // "I'm a history major": the user is a student of a subject, an occupation.
-func major(after string) ([]Memory, string) {
+func major(after string) ([]extract.Memory, string) {
 	clause, long := cutClause(after)
 	if long {
-		return nil, DropTooLong
+		return nil, extract.DropTooLong
 	}
 	clause = cutAtWords(trimFillers(clause), "at", "in", "for", "since", "now", "and", "with", "because", "right", "this", "next", "last")
 	ws := strings.Fields(stripTrailing(clause, placeTrailing))
 	if len(ws) == 0 || len(ws) > 3 || notSubjects[strings.ToLower(ws[0])] || notItems[strings.ToLower(ws[0])] {
-		return nil, DropInvalidValue
+		return nil, extract.DropInvalidValue
 	}
 	v := strings.Join(ws, " ")
 	if languages[strings.ToLower(v)] {
 		// "I'm studying Spanish": a language learnt, not a course of study.
-		return []Memory{{Key: "hobby:" + slug(v, nil), Value: "studying " + v, Category: CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
+		return []extract.Memory{{Key: "hobby:" + slug(v, nil), Value: "studying " + v, Category: extract.CategoryPreference, Importance: 70, Confidence: 0.7}}, ""
 	}
-	return []Memory{fact("occupation", v+" student")}, ""
+	return []extract.Memory{fact("occupation", v+" student")}, ""
 }
 
 // languages are what one studies as a hobby rather than a degree.
@@ -2137,7 +1956,7 @@ var languages = toSet("spanish french german italian japanese chinese mandarin c
 var makesMeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:(?:always|really|just|truly|also)\s+)?makes?\s+me\s+(?:(?:so|really|very|feel|truly)\s+)*(?:happy|smile|laugh|calm|relaxed|good|joyful|feel\s+alive)$`)
 
 // matchMakesMe reads "X makes me happy" as a like of X.
-func matchMakesMe(rest string) ([]Memory, bool, string) {
+func matchMakesMe(rest string) ([]extract.Memory, bool, string) {
 	clause, long := cutClause(rest)
 	if long || len(clause) > reverseWindow {
 		return nil, false, ""
@@ -2162,7 +1981,7 @@ var appositionRe = regexp.MustCompile(`^(\p{Lu}[\p{L}'\-]*(?:\s+\p{Lu}[\p{L}'\-]
 
 // matchApposition reads a pet or relative named before it is introduced:
 // "Biscuit, my hamster, is so cute".
-func matchApposition(rest string) ([]Memory, bool, string) {
+func matchApposition(rest string) ([]extract.Memory, bool, string) {
 	sm := appositionRe.FindStringSubmatch(rest[:min(len(rest), prefixWindow)])
 	if sm == nil {
 		return nil, false, ""
@@ -2173,10 +1992,10 @@ func matchApposition(rest string) ([]Memory, bool, string) {
 	}
 	w := strings.ToLower(sm[2])
 	if sp, ok := species[w]; ok {
-		return []Memory{{Key: "pet:" + sp, Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
+		return []extract.Memory{{Key: "pet:" + sp, Value: n, Category: extract.CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
 	}
 	if r, ok := relations[w]; ok {
-		return []Memory{{Key: "family:" + r, Value: n, Category: CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
+		return []extract.Memory{{Key: "family:" + r, Value: n, Category: extract.CategoryFact, Importance: 80, Confidence: 0.8}}, true, ""
 	}
 	return nil, false, ""
 }

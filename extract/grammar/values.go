@@ -1,9 +1,11 @@
-package extract
+package grammar
 
 import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mnemo-ai/mnemo/extract"
 )
 
 // The last check every value the rules mine passes: a value is a complete
@@ -32,7 +34,7 @@ var (
 // but pronouns and determiners is dropped, with DropUnresolved when it
 // points at something else ("that", "he") and DropInvalidValue otherwise.
 // Names are left to parseName, which reads them word by word.
-func completeValue(m Memory) (Memory, string) {
+func completeValue(m extract.Memory) (extract.Memory, string) {
 	if m.Key == "name" || m.Key == "nickname" {
 		return m, ""
 	}
@@ -49,15 +51,15 @@ func completeValue(m Memory) (Memory, string) {
 	}
 	v, reason := phraseValue(m.Value)
 	if v == "" {
-		return Memory{}, reason
+		return extract.Memory{}, reason
 	}
 	if v != m.Value {
 		// A like keyed by words that were cut off is keyed again.
 		for _, p := range []string{"likes:", "dislikes:"} {
 			if strings.HasPrefix(m.Key, p) {
-				k, ok := CanonicalKey(p + slug(v, articles))
+				k, ok := extract.CanonicalKey(p + slug(v, articles))
 				if !ok {
-					return Memory{}, DropInvalidValue
+					return extract.Memory{}, extract.DropInvalidValue
 				}
 				m.Key = k
 			}
@@ -84,32 +86,32 @@ func phraseValue(v string) (string, string) {
 		ws = full // "the who" is a band: nothing is left to dangle from
 	}
 	if len(ws) == 0 {
-		return "", DropInvalidValue
+		return "", extract.DropInvalidValue
 	}
 	if last := ws[len(ws)-1]; (last == "one" || last == "ones") && len(ws) > 1 && !strings.EqualFold(ws[len(ws)-2], "number") {
-		return "", DropUnresolved // "the peanut butter ones": ones of what?
+		return "", extract.DropUnresolved // "the peanut butter ones": ones of what?
 	}
 	for i, w := range ws[1:] {
 		if w = strings.Trim(w, ",.!?"); w == "ones" || (w == "their" || w == "its" || w == "theirs") && !slices.Contains(ws[:i+1], "and") {
 			// "watching ones about the war", "a few of their concerts":
 			// whose? ("went to a coffee shop and tried their coffee" says.)
-			return "", DropUnresolved
+			return "", extract.DropUnresolved
 		}
 	}
 	if anaphoric(ws) {
-		return "", DropUnresolved // "the story", "the way it makes me feel": of what?
+		return "", extract.DropUnresolved // "the story", "the way it makes me feel": of what?
 	}
 	if last := strings.ToLower(strings.Trim(ws[len(ws)-1], ",.!?")); len(ws) <= 3 && (last == "there" || last == "here") && len(ws) > 1 {
-		return "", DropUnresolved // "go there": where?
+		return "", extract.DropUnresolved // "go there": where?
 	}
 	if n := len(ws); n >= 3 && strings.EqualFold(ws[n-2], "to") && hobbyNeedsObject[strings.ToLower(ws[n-1])] {
-		return "", DropUnresolved // "learn how to play": play what?
+		return "", extract.DropUnresolved // "learn how to play": play what?
 	}
 	if pointsBack(ws) {
 		if i := slices.IndexFunc(ws, func(w string) bool { return feelingReasons[w] }); i > 0 && feelingLexicon[strings.ToLower(ws[0])] {
 			return strings.Join(ws[:i], " "), "" // "excited about it" is excited
 		}
-		return "", DropUnresolved // "learn it", "making the most of it": what?
+		return "", extract.DropUnresolved // "learn it", "making the most of it": what?
 	}
 	ref := false
 	for _, w := range ws {
@@ -125,9 +127,9 @@ func phraseValue(v string) (string, string) {
 		}
 	}
 	if ref {
-		return "", DropUnresolved
+		return "", extract.DropUnresolved
 	}
-	return "", DropInvalidValue
+	return "", extract.DropInvalidValue
 }
 
 // lightGerunds carry no content of their own: "doing those things" is
