@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/grammar"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -28,7 +29,7 @@ func (goals) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ t
 		if !ok {
 			continue
 		}
-		if v := extract.Tidy(goal); v != "" {
+		if v := grammar.Tidy(goal); v != "" {
 			res.Memories = append(res.Memories, extract.Memory{Key: "goal:" + extract.Slug(v, true), Value: v,
 				Category: extract.CategoryFact, Importance: 60, Confidence: 1, SourceMessageID: m.ID})
 		}
