@@ -406,24 +406,24 @@ type List struct {
 	Empty string
 }
 
-// dateIn prints an instant as a day in loc.
-func dateIn(t time.Time, loc *time.Location) string {
+// DateIn prints an instant as a day in loc.
+func DateIn(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "–"
 	}
 	return t.In(loc).Format("Mon 2 Jan 2006")
 }
 
-// timeIn prints an instant in loc.
-func timeIn(t time.Time, loc *time.Location) string {
+// TimeIn prints an instant in loc.
+func TimeIn(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "–"
 	}
 	return t.In(loc).Format(dateTimeLayout)
 }
 
-// ago says how long before now t was: "3 h 5 min", "2 d 4 h".
-func ago(d time.Duration) string {
+// Ago says how long before now t was: "3 h 5 min", "2 d 4 h".
+func Ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%d s", int(d.Seconds()))
@@ -435,8 +435,8 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%d d %d h", int(d.Hours())/24, int(d.Hours())%24)
 }
 
-// sortedKeys are m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys are m's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

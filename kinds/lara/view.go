@@ -1,4 +1,4 @@
-package views
+package lara
 
 import (
 	"cmp"
@@ -11,7 +11,19 @@ import (
 
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/views"
 )
+
+// The page of a user of this kind: views builds the shell (title, the
+// facts at the top, who may see it) and asks this package for the sections.
+func init() {
+	views.RegisterPage(extract.PageLearning, func(p *views.UserPage, ctx context.Context) ([]views.Section, error) {
+		return page{p}.learning(ctx)
+	})
+}
+
+// page is a user's page as this kind's builder reads it.
+type page struct{ *views.UserPage }
 
 // laraWindow is how far back LaRa's progress over time reaches.
 const laraWindow = 90 * 24 * time.Hour
@@ -30,28 +42,28 @@ var laraMoods = []struct{ key, total, label string }{
 
 // learning is a child's learning progress (docs/presets.md, LaRa): mastery per topic and over
 // time, the emotional counts (never labels) and the preferences.
-func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
-	recs, err := x.st.ListRecords(ctx, x.u.ID, nil)
+func (x page) learning(ctx context.Context) ([]views.Section, error) {
+	recs, err := x.Store.ListRecords(ctx, x.User.ID, nil)
 	if err != nil {
 		return nil, err
 	}
-	mastery := Section{ID: "mastery", Title: "Mastery by topic", Attr: "lara-mastery",
+	mastery := views.Section{ID: "mastery", Title: "Mastery by topic", Attr: "lara-mastery",
 		Intro: fmt.Sprintf("Mastery runs from 0 to %d; it rises after a run of successes at the topic's difficulty, at most once a session.", extract.LaraMaxMastery)}
-	over := Section{ID: "progress", Title: "Progress over time", Attr: "lara-progress",
+	over := views.Section{ID: "progress", Title: "Progress over time", Attr: "lara-progress",
 		Intro: "The highest difficulty solved in each session, per topic, over the last 90 days (0: none solved that session)."}
-	moods := Section{ID: "emotions", Title: "Emotional counts", Attr: "lara-emotions",
+	moods := views.Section{ID: "emotions", Title: "Emotional counts", Attr: "lara-emotions",
 		Intro: "How many moments of each kind the learning app reported. Mnemo keeps counts only: it never stores a label about the child."}
-	prefs := Section{ID: "preferences", Title: "Preferences", Attr: "lara-preferences"}
+	prefs := views.Section{ID: "preferences", Title: "Preferences", Attr: "lara-preferences"}
 
 	var learning, preference, reinforcement []map[string]any
 	var keys, prefKeys, styles []string
 	var emotional map[string]any
 	current := ""
 	for _, r := range recs {
-		if r.App != x.u.App {
+		if r.App != x.User.App {
 			continue
 		}
-		d := decode(r.Data)
+		d := views.Decode(r.Data)
 		switch r.Kind {
 		case extract.LaraLearning:
 			learning, keys = append(learning, d), append(keys, r.Key)
@@ -62,34 +74,34 @@ func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 		case extract.LaraReinforcement:
 			reinforcement, styles = append(reinforcement, d), append(styles, r.Key)
 		case extract.LaraReinforcementState:
-			current = label(d, "style")
+			current = views.FieldLabel(d, "style")
 		}
 	}
 
 	// Mastery now.
 	var lv []float64
-	table := VTable{Caption: "Topics", Head: []string{"Topic", "Mastery", "Attempts", "Solved", "Difficulty now", "Last practised"}}
+	table := views.VTable{Caption: "Topics", Head: []string{"Topic", "Mastery", "Attempts", "Solved", "Difficulty now", "Last practised"}}
 	for i, d := range learning {
-		m, _ := fnum(d, "mastery_level")
+		m, _ := views.FieldFloat(d, "mastery_level")
 		lv = append(lv, m)
-		table.Rows = append(table.Rows, []string{keys[i], num(m) + " of " + strconv.Itoa(extract.LaraMaxMastery), strconv.Itoa(inum(d, "total_attempts")),
-			strconv.Itoa(inum(d, "successful_attempts")), strconv.Itoa(inum(d, "difficulty")), dateIn(timeField(d, "last_practiced"), x.loc)})
+		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(extract.LaraMaxMastery), strconv.Itoa(views.FieldInt(d, "total_attempts")),
+			strconv.Itoa(views.FieldInt(d, "successful_attempts")), strconv.Itoa(views.FieldInt(d, "difficulty")), views.DateIn(views.FieldTime(d, "last_practiced"), x.Loc)})
 	}
-	mastery.Charts = []*Chart{BarChart(BarSpec{ID: "lara-mastery", Title: "Mastery by topic", Horizontal: true,
+	mastery.Charts = []*views.Chart{views.BarChart(views.BarSpec{ID: "lara-mastery", Title: "Mastery by topic", Horizontal: true,
 		Desc: "Each topic's mastery level now, 0 to 5.", CategoryLabel: "Topic", ValueLabel: "Mastery level (0–5)",
-		Categories: keys, Series: []BarSeries{{Values: lv}}, VMax: float64(extract.LaraMaxMastery),
+		Categories: keys, Series: []views.BarSeries{{Values: lv}}, VMax: float64(extract.LaraMaxMastery),
 		Empty: "Topics appear once a session with attempt events (sent by the learning app at handoff) is processed."})}
 	if len(table.Rows) > 0 {
-		mastery.Tables = []VTable{table}
+		mastery.Tables = []views.VTable{table}
 	}
 
 	// Over time: the highest difficulty solved per session and topic.
-	since := x.now.Add(-laraWindow)
-	events, err := x.st.ListUserEvents(ctx, x.u.ID, []string{"attempt"}, since)
+	since := x.Now.Add(-laraWindow)
+	events, err := x.Store.ListUserEvents(ctx, x.User.ID, []string{"attempt"}, since)
 	if err != nil {
 		return nil, err
 	}
-	byID := x.sessionByID()
+	byID := x.SessionByID()
 	type cell struct {
 		at   time.Time
 		best float64
@@ -97,8 +109,8 @@ func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 	perConcept := map[string]map[string]*cell{} // concept → session → best
 	practised := map[string]int{}
 	for _, e := range events {
-		d := decode(e.Data)
-		c := label(d, "concept")
+		d := views.Decode(e.Data)
+		c := views.FieldLabel(d, "concept")
 		if c == "" {
 			continue
 		}
@@ -117,30 +129,30 @@ func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 			practised[c]++
 		}
 		if ok, _ := d["success"].(bool); ok {
-			if diff, ok := fnum(d, "difficulty"); ok && diff > ce.best {
+			if diff, ok := views.FieldFloat(d, "difficulty"); ok && diff > ce.best {
 				ce.best = diff
 			}
 		}
 	}
-	concepts := sortedKeys(practised)
+	concepts := views.SortedKeys(practised)
 	slices.SortStableFunc(concepts, func(a, b string) int { return cmp.Compare(practised[b], practised[a]) })
 	concepts = concepts[:min(len(concepts), laraMaxConcepts)]
 	slices.Sort(concepts)
-	var series []Series
+	var series []views.Series
 	for _, c := range concepts {
 		cells := make([]*cell, 0, len(perConcept[c]))
 		for _, ce := range perConcept[c] {
 			cells = append(cells, ce)
 		}
 		slices.SortFunc(cells, func(a, b *cell) int { return a.at.Compare(b.at) })
-		sr := Series{Name: c}
+		sr := views.Series{Name: c}
 		for _, ce := range cells {
-			sr.Points = append(sr.Points, XY{X: unix(ce.at), Y: ce.best, XText: timeIn(ce.at, x.loc)})
+			sr.Points = append(sr.Points, views.XY{X: views.Unix(ce.at), Y: ce.best, XText: views.TimeIn(ce.at, x.Loc)})
 		}
 		series = append(series, sr)
 	}
 	// The axis starts a week before the first session shown.
-	from := x.now
+	from := x.Now
 	for _, sr := range series {
 		for _, p := range sr.Points {
 			if t := time.Unix(int64(p.X), 0).AddDate(0, 0, -7); t.Before(from) {
@@ -151,10 +163,10 @@ func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 	if from.Before(since) || len(series) == 0 {
 		from = since
 	}
-	over.Charts = []*Chart{LineChart(LineSpec{ID: "lara-progress", Title: "Highest difficulty solved per session",
-		Desc:   fmt.Sprintf("%s over the last 90 days.", plural(len(concepts), "topic", "topics")),
-		XLabel: "Session ended (" + x.loc.String() + ")", YLabel: "Difficulty solved (0–10)", Series: series,
-		XTicks: TimeTicks(from, x.now, x.loc), XMin: unix(from), XMax: unix(x.now), YMin: 0, YMax: 10,
+	over.Charts = []*views.Chart{views.LineChart(views.LineSpec{ID: "lara-progress", Title: "Highest difficulty solved per session",
+		Desc:   fmt.Sprintf("%s over the last 90 days.", views.Plural(len(concepts), "topic", "topics")),
+		XLabel: "Session ended (" + x.Loc.String() + ")", YLabel: "Difficulty solved (0–10)", Series: series,
+		XTicks: views.TimeTicks(from, x.Now, x.Loc), XMin: views.Unix(from), XMax: views.Unix(x.Now), YMin: 0, YMax: 10,
 		Empty: "Progress over time appears once sessions with attempt events from the last 90 days are handed over."})}
 
 	// Emotional counts: totals, and per recent session.
@@ -164,43 +176,43 @@ func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 		var cats []string
 		var totals []float64
 		for _, m := range laraMoods {
-			cats, totals = append(cats, m.label), append(totals, float64(inum(emotional, m.total)))
+			cats, totals = append(cats, m.label), append(totals, float64(views.FieldInt(emotional, m.total)))
 		}
-		moods.Facts = []Fact{{Label: "Sessions counted", Value: strconv.Itoa(inum(emotional, "sessions"))},
-			{Label: "Sessions in the last 30 days", Value: strconv.Itoa(inum(emotional, "last_30_day_sessions"))}}
-		if avg, ok := fnum(emotional, "last_30_day_average"); ok {
-			moods.Facts = append(moods.Facts, Fact{Label: "Frustration and anxious moments a session", Value: num(avg), Note: "30-day average"})
+		moods.Facts = []views.Fact{{Label: "Sessions counted", Value: strconv.Itoa(views.FieldInt(emotional, "sessions"))},
+			{Label: "Sessions in the last 30 days", Value: strconv.Itoa(views.FieldInt(emotional, "last_30_day_sessions"))}}
+		if avg, ok := views.FieldFloat(emotional, "last_30_day_average"); ok {
+			moods.Facts = append(moods.Facts, views.Fact{Label: "Frustration and anxious moments a session", Value: views.Num(avg), Note: "30-day average"})
 		}
-		moods.Charts = append(moods.Charts, BarChart(BarSpec{ID: "lara-moods", Title: "Moments counted, all sessions", Horizontal: true,
+		moods.Charts = append(moods.Charts, views.BarChart(views.BarSpec{ID: "lara-moods", Title: "Moments counted, all sessions", Horizontal: true,
 			Desc: "How many moments of each kind were reported in all sessions.", CategoryLabel: "Kind of moment", ValueLabel: "Moments",
-			Categories: cats, Series: []BarSeries{{Values: totals}}, Empty: "No moments counted yet."}))
+			Categories: cats, Series: []views.BarSeries{{Values: totals}}, Empty: "No moments counted yet."}))
 		recent, _ := emotional["recent"].([]any)
 		var sessions []string
 		perMood := make([][]float64, len(laraMoods))
 		for _, item := range recent {
 			e, _ := item.(map[string]any)
-			at := timeField(e, "at")
+			at := views.FieldTime(e, "at")
 			if at.IsZero() {
 				continue
 			}
-			sessions = append(sessions, at.In(x.loc).Format("Mon 2 Jan 15:04"))
+			sessions = append(sessions, at.In(x.Loc).Format("Mon 2 Jan 15:04"))
 			for i, m := range laraMoods {
-				perMood[i] = append(perMood[i], float64(inum(e, m.key)))
+				perMood[i] = append(perMood[i], float64(views.FieldInt(e, m.key)))
 			}
 		}
-		series := make([]BarSeries, len(laraMoods))
+		series := make([]views.BarSeries, len(laraMoods))
 		for i, m := range laraMoods {
-			series[i] = BarSeries{Name: m.label, Values: perMood[i]}
+			series[i] = views.BarSeries{Name: m.label, Values: perMood[i]}
 		}
-		moods.Charts = append(moods.Charts, BarChart(BarSpec{ID: "lara-moods-recent", Title: "Moments per session, last 30 days",
-			Desc:          fmt.Sprintf("Moments of each kind in each of the %s of the last 30 days.", plural(len(sessions), "session", "sessions")),
-			CategoryLabel: "Session (" + x.loc.String() + ")", ValueLabel: "Moments", Categories: sessions, Series: series,
+		moods.Charts = append(moods.Charts, views.BarChart(views.BarSpec{ID: "lara-moods-recent", Title: "Moments per session, last 30 days",
+			Desc:          fmt.Sprintf("Moments of each kind in each of the %s of the last 30 days.", views.Plural(len(sessions), "session", "sessions")),
+			CategoryLabel: "Session (" + x.Loc.String() + ")", ValueLabel: "Moments", Categories: sessions, Series: series,
 			Empty: "No session with mood events in the last 30 days."}))
 	}
 
 	// Preferences and the reinforcement style.
-	unused := cmp.Or(x.h.cfg.Deps.Batch.Decay.PreferenceUnused, decay.DefaultPolicy().PreferenceUnused)
-	ptable := VTable{Caption: "Likes and dislikes", Head: []string{"", "What", "First said", "Last said", "Forgotten if unmentioned until"},
+	unused := cmp.Or(x.DecayPolicy().PreferenceUnused, decay.DefaultPolicy().PreferenceUnused)
+	ptable := views.VTable{Caption: "Likes and dislikes", Head: []string{"", "What", "First said", "Last said", "Forgotten if unmentioned until"},
 		Empty: fmt.Sprintf("Likes and dislikes appear once the child says one (\"I like dinosaurs\") in a processed session. At most %d are kept; one unmentioned for %d days is removed.",
 			extract.LaraMaxPreferences, int(unused.Hours()/24))}
 	type prow struct {
@@ -216,28 +228,28 @@ func (x *userCtx) learning(ctx context.Context) ([]Section, error) {
 		case strings.HasPrefix(prefKeys[i], "favorite_"):
 			kind = "Favourite " + strings.ReplaceAll(strings.TrimPrefix(prefKeys[i], "favorite_"), "_", " ")
 		}
-		last := timeField(d, "last_seen")
+		last := views.FieldTime(d, "last_seen")
 		until := "–"
 		if !last.IsZero() {
-			until = dateIn(last.Add(unused), x.loc)
+			until = views.DateIn(last.Add(unused), x.Loc)
 		}
-		prows = append(prows, prow{last, []string{kind, text(d, "value"), dateIn(timeField(d, "first_seen"), x.loc), dateIn(last, x.loc), until}})
+		prows = append(prows, prow{last, []string{kind, views.FieldText(d, "value"), views.DateIn(views.FieldTime(d, "first_seen"), x.Loc), views.DateIn(last, x.Loc), until}})
 	}
 	slices.SortStableFunc(prows, func(a, b prow) int { return b.last.Compare(a.last) })
 	for _, p := range prows {
 		ptable.Rows = append(ptable.Rows, p.row)
 	}
-	prefs.Tables = []VTable{ptable}
+	prefs.Tables = []views.VTable{ptable}
 	var rates []float64
 	for _, d := range reinforcement {
-		r, _ := fnum(d, "success_rate")
+		r, _ := views.FieldFloat(d, "success_rate")
 		rates = append(rates, r)
 	}
-	prefs.Facts = []Fact{{Label: "Preferences kept", Value: fmt.Sprintf("%d of %d", len(preference), extract.LaraMaxPreferences)},
-		{Label: "Encouragement style", Value: cmpOr(current, "–"), Note: "switches only after enough evidence"}}
-	prefs.Charts = []*Chart{BarChart(BarSpec{ID: "lara-styles", Title: "Encouragement styles that worked", Horizontal: true,
+	prefs.Facts = []views.Fact{{Label: "Preferences kept", Value: fmt.Sprintf("%d of %d", len(preference), extract.LaraMaxPreferences)},
+		{Label: "Encouragement style", Value: views.CmpOr(current, "–"), Note: "switches only after enough evidence"}}
+	prefs.Charts = []*views.Chart{views.BarChart(views.BarSpec{ID: "lara-styles", Title: "Encouragement styles that worked", Horizontal: true,
 		Desc: "The success rate of each encouragement style tried.", CategoryLabel: "Style", ValueLabel: "Success rate (%)",
-		Categories: styles, Series: []BarSeries{{Values: rates}}, VMax: 1, Format: pctOf,
+		Categories: styles, Series: []views.BarSeries{{Values: rates}}, VMax: 1, Format: views.PctOf,
 		Empty: "Styles appear once sessions with reinforcement events are processed."})}
-	return []Section{mastery, over, moods, prefs}, nil
+	return []views.Section{mastery, over, moods, prefs}, nil
 }
