@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
@@ -93,4 +95,11 @@ func OrDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// kindLabel is how a message names an app kind: its registered name with
+// a capital.
+func kindLabel(name string) string {
+	r, n := utf8.DecodeRuneInString(name)
+	return string(unicode.ToUpper(r)) + name[n:]
 }
