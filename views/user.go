@@ -153,6 +153,12 @@ func FieldInt(m map[string]any, key string) int {
 // four words, anything else (prose, which may be someone's own words) "".
 func FieldLabel(m map[string]any, key string) string {
 	s, _ := m[key].(string)
+	return ShortLabel(s)
+}
+
+// ShortLabel is s as a short label: trimmed, at most 40 characters and
+// four words, anything else (prose, which may be someone's own words) "".
+func ShortLabel(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" || utf8.RuneCountInString(s) > 40 || len(strings.Fields(s)) > 4 {
 		return ""
@@ -163,8 +169,11 @@ func FieldLabel(m map[string]any, key string) string {
 // FieldText reads a string field, bounded to 300 characters.
 func FieldText(m map[string]any, key string) string {
 	s, _ := m[key].(string)
-	return clip(strings.TrimSpace(s), 300)
+	return BoundText(s)
 }
+
+// BoundText is s trimmed and bounded to 300 characters.
+func BoundText(s string) string { return clip(strings.TrimSpace(s), 300) }
 
 // FieldTexts reads a list of strings, each bounded to 300 characters.
 func FieldTexts(m map[string]any, key string) []string {
@@ -196,6 +205,11 @@ func FieldFlag(m map[string]any, key string) string {
 // FieldTime reads an RFC 3339 field.
 func FieldTime(m map[string]any, key string) time.Time {
 	s, _ := m[key].(string)
+	return ParseTime(s)
+}
+
+// ParseTime reads an RFC 3339 instant; anything else is the zero time.
+func ParseTime(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}

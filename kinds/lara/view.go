@@ -33,11 +33,15 @@ const laraMaxConcepts = 6
 
 // laraMoods are the emotional counts LaRa keeps, with how the page names
 // them: counts of moments, never a label about the child.
-var laraMoods = []struct{ key, total, label string }{
-	{extract.MoodFrustrated, "frustration_count", "Frustration moments"},
-	{extract.MoodRecovered, "recovery_count", "Recoveries"},
-	{extract.MoodStable, "stable_count", "Stable moments"},
-	{extract.MoodAnxious, "anxious_count", "Anxious moments"},
+var laraMoods = []struct {
+	label   string
+	total   func(Emotional) float64   // all sessions
+	session func(MoodSession) float64 // one recent session
+}{
+	{"Frustration moments", func(e Emotional) float64 { return e.FrustrationCount }, func(m MoodSession) float64 { return m.Frustrated }},
+	{"Recoveries", func(e Emotional) float64 { return e.RecoveryCount }, func(m MoodSession) float64 { return m.Recovered }},
+	{"Stable moments", func(e Emotional) float64 { return e.StableCount }, func(m MoodSession) float64 { return m.Stable }},
+	{"Anxious moments", func(e Emotional) float64 { return e.AnxiousCount }, func(m MoodSession) float64 { return m.Anxious }},
 }
 
 // learning is a child's learning progress (docs/presets.md, LaRa): mastery per topic and over
@@ -55,26 +59,28 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		Intro: "How many moments of each kind the learning app reported. Mnemo keeps counts only: it never stores a label about the child."}
 	prefs := views.Section{ID: "preferences", Title: "Preferences", Attr: "lara-preferences"}
 
-	var learning, preference, reinforcement []map[string]any
+	var learning []Learning
+	var preference []Preference
+	var reinforcement []Reinforcement
 	var keys, prefKeys, styles []string
-	var emotional map[string]any
+	var emotional *Emotional
 	current := ""
 	for _, r := range recs {
 		if r.App != x.User.App {
 			continue
 		}
-		d := views.Decode(r.Data)
 		switch r.Kind {
 		case extract.LaraLearning:
-			learning, keys = append(learning, d), append(keys, r.Key)
+			learning, keys = append(learning, decodeRecord[Learning](r.Data)), append(keys, r.Key)
 		case extract.LaraEmotional:
-			emotional = d
+			e := decodeRecord[Emotional](r.Data)
+			emotional = &e
 		case extract.LaraPreference:
-			preference, prefKeys = append(preference, d), append(prefKeys, r.Key)
+			preference, prefKeys = append(preference, decodeRecord[Preference](r.Data)), append(prefKeys, r.Key)
 		case extract.LaraReinforcement:
-			reinforcement, styles = append(reinforcement, d), append(styles, r.Key)
+			reinforcement, styles = append(reinforcement, decodeRecord[Reinforcement](r.Data)), append(styles, r.Key)
 		case extract.LaraReinforcementState:
-			current = views.FieldLabel(d, "style")
+			current = views.ShortLabel(decodeRecord[ReinforcementState](r.Data).Style)
 		}
 	}
 
@@ -82,10 +88,10 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 	var lv []float64
 	table := views.VTable{Caption: "Topics", Head: []string{"Topic", "Mastery", "Attempts", "Solved", "Difficulty now", "Last practised"}}
 	for i, d := range learning {
-		m, _ := views.FieldFloat(d, "mastery_level")
+		m := d.MasteryLevel
 		lv = append(lv, m)
-		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(extract.LaraMaxMastery), strconv.Itoa(views.FieldInt(d, "total_attempts")),
-			strconv.Itoa(views.FieldInt(d, "successful_attempts")), strconv.Itoa(views.FieldInt(d, "difficulty")), views.DateIn(views.FieldTime(d, "last_practiced"), x.Loc)})
+		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(extract.LaraMaxMastery), strconv.Itoa(int(d.TotalAttempts)),
+			strconv.Itoa(int(d.SuccessfulAttempts)), strconv.Itoa(int(d.Difficulty)), views.DateIn(views.ParseTime(d.LastPracticed), x.Loc)})
 	}
 	mastery.Charts = []*views.Chart{views.BarChart(views.BarSpec{ID: "lara-mastery", Title: "Mastery by topic", Horizontal: true,
 		Desc: "Each topic's mastery level now, 0 to 5.", CategoryLabel: "Topic", ValueLabel: "Mastery level (0–5)",
@@ -176,28 +182,26 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		var cats []string
 		var totals []float64
 		for _, m := range laraMoods {
-			cats, totals = append(cats, m.label), append(totals, float64(views.FieldInt(emotional, m.total)))
+			cats, totals = append(cats, m.label), append(totals, float64(int(m.total(*emotional))))
 		}
-		moods.Facts = []views.Fact{{Label: "Sessions counted", Value: strconv.Itoa(views.FieldInt(emotional, "sessions"))},
-			{Label: "Sessions in the last 30 days", Value: strconv.Itoa(views.FieldInt(emotional, "last_30_day_sessions"))}}
-		if avg, ok := views.FieldFloat(emotional, "last_30_day_average"); ok {
-			moods.Facts = append(moods.Facts, views.Fact{Label: "Frustration and anxious moments a session", Value: views.Num(avg), Note: "30-day average"})
+		moods.Facts = []views.Fact{{Label: "Sessions counted", Value: strconv.Itoa(int(emotional.Sessions))},
+			{Label: "Sessions in the last 30 days", Value: strconv.Itoa(int(emotional.Last30DaySessions))}}
+		if avg := emotional.Last30DayAverage; avg != nil {
+			moods.Facts = append(moods.Facts, views.Fact{Label: "Frustration and anxious moments a session", Value: views.Num(*avg), Note: "30-day average"})
 		}
 		moods.Charts = append(moods.Charts, views.BarChart(views.BarSpec{ID: "lara-moods", Title: "Moments counted, all sessions", Horizontal: true,
 			Desc: "How many moments of each kind were reported in all sessions.", CategoryLabel: "Kind of moment", ValueLabel: "Moments",
 			Categories: cats, Series: []views.BarSeries{{Values: totals}}, Empty: "No moments counted yet."}))
-		recent, _ := emotional["recent"].([]any)
 		var sessions []string
 		perMood := make([][]float64, len(laraMoods))
-		for _, item := range recent {
-			e, _ := item.(map[string]any)
-			at := views.FieldTime(e, "at")
+		for _, e := range emotional.Recent {
+			at := views.ParseTime(e.At)
 			if at.IsZero() {
 				continue
 			}
 			sessions = append(sessions, at.In(x.Loc).Format("Mon 2 Jan 15:04"))
 			for i, m := range laraMoods {
-				perMood[i] = append(perMood[i], float64(views.FieldInt(e, m.key)))
+				perMood[i] = append(perMood[i], float64(int(m.session(e))))
 			}
 		}
 		series := make([]views.BarSeries, len(laraMoods))
@@ -228,12 +232,12 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		case strings.HasPrefix(prefKeys[i], "favorite_"):
 			kind = "Favourite " + strings.ReplaceAll(strings.TrimPrefix(prefKeys[i], "favorite_"), "_", " ")
 		}
-		last := views.FieldTime(d, "last_seen")
+		last := views.ParseTime(d.LastSeen)
 		until := "–"
 		if !last.IsZero() {
 			until = views.DateIn(last.Add(unused), x.Loc)
 		}
-		prows = append(prows, prow{last, []string{kind, views.FieldText(d, "value"), views.DateIn(views.FieldTime(d, "first_seen"), x.Loc), views.DateIn(last, x.Loc), until}})
+		prows = append(prows, prow{last, []string{kind, views.BoundText(d.Value), views.DateIn(views.ParseTime(d.FirstSeen), x.Loc), views.DateIn(last, x.Loc), until}})
 	}
 	slices.SortStableFunc(prows, func(a, b prow) int { return b.last.Compare(a.last) })
 	for _, p := range prows {
@@ -242,8 +246,7 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 	prefs.Tables = []views.VTable{ptable}
 	var rates []float64
 	for _, d := range reinforcement {
-		r, _ := views.FieldFloat(d, "success_rate")
-		rates = append(rates, r)
+		rates = append(rates, d.SuccessRate)
 	}
 	prefs.Facts = []views.Fact{{Label: "Preferences kept", Value: fmt.Sprintf("%d of %d", len(preference), extract.LaraMaxPreferences)},
 		{Label: "Encouragement style", Value: views.CmpOr(current, "–"), Note: "switches only after enough evidence"}}
