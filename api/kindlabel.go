@@ -9,7 +9,7 @@ import (
 )
 
 // KindLabel is how a message names an app kind: its registered name with
-// a capital ("Clara" for a kind registered as "clara").
+// a capital ("Garden" for a kind registered as "garden").
 func KindLabel(name string) string {
 	r, n := utf8.DecodeRuneInString(name)
 	return string(unicode.ToUpper(r)) + name[n:]
