@@ -101,7 +101,7 @@ func (h *handlers) listWeeks(w http.ResponseWriter, r *http.Request, u store.Use
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "weeks": weeks, "next_before": next})
 }
 
-// getTrends answers a Clara user's trends with "status": "ready"; before
+// getTrends answers the trends of a user whose kind runs the trends batch with "status": "ready"; before
 // the trends batch has computed them, 200 with "trends": null, "status":
 // "pending" and "next_run_at", the batch's next scheduled instant. A user of
 // an app whose trends are never computed is 404.
@@ -128,7 +128,8 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if app := h.Handoff.Apps[u.App]; app == nil || !slices.Contains(extract.KindOfApp(app).Batches(), jobs.BatchTrends) {
-		writeError(w, apperr.Errorf(apperr.ENotFound, "trends are computed only for users of an app with Clara's rules"))
+		writeError(w, apperr.Errorf(apperr.ENotFound, "trends are computed only for users of an app with %s's rules",
+			KindsLabel(func(k extract.Kind) bool { return slices.Contains(k.Batches(), jobs.BatchTrends) })))
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "status": "pending",

@@ -28,7 +28,7 @@ import (
 const (
 	ScopeService = "service"
 	ScopeAdmin   = "admin"
-	// ScopeCaregiver reads the views of one Clara app's users (package
+	// ScopeCaregiver reads the views of one caregiver-only app's users (package
 	// views) and nothing else; such a token is always bound to an app.
 	ScopeCaregiver = "caregiver"
 )
@@ -47,8 +47,8 @@ type Token struct {
 var appNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 
 // ParseTokens reads MNEMO_API_TOKENS: comma-separated scope:token pairs,
-// where a service scope may name an app (service@coach:token) and a
-// caregiver scope must (caregiver@clara:token). Whether the app exists is
+// where a service scope may name an app (service@APP:token) and a
+// caregiver scope must (caregiver@APP:token). Whether the app exists is
 // for the caller to check. Errors never echo a token.
 func ParseTokens(s string) ([]Token, error) {
 	var out []Token

@@ -298,8 +298,8 @@ type riskView struct {
 	Actor     string `json:"actor,omitempty"`
 }
 
-// recordView is a record the session wrote (LaRa's learning progress,
-// Clara's repetition record, …).
+// recordView is a record the session wrote (a learner's progress, a
+// repetition record, …).
 type recordView struct {
 	Kind string          `json:"kind"`
 	Key  string          `json:"key"`

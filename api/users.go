@@ -45,7 +45,7 @@ func writeUnknownUser(w http.ResponseWriter) {
 // user's data; false means an error was answered. Every such route goes
 // through it: a user of another app than the token's answers as an unknown
 // user, and one whose data is not the token's to read (views.MayRead: a
-// Clara user's, for the admin token) is 403.
+// caregiver-only kind's user's, for the admin token) is 403.
 func (h *handlers) userOf(w http.ResponseWriter, r *http.Request) (store.User, bool) {
 	u, ok := h.userReached(w, r)
 	if !ok || !h.mayRead(w, r, u.App) {

@@ -15,9 +15,10 @@ import (
 // sends the token as the password of HTTP Basic authentication (any user
 // name), as for River UI, or a client sends it as a bearer token. Who sees
 // what is decided by the views from the token's scope and app (see
-// views.Viewer): an admin token sees everything but Clara's users, a
-// service token bound to an app that app's users but Clara's, a caregiver
-// token (caregiver@APP) the users of its Clara app and nothing else. The
+// views.Viewer): an admin token sees everything but the users of a
+// caregiver-only kind (extract.View.CaregiverOnly), a service token bound to
+// an app that app's users unless the kind is caregiver-only, a caregiver
+// token (caregiver@APP) the users of its caregiver-only app and nothing else. The
 // stylesheet and icon under /views/static/ are served without a token.
 //
 // It panics when the embedded templates do not parse, which the views'

@@ -53,7 +53,7 @@ type EventNote struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 }
 
-// Memory categories a policy may give a TTL (docs/presets.md, Mona: memories).
+// Memory categories a policy may give a TTL (docs/presets.md, the general companion's memories).
 var memoryCategories = []string{"fact", "preference", "event", "feeling", "other"}
 
 // appName is what an app may be called: it names a folder and the schema sent
@@ -316,8 +316,8 @@ func DefaultRuleSet() string {
 }
 
 // RuleSet is the deterministic extractor a runs, which is its app kind:
-// its policy's "rules", or else its own name (an app called "clara" is a
-// Clara app). A name that is not one of RuleSets means the default (DefaultRuleSet).
+// its policy's "rules", or else its own name (an app named after a kind is
+// an app of that kind). A name that is not one of RuleSets means the default (DefaultRuleSet).
 func (a *App) RuleSet() string {
 	if a.Policy.Rules != "" {
 		return a.Policy.Rules

@@ -54,10 +54,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Policy is what an app decides about storage, retention and extraction.
 type Policy struct {
-	// LLM is false for apps where the LLM must never decide what is stored (lara).
+	// LLM is false for apps where the LLM must never decide what is stored.
 	LLM bool `json:"llm"`
-	// Rules names the deterministic extractor: mona (key/value memories, the
-	// default), eldertree, clara, lara or coach. Operator apps pick one.
+	// Rules names the deterministic extractor, the app's kind: one of
+	// RuleSets (the kinds registered in the binary; DefaultRuleSet, the
+	// general companion's key/value memories, when unset or unknown).
+	// Operator apps pick one.
 	Rules string `json:"rules,omitempty"`
 	// TranscriptRetention is how long a processed transcript is kept; 0 deletes it
 	// once processing succeeded. A transcript whose extraction fell back is kept
@@ -85,8 +87,7 @@ type Policy struct {
 	// stores them like any other data (an app whose purpose they are),
 	// "keep_sealed" keeps them only in the session's sealed (encrypted)
 	// transcript, never in memories, profiles, summaries or packs. Unset,
-	// the kind decides (extract.SpecialPolicy): keep for eldertree and
-	// clara, keep_sealed for coach, drop for the others.
+	// the kind decides (extract.SpecialPolicy, from the kind's SpecialDefault).
 	SpecialCategories string `json:"special_categories,omitempty"`
 	// RiskWebhook is an http(s) URL that receives every medium or high risk
 	// cue of the app's users (no text, only class, severity and IDs); empty

@@ -68,7 +68,7 @@ func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
 	}
 	body := insightsBody{Heading: "Anonymised, per app: counts and rates over at least k users; a smaller group is suppressed, and shown as such."}
 	for _, wk := range weeks {
-		body.Weeks = append(body.Weeks, weekLink{Week: wk, Label: "w/e " + weekLabel(wk), Current: wk == week})
+		body.Weeks = append(body.Weeks, weekLink{Week: wk, Label: "w/e " + WeekLabel(wk), Current: wk == week})
 	}
 	apps := h.insightApps()
 	if week == "" {
@@ -92,7 +92,7 @@ func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, app := range apps {
 		in, ok := current[app]
-		sec := Section{ID: "app-" + app, Title: app + ", week ending " + weekLabel(week), Attr: "insights-" + app}
+		sec := Section{ID: "app-" + app, Title: app + ", week ending " + WeekLabel(week), Attr: "insights-" + app}
 		switch {
 		case !ok:
 			sec.Empty = fmt.Sprintf("No insights for %s in the week ending %s: the insights batch has not run for it (%s).",
@@ -163,7 +163,7 @@ func (h *Handler) insightSection(sec *Section, in aggregate.Insights) {
 			Empty: fmt.Sprintf("No trigger was named by %d or more users this week.", in.MinGroupSize)}),
 		BarChart(BarSpec{ID: "insights-strategies-" + in.App, Title: "Most effective strategies", Horizontal: true,
 			Desc: "Success rate of each strategy used by at least k users; sessions in brackets.", CategoryLabel: "Strategy (sessions)",
-			ValueLabel: "Success rate (%)", Categories: sc, Series: []BarSeries{{Values: sv}}, VMax: 1, Format: pctOf,
+			ValueLabel: "Success rate (%)", Categories: sc, Series: []BarSeries{{Values: sv}}, VMax: 1, Format: PctOf,
 			Empty: fmt.Sprintf("No strategy was used by %d or more users this week.", in.MinGroupSize)}))
 	sec.Lists = []List{{Title: "Notable patterns", Items: in.NotablePatterns, Empty: "No pattern stood out this week."}}
 }
@@ -179,7 +179,7 @@ func (h *Handler) insightHistory(app string, weeks []string, history map[string]
 	suppressed := 0
 	var marks []Marker
 	for i, wk := range ordered {
-		lbl := "w/e " + weekLabel(wk)
+		lbl := "w/e " + WeekLabel(wk)
 		ticks = append(ticks, Tick{float64(i), lbl})
 		in, ok := history[wk][app]
 		if !ok || in.Suppressed || in.AggregateMetrics == nil {
@@ -195,13 +195,13 @@ func (h *Handler) insightHistory(app string, weeks []string, history map[string]
 		gap = false
 	}
 	c := LineChart(LineSpec{ID: "insights-history-" + app, Title: "Active users and sessions by week",
-		Desc:   fmt.Sprintf("%s shown; %s suppressed (gaps in the lines).", plural(len(users), "week", "weeks"), plural(suppressed, "week", "weeks")),
+		Desc:   fmt.Sprintf("%s shown; %s suppressed (gaps in the lines).", Plural(len(users), "week", "weeks"), Plural(suppressed, "week", "weeks")),
 		XLabel: "Week ending", YLabel: "Users, sessions", Series: []Series{{Name: "Active users", Points: users}, {Name: "Sessions", Points: sessions}},
 		XTicks: ticks, XMin: -0.3, XMax: float64(max(len(ordered), 1)) - 0.7, Markers: marks,
 		Empty: fmt.Sprintf("Every listed week of %s was suppressed or not computed: a week is shown once k or more users were active in it.", app)})
 	for _, wk := range ordered {
 		if in, ok := history[wk][app]; ok && in.Suppressed {
-			c.Table.Rows = append(c.Table.Rows, append(make([]string, 0, 3), "Active users", "w/e "+weekLabel(wk), "suppressed (fewer than "+strconv.Itoa(in.MinGroupSize)+" users)"))
+			c.Table.Rows = append(c.Table.Rows, append(make([]string, 0, 3), "Active users", "w/e "+WeekLabel(wk), "suppressed (fewer than "+strconv.Itoa(in.MinGroupSize)+" users)"))
 		}
 	}
 	return c
@@ -216,15 +216,15 @@ func insightWeeksTable(app string, weeks []string, history map[string]map[string
 		in, ok := history[wk][app]
 		switch {
 		case !ok:
-			t.Rows = append(t.Rows, []string{weekLabel(wk), "–", "–", "not computed"})
+			t.Rows = append(t.Rows, []string{WeekLabel(wk), "–", "–", "not computed"})
 		case in.Suppressed:
-			t.Rows = append(t.Rows, []string{weekLabel(wk), "–", "–", fmt.Sprintf("suppressed: fewer than %d users", in.MinGroupSize)})
+			t.Rows = append(t.Rows, []string{WeekLabel(wk), "–", "–", fmt.Sprintf("suppressed: fewer than %d users", in.MinGroupSize)})
 		default:
 			sessions := "–"
 			if in.AggregateMetrics != nil {
 				sessions = strconv.Itoa(in.AggregateMetrics.TotalSessions)
 			}
-			t.Rows = append(t.Rows, []string{weekLabel(wk), strconv.Itoa(in.TotalActiveUsers), sessions, "yes"})
+			t.Rows = append(t.Rows, []string{WeekLabel(wk), strconv.Itoa(in.TotalActiveUsers), sessions, "yes"})
 		}
 		if len(t.RowLinks) < len(t.Rows) {
 			t.RowLinks = append(t.RowLinks, Prefix+"/insights?week_ending="+wk)
@@ -244,5 +244,5 @@ func pctPtr(v *float64) string {
 	if v == nil {
 		return "–"
 	}
-	return pctOf(*v)
+	return PctOf(*v)
 }

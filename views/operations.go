@@ -78,7 +78,7 @@ func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
 }
 
 // apps lists the configured apps.
-func (h *Handler) apps() []string { return sortedKeys(h.cfg.Deps.Apps) }
+func (h *Handler) apps() []string { return SortedKeys(h.cfg.Deps.Apps) }
 
 func (h *Handler) opsSessions(ctx context.Context, vr store.ViewReader, now time.Time) (Section, error) {
 	sec := Section{ID: "sessions", Title: "Sessions", Attr: "ops-sessions",
@@ -144,7 +144,7 @@ func (h *Handler) opsSessions(ctx context.Context, vr store.ViewReader, now time
 	for d := dayEnd.AddDate(0, 0, -7); d.Before(dayEnd); d = d.AddDate(0, 0, 1) {
 		t.Head = append(t.Head, d.Format("Mon 2 Jan"))
 	}
-	for _, app := range sortedKeys(perAppDay) {
+	for _, app := range SortedKeys(perAppDay) {
 		row := []string{app}
 		sum := int64(0)
 		for d := dayEnd.AddDate(0, 0, -7); d.Before(dayEnd); d = d.AddDate(0, 0, 1) {
@@ -233,7 +233,7 @@ func (h *Handler) opsExtraction(ctx context.Context, vr store.ViewReader, now ti
 		XMin: float64(dayStart.Unix()), XMax: float64(dayEnd.AddDate(0, 0, -1).Unix()),
 		Empty: "Outcomes appear once a handed-over session has been extracted (a few seconds after the handoff)."})}
 	ot := VTable{Caption: "Runs by source and outcome, last 14 days", Head: []string{"Source / outcome", "Runs"}, Empty: "No extraction runs in the last 14 days."}
-	for _, k := range sortedKeys(outcomes) {
+	for _, k := range SortedKeys(outcomes) {
 		ot.Rows = append(ot.Rows, []string{k, strconv.FormatInt(outcomes[k], 10)})
 	}
 	ext.Tables = []VTable{ot}
@@ -248,7 +248,7 @@ func (h *Handler) opsExtraction(ctx context.Context, vr store.ViewReader, now ti
 		{Label: "Output tokens", Value: strconv.FormatInt(outTok, 10)}, {Label: "Spend", Value: usd(cost)}}
 	if budget > 0 {
 		share := cost / budget
-		spend.Facts = append(spend.Facts, Fact{Label: "Budget", Value: usd(budget), Note: pctOf(share) + " used"})
+		spend.Facts = append(spend.Facts, Fact{Label: "Budget", Value: usd(budget), Note: PctOf(share) + " used"})
 		switch {
 		case share >= 1:
 			spend.Notice = "The monthly budget is spent: extraction uses the rules until the month ends."
@@ -335,7 +335,7 @@ func (h *Handler) opsQueues(ctx context.Context, now time.Time) (Section, error)
 		if row != nil {
 			age := now.Sub(row.ScheduledAt)
 			oldestAge = max(oldestAge, age)
-			oldest = ago(max(age, 0)) + " (job " + strconv.FormatInt(row.ID, 10) + ", " + row.Kind + ")"
+			oldest = Ago(max(age, 0)) + " (job " + strconv.FormatInt(row.ID, 10) + ", " + row.Kind + ")"
 		}
 		paused := "no"
 		if d.Paused {
@@ -347,7 +347,7 @@ func (h *Handler) opsQueues(ctx context.Context, now time.Time) (Section, error)
 		}
 		names, waiting, running = append(names, d.Queue), append(waiting, float64(d.Available)), append(running, float64(d.Running))
 	}
-	sec.Facts = []Fact{{Label: "Oldest waiting job", Value: orDash(agoOrEmpty(oldestAge))}}
+	sec.Facts = []Fact{{Label: "Oldest waiting job", Value: OrDash(agoOrEmpty(oldestAge))}}
 	sec.Tables = []VTable{t}
 	sec.Charts = []*Chart{BarChart(BarSpec{ID: "ops-queues", Title: "Jobs per queue", Horizontal: true,
 		Desc: "Jobs waiting and running in each queue now.", CategoryLabel: "Queue", ValueLabel: "Jobs", Categories: names,
@@ -360,7 +360,7 @@ func agoOrEmpty(d time.Duration) string {
 	if d <= 0 {
 		return ""
 	}
-	return ago(d)
+	return Ago(d)
 }
 
 // oldestAvailable is the queue's available job scheduled earliest, nil when none.
@@ -438,7 +438,7 @@ func (h *Handler) opsBatches(ctx context.Context, now time.Time) (Section, error
 		if !s.Next.IsZero() {
 			next = s.Next.UTC().Format(dateTimeLayout)
 		}
-		t.Rows = append(t.Rows, []string{s.Name, s.Schedule.String(), last, outcome, finished, next, missed, orDash(strings.Join(late, ", ")), skipped})
+		t.Rows = append(t.Rows, []string{s.Name, s.Schedule.String(), last, outcome, finished, next, missed, OrDash(strings.Join(late, ", ")), skipped})
 		if h.cfg.UIPrefix != "" {
 			t.RowLinks = append(t.RowLinks, h.cfg.UIPrefix+"/queues/"+jobs.QueueBatch)
 		}

@@ -26,26 +26,6 @@ type userBody struct {
 	Sections []Section
 }
 
-// userCtx is what every app's page builder reads.
-type userCtx struct {
-	h        *Handler
-	st       store.Store
-	u        store.User
-	loc      *time.Location
-	now      time.Time
-	sessions []store.Session // oldest first
-}
-
-// userPages builds the sections of each page layout a kind may choose
-// (extract.View.Page); the kind gives the page its heading.
-var userPages = map[string]func(*userCtx, context.Context) ([]Section, error){
-	extract.PageCaregiver: (*userCtx).caregiver,
-	extract.PageRecovery:  (*userCtx).recovery,
-	extract.PageLearning:  (*userCtx).learning,
-	extract.PageCoaching:  (*userCtx).coaching,
-	extract.PageMemories:  (*userCtx).memories,
-}
-
 func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v, _ := viewerOf(r)
@@ -63,8 +43,8 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 		h.Error(w, r, status, title, why)
 		return
 	}
-	x := &userCtx{h: h, st: st, u: u, loc: location(u.Timezone), now: h.now()}
-	if x.sessions, err = st.ListUserSessions(ctx, u.ID); err != nil {
+	x := &UserPage{h: h, Store: st, User: u, Loc: location(u.Timezone), Now: h.now()}
+	if x.Sessions, err = st.ListUserSessions(ctx, u.ID); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -94,31 +74,31 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 	if title == "" {
 		title = u.ID
 	}
-	h.render(w, r, http.StatusOK, "user", page{Title: title + " · " + u.App, Zone: x.loc.String(),
-		Now: timeIn(x.now, x.loc), Body: body})
+	h.render(w, r, http.StatusOK, "user", page{Title: title + " · " + u.App, Zone: x.Loc.String(),
+		Now: TimeIn(x.Now, x.Loc), Body: body})
 }
 
 // maxTitleRunes bounds the display name in a user page's title.
 const maxTitleRunes = 100
 
 // head is the facts at the top of every user's page.
-func (x *userCtx) head() []Fact {
-	facts := []Fact{{Label: "User", Value: x.u.ID}, {Label: "App", Value: x.u.App}, {Label: "Time zone", Value: x.loc.String()},
-		{Label: "Sessions handed over", Value: strconv.Itoa(len(x.sessions))}}
-	if n := len(x.sessions); n > 0 {
-		facts = append(facts, Fact{Label: "First session", Value: dateIn(x.sessions[0].StartedAt, x.loc)},
-			Fact{Label: "Latest session", Value: dateIn(x.latest().EndedAt, x.loc)})
+func (x *UserPage) head() []Fact {
+	facts := []Fact{{Label: "User", Value: x.User.ID}, {Label: "App", Value: x.User.App}, {Label: "Time zone", Value: x.Loc.String()},
+		{Label: "Sessions handed over", Value: strconv.Itoa(len(x.Sessions))}}
+	if n := len(x.Sessions); n > 0 {
+		facts = append(facts, Fact{Label: "First session", Value: DateIn(x.Sessions[0].StartedAt, x.Loc)},
+			Fact{Label: "Latest session", Value: DateIn(x.Latest().EndedAt, x.Loc)})
 	}
-	if x.u.MemoryDisabled {
+	if x.User.MemoryDisabled {
 		facts = append(facts, Fact{Label: "Memory", Value: "off", Note: "nothing new is remembered"})
 	}
 	return facts
 }
 
-// latest is the session that ended last.
-func (x *userCtx) latest() store.Session {
+// Latest is the session that ended last.
+func (x *UserPage) Latest() store.Session {
 	var last store.Session
-	for _, s := range x.sessions {
+	for _, s := range x.Sessions {
 		if s.EndedAt.After(last.EndedAt) {
 			last = s
 		}
@@ -126,18 +106,18 @@ func (x *userCtx) latest() store.Session {
 	return last
 }
 
-// sessionByID indexes the user's sessions.
-func (x *userCtx) sessionByID() map[string]store.Session {
-	m := make(map[string]store.Session, len(x.sessions))
-	for _, s := range x.sessions {
+// SessionByID indexes the user's sessions.
+func (x *UserPage) SessionByID() map[string]store.Session {
+	m := make(map[string]store.Session, len(x.Sessions))
+	for _, s := range x.Sessions {
 		m[s.ID] = s
 	}
 	return m
 }
 
-// summaries reads the newest limit summaries, keyed by session, decoded.
-func (x *userCtx) summaries(ctx context.Context, limit int) (map[string]map[string]any, []store.Summary, error) {
-	list, err := x.st.ListSummaries(ctx, x.u.ID, limit)
+// Summaries reads the newest limit summaries, keyed by session, decoded.
+func (x *UserPage) Summaries(ctx context.Context, limit int) (map[string]map[string]any, []store.Summary, error) {
+	list, err := x.Store.ListSummaries(ctx, x.User.ID, limit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,8 +131,8 @@ func (x *userCtx) summaries(ctx context.Context, limit int) (map[string]map[stri
 	return out, list, nil
 }
 
-// decode reads a JSON object; a document that is not one is empty.
-func decode(raw json.RawMessage) map[string]any {
+// Decode reads a JSON object; a document that is not one is empty.
+func Decode(raw json.RawMessage) map[string]any {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil || m == nil {
 		return map[string]any{}
@@ -160,19 +140,25 @@ func decode(raw json.RawMessage) map[string]any {
 	return m
 }
 
-// fnum reads a number field.
-func fnum(m map[string]any, key string) (float64, bool) { return numeric.Float(m[key]) }
+// FieldFloat reads a number field.
+func FieldFloat(m map[string]any, key string) (float64, bool) { return numeric.Float(m[key]) }
 
-// inum reads a whole number field (0 when missing).
-func inum(m map[string]any, key string) int {
+// FieldInt reads a whole number field (0 when missing).
+func FieldInt(m map[string]any, key string) int {
 	v, _ := numeric.Float(m[key])
 	return int(v)
 }
 
-// label reads a short label field: a string of at most 40 characters and
+// FieldLabel reads a short label field: a string of at most 40 characters and
 // four words, anything else (prose, which may be someone's own words) "".
-func label(m map[string]any, key string) string {
+func FieldLabel(m map[string]any, key string) string {
 	s, _ := m[key].(string)
+	return ShortLabel(s)
+}
+
+// ShortLabel is s as a short label: trimmed, at most 40 characters and
+// four words, anything else (prose, which may be someone's own words) "".
+func ShortLabel(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" || utf8.RuneCountInString(s) > 40 || len(strings.Fields(s)) > 4 {
 		return ""
@@ -180,14 +166,17 @@ func label(m map[string]any, key string) string {
 	return s
 }
 
-// text reads a string field, bounded to 300 characters.
-func text(m map[string]any, key string) string {
+// FieldText reads a string field, bounded to 300 characters.
+func FieldText(m map[string]any, key string) string {
 	s, _ := m[key].(string)
-	return clip(strings.TrimSpace(s), 300)
+	return BoundText(s)
 }
 
-// texts reads a list of strings, each bounded to 300 characters.
-func texts(m map[string]any, key string) []string {
+// BoundText is s trimmed and bounded to 300 characters.
+func BoundText(s string) string { return clip(strings.TrimSpace(s), 300) }
+
+// FieldTexts reads a list of strings, each bounded to 300 characters.
+func FieldTexts(m map[string]any, key string) []string {
 	list, _ := m[key].([]any)
 	var out []string
 	for _, v := range list {
@@ -205,17 +194,22 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// flag prints a boolean field as yes or no.
-func flag(m map[string]any, key string) string {
+// FieldFlag prints a boolean field as yes or no.
+func FieldFlag(m map[string]any, key string) string {
 	if b, _ := m[key].(bool); b {
 		return "yes"
 	}
 	return "no"
 }
 
-// timeField reads an RFC 3339 field.
-func timeField(m map[string]any, key string) time.Time {
+// FieldTime reads an RFC 3339 field.
+func FieldTime(m map[string]any, key string) time.Time {
 	s, _ := m[key].(string)
+	return ParseTime(s)
+}
+
+// ParseTime reads an RFC 3339 instant; anything else is the zero time.
+func ParseTime(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}
@@ -223,19 +217,19 @@ func timeField(m map[string]any, key string) time.Time {
 	return t
 }
 
-// unix is an instant on a chart's time axis.
-func unix(t time.Time) float64 { return float64(t.Unix()) }
+// Unix is an instant on a chart's time axis.
+func Unix(t time.Time) float64 { return float64(t.Unix()) }
 
-// dec prints a value with three decimals, "–" for none.
-func dec(v *float64) string {
+// Dec prints a value with three decimals, "–" for none.
+func Dec(v *float64) string {
 	if v == nil {
 		return "–"
 	}
 	return strconv.FormatFloat(*v, 'f', 3, 64)
 }
 
-// nanOr is *v, or NaN for none.
-func nanOr(v *float64) float64 {
+// NaNOr is *v, or NaN for none.
+func NaNOr(v *float64) float64 {
 	if v == nil {
 		return nan
 	}
@@ -253,23 +247,23 @@ func signed(v float64) string {
 	return s
 }
 
-// plural says "1 session", "2 sessions".
-func plural(n int, one, many string) string {
+// Plural says "1 session", "2 sessions".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// sessionLabel names a session in a chart: its end in the user's zone.
-func (x *userCtx) sessionLabel(s store.Session) string {
-	return s.EndedAt.In(x.loc).Format("Mon 2 Jan 15:04")
+// SessionLabel names a session in a chart: its end in the user's zone.
+func (x *UserPage) SessionLabel(s store.Session) string {
+	return s.EndedAt.In(x.Loc).Format("Mon 2 Jan 15:04")
 }
 
-// recent returns the user's sessions that ended at or after since, oldest first.
-func (x *userCtx) recent(since time.Time) []store.Session {
+// Recent returns the user's sessions that ended at or after since, oldest first.
+func (x *UserPage) Recent(since time.Time) []store.Session {
 	var out []store.Session
-	for _, s := range x.sessions {
+	for _, s := range x.Sessions {
 		if !s.EndedAt.Before(since) {
 			out = append(out, s)
 		}

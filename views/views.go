@@ -1,7 +1,8 @@
-// Package views serves Mnemo's pages for people: a user's page per app
-// (Clara's caregiver view, Elder Tree's recovery insights, LaRa's progress,
-// a coach user's goals and threads, Mona's memories), the week's anonymised
-// supervisor insights, and an operations page. Pages are rendered on the
+// Package views serves Mnemo's pages for people: a user's page, whose
+// sections the user's app kind builds (RegisterPage, from the kind's own
+// package), the week's anonymised supervisor insights, and an operations
+// page. This package holds the shell of every page, the charts and tables
+// the kinds draw with, and who may see what. Pages are rendered on the
 // server with html/template, which escapes every value; charts are SVG drawn
 // here (chart.go) with a table of their numbers for screen readers. The one
 // stylesheet and the icon are embedded: the pages need no JavaScript, no
@@ -53,11 +54,13 @@ const (
 //   - Open (no tokens configured, loopback only: a developer's machine)
 //     sees every page.
 //   - An admin token sees operations, insights and every user's page but
-//     Clara's: those are for the caregiver only.
+//     those of a caregiver-only kind (extract.View.CaregiverOnly): those
+//     are for the caregiver only.
 //   - A service token bound to an app sees the pages of that app's users,
-//     but not Clara's; a user of another app is not found, as in the API.
-//   - A caregiver token (bound to a Clara app) sees the pages of that app's
-//     users and nothing else.
+//     unless its kind is caregiver-only; a user of another app is not
+//     found, as in the API.
+//   - A caregiver token (bound to an app of a caregiver-only kind) sees the
+//     pages of that app's users and nothing else.
 //
 // An unbound service token is a chat service's machine credential and sees
 // no page.
@@ -291,8 +294,8 @@ func MayRead(v Viewer, app string, a *prompts.App) (int, string) {
 }
 
 // SeesCaregiverNotes reports whether v, who may read the data of a user
-// of app a (MayRead), also sees what is for the caregiver alone: a Clara
-// session's concerns (falls, pain, medication confusion, …; extract.View.CaregiverNotes). Only the
+// of app a (MayRead), also sees what is for the caregiver alone: a
+// caregiver-only kind's session concerns (falls, pain, medication confusion, …; extract.View.CaregiverNotes). Only the
 // caregiver token and open mode do; the app's own service token, whose
 // reads may reach the model's prompt, does not.
 func SeesCaregiverNotes(v Viewer, a *prompts.App) bool {
@@ -300,8 +303,8 @@ func SeesCaregiverNotes(v Viewer, a *prompts.App) bool {
 	return !careOnly || v.Open || v.Scope == ScopeCaregiver
 }
 
-// mayView decides whether v may see u's page: MayRead, and then a Clara
-// user's page is for the caregiver only (not the app's service token, which
+// mayView decides whether v may see u's page: MayRead, and then the page
+// of a caregiver-only kind's user is for the caregiver only (not the app's service token, which
 // reads the same data over JSON) and the rest for an admin token or a token
 // bound to the user's app.
 func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
@@ -310,7 +313,7 @@ func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
 	}
 	switch {
 	case h.caregiverOnly(u.App):
-		return http.StatusForbidden, "Clara's pages are for the caregiver only: sign in with the caregiver token of this app."
+		return http.StatusForbidden, kindLabel(h.kindOf(u.App).Name()) + "'s pages are for the caregiver only: sign in with the caregiver token of this app."
 	case v.Scope == ScopeAdmin || (v.Scope == ScopeService && v.App != ""):
 		return 0, ""
 	}
@@ -406,24 +409,24 @@ type List struct {
 	Empty string
 }
 
-// dateIn prints an instant as a day in loc.
-func dateIn(t time.Time, loc *time.Location) string {
+// DateIn prints an instant as a day in loc.
+func DateIn(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "–"
 	}
 	return t.In(loc).Format("Mon 2 Jan 2006")
 }
 
-// timeIn prints an instant in loc.
-func timeIn(t time.Time, loc *time.Location) string {
+// TimeIn prints an instant in loc.
+func TimeIn(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "–"
 	}
 	return t.In(loc).Format(dateTimeLayout)
 }
 
-// ago says how long before now t was: "3 h 5 min", "2 d 4 h".
-func ago(d time.Duration) string {
+// Ago says how long before now t was: "3 h 5 min", "2 d 4 h".
+func Ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%d s", int(d.Seconds()))
@@ -435,8 +438,8 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%d d %d h", int(d.Hours())/24, int(d.Hours())%24)
 }
 
-// sortedKeys are m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys are m's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

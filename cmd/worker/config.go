@@ -107,7 +107,7 @@ type setting struct {
 var settings = []setting{
 	{"database-url", "DATABASE_URL", "", "postgres://…, sqlite://PATH, or empty for the embedded SQLite file ./data/mnemo.db"},
 	{"listen", "MNEMO_LISTEN", "127.0.0.1:8080", "HTTP listen address; a non-loopback address requires MNEMO_API_TOKENS"},
-	{"api-tokens", "MNEMO_API_TOKENS", "", "comma-separated scope:token pairs, scope service, service@APP (bound to one app), caregiver@APP (a Clara app's views only) or admin (tokens ≥ 16 characters)"},
+	{"api-tokens", "MNEMO_API_TOKENS", "", "comma-separated scope:token pairs, scope service, service@APP (bound to one app), caregiver@APP (the views of an app whose kind is for a caregiver only) or admin (tokens ≥ 16 characters)"},
 	{"openai-api-key", "OPENAI_API_KEY", "", "API key of the OpenAI-compatible endpoint"},
 	{"openai-base-url", "OPENAI_BASE_URL", "", "base URL of the OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)"},
 	{"llm-model", "MNEMO_LLM_MODEL", "", "model name; empty keeps the deterministic extractor for every app"},
@@ -420,11 +420,12 @@ func checkTokenApps(tokens []api.Token, appsDir string) error {
 			return settingError("api-tokens", "token %d is bound to app %q, which is not configured (apps: %s)",
 				i+1, t.App, strings.Join(prompts.Names(apps), ", "))
 		}
-		// A caregiver reads Clara's caregiver view and nothing else: bound
-		// to another kind of app it could open no page at all.
+		// A caregiver reads the pages of a caregiver-only kind and nothing
+		// else: bound to another kind of app it could open no page at all.
 		if t.Scope == api.ScopeCaregiver && !extract.KindOfApp(apps[t.App]).View().CaregiverOnly {
-			return settingError("api-tokens", "token %d is a caregiver token for app %q, which is not a Clara app: caregiver tokens read Clara's caregiver pages only",
-				i+1, t.App)
+			careOnly := api.KindsLabel(func(k extract.Kind) bool { return k.View().CaregiverOnly })
+			return settingError("api-tokens", "token %d is a caregiver token for app %q, which is not a %s app: caregiver tokens read %s's caregiver pages only",
+				i+1, t.App, careOnly, careOnly)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,8 +20,9 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-//go:embed demo/*.json
-var demoFS embed.FS
+// demoKind is a kind with sample sessions for the demo: a JSON list of
+// demoSession, from the kind's own package.
+type demoKind interface{ DemoSessions() []byte }
 
 // demoSession is a sample session; times are relative to now so that TTLs
 // and windows behave as they would for a live user.
@@ -148,22 +148,18 @@ func demo(ctx context.Context, e *env) error {
 	return nil
 }
 
-// demoUsers reads the samples, one file per app in name order, and groups
+// demoUsers reads the samples, each kind's in name order, and groups
 // them by user in the order they appear.
 func demoUsers() ([][]demoSession, error) {
-	entries, err := demoFS.ReadDir("demo")
-	if err != nil {
-		return nil, err
-	}
 	var users [][]demoSession
-	for _, ent := range entries {
-		raw, err := demoFS.ReadFile("demo/" + ent.Name())
-		if err != nil {
-			return nil, err
+	for _, name := range extract.KindNames() {
+		k, ok := extract.KindOf(name).(demoKind)
+		if !ok {
+			continue
 		}
 		var samples []demoSession
-		if err := json.Unmarshal(raw, &samples); err != nil {
-			return nil, fmt.Errorf("demo/%s: %w", ent.Name(), err)
+		if err := json.Unmarshal(k.DemoSessions(), &samples); err != nil {
+			return nil, fmt.Errorf("the demo sessions of kind %s: %w", name, err)
 		}
 		for _, s := range samples {
 			i := slices.IndexFunc(users, func(u []demoSession) bool { return u[0].UserID == s.UserID })
@@ -292,7 +288,7 @@ func printSession(ctx context.Context, w io.Writer, sys *system, id string, req 
 		if where == "" {
 			where = "an event"
 		}
-		printWrapped(w, fmt.Sprintf("  %-8s ", where), strings.Repeat(" ", 13), d.Reason+": "+dropWhy(d.Reason))
+		printWrapped(w, fmt.Sprintf("  %-8s ", where), strings.Repeat(" ", 13), d.Reason+": "+dropWhy(extract.KindOfApp(app), d.Reason))
 	}
 
 	sess, err := st.GetSession(ctx, id)
@@ -323,7 +319,7 @@ func printSession(ctx context.Context, w io.Writer, sys *system, id string, req 
 	text, _ := doc["summary"].(string)
 	for _, k := range sortedKeys(doc) {
 		v := readable(doc[k])
-		// A field the text already says in full (coach's summary repeats
+		// A field the text already says in full (a coaching summary repeats
 		// its action steps and threads) is not said twice.
 		if k == "summary" || empty(doc[k]) || len(v) >= 20 && strings.Contains(text, v) {
 			continue
@@ -388,8 +384,9 @@ func printUser(ctx context.Context, w io.Writer, sys *system, app, userID string
 }
 
 // dropWhy says in words why a candidate was left out (the reasons of
-// extract.Dropped: the rules', Screen's and LaRa's guards').
-func dropWhy(reason string) string {
+// extract.Dropped: the rules', Screen's and a kind's write guard's); a
+// kind with a write guard of its own words its reasons (DropWhy).
+func dropWhy(k extract.Kind, reason string) string {
 	kind, sub, _ := strings.Cut(reason, ":")
 	switch kind {
 	case extract.DropQuestion:
@@ -423,19 +420,20 @@ func dropWhy(reason string) string {
 	case "invalid_event":
 		return "a " + sub + " event without the fields it needs"
 	case "guard":
+		if k, ok := k.(interface{ DropWhy(string) string }); ok {
+			if why := k.DropWhy(reason); why != "" {
+				return why
+			}
+		}
 		switch reason {
 		case extract.GuardConfidence:
 			return "below the app's min_confidence"
-		case extract.GuardLabel:
-			return "an emotional label about the child, which LaRa never stores"
 		case extract.GuardRisk:
 			return "a preference about harm"
 		case extract.GuardCooldown:
 			return "mastery may rise only once within the cooldown"
-		case extract.GuardCap:
-			return "more preferences than LaRa keeps"
 		}
-		return "refused by LaRa's write guard"
+		return "refused by this app's write guard"
 	}
 	return "left out by the rules"
 }

@@ -221,7 +221,7 @@ func evalCmd(ctx context.Context, e *env) error {
 			if f.chats > 0 && f.chats < len(chats) {
 				chats = chats[:f.chats]
 			}
-			app, err := evalApp(apps, "mona")
+			app, err := evalApp(apps, prompts.DefaultRuleSet()) // the general companion's preset
 			if err != nil {
 				return err
 			}

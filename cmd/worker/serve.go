@@ -373,7 +373,7 @@ func serve(ctx context.Context, e *env) error {
 
 // sealDerived makes st seal the derived data (summaries, profile and its
 // history, display name) of the apps whose policy sets seal_derived. An app
-// whose batches read that data in SQL (eldertree's analytics, clara's
+// whose batches read that data in SQL (weekly analytics,
 // trends) cannot seal it.
 func sealDerived(st store.Store, keys *seal.Keyring, apps map[string]*prompts.App) error {
 	for name, app := range apps {
