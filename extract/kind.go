@@ -55,6 +55,10 @@ type Kind interface {
 	// View is how a user of the kind is shown under /views/ and who may
 	// see what of it.
 	View() View
+	// RiskExtras are the phrasings the risk lexicons read in a message of
+	// an app of the kind only, beside the core lexicons (how its users say
+	// what the core phrasings do not cover).
+	RiskExtras() []RiskPhrasing
 	// DecaysRecords reports whether the kind's records are decayed by the
 	// emotional, preference and mastery decay batches (LaRa's).
 	DecaysRecords() bool
@@ -96,6 +100,9 @@ func register(k Kind, def bool) {
 		registry.kinds = map[string]Kind{}
 	}
 	registry.kinds[name] = k
+	if len(k.RiskExtras()) > 0 {
+		riskTab.Store(nil) // read again with the new kind's extras
+	}
 	if def {
 		registry.def = k
 	}
@@ -153,6 +160,7 @@ func (BaseKind) DeriveProfile(*Result, Result) {}
 func (BaseKind) Batches() []string             { return nil }
 func (BaseKind) View() View                    { return View{} }
 func (BaseKind) DecaysRecords() bool           { return false }
+func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
 func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
 }

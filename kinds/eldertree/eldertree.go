@@ -1429,3 +1429,12 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// RiskExtras are the relapse cues read in Elder Tree's messages only: the
+// substance at hand, or the first drink after sober days, is a relapse in
+// progress (medium).
+func (kindElderTree) RiskExtras() []extract.RiskPhrasing { return riskExtras }
+
+var riskExtras = []extract.RiskPhrasing{
+	extract.Phrasing(extract.RiskSubstance, extract.SeverityMedium, `\b(?:got|have|holding|bought|poured|opened)\s+(?:the\s+|a\s+|my\s+)?(?:needle|bag|bottle|drink|baggie|stash|gear|pills)\s+(?:ready|here|in\s+my\s+hand|in\s+front\s+of\s+me|right\s+here|open)\b|\bfirst\s+drink\s+in\s+[0-9a-z]+\s+(?:days|months|years)\b|\bback\s+on\s+(?:it|the\s+\w+)\s+after\b`),
+}

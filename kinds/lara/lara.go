@@ -1108,3 +1108,22 @@ func laraRisky(r extract.Record) bool {
 	}
 	return harmWords.MatchString(extract.RiskNorm(text))
 }
+
+// RiskExtras are children's phrasings of risk that the core lexicons leave
+// out, read in LaRa's messages only.
+func (kindLara) RiskExtras() []extract.RiskPhrasing { return riskExtras }
+
+var riskExtras = []extract.RiskPhrasing{
+	// Wanting to go to heaven to be with someone, to be gone, to not be
+	// borned.
+	extract.Phrasing(extract.RiskSuicidal, extract.SeverityMedium, `\b(?:wish|wished|want|wanna)\s+(?:i\s+)?(?:was|were|had)?\s*(?:never|not)\s+(?:been\s+)?(?:borned|born)\b|\bwant\s+to\s+be\s+(?:dead|ded|gone)\s+(?:like|with)\b|\bwant\s+(?:to\s+)?(?:go|be)\s+where\s+(?:grandma|grandpa|nan|grandad|granny|[a-z]+)\s+(?:is|went)\b`),
+	// A secret kept for someone who told the child not to tell.
+	extract.Phrasing(extract.RiskAbuse, "", `\b(?:says?|said|told\s+me)\s+(?:it's|its|it\s+is|this\s+is)\s+(?:our|a)\s+(?:special\s+|little\s+)?secret\b`).Kept().
+		Also(`not\s+(?:allowed|supposed)\s+to\s+tell|(?:can't|cant|mustn't|never)\s+tell|don't\s+tell|if\s+i\s+tell`).
+		Needing(`\b(?:uncle|stepdad|step\s+dad|stepfather|coach|tutor|man|grandad|grandpa|granddad|neighbou?r|babysitter|boyfriend|priest|cousin|teacher|friend's\s+dad|he|him)\b`).
+		Except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|ice\s+cream|sweets\s+before|cake|treat)\b`),
+	// Being asked to meet, or to come to someone's place, by a stranger or
+	// an older person.
+	extract.Phrasing(extract.RiskAbuse, "", `\bkeeps?\s+asking\s+me\s+to\s+(?:come|go|get)\s+(?:to|in|into|back\s+to)\s+(?:his|her|their)\s+(?:house|car|flat|place|van)\b|\b(?:wants|asked|asks|keeps\s+asking)\s+(?:me\s+)?to\s+meet\s+(?:up\s+)?(?:him|her|in\s+person)\b`).
+		Needing(`\b(?:man|stranger|secret|online|club|don't\s+tell|older|grown|adult|game|waited|gate|park|messages)\b`),
+}
