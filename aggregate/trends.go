@@ -41,10 +41,11 @@ const (
 // category is missing or is not a short label.
 const UncategorizedNarrative = "uncategorized"
 
-// claraQuestionTypes are the question types of Clara's design (docs/presets.md,
-// Clara: questions and repetition) and prompts/clara/events.schema.json; any
-// other is general, as the Clara rules extractor reads them.
-var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
+// QuestionTypes are the types of a question event that trends count
+// (docs/presets.md: questions and repetition;
+// prompts/<app>/events.schema.json); any other is general. The rules that
+// write the events read them from here.
+var QuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
 // ClaraTrends is one Clara user's emotional trends for caregivers
 // (docs/presets.md, Clara: emotional trends). Distress scores are 0–1; averages
@@ -313,7 +314,7 @@ func weekOf(t time.Time, starts []time.Time) int {
 // general.
 func questionType(v any) string {
 	t := strings.ToLower(text(v))
-	if slices.Contains(claraQuestionTypes, t) {
+	if slices.Contains(QuestionTypes, t) {
 		return t
 	}
 	return "general"

@@ -55,6 +55,10 @@ type Kind interface {
 	// View is how a user of the kind is shown under /views/ and who may
 	// see what of it.
 	View() View
+	// Cues are the significant changes of a profile write worth raising
+	// with the next session, by the kind's cue rules; none for a kind
+	// without any. The result holds no transcript text.
+	Cues(in CueInput) ([]Cue, error)
 	// RiskExtras are the phrasings the risk lexicons read in a message of
 	// an app of the kind only, beside the core lexicons (how its users say
 	// what the core phrasings do not cover).
@@ -161,6 +165,7 @@ func (BaseKind) Batches() []string             { return nil }
 func (BaseKind) View() View                    { return View{} }
 func (BaseKind) DecaysRecords() bool           { return false }
 func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
+func (BaseKind) Cues(CueInput) ([]Cue, error)  { return nil, nil }
 func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
 }

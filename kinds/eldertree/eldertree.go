@@ -130,13 +130,13 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 				strategies = append(strategies, st)
 			}
 			switch o, _ := d["outcome"].(string); strings.ToLower(strings.TrimSpace(o)) {
-			case extract.OutcomeRelapsed:
+			case aggregate.OutcomeRelapsed:
 				relapsed = true
-				outcome = extract.OutcomeRelapsed
-			case extract.OutcomeUrgePassed:
-				outcome = extract.OutcomeUrgePassed
-			case extract.OutcomeOngoing:
-				outcome = extract.OutcomeOngoing
+				outcome = aggregate.OutcomeRelapsed
+			case aggregate.OutcomeUrgePassed:
+				outcome = aggregate.OutcomeUrgePassed
+			case aggregate.OutcomeOngoing:
+				outcome = aggregate.OutcomeOngoing
 			}
 		case "emotion":
 			if emo := extract.Label(extract.EventData(e.Data)["emotion"]); emo != "" {
@@ -171,10 +171,10 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 		}
 	}
 	if relapsed {
-		outcome = extract.OutcomeRelapsed
+		outcome = aggregate.OutcomeRelapsed
 	}
 	if urges > 0 && outcome == "" {
-		outcome = extract.OutcomeOngoing
+		outcome = aggregate.OutcomeOngoing
 	}
 	var urgeIntensity any // null when no urge said how strong it was
 	if intensity >= 0 {
@@ -182,11 +182,11 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 	}
 	followUp := ""
 	switch {
-	case outcome == extract.OutcomeRelapsed:
+	case outcome == aggregate.OutcomeRelapsed:
 		followUp = FollowUpRelapse
 	case escalated:
 		followUp = FollowUpEscalation
-	case outcome == extract.OutcomeOngoing:
+	case outcome == aggregate.OutcomeOngoing:
 		followUp = FollowUpOngoing
 	}
 	return map[string]any{
@@ -329,10 +329,10 @@ func elderMine(s extract.Session) elderSaid {
 					}
 				}
 				switch elderResolution(c) {
-				case extract.OutcomeUrgePassed:
-					lastOutcome = extract.OutcomeUrgePassed
-				case extract.OutcomeOngoing:
-					lastOutcome = extract.OutcomeOngoing
+				case aggregate.OutcomeUrgePassed:
+					lastOutcome = aggregate.OutcomeUrgePassed
+				case aggregate.OutcomeOngoing:
+					lastOutcome = aggregate.OutcomeOngoing
 				}
 				elderProfile(c, loc, said.profile)
 				elderIdentity(c, said.profile)
@@ -360,11 +360,11 @@ func elderMine(s extract.Session) elderSaid {
 	}
 	switch {
 	case said.relapsed:
-		said.outcome = extract.OutcomeRelapsed
+		said.outcome = aggregate.OutcomeRelapsed
 	case lastOutcome != "" && (said.urges > 0 || len(said.strategies) > 0):
 		said.outcome = lastOutcome
 	case said.urges > 0:
-		said.outcome = extract.OutcomeOngoing
+		said.outcome = aggregate.OutcomeOngoing
 	}
 	return said
 }
@@ -785,10 +785,10 @@ var (
 func elderResolution(c elderClause) string {
 	text := strings.Replace(c.text, "I'm", "i'm", 1)
 	if elderOngoingRe.MatchString(text) {
-		return extract.OutcomeOngoing
+		return aggregate.OutcomeOngoing
 	}
 	if elderPassedRe.MatchString(text) && !elderHistoryRe.MatchString(text) {
-		return extract.OutcomeUrgePassed
+		return aggregate.OutcomeUrgePassed
 	}
 	return ""
 }
