@@ -63,9 +63,6 @@ type Kind interface {
 	// an app of the kind only, beside the core lexicons (how its users say
 	// what the core phrasings do not cover).
 	RiskExtras() []RiskPhrasing
-	// DecaysRecords reports whether the kind's records are decayed by the
-	// emotional, preference and mastery decay batches (LaRa's).
-	DecaysRecords() bool
 }
 
 // The registry of app kinds. The rule: a kind registers itself, from its
@@ -163,7 +160,6 @@ func (BaseKind) DerivesProfile() bool          { return false }
 func (BaseKind) DeriveProfile(*Result, Result) {}
 func (BaseKind) Batches() []string             { return nil }
 func (BaseKind) View() View                    { return View{} }
-func (BaseKind) DecaysRecords() bool           { return false }
 func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
 func (BaseKind) Cues(CueInput) ([]Cue, error)  { return nil, nil }
 func (BaseKind) SpecialDefault() string {

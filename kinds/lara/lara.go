@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 
 	"github.com/mnemo-ai/mnemo/internal/num"
@@ -28,7 +29,6 @@ type kindLara struct{ extract.BaseKind }
 const defaultBudget = 300
 
 func (kindLara) Name() string                   { return "lara" }
-func (kindLara) DecaysRecords() bool            { return true }
 func (kindLara) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Budget: defaultBudget} }
 func (kindLara) View() extract.View {
 	return extract.View{Heading: "Learning progress", Page: extract.PageLearning}
@@ -1126,4 +1126,26 @@ var riskExtras = []extract.RiskPhrasing{
 	// an older person.
 	extract.Phrasing(extract.RiskAbuse, "", `\bkeeps?\s+asking\s+me\s+to\s+(?:come|go|get)\s+(?:to|in|into|back\s+to)\s+(?:his|her|their)\s+(?:house|car|flat|place|van)\b|\b(?:wants|asked|asks|keeps\s+asking)\s+(?:me\s+)?to\s+meet\s+(?:up\s+)?(?:him|her|in\s+person)\b`).
 		Needing(`\b(?:man|stranger|secret|online|club|don't\s+tell|older|grown|adult|game|waited|gate|park|messages)\b`),
+}
+
+// Decays are the decay rules of LaRa's records (decay.Decayer): the weekly
+// normalisation of the emotional counts, the removal of unused preferences
+// and the slow decay of mastery.
+func (kindLara) Decays() []decay.Rule {
+	return []decay.Rule{
+		{Batch: decay.BatchEmotional, Record: extract.LaraEmotional,
+			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
+				next, changed := decay.Emotional(r, now, p)
+				return next, false, changed
+			}},
+		{Batch: decay.BatchPreference, Record: extract.LaraPreference,
+			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
+				return r, decay.Preference(r, now, p), false
+			}},
+		{Batch: decay.BatchMastery, Record: extract.LaraLearning,
+			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
+				next, changed := decay.Mastery(r, now, p)
+				return next, false, changed
+			}},
+	}
 }
