@@ -27,18 +27,18 @@ type Kind interface {
 	// budget and whether other sessions may enter it at all.
 	PackPolicy() PackPolicy
 	// Pack plans the context pack (NewPackPlan); nil for a kind whose pack is always
-	// empty (Clara: cross-session data never enters its context).
+	// empty (a kind whose context no cross-session data may enter).
 	Pack(in PackInput) *PackPlan
 	// CompleteLLM completes a schema-valid LLM result with what only the
 	// rules decide (rules is the rules' result for the same session).
 	CompleteLLM(llm, rules Result) Result
 	// FoldsRecords reports whether the kind's records are a fold over the
 	// user's sessions in order, to be folded again when an older session
-	// arrives late (LaRa's streaks and counts).
+	// arrives late (streaks and counts).
 	FoldsRecords() bool
 	// DerivesProfile reports whether the kind's profile is derived from all
 	// of the user's session summaries rather than stated in one session
-	// (coach's goals and recurring themes).
+	// (goals and recurring themes).
 	DerivesProfile() bool
 	// DeriveProfile completes res, a result made without the user's other
 	// sessions, with the profile fields derived from all of them: fresh is
@@ -46,7 +46,7 @@ type Kind interface {
 	// that DerivesProfile is asked.
 	DeriveProfile(res *Result, fresh Result)
 	// Batches names the scheduled batches that read the kind's sessions
-	// (weekly-analytics for Elder Tree, trends for Clara).
+	// (weekly-analytics, trends).
 	Batches() []string
 	// SpecialDefault is what becomes of special categories of personal data
 	// for an app of the kind whose policy does not say (SpecialPolicy): kept

@@ -972,7 +972,7 @@ const GuardRisk = "guard:risk"
 
 // dropAboutPerson: a like or dislike of a person ("I don't like my new
 // manager at work") is a statement about someone else, not a preference of
-// the user's. The mona rules give the same reason (DropAboutPerson).
+// the user's. The memory rules give the same reason (DropAboutPerson).
 const dropAboutPerson = "about_person"
 
 // aboutPerson matches a preference value whose head is a person: "my new
@@ -1017,7 +1017,7 @@ func AboutPerson(value string) bool {
 // Memories, records with a "value", and, for kinds whose packs carry
 // what other sessions left (PackPolicy.Isolated), the strings of the profile
 // updates and the session summary are screened; a kind that keeps nothing
-// across sessions (Clara) keeps its caregiver summary whole. Screen is
+// across sessions keeps its caregiver summary whole. Screen is
 // idempotent: a second call finds the same risks and drops nothing more.
 func Screen(res *Result, p prompts.Policy, s Session) {
 	name := p.Rules

@@ -569,7 +569,7 @@ const (
 	SkipProfile   = "profile"   // the profile document does not decode
 	SkipSummary   = "summary"   // a session summary does not decode
 	SkipEvent     = "event"     // a session event's data does not decode
-	SkipRecord    = "record"    // a record (LaRa) does not decode
+	SkipRecord    = "record"    // a structured record does not decode
 	SkipAnalytics = "analytics" // a stored weekly analytics row does not decode
 	SkipResult    = "result"    // what was computed cannot be encoded (a non-finite number)
 	SkipPanic     = "panic"     // computing the user's aggregate panicked

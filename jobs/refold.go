@@ -16,8 +16,8 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// Records that accumulate over sessions (LaRa's learning progress,
-// emotional counts and reinforcement metrics) are a fold: each session is
+// Records that accumulate over sessions (learning progress, emotional
+// counts, reinforcement metrics) are a fold: each session is
 // folded into the records the sessions before it left. Folded in the order
 // the sessions were handed over, a session that arrives late would be
 // counted as the newest: its attempts would close a streak the later
@@ -69,8 +69,8 @@ func recordsAreLater(ctx context.Context, tx store.Tx, app *prompts.App, sess st
 
 // refoldRecords rebuilds the user's records of app by folding every
 // processed session of the user and sess (whose transcript in carries)
-// again, oldest first. The earlier sessions' transcripts are gone (LaRa
-// keeps none): what they said of preferences is read from their summaries.
+// again, oldest first. The earlier sessions' transcripts are gone (a
+// folding kind keeps none): what they said of preferences is read from their summaries.
 // A summary written before summaries kept it leaves the preference records
 // as they are, and only sess may change them.
 func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess store.Session, in extract.Session, now time.Time) error {
@@ -191,7 +191,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 
 var errMemoryWasOff = errors.New("the user had memory turned off")
 
-// summarisedPreferences reads the preferences a processed LaRa session
+// summarisedPreferences reads the preferences a processed session
 // stated from its summary; false when the summary predates that list.
 func summarisedPreferences(ctx context.Context, tx store.Tx, sessionID string) ([]extract.Memory, bool, error) {
 	sum, err := tx.GetSummary(ctx, sessionID)
