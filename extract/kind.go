@@ -32,10 +32,10 @@ type Kind interface {
 	// CompleteLLM completes a schema-valid LLM result with what only the
 	// rules decide (rules is the rules' result for the same session).
 	CompleteLLM(llm, rules Result) Result
-	// FoldsRecords reports whether the kind's records are a fold over the
-	// user's sessions in order, to be folded again when an older session
-	// arrives late (streaks and counts).
-	FoldsRecords() bool
+	// Fold is how the kind's records are a fold over the user's sessions
+	// in order, to be folded again when an older session arrives late
+	// (streaks and counts); nil for a kind whose records are not a fold.
+	Fold() *Fold
 	// DerivesProfile reports whether the kind's profile is derived from all
 	// of the user's session summaries rather than stated in one session
 	// (goals and recurring themes).
@@ -155,7 +155,7 @@ func (BaseKind) CompleteLLM(llm, rules Result) Result {
 }
 func (BaseKind) Pack(PackInput) *PackPlan      { return nil }
 func (BaseKind) PackPolicy() PackPolicy        { return PackPolicy{} }
-func (BaseKind) FoldsRecords() bool            { return false }
+func (BaseKind) Fold() *Fold                   { return nil }
 func (BaseKind) DerivesProfile() bool          { return false }
 func (BaseKind) DeriveProfile(*Result, Result) {}
 func (BaseKind) Batches() []string             { return nil }
@@ -164,6 +164,15 @@ func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
 func (BaseKind) Cues(CueInput) ([]Cue, error)  { return nil, nil }
 func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
+}
+
+// Fold is how a kind's records fold over the user's sessions (Kind.Fold).
+type Fold struct {
+	// Restated is the kind of record a session states rather than adds to
+	// (a preference): when the sessions are folded again, the earlier
+	// sessions' records of this kind come from what their summaries said,
+	// or stay as stored when a summary predates that.
+	Restated string
 }
 
 // PackPolicy is how a kind's context pack is made (Kind.PackPolicy).

@@ -29,7 +29,7 @@ import (
 // have left.
 
 // foldsRecords reports whether app's records are a fold over sessions.
-func foldsRecords(app *prompts.App) bool { return extract.KindOfApp(app).FoldsRecords() }
+func foldsRecords(app *prompts.App) bool { return extract.KindOfApp(app).Fold() != nil }
 
 // rulesNow is the time the rules of app fold session in at. A fold is
 // done at the session's own time (or now, for a session dated in the
@@ -74,6 +74,10 @@ func recordsAreLater(ctx context.Context, tx store.Tx, app *prompts.App, sess st
 // A summary written before summaries kept it leaves the preference records
 // as they are, and only sess may change them.
 func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess store.Session, in extract.Session, now time.Time) error {
+	var restated string // the record kind each session restates (extract.Fold)
+	if f := extract.KindOfApp(app).Fold(); f != nil {
+		restated = f.Restated
+	}
 	all, err := tx.ListUserSessions(ctx, sess.UserID)
 	if err != nil {
 		return err
@@ -118,7 +122,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 		if !legacy {
 			break
 		}
-		if r.App != sess.App || r.Kind != extract.LaraPreference {
+		if r.App != sess.App || r.Kind != restated {
 			continue
 		}
 		var data map[string]any
@@ -157,7 +161,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 		})
 		for _, r := range extract.Rules(app, x, rulesNow(app, x, now)).Records {
 			into := acc
-			if r.Kind == extract.LaraPreference {
+			if r.Kind == restated {
 				into = prefs
 			}
 			if r.Delete {

@@ -37,7 +37,10 @@ func (kindLara) Rules(res *extract.Result, p prompts.Policy, s extract.Session, 
 	laraRules(res, p, s, now)
 }
 func (kindLara) Pack(in extract.PackInput) *extract.PackPlan { return packLara(in) }
-func (kindLara) FoldsRecords() bool                          { return true }
+
+// Fold: LaRa's learning, emotional and reinforcement records accumulate
+// over the sessions; its preferences are restated by each session.
+func (kindLara) Fold() *extract.Fold { return &extract.Fold{Restated: extract.LaraPreference} }
 
 var moodStates = []string{extract.MoodFrustrated, extract.MoodRecovered, extract.MoodStable, extract.MoodAnxious}
 
