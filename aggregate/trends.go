@@ -9,8 +9,8 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Clara trend parameters (README.md, "Scheduled batches"; docs/presets.md,
-// Clara: emotional trends).
+// Trend parameters (README.md, "Scheduled batches"; docs/presets.md:
+// emotional trends).
 const (
 	// TrendSessions is how many of the latest sessions trends read.
 	TrendSessions = 30
@@ -19,8 +19,8 @@ const (
 	// TopQuestionTypes is how many question types trends list.
 	TopQuestionTypes = 5
 	// ChronicRepeat is the repeat count that makes a session one of chronic
-	// repetition (5 or more: docs/presets.md, Clara: questions and repetition),
-	// as the Clara rules extractor counts it: a question event's repeat_count,
+	// repetition (5 or more: docs/presets.md: questions and repetition),
+	// as the rules count it: a question event's repeat_count,
 	// or that many questions of one type in the session.
 	ChronicRepeat = 5
 	// ChronicWindow and ChronicMinSessions define the chronic repetition
@@ -41,13 +41,14 @@ const (
 // category is missing or is not a short label.
 const UncategorizedNarrative = "uncategorized"
 
-// claraQuestionTypes are the question types of Clara's design (docs/presets.md,
-// Clara: questions and repetition) and prompts/clara/events.schema.json; any
-// other is general, as the Clara rules extractor reads them.
-var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
+// QuestionTypes are the types of a question event that trends count
+// (docs/presets.md: questions and repetition;
+// prompts/<app>/events.schema.json); any other is general. The rules that
+// write the events read them from here.
+var QuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
-// ClaraTrends is one Clara user's emotional trends for caregivers
-// (docs/presets.md, Clara: emotional trends). Distress scores are 0–1; averages
+// ClaraTrends is one user's emotional trends for caregivers
+// (docs/presets.md: emotional trends). Distress scores are 0–1; averages
 // have three decimals and are null when there was nothing to average.
 type ClaraTrends struct {
 	// BaselineDistress is the mean of the sessions' mean distress.
@@ -106,7 +107,7 @@ func (m mean) value(places int) *float64 {
 	return ptr(m.sum/float64(m.n), places)
 }
 
-// Trends computes a Clara user's trends at now over their latest sessions:
+// Trends computes a user's trends at now over their latest sessions:
 // those that ended at or before now (by start when the end is unknown), at
 // most the last TrendSessions of them in the order the store streams them
 // (oldest first).
@@ -313,7 +314,7 @@ func weekOf(t time.Time, starts []time.Time) int {
 // general.
 func questionType(v any) string {
 	t := strings.ToLower(text(v))
-	if slices.Contains(claraQuestionTypes, t) {
+	if slices.Contains(QuestionTypes, t) {
 		return t
 	}
 	return "general"

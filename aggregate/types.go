@@ -1,5 +1,5 @@
-// Package aggregate computes Mnemo's scheduled aggregates — Elder Tree's
-// weekly analytics, Clara's trends, anonymised per-app insights — as pure
+// Package aggregate computes Mnemo's scheduled aggregates — a recovery
+// companion's weekly analytics, caregivers' trends, anonymised per-app insights — as pure
 // functions over rows the store streams one user at a time. It knows no SQL,
 // HTTP or clock.
 package aggregate

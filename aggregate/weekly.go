@@ -11,8 +11,8 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Urge outcomes (docs/presets.md, Elder Tree: session summary): the urge
-// event's outcome in prompts/eldertree/events.schema.json.
+// Urge outcomes (docs/presets.md: session summary): the urge
+// event's outcome in the recovery preset's events.schema.json.
 const (
 	OutcomeUrgePassed = "urge_passed"
 	OutcomeRelapsed   = "relapsed"
@@ -62,8 +62,8 @@ func dayIndex(d time.Weekday) int { return (int(d) + 6) % 7 }
 // TopTriggers is how many triggers a week's analytics lists.
 const TopTriggers = 5
 
-// WeeklyAnalytics is one Elder Tree user's week: the analytics_aggregate row
-// (docs/presets.md, Elder Tree: weekly analytics), plus the counts the
+// WeeklyAnalytics is one user's week: the analytics_aggregate row
+// (docs/presets.md: weekly analytics), plus the counts the
 // anonymised insights are added up from (urge_sessions, outcomes,
 // urge_by_weekday, successes), so that insights computed from stored rows equal
 // insights computed in the same run.
@@ -74,7 +74,7 @@ type WeeklyAnalytics struct {
 	// TotalMinutes is the sessions' summed length, rounded once at the end.
 	TotalMinutes int `json:"total_minutes"`
 	// TotalMiningMinutes is TotalMinutes under the design's name
-	// (docs/presets.md, Elder Tree: weekly analytics).
+	// (docs/presets.md: weekly analytics).
 	TotalMiningMinutes int `json:"total_mining_minutes"`
 	// AverageUrgeIntensity is the mean over sessions with an urge intensity
 	// (0–10), one decimal; null when no session had one.
@@ -167,7 +167,7 @@ func WeekBounds(weekEnding, timezone string) (start, end time.Time, err error) {
 	return time.Date(y, m, day-6, 0, 0, 0, 0, loc), time.Date(y, m, day+1, 0, 0, 0, 0, loc), nil
 }
 
-// elderSession is what one Elder Tree session adds to a week.
+// elderSession is what one recovery session adds to a week.
 type elderSession struct {
 	intensity    float64
 	hasIntensity bool
@@ -201,7 +201,7 @@ func elderOutcome(s *Session) string {
 	return out
 }
 
-// readElderSession reads a session's summary (docs/presets.md, Elder Tree:
+// readElderSession reads a session's summary (docs/presets.md:
 // session summary), and its urge events where the summary is missing or
 // silent on a field.
 func readElderSession(s *Session) elderSession {
@@ -251,7 +251,7 @@ func outcome(v any) string {
 	return ""
 }
 
-// Weekly computes one Elder Tree user's analytics for the week ending on
+// Weekly computes one user's analytics for the week ending on
 // weekEnding (YYYY-MM-DD): the seven local days ending that date in the
 // user's zone, Monday to Sunday when it is a Sunday. A session belongs to
 // the week its end falls in (its start when the end is unknown). Weekly
@@ -477,7 +477,7 @@ func sortStrategies(ss []StrategyStat) {
 	})
 }
 
-// stepProgress reads current_step and step_N_completed from an Elder Tree
+// stepProgress reads current_step and step_N_completed from a recovery
 // profile.
 func stepProgress(p map[string]any) StepProgress {
 	var sp StepProgress

@@ -1,6 +1,7 @@
-// Package decay holds the pure side of Mnemo's decay batches: LaRa's
-// weekly emotional normalisation, preference removal and slow mastery decay
-// (docs/presets.md, LaRa: decay).
+// Package decay holds the pure side of Mnemo's decay batches: the weekly
+// normalisation of emotional counts, the removal of unused preferences and
+// the slow decay of mastery (docs/presets.md: decay). A kind whose records
+// decay wires these functions as its Rules (Decayer); the batches run them.
 //
 // Every function takes the records it judges and the time to
 // judge them at, and returns a verdict or a new record. Nothing here reads a
@@ -9,8 +10,8 @@
 //
 // # Records
 //
-// The functions read and write the lara preset's records exactly as
-// extract's lara rules build them (see extract/lara.go). A record they
+// The functions read and write the records exactly as the kind's rules
+// build them (the learning kind's, in kinds/). A record they
 // change keeps its user_id and last_session_id, gets updated_at and
 // decayed_at set to now in RFC 3339, and gains only the numeric fields
 // documented on Emotional and Mastery, so that it still passes

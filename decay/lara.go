@@ -18,7 +18,7 @@ var emotionalFields = []struct{ state, count, decayed string }{
 	{extract.MoodAnxious, "anxious_count", "anxious_decayed"},
 }
 
-// Emotional is the weekly normalisation of a LaRa emotional record: its
+// Emotional is the weekly normalisation of an emotional record: its
 // counts become recency-weighted sums over the per-session history in
 // "recent", so that old distress fades and recent events weigh most.
 //
@@ -148,7 +148,7 @@ func sameValue(stored, want any) bool {
 	return false
 }
 
-// Preference reports whether a LaRa preference record has gone unused for
+// Preference reports whether a preference record has gone unused for
 // longer than PreferenceUnused and should be removed. Its last use is
 // last_seen, or first_seen when the record has no last_seen. A record
 // exactly PreferenceUnused old is kept. Bad data is never removed: a date
@@ -168,7 +168,7 @@ func Preference(rec extract.Record, now time.Time, p Policy) (remove bool) {
 	return ok && now.Sub(seen) > p.PreferenceUnused
 }
 
-// Mastery decays a LaRa learning record's mastery after MasteryIdle without
+// Mastery decays a learning record's mastery after MasteryIdle without
 // practice. The decay is linear in the idle time beyond MasteryIdle and is
 // always computed from the level the concept had when last practised, so it
 // depends only on now − last_practiced: running the batch daily, weekly or
@@ -183,8 +183,8 @@ func Preference(rec extract.Record, now time.Time, p Policy) (remove bool) {
 // only once a whole level is lost: with the defaults a level 5 concept stays
 // 5 until 210 days without practice, is 4 until 330 days, reaches 1 at 570
 // days and never falls below it. (Flooring instead would take a level away one
-// second after the 90 days: a cliff, not the very slow decay LaRa asks for;
-// docs/presets.md, LaRa: decay.)
+// second after the 90 days: a cliff, not the very slow decay the design
+// asks for; docs/presets.md: decay.)
 // Decay never raises: level and precise are never above the stored ones.
 //
 // Fields it writes, beside mastery_level (still a whole number, now in

@@ -19,7 +19,7 @@ const MasteryRatePeriod = 30 * day
 // ErrInvalidPolicy is wrapped by every error Policy.Validate returns.
 var ErrInvalidPolicy = errors.New("invalid decay policy")
 
-// Policy sets how fast LaRa's memory decays. A zero field takes its default
+// Policy sets how fast the decaying records fade. A zero field takes its default
 // (see DefaultPolicy), so an operator's configuration only names what it
 // changes.
 type Policy struct {
@@ -27,7 +27,7 @@ type Policy struct {
 	// in the normalised emotional counts. Default 14 days.
 	EmotionalHalfLife time.Duration
 	// PreferenceUnused is how long a preference may go unmentioned before it
-	// is removed. Default 180 days (six months: docs/presets.md, LaRa: decay).
+	// is removed. Default 180 days (six months: docs/presets.md: decay).
 	PreferenceUnused time.Duration
 	// MasteryIdle is how long a concept may go unpractised before its
 	// mastery starts to decay. Default 90 days.
@@ -44,7 +44,7 @@ type Policy struct {
 	MasteryFloor float64
 }
 
-// DefaultPolicy is LaRa's policy (docs/presets.md, LaRa: decay): a 14-day
+// DefaultPolicy is the design's policy (docs/presets.md: decay): a 14-day
 // emotional half-life, preferences removed after 180 days unused, mastery
 // decaying by a quarter level a month after 90 days without practice, never
 // below level 1.

@@ -21,23 +21,21 @@ import (
 type PackInput struct {
 	// DisplayName is the name the chat service gave at the last session.
 	DisplayName string
-	// Profile is the current profile document: Elder Tree's fields
-	// (docs/presets.md, Elder Tree: profile), or coach's goals,
-	// recurring_themes and coach_preferences.
+	// Profile is the current profile document, with the fields the kind's
+	// profile holds (docs/presets.md: profile).
 	Profile map[string]any
-	// Summaries are the earlier session summaries, newest first. The newest
-	// three make Elder Tree's momentum and coach's open threads; all of them
-	// rank Elder Tree's triggers, date its last relapse and give coach's last
-	// recognition moment.
+	// Summaries are the earlier session summaries, newest first, from which
+	// a kind's pack reads what recent sessions left (momentum, open threads,
+	// triggers, the last relapse or recognition).
 	Summaries []PastSummary
 	// Cues are the unresolved cues, newest first.
 	Cues []PackCue
-	// Memories are the active, unexpired memories (mona).
+	// Memories are the active, unexpired memories.
 	Memories []PackMemory
-	// Records are LaRa's structured records: learning, emotional, preference
-	// and reinforcement_state.
+	// Records are the user's structured records (Record), for a kind that
+	// keeps them.
 	Records []Record
-	// RollingSummary is the rolling conversation summary, if any (mona).
+	// RollingSummary is the rolling conversation summary, if any.
 	RollingSummary string
 	// Query is the user's first message, when known, for relevance scoring.
 	Query string
@@ -100,7 +98,7 @@ type PackPart struct {
 }
 
 // PackBudget is the budget Pack uses for rules kind when given budget: budget
-// itself when positive, the kind's default otherwise (clara has none: its
+// itself when positive, the kind's default otherwise (0 for a kind whose
 // pack is always empty).
 func PackBudget(rules string, budget int) int {
 	if budget > 0 {
@@ -190,7 +188,7 @@ const (
 
 // Caps on how many candidates a section considers.
 const (
-	packSessions = 3 // Elder Tree and coach summaries
+	packSessions = 3 // the recent summaries a pack section reads
 )
 
 // packSlack is how many tokens a line may gain or lose at its edges when

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/golden"
 )
@@ -268,12 +269,12 @@ func TestPackElderTreeStreak(t *testing.T) {
 		{"start date today", map[string]any{"recovery_start_date": "2026-11-25"}, nil, "Current streak: 0 days"},
 		{"start date in the future", map[string]any{"recovery_start_date": "2026-12-01"}, nil, ""},
 		{"relapse after the start", map[string]any{"recovery_start_date": "2026-10-01"},
-			[]extract.PastSummary{sum(24, extract.OutcomeUrgePassed), sum(20, extract.OutcomeRelapsed)}, "Current streak: 5 days"},
+			[]extract.PastSummary{sum(24, aggregate.OutcomeUrgePassed), sum(20, aggregate.OutcomeRelapsed)}, "Current streak: 5 days"},
 		{"start moved after the relapse", map[string]any{"recovery_start_date": "2026-11-21"},
-			[]extract.PastSummary{sum(20, extract.OutcomeRelapsed)}, "Current streak: 4 days"},
+			[]extract.PastSummary{sum(20, aggregate.OutcomeRelapsed)}, "Current streak: 4 days"},
 		{"sobriety days", map[string]any{"sobriety_days": 1.0}, nil, "Current streak: 1 day"},
 		{"sobriety days after a relapse", map[string]any{"sobriety_days": 40.0},
-			[]extract.PastSummary{sum(20, extract.OutcomeRelapsed)}, ""},
+			[]extract.PastSummary{sum(20, aggregate.OutcomeRelapsed)}, ""},
 		{"nothing to derive it from", map[string]any{"preferred_name": "Sam"}, nil, ""},
 	}
 	for _, tt := range tests {

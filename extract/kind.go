@@ -27,18 +27,18 @@ type Kind interface {
 	// budget and whether other sessions may enter it at all.
 	PackPolicy() PackPolicy
 	// Pack plans the context pack (NewPackPlan); nil for a kind whose pack is always
-	// empty (Clara: cross-session data never enters its context).
+	// empty (a kind whose context no cross-session data may enter).
 	Pack(in PackInput) *PackPlan
 	// CompleteLLM completes a schema-valid LLM result with what only the
 	// rules decide (rules is the rules' result for the same session).
 	CompleteLLM(llm, rules Result) Result
-	// FoldsRecords reports whether the kind's records are a fold over the
-	// user's sessions in order, to be folded again when an older session
-	// arrives late (LaRa's streaks and counts).
-	FoldsRecords() bool
+	// Fold is how the kind's records are a fold over the user's sessions
+	// in order, to be folded again when an older session arrives late
+	// (streaks and counts); nil for a kind whose records are not a fold.
+	Fold() *Fold
 	// DerivesProfile reports whether the kind's profile is derived from all
 	// of the user's session summaries rather than stated in one session
-	// (coach's goals and recurring themes).
+	// (goals and recurring themes).
 	DerivesProfile() bool
 	// DeriveProfile completes res, a result made without the user's other
 	// sessions, with the profile fields derived from all of them: fresh is
@@ -46,7 +46,7 @@ type Kind interface {
 	// that DerivesProfile is asked.
 	DeriveProfile(res *Result, fresh Result)
 	// Batches names the scheduled batches that read the kind's sessions
-	// (weekly-analytics for Elder Tree, trends for Clara).
+	// (weekly-analytics, trends).
 	Batches() []string
 	// SpecialDefault is what becomes of special categories of personal data
 	// for an app of the kind whose policy does not say (SpecialPolicy): kept
@@ -55,9 +55,14 @@ type Kind interface {
 	// View is how a user of the kind is shown under /views/ and who may
 	// see what of it.
 	View() View
-	// DecaysRecords reports whether the kind's records are decayed by the
-	// emotional, preference and mastery decay batches (LaRa's).
-	DecaysRecords() bool
+	// Cues are the significant changes of a profile write worth raising
+	// with the next session, by the kind's cue rules; none for a kind
+	// without any. The result holds no transcript text.
+	Cues(in CueInput) ([]Cue, error)
+	// RiskExtras are the phrasings the risk lexicons read in a message of
+	// an app of the kind only, beside the core lexicons (how its users say
+	// what the core phrasings do not cover).
+	RiskExtras() []RiskPhrasing
 }
 
 // The registry of app kinds. The rule: a kind registers itself, from its
@@ -96,6 +101,9 @@ func register(k Kind, def bool) {
 		registry.kinds = map[string]Kind{}
 	}
 	registry.kinds[name] = k
+	if len(k.RiskExtras()) > 0 {
+		riskTab.Store(nil) // read again with the new kind's extras
+	}
 	if def {
 		registry.def = k
 	}
@@ -147,14 +155,24 @@ func (BaseKind) CompleteLLM(llm, rules Result) Result {
 }
 func (BaseKind) Pack(PackInput) *PackPlan      { return nil }
 func (BaseKind) PackPolicy() PackPolicy        { return PackPolicy{} }
-func (BaseKind) FoldsRecords() bool            { return false }
+func (BaseKind) Fold() *Fold                   { return nil }
 func (BaseKind) DerivesProfile() bool          { return false }
 func (BaseKind) DeriveProfile(*Result, Result) {}
 func (BaseKind) Batches() []string             { return nil }
 func (BaseKind) View() View                    { return View{} }
-func (BaseKind) DecaysRecords() bool           { return false }
+func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
+func (BaseKind) Cues(CueInput) ([]Cue, error)  { return nil, nil }
 func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
+}
+
+// Fold is how a kind's records fold over the user's sessions (Kind.Fold).
+type Fold struct {
+	// Restated is the kind of record a session states rather than adds to
+	// (a preference): when the sessions are folded again, the earlier
+	// sessions' records of this kind come from what their summaries said,
+	// or stay as stored when a summary predates that.
+	Restated string
 }
 
 // PackPolicy is how a kind's context pack is made (Kind.PackPolicy).

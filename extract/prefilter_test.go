@@ -15,17 +15,17 @@ import (
 // this package's tests that the patterns find and on every user turn of the
 // shared companion corpus when it is there.
 func TestPrefiltersNeverHideAMatch(t *testing.T) {
-	if !riskSet.always.none() || specialSet.always != 0 {
+	if !risks().set.always.none() || specialSet.always != 0 {
 		t.Fatal("a risk or special-category pattern has no prefilter: every sentence runs it")
 	}
 	texts := prefilterTexts(t)
 	matched := 0
 	for _, text := range texts {
 		norm := riskNorm(text)
-		for i, p := range riskPatterns {
+		for i, p := range risks().patterns {
 			if p.re.MatchString(norm) {
 				matched++
-				if m := riskSet.mask(norm); !m.has(i) {
+				if m := risks().set.mask(norm); !m.has(i) {
 					t.Errorf("a risk prefilter hides a match of %s in %q", p.re, text)
 				}
 			}
@@ -105,7 +105,7 @@ func TestIndexedPrefilterIsTheLiteralSearch(t *testing.T) {
 	for _, p := range specialPatterns {
 		filters = append(filters, newPrefilter(p.re))
 	}
-	for _, p := range riskPatterns {
+	for _, p := range risks().patterns {
 		filters = append(filters, newPrefilter(p.re))
 	}
 	indexed := 0
@@ -188,7 +188,7 @@ func TestPrefilterSetIsEachPrefilter(t *testing.T) {
 		set     func(string) func(int) bool // the mask of a text, as a bit test
 		filters []prefilter
 	}{
-		{"risk", wideOf(riskSet), prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) })},
+		{"risk", wideOf(risks().set), prefiltersOf(len(risks().patterns), func(i int) prefilter { return newPrefilter(risks().patterns[i].re) })},
 		{"special", narrowOf(specialSet), prefiltersOf(len(specialPatterns), func(i int) prefilter { return newPrefilter(specialPatterns[i].re) })},
 	}
 	texts := []string{"", "a", "im", "i'm", "my", "my sister", "favourite", "thin", "thing", "suicid", "hospita"}

@@ -72,8 +72,8 @@ type riskPattern struct {
 	// unless matching the message cancels the phrasing: the innocent
 	// explanation of a lexicon's cue ("it was the delivery guy").
 	unless *regexp.Regexp
-	// apps, when set, are the kinds (space separated) the phrasing is an
-	// extra of: LaRa's children's phrasing, Elder Tree's substance cues.
+	// apps, when set, is the kind the phrasing is an extra of
+	// (Kind.RiskExtras).
 	apps string
 	// grave phrasings (restraint, a weapon, a secret) are not lowered
 	// when the one who did it is a sibling or a friend, and play does
@@ -431,12 +431,22 @@ type riskCtx struct {
 	// turn's (read on first use).
 	msgMask, prevMask wideBits
 	prevMasked        bool
-	msgMasked         bool   // msgMask is set
+	msgMasked         bool // msgMask is set
+	tab               *riskTables
 	rawPrev           string // prev before normalising: most messages never need it
 	prevDone          bool
 }
 
 // previous is the user's previous turn, normalised on first use.
+// tables are the risk tables the message is read with, fixed for the
+// message on first use.
+func (c *riskCtx) tables() *riskTables {
+	if c.tab == nil {
+		c.tab = risks()
+	}
+	return c.tab
+}
+
 func (c *riskCtx) previous() string {
 	if !c.prevDone {
 		c.prevDone = true
@@ -492,9 +502,8 @@ func RiskInTurn(prev, text string) (RiskFinding, bool) {
 	return RiskInApp("", prev, text)
 }
 
-// RiskInApp is RiskInTurn for a message of an app of the kind named (mona,
-// lara, eldertree, clara, coach; "" for none): the core lexicons, and the
-// app's extras (LaRa's children's phrasing, Elder Tree's relapse cues).
+// RiskInApp is RiskInTurn for a message of an app of the kind named (""
+// for none): the core lexicons, and the kind's extras (Kind.RiskExtras).
 func RiskInApp(kind, prev, text string) (RiskFinding, bool) {
 	ctx := &riskCtx{msg: riskFold(text), app: kind, rawPrev: prev}
 	return riskIn(ctx)
@@ -502,13 +511,14 @@ func RiskInApp(kind, prev, text string) (RiskFinding, bool) {
 
 // riskIn reads ctx's message (folded; its previous turn raw or folded).
 func riskIn(ctx *riskCtx) (RiskFinding, bool) {
-	may := riskSet.mask(ctx.msg)
+	tab := ctx.tables()
+	may := tab.set.mask(ctx.msg)
 	ctx.msgMask, ctx.msgMasked = may, true
-	if !may.meets(&patternBits) {
+	if !may.meets(&tab.patternBits) {
 		return RiskFinding{}, false // most messages hold none of the patterns' words
 	}
 	best := riskPass(ctx, false)
-	if !may.meets(&weakMask) {
+	if !may.meets(&tab.weak) {
 		return best, best.Class != ""
 	}
 	// A weak phrasing counts after a finding, in a risk context, or as
@@ -561,19 +571,20 @@ func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 // sentenceRisks lists what the patterns find in one normalised sentence:
 // the strong phrasings, or with weak the weak ones.
 func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
-	may := riskSet.mask(sent)
+	tab := ctx.tables()
+	may := tab.set.mask(sent)
 	if may.none() {
 		return nil // most sentences hold none of the patterns' words
 	}
 	var out []RiskFinding
-	for i, p := range riskPatterns {
+	for i, p := range tab.patterns {
 		if !may.has(i) || p.weak != weak {
 			continue // a sentence holds the words of few patterns, if any
 		}
-		if p.apps != "" && !appIn(p.apps, ctx.app) {
+		if p.apps != "" && p.apps != ctx.app {
 			continue // another app's extra
 		}
-		if !ctx.mayHold(cueBits[i].needs) || !ctx.mayHold(cueBits[i].also) {
+		if !ctx.mayHold(tab.cues[i].needs) || !ctx.mayHold(tab.cues[i].also) {
 			continue // the message and the turn before lack the cues it needs
 		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
@@ -923,12 +934,13 @@ var doubtVerbs = set("think", "know", "believe", "reckon")
 // however negated: such a line never becomes a memory or a pack line.
 func riskyText(text string) (class string, ok bool) {
 	norm := riskFold(text)
-	may := riskSet.mask(norm)
-	for i, p := range riskPatterns {
+	tab := risks()
+	may := tab.set.mask(norm)
+	for i, p := range tab.patterns {
 		if !may.has(i) {
 			continue
 		}
-		if p.apps != "" || (cueBits[i].needs >= 0 && !may.has(cueBits[i].needs)) || (cueBits[i].also >= 0 && !may.has(cueBits[i].also)) {
+		if p.apps != "" || (tab.cues[i].needs >= 0 && !may.has(tab.cues[i].needs)) || (tab.cues[i].also >= 0 && !may.has(tab.cues[i].also)) {
 			continue // the text lacks the cues the phrasing needs
 		}
 		if p.weak {
@@ -960,7 +972,7 @@ const GuardRisk = "guard:risk"
 
 // dropAboutPerson: a like or dislike of a person ("I don't like my new
 // manager at work") is a statement about someone else, not a preference of
-// the user's. The mona rules give the same reason (DropAboutPerson).
+// the user's. The memory rules give the same reason (DropAboutPerson).
 const dropAboutPerson = "about_person"
 
 // aboutPerson matches a preference value whose head is a person: "my new
@@ -1005,7 +1017,7 @@ func AboutPerson(value string) bool {
 // Memories, records with a "value", and, for kinds whose packs carry
 // what other sessions left (PackPolicy.Isolated), the strings of the profile
 // updates and the session summary are screened; a kind that keeps nothing
-// across sessions (Clara) keeps its caregiver summary whole. Screen is
+// across sessions keeps its caregiver summary whole. Screen is
 // idempotent: a second call finds the same risks and drops nothing more.
 func Screen(res *Result, p prompts.Policy, s Session) {
 	name := p.Rules
@@ -1208,22 +1220,6 @@ func keyWords(key string) string {
 	}
 	return strings.ReplaceAll(key, "_", " ")
 }
-
-// riskSet reads a sentence once for the words of every risk pattern: a
-// sentence with none of them has no finding.
-var riskSet = newWideSet(riskFilters)
-
-// weakMask has the bits of the weak patterns: a message with none of their
-// words needs no second reading.
-var weakMask = func() wideBits {
-	var m wideBits
-	for i, p := range riskPatterns {
-		if p.weak {
-			m.set(i)
-		}
-	}
-	return m
-}()
 
 // prefiltersOf lists n prefilters, the ith from pre.
 func prefiltersOf(n int, pre func(int) prefilter) []prefilter {

@@ -15,8 +15,9 @@ import (
 // negation, time, play, accident) and by its own not, needs, also and
 // unless.
 
-// riskPatterns are the core phrasings and the families' lexicons.
-var riskPatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true), splitAlternatives(conceptPatterns, true))
+// basePatterns are the core phrasings and the families' lexicons; the
+// patterns read (riskTables) add the kinds' extras.
+var basePatterns = slices.Concat(splitAlternatives(corePatterns, false), splitAlternatives(familyPatterns, true), splitAlternatives(conceptPatterns, true))
 
 // splitAlternatives gives each top-level alternative of a pattern's
 // expression its own pattern, with the same options: a sentence then runs
@@ -56,14 +57,13 @@ func (p riskPattern) except(re string) riskPattern {
 	p.unless = regexp.MustCompile(re)
 	return p
 }
-func (p riskPattern) only(apps string) riskPattern { p.apps = apps; return p }
-func (p riskPattern) weakly() riskPattern          { p.weak = true; return p }
-func (p riskPattern) severe() riskPattern          { p.grave = true; return p }
-func (p riskPattern) kept() riskPattern            { p.grave, p.secret = true, true; return p }
-func (p riskPattern) byUser() riskPattern          { p.agent = true; return p }
-func (p riskPattern) byPerson() riskPattern        { p.person = true; return p }
-func (p riskPattern) fromUser() riskPattern        { p.first = true; return p }
-func (p riskPattern) endsIt() riskPattern          { p.endIt = true; return p }
+func (p riskPattern) weakly() riskPattern   { p.weak = true; return p }
+func (p riskPattern) severe() riskPattern   { p.grave = true; return p }
+func (p riskPattern) kept() riskPattern     { p.grave, p.secret = true, true; return p }
+func (p riskPattern) byUser() riskPattern   { p.agent = true; return p }
+func (p riskPattern) byPerson() riskPattern { p.person = true; return p }
+func (p riskPattern) fromUser() riskPattern { p.first = true; return p }
+func (p riskPattern) endsIt() riskPattern   { p.endIt = true; return p }
 
 // Shared vocabulary of the lexicons.
 const (
@@ -109,9 +109,6 @@ var familyPatterns = []riskPattern{
 		except(`\b(?:game|level|match|exam|test|party|lol|haha)\b`),
 	lx(RiskSuicidal, SeverityMedium, `\b(?:hope|hopes|hoping|wish|wishing|pray|praying)\b(?:\s+[a-z']+){0,3}?\s+i\s+(?:just\s+)?(?:don't|dont|won't|wont|do\s+not|will\s+not|never)\s+wake\s+up\b`).
 		notAfter(`early|late|in\s+time|before|on\s+time|until|till|at\b|for\b|with\b|during|in\s+the\s+night|hungover|sick|tired`),
-	// Children's phrasing (LaRa): wanting to go to heaven to be with
-	// someone, to be gone, to not be borned.
-	lx(RiskSuicidal, SeverityMedium, `\b(?:wish|wished|want|wanna)\s+(?:i\s+)?(?:was|were|had)?\s*(?:never|not)\s+(?:been\s+)?(?:borned|born)\b|\bwant\s+to\s+be\s+(?:dead|ded|gone)\s+(?:like|with)\b|\bwant\s+(?:to\s+)?(?:go|be)\s+where\s+(?:grandma|grandpa|nan|grandad|granny|[a-z]+)\s+(?:is|went)\b`).only("lara"),
 
 	// ---- Explicit and conditional intent: high.
 	lx(RiskSuicidal, "", `\b(?:going\s+to|gonna|will|i'll|i\s+will|i'm\s+(?:going\s+to|gonna)|want\s+to|wanna|planning\s+to|plan\s+to|decided\s+to|about\s+to|ready\s+to|i'd|i\s+would|'ll)\s+(?:just\s+)?(?:(?:finish\s+(?:it|things|myself\s+off)\s+(?:for\s+good|off))|finish\s+myself\s+off|end\s+my\s+(?:own\s+)?life|do\s+something\s+to\s+myself|jump\s+(?:off|out|from|in\s+front)|throw\s+myself|run\s+(?:into|in\s+front|out\s+into)\s+(?:the\s+)?(?:road|traffic|a\s+(?:car|bus|train|lorry|truck)|the\s+(?:train|bus))|drive\s+(?:off|into)|step\s+in\s+front|take\s+(?:the\s+lot|them\s+all|all\s+of\s+them|the\s+whole\s+(?:bottle|box|packet|pack|lot|jar)|all\s+(?:my|the)\s+(?:pills|tablets))|hang\s+myself|drown\s+myself|overdose|stop\s+eating\s+until\s+i\s+die|make\s+myself\s+(?:disappear|dissapear|die)|make\s+sure\s+i'm\s+not\s+(?:here|around|alive)|not\s+(?:be|still\s+be)\s+(?:here|around|alive)\s+(?:to\s+see|for\s+it|by\s+then|any\s?more|after)|go\s+through\s+with\s+it)\b|\b(?:i'm|im)\s+(?:just\s+)?taking\s+(?:the\s+lot|them\s+all|all\s+of\s+them|the\s+whole\s+(?:bottle|box|packet|pack|lot|jar)|all\s+(?:my|the)\s+(?:pills|tablets))\b`).
@@ -127,10 +124,6 @@ var familyPatterns = []riskPattern{
 		needing(`goodbye|goodby|farewell|letters?|notes?|sorry|forgive|can't\s+do\s+this|any\s?more|for\s+good|tell\s+(?:them|everyone)`),
 
 	lx(RiskSuicidal, "", `\b(?:don't|do\s+not|not\s+going\s+to|won't|will\s+not)\s+(?:intend\s+to\s+|plan\s+to\s+)?wait\s+(?:for|until|till)\s+(?:my\s+time|god|the\s+lord|nature|the\s+end)\b`),
-	lx(RiskAbuse, "", `\b(?:says?|said|told\s+me)\s+(?:it's|its|it\s+is|this\s+is)\s+(?:our|a)\s+(?:special\s+|little\s+)?secret\b`).only("lara").kept().
-		with2(`not\s+(?:allowed|supposed)\s+to\s+tell|(?:can't|cant|mustn't|never)\s+tell|don't\s+tell|if\s+i\s+tell`).
-		needing(`\b(?:uncle|stepdad|step\s+dad|stepfather|coach|tutor|man|grandad|grandpa|granddad|neighbou?r|babysitter|boyfriend|priest|cousin|teacher|friend's\s+dad|he|him)\b`).
-		except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|ice\s+cream|sweets\s+before|cake|treat)\b`),
 	// ---- Preparation: high.
 	lx(RiskSuicidal, "", `\b(?:gave|giving|give|given|handing|handed|giving\s+out)\s+(?:away\s+)?(?:out\s+)?(?:all\s+(?:of\s+)?|most\s+of\s+)?(?:my|the)\s+(?:[a-z]+\s+)?(?:things|stuff|belongings|possessions|toys|books|records|clothes|games|guitar|jewel\w*|watch|cat|dog|pets?|rabbit|hamster|plants|furniture|savings|money|car|phone|bike|collection)\b`).
 		needing(`(?:won't|wont|will\s+not)\s+(?:be\s+)?need|remember(?:s)?\s+me|rembers\s+me|while\s+i\s+(?:can|still\s+can)|(?:after|when|once)\s+i'm\s+(?:gone|dead)|not\s+(?:be\s+)?around|goodbye|goodby|\bnote\b|letter|nothing\s+left|for\s+after|won't\s+be\s+around|since\s+i\s+won't|sorted\s+(?:out\s+)?everything|everything\s+sorted|affairs|my\s+will\b|last\s+time|for\s+good`).
@@ -198,8 +191,6 @@ var familyPatterns = []riskPattern{
 		except(`\b(?:delivery|parcel|postman|neighbou?r\s+(?:wanted|needed|asking)|hide\s+and\s+seek|game|surprise|party|presents?|lol|haha|woodpecker|wind|rain|builders?)\b`),
 	lx(RiskAbuse, "", `\bknows?\s+where\s+i\s+live\b|\b(?:coming|come|comes)\s+(?:round|over|back|for\s+me|after\s+me|to\s+get\s+me)\s+(?:tonight|for\s+the\s+money|to\s+(?:get|sort|deal\s+with)\s+me)\b|\bthey(?:'ll|\s+will)\s+come\s+back\b`).
 		needing(`money|owe|threat|kill|hurt|knife|gun|dealer|said|says|scared|afraid|terrified|warn|watching|asleep|moved\s+things`),
-	lx(RiskAbuse, "", `\bkeeps?\s+asking\s+me\s+to\s+(?:come|go|get)\s+(?:to|in|into|back\s+to)\s+(?:his|her|their)\s+(?:house|car|flat|place|van)\b|\b(?:wants|asked|asks|keeps\s+asking)\s+(?:me\s+)?to\s+meet\s+(?:up\s+)?(?:him|her|in\s+person)\b`).
-		needing(`\b(?:man|stranger|secret|online|club|don't\s+tell|older|grown|adult|game|waited|gate|park|messages)\b`).only("lara"),
 
 	// Coercive control: medium, whoever the user (not a child's parent
 	// setting rules, which controlled below).
@@ -259,13 +250,10 @@ var familyPatterns = []riskPattern{
 		with2(`\b(?:drinks?|bottle|wine|vodka|whiske?y|beer|gin|booze|pills|tablets|bag|needle|syringe|stash|baggie|eighth|gram|gear|dose|drug|used|using|relapsed|drunk|high)\b`).
 		except(`\b(?:party|game|exam|grades?|what\s+(?:people|they)\s+think|lol|haha)\b`),
 	lx(RiskSubstance, "", `\b(?:a\s+)?(?:bottle|drink|wine|vodka)\s+and\s+(?:a\s+handful|a\s+bunch|a\s+load|loads|all)\s+of\s+(?:\w+\s+)?(?:pills|tablets)\b|\b(?:a\s+handful|a\s+bunch|a\s+load|loads)\s+of\s+(?:\w+\s+)?(?:pills|tablets)\s+and\s+(?:a\s+)?(?:bottle|drink|wine|vodka)\b`),
-	// Elder Tree: the substance at hand, or the first drink after sober
-	// days, is a relapse in progress: medium.
-	lx(RiskSubstance, SeverityMedium, `\b(?:got|have|holding|bought|poured|opened)\s+(?:the\s+|a\s+|my\s+)?(?:needle|bag|bottle|drink|baggie|stash|gear|pills)\s+(?:ready|here|in\s+my\s+hand|in\s+front\s+of\s+me|right\s+here|open)\b|\bfirst\s+drink\s+in\s+[0-9a-z]+\s+(?:days|months|years)\b|\bback\s+on\s+(?:it|the\s+\w+)\s+after\b`).only("eldertree"),
 }
 
 // spellings are children's and hurried spellings of the lexicons' words
-// (LaRa's "nobody wud care", "kill myslef"), folded word by word before
+// (a child's "nobody wud care", "kill myslef"), folded word by word before
 // the phrasings are read. Only spellings that are no other word.
 var spellings = map[string]string{
 	"wud": "would", "wuld": "would", "wood": "", "culd": "could", "cud": "could", "shud": "should", "shuld": "should",
@@ -326,16 +314,6 @@ func foldSpellings(s string) string {
 // riskFold is riskNorm with the spellings folded: the text the risk
 // phrasings read.
 func riskFold(text string) string { return foldSpellings(riskNorm(text)) }
-
-// appIn reports whether kind is one of apps (space separated).
-func appIn(apps, kind string) bool {
-	for _, a := range strings.Fields(apps) {
-		if a == kind {
-			return true
-		}
-	}
-	return false
-}
 
 // danglingIf: a turn that is only a condition ("if it happens again"), whose
 // consequent is the user's next turn.
@@ -476,38 +454,6 @@ func joinTails(sents []string) []string {
 var hasVerbs = set("been", "going", "gonna", "always", "never", "not", "got", "just", "so", "really", "a", "the", "being",
 	"still", "coming", "saying", "told", "had", "done", "gone", "started", "on", "in", "at", "out", "home", "here", "there")
 
-// riskFilters are the prefilters of riskSet: one per pattern, then one per
-// pattern's needs and also (cueBits), so that one reading of a message
-// says which patterns may match and which of their cues it may hold.
-var riskFilters, cueBits = func() ([]prefilter, []cueBit) {
-	filters := prefiltersOf(len(riskPatterns), func(i int) prefilter { return newPrefilter(riskPatterns[i].re) })
-	cues := make([]cueBit, len(riskPatterns))
-	for i, p := range riskPatterns {
-		cues[i] = cueBit{-1, -1}
-		if p.needs != nil {
-			cues[i].needs = len(filters)
-			filters = append(filters, newPrefilter(p.needs))
-		}
-		if p.also != nil {
-			cues[i].also = len(filters)
-			filters = append(filters, newPrefilter(p.also))
-		}
-	}
-	return filters, cues
-}()
-
-// cueBit is the bits of a pattern's needs and also in riskSet, -1 for none.
-type cueBit struct{ needs, also int }
-
-// patternBits has the bits of the patterns themselves.
-var patternBits = func() wideBits {
-	var m wideBits
-	for i := range riskPatterns {
-		m.set(i)
-	}
-	return m
-}()
-
 // mayHold reports whether the message or the previous turn may hold the
 // cue of bit (-1: no cue asked).
 func (c *riskCtx) mayHold(bit int) bool {
@@ -517,7 +463,7 @@ func (c *riskCtx) mayHold(bit int) bool {
 	if !c.prevMasked {
 		c.prevMasked = true
 		if prev := c.previous(); prev != "" {
-			c.prevMask = riskSet.mask(prev)
+			c.prevMask = c.tables().set.mask(prev)
 		}
 	}
 	return c.prevMask.has(bit)

@@ -18,7 +18,7 @@ const (
 	SourceFallback = "fallback" // the LLM path failed for good; the rules result stands in
 )
 
-// Memory categories (docs/presets.md, Mona: memories).
+// Memory categories (docs/presets.md: memories).
 const (
 	CategoryFact       = "fact"
 	CategoryPreference = "preference"
@@ -56,10 +56,10 @@ type Session struct {
 	Messages    []Message `json:"messages"`
 	Events      []Event   `json:"events,omitempty"`
 	// History is what the store knew about the user before this session, for
-	// presets whose state accumulates (LaRa's learning, coach's profile).
+	// presets whose state accumulates (learning records, a derived profile).
 	History History `json:"-"`
 	// Said replaces the transcript when a processed session whose transcript
-	// is gone is folded again: what the rules mined from it then (LaRa's
+	// is gone is folded again: what the rules mined from it then (its
 	// preferences, from its summary). Nil otherwise.
 	Said []Memory `json:"-"`
 }

@@ -117,7 +117,7 @@ func encodeUser(ctx context.Context, userID string, compute func() (any, bool)) 
 	return data, ok && data != nil
 }
 
-// runWeeklyAnalytics computes Elder Tree's analytics per user for the week
+// runWeeklyAnalytics computes the weekly analytics per user for the week
 // ending on the period's date, in each user's zone, and upserts them: a
 // re-run of the week writes the same rows.
 func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
@@ -149,7 +149,7 @@ func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now tim
 	return rows, nil
 }
 
-// runTrends recomputes Clara's per-user trends over their recent sessions.
+// runTrends recomputes the per-user trends over their recent sessions.
 func runTrends(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	var rows int64
 	for _, app := range d.AppsFeeding(BatchTrends) {

@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
@@ -23,9 +24,9 @@ const (
 	BatchWeeklyAnalytics = aggregate.BatchWeeklyAnalytics
 	BatchTrends          = aggregate.BatchTrends
 	BatchInsights        = aggregate.BatchInsights
-	BatchEmotionalDecay  = "emotional-decay"
-	BatchPreferenceDecay = "preference-decay"
-	BatchMasteryDecay    = "mastery-decay"
+	BatchEmotionalDecay  = decay.BatchEmotional
+	BatchPreferenceDecay = decay.BatchPreference
+	BatchMasteryDecay    = decay.BatchMastery
 	BatchMemoryTTL       = "memory-ttl"
 	BatchBufferCleanup   = "buffer-cleanup"
 	BatchSessionExpiry   = "session-expiry"
@@ -99,9 +100,9 @@ var batchFuncs = map[string]batchFunc{
 	BatchWeeklyAnalytics: runWeeklyAnalytics,
 	BatchTrends:          runTrends,
 	BatchInsights:        runInsights,
-	BatchEmotionalDecay:  runEmotionalDecay,
-	BatchPreferenceDecay: runPreferenceDecay,
-	BatchMasteryDecay:    runMasteryDecay,
+	BatchEmotionalDecay:  runDecay(BatchEmotionalDecay),
+	BatchPreferenceDecay: runDecay(BatchPreferenceDecay),
+	BatchMasteryDecay:    runDecay(BatchMasteryDecay),
 }
 
 // ParseSchedules reads each batch's "spec[; policy [window]]", from the
@@ -568,7 +569,7 @@ const (
 	SkipProfile   = "profile"   // the profile document does not decode
 	SkipSummary   = "summary"   // a session summary does not decode
 	SkipEvent     = "event"     // a session event's data does not decode
-	SkipRecord    = "record"    // a record (LaRa) does not decode
+	SkipRecord    = "record"    // a structured record does not decode
 	SkipAnalytics = "analytics" // a stored weekly analytics row does not decode
 	SkipResult    = "result"    // what was computed cannot be encoded (a non-finite number)
 	SkipPanic     = "panic"     // computing the user's aggregate panicked

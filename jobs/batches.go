@@ -31,7 +31,7 @@ type BatchConfig struct {
 	ExportTTL time.Duration
 	// InsightsK suppresses insight groups of fewer users (default 5).
 	InsightsK int
-	// Decay is LaRa's decay policy; zero fields take decay's defaults.
+	// Decay is the decay policy of the kinds' decay rules (decay.Rule); zero fields take decay's defaults.
 	Decay decay.Policy
 }
 

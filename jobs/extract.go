@@ -322,7 +322,7 @@ func (w *ExtractWorker) llmAllowed(ctx context.Context, app *prompts.App, now ti
 }
 
 // needsHistory reports whether app's rules read what earlier sessions left
-// (extract.History): LaRa's fold reads the records, coach's derived profile
+// (extract.History): a fold reads the records, a derived profile
 // the summaries and the profile. The other kinds' rules, and the LLM, read
 // none of it, so their extraction does not load it.
 func needsHistory(app *prompts.App) bool { return foldsRecords(app) || derivesProfile(app) }
@@ -406,7 +406,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 	err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 		lowered = nil // a retried transaction counts what its last try recorded
 		// One user's sessions apply one at a time, and records that accumulate
-		// (LaRa's counts) are folded into the state as it is now, not as it was
+		// (counts) are folded into the state as it is now, not as it was
 		// when extraction started.
 		lock, err := tx.LockExtraction(ctx, run.SessionID, store.ExtractionReads{
 			Forgets: len(res.Memories) > 0 || profileWrites(app, res), Memories: len(res.Memories) > 0,
@@ -796,7 +796,7 @@ func sessionTime(in extract.Session) time.Time {
 // applyProfile writes the profile fields a session stated (WriteProfile:
 // only changed fields, by statement time, with history) and records the
 // significant changes as cues for the next session. Fields derived from all
-// of a user's sessions (coach's goals and themes) are stated at the newest
+// of a user's sessions (goals and themes) are stated at the newest
 // session they were derived from, as they already hold everything older.
 func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *prompts.App, in extract.Session, res extract.Result, forgot **memory.Forgets, now time.Time) error {
 	if !profileWrites(app, res) {

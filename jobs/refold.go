@@ -16,8 +16,8 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// Records that accumulate over sessions (LaRa's learning progress,
-// emotional counts and reinforcement metrics) are a fold: each session is
+// Records that accumulate over sessions (learning progress, emotional
+// counts, reinforcement metrics) are a fold: each session is
 // folded into the records the sessions before it left. Folded in the order
 // the sessions were handed over, a session that arrives late would be
 // counted as the newest: its attempts would close a streak the later
@@ -29,7 +29,7 @@ import (
 // have left.
 
 // foldsRecords reports whether app's records are a fold over sessions.
-func foldsRecords(app *prompts.App) bool { return extract.KindOfApp(app).FoldsRecords() }
+func foldsRecords(app *prompts.App) bool { return extract.KindOfApp(app).Fold() != nil }
 
 // rulesNow is the time the rules of app fold session in at. A fold is
 // done at the session's own time (or now, for a session dated in the
@@ -69,11 +69,15 @@ func recordsAreLater(ctx context.Context, tx store.Tx, app *prompts.App, sess st
 
 // refoldRecords rebuilds the user's records of app by folding every
 // processed session of the user and sess (whose transcript in carries)
-// again, oldest first. The earlier sessions' transcripts are gone (LaRa
-// keeps none): what they said of preferences is read from their summaries.
+// again, oldest first. The earlier sessions' transcripts are gone (a
+// folding kind keeps none): what they said of preferences is read from their summaries.
 // A summary written before summaries kept it leaves the preference records
 // as they are, and only sess may change them.
 func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess store.Session, in extract.Session, now time.Time) error {
+	var restated string // the record kind each session restates (extract.Fold)
+	if f := extract.KindOfApp(app).Fold(); f != nil {
+		restated = f.Restated
+	}
 	all, err := tx.ListUserSessions(ctx, sess.UserID)
 	if err != nil {
 		return err
@@ -118,7 +122,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 		if !legacy {
 			break
 		}
-		if r.App != sess.App || r.Kind != extract.LaraPreference {
+		if r.App != sess.App || r.Kind != restated {
 			continue
 		}
 		var data map[string]any
@@ -157,7 +161,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 		})
 		for _, r := range extract.Rules(app, x, rulesNow(app, x, now)).Records {
 			into := acc
-			if r.Kind == extract.LaraPreference {
+			if r.Kind == restated {
 				into = prefs
 			}
 			if r.Delete {
@@ -191,7 +195,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 
 var errMemoryWasOff = errors.New("the user had memory turned off")
 
-// summarisedPreferences reads the preferences a processed LaRa session
+// summarisedPreferences reads the preferences a processed session
 // stated from its summary; false when the summary predates that list.
 func summarisedPreferences(ctx context.Context, tx store.Tx, sessionID string) ([]extract.Memory, bool, error) {
 	sum, err := tx.GetSummary(ctx, sessionID)

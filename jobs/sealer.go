@@ -10,7 +10,7 @@ import (
 )
 
 // DerivedSealer seals the derived data of apps whose policy sets
-// seal_derived (coach): the store seals summaries, the profile and its
+// seal_derived: the store seals summaries, the profile and its
 // history and the display name with the transcripts' keyring (AES-256-GCM,
 // key id, nonce, SHA-256 over header and ciphertext, bound to the row), and
 // opens them on read.

@@ -37,8 +37,8 @@ type CueSource struct {
 	Version int
 	// Actor is ActorExtraction, ActorUser or ActorOperator.
 	Actor string
-	// Summary is the session's summary (extraction only): a relapse outcome
-	// and a recurring primary trigger are read from it.
+	// Summary is the session's summary (extraction only), which the kind's
+	// cue rules read.
 	Summary map[string]any
 }
 
@@ -73,33 +73,41 @@ func EditVersion(userID, source string) (int, bool) {
 // place where a profile change becomes a cue, whoever made it (a session's
 // extraction, the user's PATCH, an operator). It must run in the same
 // transaction as the profile write. Only the app's significant_fields raise
-// cues (an app without any raises none); the rules are extract.Cues. Each
+// cues (an app without any raises none); the rules are its kind's (Kind.Cues). Each
 // cue's detail carries the actor. A cue already recorded for the same source,
 // kind and field is left as it is. It returns the cues it computed.
 func RecordProfileCues(ctx context.Context, tx store.Tx, app *prompts.App, src CueSource, before, after map[string]any, now time.Time) ([]extract.Cue, error) {
 	if app == nil || len(app.Policy.SignificantFields) == 0 {
 		return []extract.Cue{}, nil
 	}
-	var seen []extract.TriggerSeen
-	if src.SessionID != "" && src.Summary["primary_trigger"] != nil {
-		recent, err := tx.ListSummaries(ctx, src.UserID, 200)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range recent {
-			// Sessions count by when they happened, not when they were handed over.
-			if s.SessionID == src.SessionID || s.SessionAt.Before(now.Add(-extract.RecurringTriggerWindow)) {
-				continue
+	in := extract.CueInput{Before: before, After: after, Summary: src.Summary, Significant: app.Policy.SignificantFields, Now: now}
+	if src.SessionID != "" {
+		in.Summaries = func(since time.Time) ([]extract.PastSummary, error) {
+			recent, err := tx.ListSummaries(ctx, src.UserID, 200)
+			if err != nil {
+				return nil, err
 			}
-			var sum struct {
-				PrimaryTrigger string `json:"primary_trigger"`
+			var out []extract.PastSummary
+			for _, s := range recent {
+				// Sessions count by when they happened, not when they were handed over.
+				if s.SessionID == src.SessionID || s.SessionAt.Before(since) {
+					continue
+				}
+				var data map[string]any
+				if json.Unmarshal(s.Data, &data) == nil {
+					out = append(out, extract.PastSummary{SessionID: s.SessionID, At: s.SessionAt, Data: data})
+				}
 			}
-			if json.Unmarshal(s.Data, &sum) == nil && sum.PrimaryTrigger != "" {
-				seen = append(seen, extract.TriggerSeen{Trigger: sum.PrimaryTrigger, At: s.SessionAt})
-			}
+			return out, nil
 		}
 	}
-	cues := extract.Cues(before, after, src.Summary, seen, app.Policy.SignificantFields, now)
+	cues, err := extract.KindOfApp(app).Cues(in)
+	if err != nil {
+		return nil, err
+	}
+	if cues == nil {
+		cues = []extract.Cue{}
+	}
 	for _, c := range cues {
 		detail := map[string]any{"actor": src.Actor}
 		for k, v := range c.Detail {

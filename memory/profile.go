@@ -31,7 +31,7 @@ type ProfileWrite struct {
 	Actor     string
 	SessionID string
 	// Derived marks values derived from all of the user's sessions up to
-	// StatedAt (coach's goals and themes) rather than said once.
+	// StatedAt (goals and themes) rather than said once.
 	Derived bool
 	// Edit marks a user's or operator's edit, whose null removes a field.
 	Edit bool

@@ -121,8 +121,14 @@ func extractCmd(ctx context.Context, e *env) error {
 		Cues: []extract.Cue{}}
 	if len(app.Policy.SignificantFields) > 0 {
 		// The cues the job would record for a user with no profile yet.
-		out.Cues = extract.Cues(map[string]any{}, extract.ProfileDiff(nil, res.ProfileUpdates), res.SessionSummary, nil,
-			app.Policy.SignificantFields, now)
+		cues, err := extract.KindOfApp(app).Cues(extract.CueInput{Before: map[string]any{}, After: extract.ProfileDiff(nil, res.ProfileUpdates),
+			Summary: res.SessionSummary, Significant: app.Policy.SignificantFields, Now: now})
+		if err != nil {
+			return err
+		}
+		if cues != nil {
+			out.Cues = cues
+		}
 	}
 	if out.Records == nil {
 		out.Records = []extract.Record{}

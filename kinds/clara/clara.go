@@ -103,9 +103,9 @@ const (
 const ClaraChronicRepetition = 5
 
 // Question types of Clara's design (docs/presets.md, Clara: questions and
-// repetition) and of prompts/clara/events.schema.json; anything else is
-// general.
-var claraQuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
+// repetition) and of prompts/clara/events.schema.json, as the trends batch
+// counts them; anything else is general.
+var claraQuestionTypes = aggregate.QuestionTypes
 
 // claraQuestionTopics names question types as key_topics. The names describe
 // what the questions were about, never how often they came back.

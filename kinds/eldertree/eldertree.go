@@ -131,13 +131,13 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 				strategies = append(strategies, st)
 			}
 			switch o, _ := d["outcome"].(string); strings.ToLower(strings.TrimSpace(o)) {
-			case extract.OutcomeRelapsed:
+			case aggregate.OutcomeRelapsed:
 				relapsed = true
-				outcome = extract.OutcomeRelapsed
-			case extract.OutcomeUrgePassed:
-				outcome = extract.OutcomeUrgePassed
-			case extract.OutcomeOngoing:
-				outcome = extract.OutcomeOngoing
+				outcome = aggregate.OutcomeRelapsed
+			case aggregate.OutcomeUrgePassed:
+				outcome = aggregate.OutcomeUrgePassed
+			case aggregate.OutcomeOngoing:
+				outcome = aggregate.OutcomeOngoing
 			}
 		case "emotion":
 			if emo := extract.Label(extract.EventData(e.Data)["emotion"]); emo != "" {
@@ -172,10 +172,10 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 		}
 	}
 	if relapsed {
-		outcome = extract.OutcomeRelapsed
+		outcome = aggregate.OutcomeRelapsed
 	}
 	if urges > 0 && outcome == "" {
-		outcome = extract.OutcomeOngoing
+		outcome = aggregate.OutcomeOngoing
 	}
 	var urgeIntensity any // null when no urge said how strong it was
 	if intensity >= 0 {
@@ -183,11 +183,11 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 	}
 	followUp := ""
 	switch {
-	case outcome == extract.OutcomeRelapsed:
+	case outcome == aggregate.OutcomeRelapsed:
 		followUp = FollowUpRelapse
 	case escalated:
 		followUp = FollowUpEscalation
-	case outcome == extract.OutcomeOngoing:
+	case outcome == aggregate.OutcomeOngoing:
 		followUp = FollowUpOngoing
 	}
 	return map[string]any{
@@ -330,10 +330,10 @@ func elderMine(s extract.Session) elderSaid {
 					}
 				}
 				switch elderResolution(c) {
-				case extract.OutcomeUrgePassed:
-					lastOutcome = extract.OutcomeUrgePassed
-				case extract.OutcomeOngoing:
-					lastOutcome = extract.OutcomeOngoing
+				case aggregate.OutcomeUrgePassed:
+					lastOutcome = aggregate.OutcomeUrgePassed
+				case aggregate.OutcomeOngoing:
+					lastOutcome = aggregate.OutcomeOngoing
 				}
 				elderProfile(c, loc, said.profile)
 				elderIdentity(c, said.profile)
@@ -361,11 +361,11 @@ func elderMine(s extract.Session) elderSaid {
 	}
 	switch {
 	case said.relapsed:
-		said.outcome = extract.OutcomeRelapsed
+		said.outcome = aggregate.OutcomeRelapsed
 	case lastOutcome != "" && (said.urges > 0 || len(said.strategies) > 0):
 		said.outcome = lastOutcome
 	case said.urges > 0:
-		said.outcome = extract.OutcomeOngoing
+		said.outcome = aggregate.OutcomeOngoing
 	}
 	return said
 }
@@ -786,10 +786,10 @@ var (
 func elderResolution(c elderClause) string {
 	text := strings.Replace(c.text, "I'm", "i'm", 1)
 	if elderOngoingRe.MatchString(text) {
-		return extract.OutcomeOngoing
+		return aggregate.OutcomeOngoing
 	}
 	if elderPassedRe.MatchString(text) && !elderHistoryRe.MatchString(text) {
-		return extract.OutcomeUrgePassed
+		return aggregate.OutcomeUrgePassed
 	}
 	return ""
 }
@@ -1429,4 +1429,13 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// RiskExtras are the relapse cues read in Elder Tree's messages only: the
+// substance at hand, or the first drink after sober days, is a relapse in
+// progress (medium).
+func (kindElderTree) RiskExtras() []extract.RiskPhrasing { return riskExtras }
+
+var riskExtras = []extract.RiskPhrasing{
+	extract.Phrasing(extract.RiskSubstance, extract.SeverityMedium, `\b(?:got|have|holding|bought|poured|opened)\s+(?:the\s+|a\s+|my\s+)?(?:needle|bag|bottle|drink|baggie|stash|gear|pills)\s+(?:ready|here|in\s+my\s+hand|in\s+front\s+of\s+me|right\s+here|open)\b|\bfirst\s+drink\s+in\s+[0-9a-z]+\s+(?:days|months|years)\b|\bback\s+on\s+(?:it|the\s+\w+)\s+after\b`),
 }

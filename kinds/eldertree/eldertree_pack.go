@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 )
 
@@ -253,7 +254,7 @@ func packElderTriggers(prof map[string]any, sums []extract.PastSummary) []string
 func packElderStreak(prof map[string]any, sums []extract.PastSummary, now time.Time) (int, bool) {
 	var relapse time.Time
 	for _, s := range sums {
-		if strings.EqualFold(extract.Text(s.Data["outcome"]), extract.OutcomeRelapsed) && s.At.After(relapse) {
+		if strings.EqualFold(extract.Text(s.Data["outcome"]), aggregate.OutcomeRelapsed) && s.At.After(relapse) {
 			relapse = s.At
 		}
 	}
@@ -277,11 +278,11 @@ func packElderOutcome(d map[string]any) string {
 	o := extract.Text(d["outcome"])
 	var s string
 	switch strings.ToLower(o) {
-	case extract.OutcomeUrgePassed:
+	case aggregate.OutcomeUrgePassed:
 		s = "urge passed"
-	case extract.OutcomeRelapsed:
+	case aggregate.OutcomeRelapsed:
 		s = "relapsed"
-	case extract.OutcomeOngoing:
+	case aggregate.OutcomeOngoing:
 		s = "still struggling at the end"
 	case "":
 		s = "no outcome recorded"

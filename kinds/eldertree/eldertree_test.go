@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/kinds/eldertree"
 	"github.com/mnemo-ai/mnemo/kinds/internal/presettest"
@@ -167,7 +168,7 @@ func TestElderTreeRelapseFromText(t *testing.T) {
 		t.Run(tt.said, func(t *testing.T) {
 			t.Parallel()
 			res := elderSaid(tt.said)
-			got := res.SessionSummary["outcome"] == extract.OutcomeRelapsed
+			got := res.SessionSummary["outcome"] == aggregate.OutcomeRelapsed
 			if got != tt.relapse {
 				t.Fatalf("outcome %q; want relapsed %v", res.SessionSummary["outcome"], tt.relapse)
 			}
@@ -190,18 +191,18 @@ func TestElderTreeUrgesFromText(t *testing.T) {
 		strategies string
 		outcome    string
 	}{
-		{[]string{"I had a strong urge at my cousin's birthday party."}, 7, "cousin's birthday party", "", extract.OutcomeOngoing},
-		{[]string{"I was craving really bad after the argument with my wife.", "I called my sponsor and it passed."}, 8, "argument with my wife", "called sponsor", extract.OutcomeUrgePassed},
-		{[]string{"I was a little tempted at the bar.", "I left early and went for a run."}, 3, "bar", "left the situation, went for a run", extract.OutcomeOngoing},
-		{[]string{"The urge was overwhelming, stress at work is killing me.", "I prayed and did some deep breathing.", "I'm still struggling."}, 9, "stress at work", "prayer, breathing", extract.OutcomeOngoing},
-		{[]string{"The craving was an 8 out of 10."}, 8, "", "", extract.OutcomeOngoing},
-		{[]string{"I wanted to drink so badly when I was lonely.", "I went to a meeting and stayed sober."}, 8, "loneliness", "went to a meeting", extract.OutcomeUrgePassed},
-		{[]string{"Late night again, scrolling my phone, and the craving came back.", "Prayer helped a bit but I'm still struggling."}, nil, "late night", "prayer", extract.OutcomeOngoing},
-		{[]string{"I had cravings but I didn't drink."}, nil, "", "", extract.OutcomeUrgePassed},
-		{[]string{"I had a strong urge and then I drank."}, 7, "", "", extract.OutcomeRelapsed},
+		{[]string{"I had a strong urge at my cousin's birthday party."}, 7, "cousin's birthday party", "", aggregate.OutcomeOngoing},
+		{[]string{"I was craving really bad after the argument with my wife.", "I called my sponsor and it passed."}, 8, "argument with my wife", "called sponsor", aggregate.OutcomeUrgePassed},
+		{[]string{"I was a little tempted at the bar.", "I left early and went for a run."}, 3, "bar", "left the situation, went for a run", aggregate.OutcomeOngoing},
+		{[]string{"The urge was overwhelming, stress at work is killing me.", "I prayed and did some deep breathing.", "I'm still struggling."}, 9, "stress at work", "prayer, breathing", aggregate.OutcomeOngoing},
+		{[]string{"The craving was an 8 out of 10."}, 8, "", "", aggregate.OutcomeOngoing},
+		{[]string{"I wanted to drink so badly when I was lonely.", "I went to a meeting and stayed sober."}, 8, "loneliness", "went to a meeting", aggregate.OutcomeUrgePassed},
+		{[]string{"Late night again, scrolling my phone, and the craving came back.", "Prayer helped a bit but I'm still struggling."}, nil, "late night", "prayer", aggregate.OutcomeOngoing},
+		{[]string{"I had cravings but I didn't drink."}, nil, "", "", aggregate.OutcomeUrgePassed},
+		{[]string{"I had a strong urge and then I drank."}, 7, "", "", aggregate.OutcomeRelapsed},
 		{[]string{"I didn't have any cravings this week."}, nil, "", "", ""},
 		{[]string{"No urges today."}, nil, "", "", ""},
-		{[]string{"The urge was not so bad."}, nil, "", "", extract.OutcomeOngoing},
+		{[]string{"The urge was not so bad."}, nil, "", "", aggregate.OutcomeOngoing},
 		{[]string{"My brother had a strong urge to drink.", "He called his sponsor."}, nil, "", "", ""},
 		{[]string{"If I get a craving, I will call my sponsor."}, nil, "", "", ""},
 		{[]string{"I'm worried the urges will come back."}, nil, "", "", ""},
@@ -284,7 +285,7 @@ func TestElderTreeEventsWin(t *testing.T) {
 		{ID: "m1", Role: "user", Content: "I drank on Saturday at my cousin's birthday party. I stopped going to AA."},
 	}, Events: []extract.Event{elderEvent("urge", `{"intensity": 4, "trigger": "boredom", "outcome": "urge_passed"}`)}}
 	got := extract.Rules(&prompts.App{Name: "eldertree"}, s, presettest.Now)
-	if got.SessionSummary["outcome"] != extract.OutcomeUrgePassed || got.SessionSummary["primary_trigger"] != "boredom" || got.SessionSummary["urge_intensity"] != 4 {
+	if got.SessionSummary["outcome"] != aggregate.OutcomeUrgePassed || got.SessionSummary["primary_trigger"] != "boredom" || got.SessionSummary["urge_intensity"] != 4 {
 		t.Errorf("summary %v; want the urge event's", got.SessionSummary)
 	}
 	if len(got.Memories) != 0 || !reflect.DeepEqual(got.ProfileUpdates, map[string]any{"in_fellowship": false}) {

@@ -79,7 +79,7 @@ func TestElderTreeResetRaisesRelapseCue(t *testing.T) {
 	if diff["recovery_start_date"] != "2026-11-21" || diff["sobriety_days"] != 3 {
 		t.Fatalf("diff %v; want the reset's start date and days", diff)
 	}
-	cues := extract.Cues(before, after, map[string]any{}, nil, []string{"sobriety_days", "recovery_start_date"}, time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC))
+	cues := eldertree.Cues(before, after, map[string]any{}, nil, []string{"sobriety_days", "recovery_start_date"}, time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC))
 	if len(cues) != 1 || cues[0].Kind != extract.CueRelapse || cues[0].Detail["before"] != 427 {
 		t.Fatalf("cues %+v; want one relapse cue from 427 days", cues)
 	}
@@ -224,7 +224,7 @@ func TestElderTreeRiskyEventAhead(t *testing.T) {
 
 	sum := elderSaid("Next Friday I have a work happy hour.").SessionSummary
 	said := time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
-	cues := extract.Cues(map[string]any{}, map[string]any{}, sum, nil, []string{"sobriety_days"}, said)
+	cues := eldertree.Cues(map[string]any{}, map[string]any{}, sum, nil, []string{"sobriety_days"}, said)
 	if len(cues) != 1 || cues[0].Kind != extract.CueRiskyEvent || cues[0].Field != "2026-11-27" || cues[0].Detail["event"] != "work happy hour" {
 		t.Fatalf("cues %+v; want one risky_event cue for 2026-11-27", cues)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/grammar"
 
@@ -29,7 +30,6 @@ type kindLara struct{ extract.BaseKind }
 const defaultBudget = 300
 
 func (kindLara) Name() string                   { return "lara" }
-func (kindLara) DecaysRecords() bool            { return true }
 func (kindLara) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Budget: defaultBudget} }
 func (kindLara) View() extract.View {
 	return extract.View{Heading: "Learning progress", Page: extract.PageLearning}
@@ -38,7 +38,10 @@ func (kindLara) Rules(res *extract.Result, p prompts.Policy, s extract.Session, 
 	laraRules(res, p, s, now)
 }
 func (kindLara) Pack(in extract.PackInput) *extract.PackPlan { return packLara(in) }
-func (kindLara) FoldsRecords() bool                          { return true }
+
+// Fold: LaRa's learning, emotional and reinforcement records accumulate
+// over the sessions; its preferences are restated by each session.
+func (kindLara) Fold() *extract.Fold { return &extract.Fold{Restated: extract.LaraPreference} }
 
 var moodStates = []string{extract.MoodFrustrated, extract.MoodRecovered, extract.MoodStable, extract.MoodAnxious}
 
@@ -1108,4 +1111,45 @@ func laraRisky(r extract.Record) bool {
 		return true
 	}
 	return harmWords.MatchString(extract.RiskNorm(text))
+}
+
+// RiskExtras are children's phrasings of risk that the core lexicons leave
+// out, read in LaRa's messages only.
+func (kindLara) RiskExtras() []extract.RiskPhrasing { return riskExtras }
+
+var riskExtras = []extract.RiskPhrasing{
+	// Wanting to go to heaven to be with someone, to be gone, to not be
+	// borned.
+	extract.Phrasing(extract.RiskSuicidal, extract.SeverityMedium, `\b(?:wish|wished|want|wanna)\s+(?:i\s+)?(?:was|were|had)?\s*(?:never|not)\s+(?:been\s+)?(?:borned|born)\b|\bwant\s+to\s+be\s+(?:dead|ded|gone)\s+(?:like|with)\b|\bwant\s+(?:to\s+)?(?:go|be)\s+where\s+(?:grandma|grandpa|nan|grandad|granny|[a-z]+)\s+(?:is|went)\b`),
+	// A secret kept for someone who told the child not to tell.
+	extract.Phrasing(extract.RiskAbuse, "", `\b(?:says?|said|told\s+me)\s+(?:it's|its|it\s+is|this\s+is)\s+(?:our|a)\s+(?:special\s+|little\s+)?secret\b`).Kept().
+		Also(`not\s+(?:allowed|supposed)\s+to\s+tell|(?:can't|cant|mustn't|never)\s+tell|don't\s+tell|if\s+i\s+tell`).
+		Needing(`\b(?:uncle|stepdad|step\s+dad|stepfather|coach|tutor|man|grandad|grandpa|granddad|neighbou?r|babysitter|boyfriend|priest|cousin|teacher|friend's\s+dad|he|him)\b`).
+		Except(`\b(?:surprise|party|present|gift|birthday|christmas|santa|recipe|crush|ice\s+cream|sweets\s+before|cake|treat)\b`),
+	// Being asked to meet, or to come to someone's place, by a stranger or
+	// an older person.
+	extract.Phrasing(extract.RiskAbuse, "", `\bkeeps?\s+asking\s+me\s+to\s+(?:come|go|get)\s+(?:to|in|into|back\s+to)\s+(?:his|her|their)\s+(?:house|car|flat|place|van)\b|\b(?:wants|asked|asks|keeps\s+asking)\s+(?:me\s+)?to\s+meet\s+(?:up\s+)?(?:him|her|in\s+person)\b`).
+		Needing(`\b(?:man|stranger|secret|online|club|don't\s+tell|older|grown|adult|game|waited|gate|park|messages)\b`),
+}
+
+// Decays are the decay rules of LaRa's records (decay.Decayer): the weekly
+// normalisation of the emotional counts, the removal of unused preferences
+// and the slow decay of mastery.
+func (kindLara) Decays() []decay.Rule {
+	return []decay.Rule{
+		{Batch: decay.BatchEmotional, Record: extract.LaraEmotional,
+			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
+				next, changed := decay.Emotional(r, now, p)
+				return next, false, changed
+			}},
+		{Batch: decay.BatchPreference, Record: extract.LaraPreference,
+			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
+				return r, decay.Preference(r, now, p), false
+			}},
+		{Batch: decay.BatchMastery, Record: extract.LaraLearning,
+			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
+				next, changed := decay.Mastery(r, now, p)
+				return next, false, changed
+			}},
+	}
 }
