@@ -12,9 +12,9 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// Confidence of a memory by where it came from (docs/presets.md, memories:
-// confidence). The rules give some patterns more ("my name is" is 0.9) and some
-// less (feelings are 0.5).
+// Confidence of a memory by where it came from (docs/presets.md#confidence).
+// The rules give some patterns more ("my name is" is 0.9) and some less
+// (feelings are 0.5).
 const (
 	ConfidenceRules = 0.7
 	ConfidenceLLM   = 0.85

@@ -53,7 +53,7 @@ type EventNote struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 }
 
-// Memory categories a policy may give a TTL (docs/presets.md, the general companion's memories).
+// Memory categories a policy may give a TTL (docs/presets.md#memories).
 var memoryCategories = []string{"fact", "preference", "event", "feeling", "other"}
 
 // appName is what an app may be called: it names a folder and the schema sent
