@@ -15,7 +15,7 @@
 // change keeps its user_id and last_session_id, gets updated_at and
 // decayed_at set to now in RFC 3339, and gains only the numeric fields
 // documented on Emotional and Mastery, so that it still passes
-// extract.LaraGuard's shape and label checks and the rules can fold the
+// the kind's write guard's shape and label checks and the rules can fold the
 // next session into it. They never write a string other than a timestamp.
 //
 // Every function is idempotent at a given now, and Mastery depends only on

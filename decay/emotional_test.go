@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -168,7 +169,7 @@ func TestEmotionalUnchanged(t *testing.T) {
 		{"recent is not a list", func() extract.Record { r := emotional(); r.Data["recent"] = "gone"; return r }()},
 		{"a learning record", learning(4, 400*day)},
 		{"a preference", preference("likes:dinosaurs", ts(now), ts(now))},
-		{"no data", extract.Record{Kind: extract.LaraEmotional, Key: extract.LaraCounts}},
+		{"no data", extract.Record{Kind: lara.LaraEmotional, Key: lara.LaraCounts}},
 	}
 	for _, tt := range tests {
 		out, changed := decay.Emotional(tt.rec, now, decay.DefaultPolicy())
@@ -240,7 +241,7 @@ func TestEmotionalThenRules(t *testing.T) {
 	}
 	res := extract.Rules(apps["lara"], s, later)
 	for _, r := range res.Records {
-		if r.Kind == extract.LaraEmotional {
+		if r.Kind == lara.LaraEmotional {
 			if got := r.Data["frustration_count"]; got != 3 {
 				t.Fatalf("frustration_count after the next session = %v, want 2 + 1", got)
 			}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/decay"
-	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 )
 
 // fuzzValue turns fuzzer input into one of the shapes a stored field may
@@ -73,14 +73,14 @@ func FuzzMastery(f *testing.F) {
 			t.Fatalf("decayed a level %#v that is not a mastered level", in.Data["mastery_level"])
 		}
 		level, ok := out.Data["mastery_level"].(int)
-		if !ok || level < 1 || level > extract.LaraMaxMastery {
-			t.Fatalf("mastery_level %#v out of [1, %d]", out.Data["mastery_level"], extract.LaraMaxMastery)
+		if !ok || level < 1 || level > lara.LaraMaxMastery {
+			t.Fatalf("mastery_level %#v out of [1, %d]", out.Data["mastery_level"], lara.LaraMaxMastery)
 		}
 		if float64(level) > was {
 			t.Fatalf("mastery rose from %v to %d", was, level)
 		}
 		d, ok := out.Data["mastery_decayed"].(float64)
-		if !ok || d < 1-1e-4 || d > float64(extract.LaraMaxMastery) || math.Ceil(d) < float64(level) {
+		if !ok || d < 1-1e-4 || d > float64(lara.LaraMaxMastery) || math.Ceil(d) < float64(level) {
 			t.Fatalf("mastery_decayed %v does not fit level %d", out.Data["mastery_decayed"], level)
 		}
 		if out.Data["user_id"] != user || out.Data["updated_at"] != ts(now) {

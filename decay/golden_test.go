@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/golden"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 )
 
 // TestGolden runs the three LaRa decays over one user's records, as the
@@ -38,19 +39,19 @@ func TestGolden(t *testing.T) {
 	for _, r := range records {
 		res := result{Kind: r.Kind, Key: r.Key}
 		switch r.Kind {
-		case extract.LaraLearning:
+		case lara.LaraLearning:
 			out, changed := decay.Mastery(r, now, p)
 			res.Changed = changed
 			if changed {
 				res.Data = out.Data
 			}
-		case extract.LaraEmotional:
+		case lara.LaraEmotional:
 			out, changed := decay.Emotional(r, now, p)
 			res.Changed = changed
 			if changed {
 				res.Data = out.Data
 			}
-		case extract.LaraPreference:
+		case lara.LaraPreference:
 			res.Remove = decay.Preference(r, now, p)
 		}
 		got = append(got, res)

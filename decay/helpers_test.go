@@ -26,7 +26,7 @@ func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // idle before now.
 func learning(level int, idle time.Duration) extract.Record {
 	practiced := now.Add(-idle)
-	return extract.Record{Kind: extract.LaraLearning, Key: "counting", Data: map[string]any{
+	return extract.Record{Kind: lara.LaraLearning, Key: "counting", Data: map[string]any{
 		"user_id":             user,
 		"last_session_id":     session,
 		"updated_at":          ts(practiced),
@@ -44,8 +44,8 @@ func learning(level int, idle time.Duration) extract.Record {
 func entry(id string, age time.Duration, frustrated, recovered, stable, anxious int) map[string]any {
 	return map[string]any{
 		"session_id": id, "at": ts(now.Add(-age)),
-		extract.MoodFrustrated: frustrated, extract.MoodRecovered: recovered,
-		extract.MoodStable: stable, extract.MoodAnxious: anxious,
+		lara.MoodFrustrated: frustrated, lara.MoodRecovered: recovered,
+		lara.MoodStable: stable, lara.MoodAnxious: anxious,
 	}
 }
 
@@ -56,7 +56,7 @@ func emotional(recent ...map[string]any) extract.Record {
 	for i, e := range recent {
 		list[i] = e
 	}
-	return extract.Record{Kind: extract.LaraEmotional, Key: extract.LaraCounts, Data: map[string]any{
+	return extract.Record{Kind: lara.LaraEmotional, Key: lara.LaraCounts, Data: map[string]any{
 		"user_id":              user,
 		"last_session_id":      session,
 		"updated_at":           ts(now.Add(-2 * day)),
@@ -80,7 +80,7 @@ func preference(key string, firstSeen, lastSeen any) extract.Record {
 	if lastSeen != nil {
 		d["last_seen"] = lastSeen
 	}
-	return extract.Record{Kind: extract.LaraPreference, Key: key, Data: d}
+	return extract.Record{Kind: lara.LaraPreference, Key: key, Data: d}
 }
 
 // deepCopy copies a record through JSON, the way the store hands it back.
@@ -107,7 +107,7 @@ func jsonOf(t testing.TB, v any) string {
 }
 
 // requireGuardPasses checks that rec, written by a batch at at, passes
-// extract.LaraGuard's user, timestamp, shape and label checks. The guard
+// lara.LaraGuard's user, timestamp, shape and label checks. The guard
 // also wants the write's session in last_session_id; a batch has none, so
 // the check stamps a fresh one on a copy.
 func requireGuardPasses(t testing.TB, rec extract.Record, at time.Time) {

@@ -12,10 +12,10 @@ import (
 // emotionalFields are the emotional record's count fields by mood state,
 // each with the field Emotional keeps its precise decayed value in.
 var emotionalFields = []struct{ state, count, decayed string }{
-	{extract.MoodFrustrated, "frustration_count", "frustration_decayed"},
-	{extract.MoodRecovered, "recovery_count", "recovery_decayed"},
-	{extract.MoodStable, "stable_count", "stable_decayed"},
-	{extract.MoodAnxious, "anxious_count", "anxious_decayed"},
+	{MoodFrustrated, "frustration_count", "frustration_decayed"},
+	{MoodRecovered, "recovery_count", "recovery_decayed"},
+	{MoodStable, "stable_count", "stable_decayed"},
+	{MoodAnxious, "anxious_count", "anxious_decayed"},
 }
 
 // Emotional is the weekly normalisation of an emotional record: its
@@ -24,14 +24,14 @@ var emotionalFields = []struct{ state, count, decayed string }{
 //
 // Each entry of recent (one session: at, session_id and a count per mood
 // state) weighs 0.5^(age/EmotionalHalfLife), age = now − at (an entry later
-// than now weighs 1). Entries older than extract.LaraWindow (30 days) are
+// than now weighs 1). Entries older than MoodWindow (30 days) are
 // dropped, as the rules drop them; an entry exactly 30 days old stays. Then,
 // for each state (frustrated, recovered, stable, anxious):
 //
 //   - <state>_decayed (frustration_decayed, recovery_decayed, stable_decayed,
 //     anxious_decayed) is the weighted sum, rounded to 2 decimals;
 //   - <state>_count (frustration_count, …) is that sum rounded to the nearest
-//     whole number. The counts stay whole because extract.LaraGuard refuses
+//     whole number. The counts stay whole because the kind's write guard refuses
 //     a fractional count and the rules, which add the next session's events
 //     to the stored count, would read a fraction as zero;
 //   - last_30_day_averages, last_30_day_average (frustrated plus anxious per
@@ -53,7 +53,7 @@ var emotionalFields = []struct{ state, count, decayed string }{
 // equal the stored ones; applying Emotional twice at the same now changes
 // nothing the second time.
 func Emotional(rec extract.Record, now time.Time, p Policy) (out extract.Record, changed bool) {
-	if rec.Kind != extract.LaraEmotional || rec.Delete || rec.Data == nil || p.Validate() != nil {
+	if rec.Kind != RecordEmotional || rec.Delete || rec.Data == nil || p.Validate() != nil {
 		return rec, false
 	}
 	p = p.withDefaults()
@@ -74,7 +74,7 @@ func Emotional(rec extract.Record, now time.Time, p Policy) (out extract.Record,
 			continue
 		}
 		age := now.Sub(at)
-		if age > extract.LaraWindow {
+		if age > MoodWindow {
 			continue
 		}
 		w := math.Exp2(-float64(max(age, 0)) / float64(p.EmotionalHalfLife))
@@ -95,7 +95,7 @@ func Emotional(rec extract.Record, now time.Time, p Policy) (out extract.Record,
 		return round(float64(n)/float64(sessions), 4)
 	}
 	next := map[string]any{
-		"last_30_day_average":  avg(sums[extract.MoodFrustrated] + sums[extract.MoodAnxious]),
+		"last_30_day_average":  avg(sums[MoodFrustrated] + sums[MoodAnxious]),
 		"last_30_day_sessions": sessions,
 	}
 	averages := map[string]any{}
@@ -156,7 +156,7 @@ func sameValue(stored, want any) bool {
 // unreadable), a record of another kind, or an invalid policy all give
 // false.
 func Preference(rec extract.Record, now time.Time, p Policy) (remove bool) {
-	if rec.Kind != extract.LaraPreference || rec.Delete || rec.Data == nil || p.Validate() != nil {
+	if rec.Kind != RecordPreference || rec.Delete || rec.Data == nil || p.Validate() != nil {
 		return false
 	}
 	p = p.withDefaults()
@@ -188,7 +188,7 @@ func Preference(rec extract.Record, now time.Time, p Policy) (remove bool) {
 // Decay never raises: level and precise are never above the stored ones.
 //
 // Fields it writes, beside mastery_level (still a whole number, now in
-// [1, 5], as the rules and extract.LaraGuard require), updated_at and
+// [1, 5], as the rules and the kind's write guard require), updated_at and
 // decayed_at:
 //
 //   - mastery_base: the level at last practice, set from mastery_level the
@@ -205,12 +205,12 @@ func Preference(rec extract.Record, now time.Time, p Policy) (remove bool) {
 // returned unchanged, as is any record under an invalid policy. changed is
 // false when neither the level nor the precise value moves.
 func Mastery(rec extract.Record, now time.Time, p Policy) (out extract.Record, changed bool) {
-	if rec.Kind != extract.LaraLearning || rec.Delete || rec.Data == nil || p.Validate() != nil {
+	if rec.Kind != RecordLearning || rec.Delete || rec.Data == nil || p.Validate() != nil {
 		return rec, false
 	}
 	p = p.withDefaults()
 	level, ok := num.Whole(rec.Data["mastery_level"], 1e12)
-	if !ok || level < 1 || level > extract.LaraMaxMastery {
+	if !ok || level < 1 || level > MaxMastery {
 		return rec, false
 	}
 	practicedAt, _ := rec.Data["last_practiced"].(string)
@@ -224,7 +224,7 @@ func Mastery(rec extract.Record, now time.Time, p Policy) (out extract.Record, c
 	}
 
 	base, current := level, float64(level)
-	if b, ok := num.Whole(rec.Data["mastery_base"], 1e12); ok && b >= level && b <= extract.LaraMaxMastery {
+	if b, ok := num.Whole(rec.Data["mastery_base"], 1e12); ok && b >= level && b <= MaxMastery {
 		if at, _ := rec.Data["mastery_base_at"].(string); at == practicedAt {
 			base = b
 			// A precise value below the floor or above the base is not one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -110,7 +111,7 @@ func TestMasteryUnreadable(t *testing.T) {
 		{"no last_practiced", edit(func(d map[string]any) { delete(d, "last_practiced") })},
 		{"an emotional record", emotional(entry("s-1", day, 1, 0, 0, 0))},
 		{"a delete", func() extract.Record { r := learning(5, 400*day); r.Delete = true; return r }()},
-		{"no data", extract.Record{Kind: extract.LaraLearning, Key: "counting"}},
+		{"no data", extract.Record{Kind: lara.LaraLearning, Key: "counting"}},
 	}
 	for _, tt := range tests {
 		if out, changed := decay.Mastery(tt.rec, now, decay.DefaultPolicy()); changed || !reflect.DeepEqual(out, tt.rec) {
@@ -214,7 +215,7 @@ func TestMasteryNeverToZero(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20000 {
-		level := 1 + rng.IntN(extract.LaraMaxMastery)
+		level := 1 + rng.IntN(lara.LaraMaxMastery)
 		idle := time.Duration(rng.Int64N(int64(20 * 365 * day)))
 		p := decay.Policy{
 			MasteryIdle:  time.Duration(1 + rng.Int64N(int64(365*day))),
@@ -250,7 +251,7 @@ func TestMasteryThenRules(t *testing.T) {
 	}
 	later := now.Add(time.Hour) // past the rules' cooldown after the decay's updated_at
 	var events []extract.Event
-	for range extract.LaraMasteryStreak {
+	for range lara.LaraMasteryStreak {
 		b, _ := json.Marshal(map[string]any{"concept": "counting", "difficulty": 7, "success": true})
 		events = append(events, extract.Event{Kind: "attempt", At: later.Add(-time.Minute), Data: b})
 	}
@@ -260,7 +261,7 @@ func TestMasteryThenRules(t *testing.T) {
 	}
 	res := extract.Rules(apps["lara"], s, later)
 	for _, r := range res.Records {
-		if r.Kind == extract.LaraLearning {
+		if r.Kind == lara.LaraLearning {
 			if r.Data["mastery_level"] != 5 {
 				t.Fatalf("mastery_level after practice = %v, want 4 + 1", r.Data["mastery_level"])
 			}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/mnemo-ai/mnemo/extract"
 )
 
 // day is 24 hours, the unit the policy's defaults are written in.
@@ -38,7 +36,7 @@ type Policy struct {
 	// days without practice.
 	MasteryRate float64
 	// MasteryFloor is the level decay never goes below, in [1,
-	// extract.LaraMaxMastery]. A concept below the floor is not decayed at
+	// MaxMastery]. A concept below the floor is not decayed at
 	// all, and one at level 0 stays at 0: decay never raises and never
 	// brings a mastered concept to zero. Default 1.
 	MasteryFloor float64
@@ -92,8 +90,8 @@ func (p Policy) Validate() error {
 	if math.IsNaN(p.MasteryRate) || math.IsInf(p.MasteryRate, 0) || p.MasteryRate < 0 {
 		bad("mastery rate %v must be a positive number of levels per 30 days", p.MasteryRate)
 	}
-	if math.IsNaN(p.MasteryFloor) || p.MasteryFloor < 1 || p.MasteryFloor > extract.LaraMaxMastery {
-		bad("mastery floor %v must be between 1 and %d: decay never takes a mastered concept to zero", p.MasteryFloor, extract.LaraMaxMastery)
+	if math.IsNaN(p.MasteryFloor) || p.MasteryFloor < 1 || p.MasteryFloor > MaxMastery {
+		bad("mastery floor %v must be between 1 and %d: decay never takes a mastered concept to zero", p.MasteryFloor, MaxMastery)
 	}
 	return errors.Join(errs...)
 }

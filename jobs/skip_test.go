@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -202,7 +202,7 @@ func TestPoisonedUserIsSkipped(t *testing.T) {
 			}
 			pref := func(user, data string) {
 				t.Helper()
-				if err := st.UpsertRecord(ctx, store.Record{UserID: user, App: "lara", Kind: extract.LaraPreference, Key: "dinosaurs",
+				if err := st.UpsertRecord(ctx, store.Record{UserID: user, App: "lara", Kind: lara.LaraPreference, Key: "dinosaurs",
 					Data: json.RawMessage(data), UpdatedAt: old}); err != nil {
 					t.Fatal(err)
 				}

@@ -3,42 +3,65 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/kinds/eldertree"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
 // AppItem is one thing an app keeps from a session outside its memories:
-// a profile field (Elder Tree's sobriety_days and sponsor_name, the coach's
-// goals), a session summary field of a known category (Elder Tree's
-// primary_trigger, the coach's action_steps, Clara's concerns) or a LaRa
-// preference record. The apps other than Mona keep what they learn there,
+// a profile field (sobriety_days, sponsor_name, goals), a session summary
+// field of a known category (primary_trigger, action_steps, concerns) or a
+// record. The apps other than the default kind's keep what they learn there,
 // not as memories: an app set is scored on these beside any memories.
 type AppItem struct {
 	Key   string
 	Value string
 }
 
+// ProfileScorer is implemented by a kind (in its package under kinds/)
+// whose profile says one fact in two fields: ScoredProfile is the profile
+// updates as AppItems scores them, each fact once. It must not modify its
+// argument; it returns a copy when it drops a field.
+type ProfileScorer interface {
+	ScoredProfile(profile map[string]any) map[string]any
+}
+
+// SummaryScorer is implemented by a kind whose session summary holds things
+// to score in shapes the generic walk does not read (a list of objects, a
+// key of no category): ScoredSummary calls add with each of them, key and
+// value (a text or a list of texts), and returns the summary the generic
+// walk scores then, without them. It must not modify its argument.
+type SummaryScorer interface {
+	ScoredSummary(summary map[string]any, add func(key string, value any)) map[string]any
+}
+
+// RecordScorer is implemented by a kind that keeps facts about the user in
+// records: ScoredRecords calls add with each such fact, key and value, in
+// the records' order. Records that hold no fact (counts, metrics) are left
+// out.
+type RecordScorer interface {
+	ScoredRecords(records []extract.Record, add func(key string, value any))
+}
+
 // AppItems are the things app keeps from res beyond its memories (none for
-// Mona, whose memories are all it keeps), each once:
+// the default kind, whose memories are all it keeps), each once:
 //
 //   - every profile update: a text, number or true/false as it is, a list
 //     one item per element (goals), an entry with its own key and value
-//     under its key (LaRa's preferences);
+//     under its key (a list of preferences);
 //   - the session summary's text and list fields whose key has a category
 //     (KeyCategory): the urge's trigger and strategy and the outcome, the
 //     follow-up, action steps, open threads, goals, coaching preferences,
 //     concerns, anchors. Prose (summary, coach_notes, recognition_moment,
 //     key_insights), counts, emotions and topic labels have none and are not
 //     scored;
-//   - LaRa's preference records (likes:…, dislikes:…) and learning records
-//     (mastery:<concept>); its emotional and reinforcement counts are no
-//     fact about the child.
+//   - what a registered kind hands over itself, when it implements
+//     ProfileScorer (one fact said in two fields, scored once),
+//     SummaryScorer (summary entries of shapes the walk does not read) or
+//     RecordScorer (the facts its records keep).
 func AppItems(app *prompts.App, res extract.Result) []AppItem {
 	if extract.KindOfApp(app) == extract.KindOf("") { // the default kind's are memories
 		return nil
@@ -61,8 +84,8 @@ func AppItems(app *prompts.App, res extract.Result) []AppItem {
 			}
 			v := plain(m[k])
 			if list, ok := v.([]any); ok {
-				// A list of keyed entries (LaRa's preferences: {key,
-				// value, at}) is one item per entry, under its own key.
+				// A list of keyed entries (preferences: {key, value,
+				// at}) is one item per entry, under its own key.
 				var rest []any
 				for _, e := range list {
 					entry, _ := e.(map[string]any)
@@ -81,51 +104,37 @@ func AppItems(app *prompts.App, res extract.Result) []AppItem {
 			}
 		}
 	}
+	// addValue adds what a kind hands over: its value's text, or each
+	// element of a list.
+	addValue := func(key string, value any) {
+		for _, x := range flatten(plain(value), false) {
+			add(key, x)
+		}
+	}
+	// Every registered kind is asked, not only app's: a summary key or a
+	// record kind is read as the kind that defines it reads it, whichever
+	// app's result holds it, so that one result scores the same in any app.
+	var kinds []extract.Kind
+	for _, name := range extract.KindNames() {
+		kinds = append(kinds, extract.KindOf(name))
+	}
 	profile := res.ProfileUpdates
-	if _, ok := profile["sobriety_days"]; ok {
-		// recovery_start_date is sobriety_days said as a date (the rules
-		// set both from one statement): one fact, scored once, by the
-		// count the user said.
-		profile = maps.Clone(profile)
-		delete(profile, "recovery_start_date")
+	for _, k := range kinds {
+		if ps, ok := k.(ProfileScorer); ok {
+			profile = ps.ScoredProfile(profile)
+		}
 	}
 	fields(profile, true, false)
 	summary := res.SessionSummary
-	if evs, ok := summary["upcoming_events"]; ok {
-		// Elder Tree's risky events ahead are what its follow-up is about:
-		// the fixed sentence that points to them says no event, the list
-		// holds each event's label.
-		summary = maps.Clone(summary)
-		if summary["follow_up_needed"] == eldertree.FollowUpRiskyEvent {
-			delete(summary, "follow_up_needed")
-		}
-		if list, ok := plain(evs).([]any); ok {
-			for _, e := range list {
-				if o, ok := e.(map[string]any); ok {
-					ev, _ := o["event"].(string)
-					add("follow_up:risky_event", ev)
-				}
-			}
-		}
-	}
-	if ts, ok := summary["triggers"]; ok {
-		// Elder Tree's summary lists every trigger named under "triggers",
-		// a key keyPrefixes does not know (its profile's is
-		// known_triggers): scored as the triggers they are.
-		summary = maps.Clone(summary)
-		delete(summary, "triggers")
-		for _, t := range flatten(plain(ts), false) {
-			add("known_triggers", t)
+	for _, k := range kinds {
+		if ss, ok := k.(SummaryScorer); ok {
+			summary = ss.ScoredSummary(summary, addValue)
 		}
 	}
 	fields(summary, false, true)
-	for _, r := range res.Records {
-		switch r.Kind {
-		case extract.LaraPreference:
-			v, _ := r.Data["value"].(string)
-			add(r.Key, v)
-		case extract.LaraLearning:
-			add("mastery:"+r.Key, strings.ReplaceAll(r.Key, "_", " "))
+	for _, k := range kinds {
+		if rs, ok := k.(RecordScorer); ok {
+			rs.ScoredRecords(res.Records, addValue)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/eval"
+	"github.com/mnemo-ai/mnemo/kinds/lara"
 )
 
 // TestAppItems: what an app keeps outside its memories is scored as stored
@@ -30,8 +31,8 @@ func TestAppItems(t *testing.T) {
 			"goals":           []string{"Move into product management"}, // said twice, kept once
 		},
 		Records: []extract.Record{
-			{Kind: extract.LaraPreference, Key: "dislikes:broccoli", Data: map[string]any{"value": "broccoli"}},
-			{Kind: extract.LaraEmotional, Key: "counts", Data: map[string]any{"anxious_count": 2}},
+			{Kind: lara.LaraPreference, Key: "dislikes:broccoli", Data: map[string]any{"value": "broccoli"}},
+			{Kind: lara.LaraEmotional, Key: "counts", Data: map[string]any{"anxious_count": 2}},
 		},
 	}
 	got := eval.AppItems(apps["coach"], res)

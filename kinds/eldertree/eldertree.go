@@ -1,6 +1,7 @@
 package eldertree
 
 import (
+	"encoding/json"
 	"maps"
 	"math"
 	"regexp"
@@ -1438,4 +1439,62 @@ func (kindElderTree) RiskExtras() []extract.RiskPhrasing { return riskExtras }
 
 var riskExtras = []extract.RiskPhrasing{
 	extract.Phrasing(extract.RiskSubstance, extract.SeverityMedium, `\b(?:got|have|holding|bought|poured|opened)\s+(?:the\s+|a\s+|my\s+)?(?:needle|bag|bottle|drink|baggie|stash|gear|pills)\s+(?:ready|here|in\s+my\s+hand|in\s+front\s+of\s+me|right\s+here|open)\b|\bfirst\s+drink\s+in\s+[0-9a-z]+\s+(?:days|months|years)\b|\bback\s+on\s+(?:it|the\s+\w+)\s+after\b`),
+}
+
+// ScoredProfile is the profile updates as the evaluation scores them
+// (eval.ProfileScorer): recovery_start_date is sobriety_days said as a date
+// (the rules set both from one statement), one fact, scored once, by the
+// count the user said.
+func (kindElderTree) ScoredProfile(profile map[string]any) map[string]any {
+	if _, ok := profile["sobriety_days"]; ok {
+		profile = maps.Clone(profile)
+		delete(profile, "recovery_start_date")
+	}
+	return profile
+}
+
+// ScoredSummary hands the evaluation (eval.SummaryScorer) what the summary
+// keeps in shapes its generic walk does not read:
+//
+//   - the risky events ahead, which the follow-up is about: the fixed
+//     sentence that points to them says no event, the list holds each
+//     event's label;
+//   - every trigger named under "triggers", a key the evaluation's
+//     categories do not know (the profile's is known_triggers): scored as
+//     the triggers they are.
+func (kindElderTree) ScoredSummary(summary map[string]any, add func(key string, value any)) map[string]any {
+	if evs, ok := summary["upcoming_events"]; ok {
+		summary = maps.Clone(summary)
+		if summary["follow_up_needed"] == FollowUpRiskyEvent {
+			delete(summary, "follow_up_needed")
+		}
+		if list, ok := asJSON(evs).([]any); ok {
+			for _, e := range list {
+				if o, ok := e.(map[string]any); ok {
+					ev, _ := o["event"].(string)
+					add("follow_up:risky_event", ev)
+				}
+			}
+		}
+	}
+	if ts, ok := summary["triggers"]; ok {
+		summary = maps.Clone(summary)
+		delete(summary, "triggers")
+		add("known_triggers", ts)
+	}
+	return summary
+}
+
+// asJSON is v as JSON decodes it (typed lists and maps become []any and
+// map[string]any), so that ScoredSummary reads one shape.
+func asJSON(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(raw, &out) != nil {
+		return v
+	}
+	return out
 }

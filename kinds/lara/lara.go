@@ -41,9 +41,9 @@ func (kindLara) Pack(in extract.PackInput) *extract.PackPlan { return packLara(i
 
 // Fold: LaRa's learning, emotional and reinforcement records accumulate
 // over the sessions; its preferences are restated by each session.
-func (kindLara) Fold() *extract.Fold { return &extract.Fold{Restated: extract.LaraPreference} }
+func (kindLara) Fold() *extract.Fold { return &extract.Fold{Restated: LaraPreference} }
 
-var moodStates = []string{extract.MoodFrustrated, extract.MoodRecovered, extract.MoodStable, extract.MoodAnxious}
+var moodStates = []string{MoodFrustrated, MoodRecovered, MoodStable, MoodAnxious}
 
 // Stability trends of the lara session summary.
 const (
@@ -65,12 +65,12 @@ const (
 //
 // Learning: every attempt counts in total_attempts; a success counts in
 // successful_attempts and, when it was at the concept's current difficulty or
-// harder, in success_streak. At extract.LaraMasteryStreak the streak completes:
-// mastery rises one level (at most extract.LaraMaxMastery), difficulty one step, and
-// the streak starts again. A completion needs extract.LaraCooldown since the record
+// harder, in success_streak. At LaraMasteryStreak the streak completes:
+// mastery rises one level (at most LaraMaxMastery), difficulty one step, and
+// the streak starts again. A completion needs LaraCooldown since the record
 // was last written and happens at most once per session and concept; a
 // streak held back by the cooldown carries on and completes at the next
-// qualifying success. extract.LaraFailureStreak failures in a row lower difficulty
+// qualifying success. LaraFailureStreak failures in a row lower difficulty
 // one step, never below 1; mastery never falls here (decay is a batch). A
 // new concept starts at mastery 0 and at its first attempt's difficulty.
 // Attempts without a difficulty count as difficulty 1.
@@ -80,8 +80,8 @@ const (
 // emotion is one of the four mood states count the same way, but only in a
 // session that has no mood events at all, so that a service sending both is
 // not counted twice. The record keeps cumulative counts, the number of
-// sessions, and a per-session history ("recent", at most extract.LaraMaxRecent
-// sessions of the last extract.LaraWindow) from which last_30_day_averages (each
+// sessions, and a per-session history ("recent", at most LaraMaxRecent
+// sessions of the last LaraWindow) from which last_30_day_averages (each
 // state's events per session) and last_30_day_average (distress events,
 // frustrated plus anxious, per session) are computed. Weekly normalisation
 // is the decay batch's.
@@ -90,12 +90,12 @@ const (
 // mona rules; only likes:, dislikes: and favorite_ keys are kept, and an
 // emotional state ("I like being sad") is refused. dislikes:x deletes likes:x
 // and any favorite whose value is x, and the other way round. Past
-// extract.LaraMaxPreferences the least recently seen are deleted.
+// LaraMaxPreferences the least recently seen are deleted.
 //
 // Reinforcement: each style counts events and successes. The user's style is
 // the first one ever seen; after a session it switches to the best other
-// style that has at least extract.LaraSwitchMinEvents events and a success rate at
-// least extract.LaraSwitchPoints percentage points above the current style's, so at
+// style that has at least LaraSwitchMinEvents events and a success rate at
+// least LaraSwitchPoints percentage points above the current style's, so at
 // most once per session.
 func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	now = now.UTC()
@@ -158,7 +158,7 @@ func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now tim
 //     guard runs where events are read (laraRules), not here.
 //   - cooldown (extract.GuardCooldown): a learning record's mastery_level may change,
 //     and its difficulty may rise, only when the stored record was written
-//     extract.LaraCooldown or longer ago (an unreadable updated_at counts as just
+//     LaraCooldown or longer ago (an unreadable updated_at counts as just
 //     now), so two sessions in quick succession cannot promote a child twice
 //     or escalate difficulty abruptly.
 //   - no duplicate writes (extract.GuardDuplicate): when any stored record says the
@@ -181,10 +181,10 @@ func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now tim
 //     aggregated as counts, never stored as what the child is.
 //
 // Beside these, a record must have its kind's shape (extract.GuardInvalid): mastery
-// within [0, extract.LaraMaxMastery] that never falls and rises by at most one,
+// within [0, LaraMaxMastery] that never falls and rises by at most one,
 // difficulty at least 1 that rises by at most one step, counts that are not
 // negative, a preference key of the documented shape; a delete must name a
-// stored record of the user. And the user keeps at most extract.LaraMaxPreferences
+// stored record of the user. And the user keeps at most LaraMaxPreferences
 // preferences (extract.GuardCap): writes of new preference keys past the cap are
 // refused.
 func LaraGuard(userID, sessionID string, prior, next []extract.Record, now time.Time) (ok []extract.Record, dropped []extract.Dropped) {
@@ -230,19 +230,19 @@ func LaraGuard(userID, sessionID string, prior, next []extract.Record, now time.
 	// The preference cap, over what the user will have once ok is written.
 	prefs := map[string]bool{}
 	for ref := range own {
-		if ref.kind == extract.LaraPreference {
+		if ref.kind == LaraPreference {
 			prefs[ref.key] = true
 		}
 	}
 	for _, r := range ok {
-		if r.Kind == extract.LaraPreference && r.Delete {
+		if r.Kind == LaraPreference && r.Delete {
 			delete(prefs, r.Key)
 		}
 	}
 	kept := ok[:0]
 	for _, r := range ok {
-		if r.Kind == extract.LaraPreference && !r.Delete && !prefs[r.Key] {
-			if len(prefs) >= extract.LaraMaxPreferences {
+		if r.Kind == LaraPreference && !r.Delete && !prefs[r.Key] {
+			if len(prefs) >= LaraMaxPreferences {
 				drop(extract.GuardCap)
 				continue
 			}
@@ -281,10 +281,10 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 		return ""
 	}
 	switch r.Kind {
-	case extract.LaraLearning:
+	case LaraLearning:
 		m, mok := laraInt(r.Data["mastery_level"])
 		d, dok := laraInt(r.Data["difficulty"])
-		if !mok || !dok || m < 0 || m > extract.LaraMaxMastery || d < 1 || d > extract.LaraMaxDifficulty {
+		if !mok || !dok || m < 0 || m > LaraMaxMastery || d < 1 || d > LaraMaxDifficulty {
 			return extract.GuardInvalid
 		}
 		for _, f := range []string{"total_attempts", "successful_attempts", "success_streak", "failure_streak"} {
@@ -295,15 +295,15 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 		if !had {
 			return ""
 		}
-		pm := min(max(laraIntOr(prev.Data["mastery_level"]), 0), extract.LaraMaxMastery)
-		pd := min(max(laraIntOr(prev.Data["difficulty"]), 1), extract.LaraMaxDifficulty)
+		pm := min(max(laraIntOr(prev.Data["mastery_level"]), 0), LaraMaxMastery)
+		pd := min(max(laraIntOr(prev.Data["difficulty"]), 1), LaraMaxDifficulty)
 		if m < pm || m > pm+1 || d > pd+1 {
 			return extract.GuardInvalid
 		}
 		if (m != pm || d > pd) && !laraCooledDown(prev, now) {
 			return extract.GuardCooldown
 		}
-	case extract.LaraPreference:
+	case LaraPreference:
 		v, _ := r.Data["value"].(string)
 		pol, _ := r.Data["polarity"].(string)
 		if !extract.ValidKey(r.Key) || v == "" || laraPreferenceKey(r.Key) == "" || (pol != "likes" && pol != "dislikes") {
@@ -312,19 +312,19 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 		if laraState(v) || laraState(strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")) {
 			return extract.GuardLabel
 		}
-	case extract.LaraEmotional:
+	case LaraEmotional:
 		for _, f := range []string{"frustration_count", "recovery_count", "stable_count", "anxious_count", "sessions"} {
 			if n, ok := laraInt(r.Data[f]); !ok || n < 0 {
 				return extract.GuardInvalid
 			}
 		}
-	case extract.LaraReinforcement:
+	case LaraReinforcement:
 		n, nok := laraInt(r.Data["events"])
 		k, kok := laraInt(r.Data["successes"])
 		if !nok || !kok || k < 0 || k > n {
 			return extract.GuardInvalid
 		}
-	case extract.LaraReinforcementState:
+	case LaraReinforcementState:
 		if s, _ := r.Data["style"].(string); s == "" {
 			return extract.GuardInvalid
 		}
@@ -349,7 +349,7 @@ func laraApplied(own map[laraRef]extract.Record, session string) bool {
 		if s, _ := r.Data["switch_session_id"].(string); s == session {
 			return true
 		}
-		if r.Kind == extract.LaraEmotional {
+		if r.Kind == LaraEmotional {
 			for _, e := range laraRecent(r.Data["recent"]) {
 				if e.session == session {
 					return true
@@ -360,13 +360,13 @@ func laraApplied(own map[laraRef]extract.Record, session string) bool {
 	return false
 }
 
-// laraCooledDown reports whether extract.LaraCooldown has passed since r was written.
+// laraCooledDown reports whether LaraCooldown has passed since r was written.
 func laraCooledDown(r extract.Record, now time.Time) bool {
 	t, ok := laraTime(r.Data["updated_at"])
-	return ok && now.Sub(t) >= extract.LaraCooldown
+	return ok && now.Sub(t) >= LaraCooldown
 }
 
-var laraKindOrder = []string{extract.LaraLearning, extract.LaraEmotional, extract.LaraPreference, extract.LaraReinforcement, extract.LaraReinforcementState}
+var laraKindOrder = []string{LaraLearning, LaraEmotional, LaraPreference, LaraReinforcement, LaraReinforcementState}
 
 func laraRecordOrder(a, b extract.Record) int {
 	return cmp.Or(
@@ -423,7 +423,7 @@ func laraReadEvents(events []extract.Event, p prompts.Policy, now time.Time) lar
 			}
 			diff := 1
 			if f, ok := num.Float(d["difficulty"]); ok && !math.IsNaN(f) {
-				diff = int(math.Round(min(max(f, 1), extract.LaraMaxDifficulty)))
+				diff = int(math.Round(min(max(f, 1), LaraMaxDifficulty)))
 			}
 			ev.attempts = append(ev.attempts, laraAttempt{concept, diff, success, laraClamp(e.At, now)})
 		case "mood", "emotion":
@@ -506,8 +506,8 @@ func laraSummary(ev laraEvents, turns int) map[string]any {
 	return map[string]any{
 		"current_concept":    concept,
 		"highest_difficulty": highest,
-		"frustration_events": counts[extract.MoodFrustrated],
-		"recovery_events":    counts[extract.MoodRecovered],
+		"frustration_events": counts[MoodFrustrated],
+		"recovery_events":    counts[MoodRecovered],
 		"stability_trend":    laraTrend(ev.moods),
 		"attempts":           len(ev.attempts),
 		"successes":          successes,
@@ -532,7 +532,7 @@ func laraTrend(moods []string) string {
 	if len(moods) == 0 {
 		return TrendStable
 	}
-	distress := func(m string) bool { return m == extract.MoodFrustrated || m == extract.MoodAnxious }
+	distress := func(m string) bool { return m == MoodFrustrated || m == MoodAnxious }
 	switch {
 	case distress(moods[len(moods)-1]):
 		return TrendDeclining
@@ -576,17 +576,17 @@ func (b laraBuilder) learning(attempts []laraAttempt) []extract.Record {
 	out := make([]extract.Record, 0, len(order))
 	for _, c := range order {
 		atts := byConcept[c]
-		prev, had := b.own[laraRef{extract.LaraLearning, c}]
+		prev, had := b.own[laraRef{LaraLearning, c}]
 		var pr struct{ mastery, total, successes, streak, fails, difficulty int }
 		var last time.Time
 		if had {
 			d := prev.Data
-			pr.mastery = min(max(laraIntOr(d["mastery_level"]), 0), extract.LaraMaxMastery)
+			pr.mastery = min(max(laraIntOr(d["mastery_level"]), 0), LaraMaxMastery)
 			pr.total = max(laraIntOr(d["total_attempts"]), 0)
 			pr.successes = max(laraIntOr(d["successful_attempts"]), 0)
 			pr.streak = max(laraIntOr(d["success_streak"]), 0)
 			pr.fails = max(laraIntOr(d["failure_streak"]), 0)
-			pr.difficulty = min(max(laraIntOr(d["difficulty"]), 1), extract.LaraMaxDifficulty)
+			pr.difficulty = min(max(laraIntOr(d["difficulty"]), 1), LaraMaxDifficulty)
 			last, _ = laraTime(d["last_practiced"])
 		} else {
 			pr.difficulty = atts[0].difficulty
@@ -599,7 +599,7 @@ func (b laraBuilder) learning(attempts []laraAttempt) []extract.Record {
 			}
 			if !a.success {
 				pr.streak = 0
-				if pr.fails++; pr.fails >= extract.LaraFailureStreak {
+				if pr.fails++; pr.fails >= LaraFailureStreak {
 					pr.difficulty = max(pr.difficulty-1, 1)
 					pr.fails = 0
 				}
@@ -610,14 +610,14 @@ func (b laraBuilder) learning(attempts []laraAttempt) []extract.Record {
 			if a.difficulty >= pr.difficulty {
 				pr.streak++
 			}
-			if pr.streak >= extract.LaraMasteryStreak && canRise {
-				pr.mastery = min(pr.mastery+1, extract.LaraMaxMastery)
-				pr.difficulty = min(pr.difficulty+1, extract.LaraMaxDifficulty)
+			if pr.streak >= LaraMasteryStreak && canRise {
+				pr.mastery = min(pr.mastery+1, LaraMaxMastery)
+				pr.difficulty = min(pr.difficulty+1, LaraMaxDifficulty)
 				pr.streak = 0
 				canRise = false // once per session and cooldown window
 			}
 		}
-		out = append(out, b.record(extract.LaraLearning, c, map[string]any{
+		out = append(out, b.record(LaraLearning, c, map[string]any{
 			"mastery_level":       pr.mastery,
 			"total_attempts":      pr.total,
 			"successful_attempts": pr.successes,
@@ -657,14 +657,14 @@ func laraRecent(v any) []laraEntry {
 }
 
 func (b laraBuilder) emotional(moods []string, at time.Time) extract.Record {
-	prev := b.own[laraRef{extract.LaraEmotional, extract.LaraCounts}]
+	prev := b.own[laraRef{LaraEmotional, LaraCounts}]
 	d := prev.Data
 	counts := laraCount(moods)
 	recent := append(laraRecent(d["recent"]), laraEntry{session: b.session, at: at, counts: counts})
-	recent = slices.DeleteFunc(recent, func(e laraEntry) bool { return b.now.Sub(e.at) > extract.LaraWindow })
+	recent = slices.DeleteFunc(recent, func(e laraEntry) bool { return b.now.Sub(e.at) > LaraWindow })
 	slices.SortStableFunc(recent, func(x, y laraEntry) int { return x.at.Compare(y.at) })
-	if len(recent) > extract.LaraMaxRecent {
-		recent = recent[len(recent)-extract.LaraMaxRecent:]
+	if len(recent) > LaraMaxRecent {
+		recent = recent[len(recent)-LaraMaxRecent:]
 	}
 	list := make([]any, 0, len(recent))
 	sums := map[string]int{}
@@ -686,13 +686,13 @@ func (b laraBuilder) emotional(moods []string, at time.Time) extract.Record {
 	for _, st := range moodStates {
 		averages[st] = avg(sums[st])
 	}
-	return b.record(extract.LaraEmotional, extract.LaraCounts, map[string]any{
-		"frustration_count":    max(laraIntOr(d["frustration_count"]), 0) + counts[extract.MoodFrustrated],
-		"recovery_count":       max(laraIntOr(d["recovery_count"]), 0) + counts[extract.MoodRecovered],
-		"stable_count":         max(laraIntOr(d["stable_count"]), 0) + counts[extract.MoodStable],
-		"anxious_count":        max(laraIntOr(d["anxious_count"]), 0) + counts[extract.MoodAnxious],
+	return b.record(LaraEmotional, LaraCounts, map[string]any{
+		"frustration_count":    max(laraIntOr(d["frustration_count"]), 0) + counts[MoodFrustrated],
+		"recovery_count":       max(laraIntOr(d["recovery_count"]), 0) + counts[MoodRecovered],
+		"stable_count":         max(laraIntOr(d["stable_count"]), 0) + counts[MoodStable],
+		"anxious_count":        max(laraIntOr(d["anxious_count"]), 0) + counts[MoodAnxious],
 		"sessions":             max(laraIntOr(d["sessions"]), 0) + 1,
-		"last_30_day_average":  avg(sums[extract.MoodFrustrated] + sums[extract.MoodAnxious]),
+		"last_30_day_average":  avg(sums[MoodFrustrated] + sums[MoodAnxious]),
 		"last_30_day_averages": averages,
 		"recent":               list,
 		"last_30_day_sessions": len(recent),
@@ -772,7 +772,7 @@ func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 	}
 	live := map[string]*pref{}
 	for ref, r := range b.own {
-		if ref.kind != extract.LaraPreference {
+		if ref.kind != LaraPreference {
 			continue
 		}
 		p := &pref{polarity: laraPolarity(ref.key)}
@@ -787,7 +787,7 @@ func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 			return
 		}
 		delete(live, key)
-		if _, stored := b.own[laraRef{extract.LaraPreference, key}]; stored {
+		if _, stored := b.own[laraRef{LaraPreference, key}]; stored {
 			deleted[key] = why
 		}
 	}
@@ -827,7 +827,7 @@ func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 		live[p.key] = next
 		delete(deleted, p.key)
 	}
-	if len(live) > extract.LaraMaxPreferences {
+	if len(live) > LaraMaxPreferences {
 		keys := make([]string, 0, len(live))
 		for k := range live {
 			keys = append(keys, k)
@@ -835,17 +835,17 @@ func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 		slices.SortFunc(keys, func(x, y string) int {
 			return cmp.Or(live[x].last.Compare(live[y].last), live[x].first.Compare(live[y].first), strings.Compare(x, y))
 		})
-		for _, k := range keys[:len(keys)-extract.LaraMaxPreferences] {
+		for _, k := range keys[:len(keys)-LaraMaxPreferences] {
 			remove(k, "evicted")
 		}
 	}
 	var out []extract.Record
 	for key, why := range deleted {
-		out = append(out, b.remove(extract.LaraPreference, key, why))
+		out = append(out, b.remove(LaraPreference, key, why))
 	}
 	for key, p := range live {
 		if p.written {
-			out = append(out, b.record(extract.LaraPreference, key, map[string]any{
+			out = append(out, b.record(LaraPreference, key, map[string]any{
 				"value":      p.value,
 				"polarity":   p.polarity,
 				"first_seen": p.first.Format(time.RFC3339),
@@ -862,7 +862,7 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 	}
 	metrics := map[string]*laraMetric{}
 	for ref, r := range b.own {
-		if ref.kind == extract.LaraReinforcement {
+		if ref.kind == LaraReinforcement {
 			n := max(laraIntOr(r.Data["events"]), 0)
 			metrics[ref.key] = &laraMetric{n, min(max(laraIntOr(r.Data["successes"]), 0), n)}
 		}
@@ -882,7 +882,7 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 	}
 
 	state := map[string]any{"style": events[0].style, "previous_style": "", "switched_at": "", "switch_session_id": ""}
-	if prev, ok := b.own[laraRef{extract.LaraReinforcementState, extract.LaraCurrent}]; ok {
+	if prev, ok := b.own[laraRef{LaraReinforcementState, LaraCurrent}]; ok {
 		if s, _ := prev.Data["style"].(string); s != "" {
 			for _, f := range []string{"style", "previous_style", "switched_at", "switch_session_id"} {
 				v, _ := prev.Data[f].(string)
@@ -897,7 +897,7 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 	}
 	best := ""
 	for style, m := range metrics {
-		if style == current || m.events < extract.LaraSwitchMinEvents || !laraBetter(*m, *cur) {
+		if style == current || m.events < LaraSwitchMinEvents || !laraBetter(*m, *cur) {
 			continue
 		}
 		if bm := metrics[best]; best == "" || laraRateCompare(*m, *bm) > 0 ||
@@ -917,19 +917,19 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 	var out []extract.Record
 	for style := range touched {
 		m := metrics[style]
-		out = append(out, b.record(extract.LaraReinforcement, style, map[string]any{
+		out = append(out, b.record(LaraReinforcement, style, map[string]any{
 			"events":       m.events,
 			"successes":    m.successes,
 			"success_rate": math.Round(float64(m.successes)/float64(m.events)*1e4) / 1e4,
 		}))
 	}
-	return append(out, b.record(extract.LaraReinforcementState, extract.LaraCurrent, state))
+	return append(out, b.record(LaraReinforcementState, LaraCurrent, state))
 }
 
 // laraMetric is a reinforcement style's events and successes.
 type laraMetric struct{ events, successes int }
 
-// laraBetter reports whether o's success rate is at least extract.LaraSwitchPoints
+// laraBetter reports whether o's success rate is at least LaraSwitchPoints
 // percentage points above c's, in integers so that 0.65 against 0.50 is
 // exactly 15 points. A style without events has a rate of 0.
 func laraBetter(o, c laraMetric) bool {
@@ -937,9 +937,9 @@ func laraBetter(o, c laraMetric) bool {
 		return false
 	}
 	if c.events == 0 {
-		return 100*o.successes >= extract.LaraSwitchPoints*o.events
+		return 100*o.successes >= LaraSwitchPoints*o.events
 	}
-	return 100*(o.successes*c.events-c.successes*o.events) >= extract.LaraSwitchPoints*o.events*c.events
+	return 100*(o.successes*c.events-c.successes*o.events) >= LaraSwitchPoints*o.events*c.events
 }
 
 func laraRateCompare(a, b laraMetric) int {
@@ -1100,7 +1100,7 @@ var harmWords = regexp.MustCompile(`\b(?:hurt|hurting|hurts|pain|bleed|bleeding|
 // laraRisky reports whether a LaRa preference record is about harm or
 // risk ("I like being hurt"): LaraGuard refuses it as it refuses labels.
 func laraRisky(r extract.Record) bool {
-	if r.Kind != extract.LaraPreference || r.Delete {
+	if r.Kind != LaraPreference || r.Delete {
 		return false
 	}
 	text := strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")
@@ -1137,16 +1137,16 @@ var riskExtras = []extract.RiskPhrasing{
 // and the slow decay of mastery.
 func (kindLara) Decays() []decay.Rule {
 	return []decay.Rule{
-		{Batch: decay.BatchEmotional, Record: extract.LaraEmotional,
+		{Batch: decay.BatchEmotional, Record: LaraEmotional,
 			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
 				next, changed := decay.Emotional(r, now, p)
 				return next, false, changed
 			}},
-		{Batch: decay.BatchPreference, Record: extract.LaraPreference,
+		{Batch: decay.BatchPreference, Record: LaraPreference,
 			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
 				return r, decay.Preference(r, now, p), false
 			}},
-		{Batch: decay.BatchMastery, Record: extract.LaraLearning,
+		{Batch: decay.BatchMastery, Record: LaraLearning,
 			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
 				next, changed := decay.Mastery(r, now, p)
 				return next, false, changed

@@ -6,7 +6,7 @@ import "encoding/json"
 // them (docs/presets.md, LaRa). Numbers are float64 as JSON has them; an
 // instant is the RFC 3339 text the fold writes, read with views.ParseTime.
 
-// Learning is a concept's learning progress (extract.LaraLearning, keyed
+// Learning is a concept's learning progress (LaraLearning, keyed
 // by the concept).
 type Learning struct {
 	MasteryLevel       float64 `json:"mastery_level"`
@@ -19,7 +19,7 @@ type Learning struct {
 }
 
 // Emotional is the one record of the child's emotional counts
-// (extract.LaraEmotional): counts of moments, never a label.
+// (LaraEmotional): counts of moments, never a label.
 type Emotional struct {
 	FrustrationCount  float64       `json:"frustration_count"`
 	RecoveryCount     float64       `json:"recovery_count"`
@@ -32,7 +32,7 @@ type Emotional struct {
 }
 
 // MoodSession is one session of Emotional's recent history: its moments
-// of each mood (extract.MoodFrustrated, …).
+// of each mood (MoodFrustrated, …).
 type MoodSession struct {
 	SessionID  string  `json:"session_id"`
 	At         string  `json:"at"`
@@ -42,7 +42,7 @@ type MoodSession struct {
 	Anxious    float64 `json:"anxious"`
 }
 
-// Preference is a like, dislike or favourite (extract.LaraPreference,
+// Preference is a like, dislike or favourite (LaraPreference,
 // keyed "likes:…", "dislikes:…" or "favorite_…").
 type Preference struct {
 	Value     string `json:"value"`
@@ -51,13 +51,13 @@ type Preference struct {
 }
 
 // Reinforcement is how an encouragement style fared
-// (extract.LaraReinforcement, keyed by the style).
+// (LaraReinforcement, keyed by the style).
 type Reinforcement struct {
 	SuccessRate float64 `json:"success_rate"`
 }
 
 // ReinforcementState is the encouragement style in use
-// (extract.LaraReinforcementState).
+// (LaraReinforcementState).
 type ReinforcementState struct {
 	Style string `json:"style"`
 }

@@ -52,7 +52,7 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		return nil, err
 	}
 	mastery := views.Section{ID: "mastery", Title: "Mastery by topic", Attr: "lara-mastery",
-		Intro: fmt.Sprintf("Mastery runs from 0 to %d; it rises after a run of successes at the topic's difficulty, at most once a session.", extract.LaraMaxMastery)}
+		Intro: fmt.Sprintf("Mastery runs from 0 to %d; it rises after a run of successes at the topic's difficulty, at most once a session.", LaraMaxMastery)}
 	over := views.Section{ID: "progress", Title: "Progress over time", Attr: "lara-progress",
 		Intro: "The highest difficulty solved in each session, per topic, over the last 90 days (0: none solved that session)."}
 	moods := views.Section{ID: "emotions", Title: "Emotional counts", Attr: "lara-emotions",
@@ -70,16 +70,16 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 			continue
 		}
 		switch r.Kind {
-		case extract.LaraLearning:
+		case LaraLearning:
 			learning, keys = append(learning, decodeRecord[Learning](r.Data)), append(keys, r.Key)
-		case extract.LaraEmotional:
+		case LaraEmotional:
 			e := decodeRecord[Emotional](r.Data)
 			emotional = &e
-		case extract.LaraPreference:
+		case LaraPreference:
 			preference, prefKeys = append(preference, decodeRecord[Preference](r.Data)), append(prefKeys, r.Key)
-		case extract.LaraReinforcement:
+		case LaraReinforcement:
 			reinforcement, styles = append(reinforcement, decodeRecord[Reinforcement](r.Data)), append(styles, r.Key)
-		case extract.LaraReinforcementState:
+		case LaraReinforcementState:
 			current = views.ShortLabel(decodeRecord[ReinforcementState](r.Data).Style)
 		}
 	}
@@ -90,12 +90,12 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 	for i, d := range learning {
 		m := d.MasteryLevel
 		lv = append(lv, m)
-		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(extract.LaraMaxMastery), strconv.Itoa(int(d.TotalAttempts)),
+		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(LaraMaxMastery), strconv.Itoa(int(d.TotalAttempts)),
 			strconv.Itoa(int(d.SuccessfulAttempts)), strconv.Itoa(int(d.Difficulty)), views.DateIn(views.ParseTime(d.LastPracticed), x.Loc)})
 	}
 	mastery.Charts = []*views.Chart{views.BarChart(views.BarSpec{ID: "lara-mastery", Title: "Mastery by topic", Horizontal: true,
 		Desc: "Each topic's mastery level now, 0 to 5.", CategoryLabel: "Topic", ValueLabel: "Mastery level (0–5)",
-		Categories: keys, Series: []views.BarSeries{{Values: lv}}, VMax: float64(extract.LaraMaxMastery),
+		Categories: keys, Series: []views.BarSeries{{Values: lv}}, VMax: float64(LaraMaxMastery),
 		Empty: "Topics appear once a session with attempt events (sent by the learning app at handoff) is processed."})}
 	if len(table.Rows) > 0 {
 		mastery.Tables = []views.VTable{table}
@@ -218,7 +218,7 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 	unused := cmp.Or(x.DecayPolicy().PreferenceUnused, decay.DefaultPolicy().PreferenceUnused)
 	ptable := views.VTable{Caption: "Likes and dislikes", Head: []string{"", "What", "First said", "Last said", "Forgotten if unmentioned until"},
 		Empty: fmt.Sprintf("Likes and dislikes appear once the child says one (\"I like dinosaurs\") in a processed session. At most %d are kept; one unmentioned for %d days is removed.",
-			extract.LaraMaxPreferences, int(unused.Hours()/24))}
+			LaraMaxPreferences, int(unused.Hours()/24))}
 	type prow struct {
 		last time.Time
 		row  []string
@@ -248,7 +248,7 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 	for _, d := range reinforcement {
 		rates = append(rates, d.SuccessRate)
 	}
-	prefs.Facts = []views.Fact{{Label: "Preferences kept", Value: fmt.Sprintf("%d of %d", len(preference), extract.LaraMaxPreferences)},
+	prefs.Facts = []views.Fact{{Label: "Preferences kept", Value: fmt.Sprintf("%d of %d", len(preference), LaraMaxPreferences)},
 		{Label: "Encouragement style", Value: views.CmpOr(current, "–"), Note: "switches only after enough evidence"}}
 	prefs.Charts = []*views.Chart{views.BarChart(views.BarSpec{ID: "lara-styles", Title: "Encouragement styles that worked", Horizontal: true,
 		Desc: "The success rate of each encouragement style tried.", CategoryLabel: "Style", ValueLabel: "Success rate (%)",

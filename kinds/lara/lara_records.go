@@ -1,29 +1,34 @@
-package extract
+package lara
 
-import "time"
+import (
+	"strings"
+	"time"
 
-// LaRa's record vocabulary: the record kinds, the bounds and the reasons
-// that the engine's decay batches (decay, jobs), the views and the demo
-// still read by name. The rules that write them live in kinds/lara; the
-// vocabulary moves there once the kind supplies its own decay.
+	"github.com/mnemo-ai/mnemo/decay"
+	"github.com/mnemo-ai/mnemo/extract"
+)
+
+// LaRa's record vocabulary: the record kinds, the bounds and the mood states.
+// The record kinds, mood states and bounds that package decay reads are
+// defined there once; the kind names them here.
 
 // Record kinds of the lara preset, one per table of its long-term memory
 // (docs/presets.md, LaRa: records), plus the user's current reinforcement
 // style.
 const (
 	// LaraLearning is a concept's learning progress, keyed by the concept.
-	LaraLearning = "learning"
+	LaraLearning = decay.RecordLearning
 	// LaraEmotional holds the user's mood counts under the key LaraCounts.
-	LaraEmotional = "emotional"
+	LaraEmotional = decay.RecordEmotional
 	// LaraPreference is a like or dislike, keyed likes:<item>,
 	// dislikes:<item> or favorite_<thing>.
-	LaraPreference = "preference"
+	LaraPreference = decay.RecordPreference
 	// LaraReinforcement is one reinforcement style's metrics, keyed by the style.
 	LaraReinforcement = "reinforcement"
 	// LaraReinforcementState is the style in use, under the key LaraCurrent.
 	LaraReinforcementState = "reinforcement_state"
 
-	LaraCounts  = "counts"
+	LaraCounts  = decay.CountsKey
 	LaraCurrent = "current"
 )
 
@@ -32,7 +37,7 @@ const (
 // loosens a child's safety.
 const (
 	// LaraMaxMastery is the highest mastery level; the lowest is 0.
-	LaraMaxMastery = 5
+	LaraMaxMastery = decay.MaxMastery
 	// LaraMasteryStreak is how many successes in a row, each at the concept's
 	// current difficulty or harder, raise mastery by one level and
 	// difficulty by one step.
@@ -47,7 +52,7 @@ const (
 	// mastery level (and difficulty, upwards) may not change again.
 	LaraCooldown = 10 * time.Minute
 	// LaraWindow is the span of the emotional 30-day averages.
-	LaraWindow = 30 * 24 * time.Hour
+	LaraWindow = decay.MoodWindow
 	// LaraMaxRecent bounds the per-session history kept for the averages.
 	LaraMaxRecent = 100
 	// LaraMaxPreferences is how many preference records a user keeps at most.
@@ -64,26 +69,27 @@ const (
 	LaraSwitchPoints = 15
 )
 
-// Reasons the lara rules and LaraGuard give in Dropped. Record-level reasons
-// carry no message ID: a record is not a message, and its key may hold words
-// the child said.
-const (
-	GuardConfidence = "guard:confidence"      // a mood or emotion event below min_confidence
-	GuardCooldown   = "guard:cooldown"        // mastery or difficulty rose inside LaraCooldown
-	GuardDuplicate  = "guard:duplicate"       // the session was applied already, or has no ID
-	GuardTimestamp  = "guard:timestamp"       // updated_at or last_session_id is not this write's
-	GuardCrossUser  = "guard:cross_user"      // a record of another user, or of no user
-	GuardLabel      = "guard:emotional_label" // a label about the child, or an emotional state as a preference
-	GuardInvalid    = "guard:invalid"         // a record out of bounds or of no known shape
-	GuardCap        = "guard:preference_cap"  // more than LaraMaxPreferences preferences
-	DropBadEvent    = "invalid_event"         // an attempt, mood or reinforcement event without its fields
-)
-
 // Mood states (prompts/lara/events.schema.json). anxious and frustrated are
 // the distress states.
 const (
-	MoodFrustrated = "frustrated"
-	MoodRecovered  = "recovered"
-	MoodStable     = "stable"
-	MoodAnxious    = "anxious"
+	MoodFrustrated = decay.MoodFrustrated
+	MoodRecovered  = decay.MoodRecovered
+	MoodStable     = decay.MoodStable
+	MoodAnxious    = decay.MoodAnxious
 )
+
+// ScoredRecords hands the evaluation (eval.RecordScorer) the facts LaRa's
+// records keep about the child: each preference (likes:…, dislikes:…) with
+// its value and each learning record as mastery:<concept>. The emotional
+// and reinforcement counts are no fact about the child.
+func (kindLara) ScoredRecords(records []extract.Record, add func(key string, value any)) {
+	for _, r := range records {
+		switch r.Kind {
+		case LaraPreference:
+			v, _ := r.Data["value"].(string)
+			add(r.Key, v)
+		case LaraLearning:
+			add("mastery:"+r.Key, strings.ReplaceAll(r.Key, "_", " "))
+		}
+	}
+}
