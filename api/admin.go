@@ -18,7 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/internal/apperr"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -227,7 +227,7 @@ func ParseLimit(s string, def int) (int, error) {
 // RetryJob makes a job available to run again at once and returns the state
 // it was in and the job after. A running job is ErrJobRunning; an unknown one
 // store.ErrNotFound.
-func RetryJob(ctx context.Context, q jobs.Queue, id int64) (rivertype.JobState, *rivertype.JobRow, error) {
+func RetryJob(ctx context.Context, q queue.Queue, id int64) (rivertype.JobState, *rivertype.JobRow, error) {
 	before, err := q.Get(ctx, id)
 	if err != nil {
 		return "", nil, fmt.Errorf("retry job %d: %w", id, err)
@@ -246,7 +246,7 @@ func RetryJob(ctx context.Context, q jobs.Queue, id int64) (rivertype.JobState, 
 // to stop (the job is still running when CancelJob returns). Cancelling a
 // cancelled job changes nothing; a completed or discarded one is
 // ErrJobFinished.
-func CancelJob(ctx context.Context, q jobs.Queue, id int64) (rivertype.JobState, *rivertype.JobRow, error) {
+func CancelJob(ctx context.Context, q queue.Queue, id int64) (rivertype.JobState, *rivertype.JobRow, error) {
 	before, err := q.Get(ctx, id)
 	if err != nil {
 		return "", nil, fmt.Errorf("cancel job %d: %w", id, err)
@@ -285,7 +285,7 @@ const retryPage = 1000
 // RetryMatching retries every job matching f and returns how many it retried.
 // It pages until no unseen job matches, and retries a job at most once even if
 // it fails again meanwhile.
-func RetryMatching(ctx context.Context, q jobs.Queue, f RetryFilter, now time.Time) (int, error) {
+func RetryMatching(ctx context.Context, q queue.Queue, f RetryFilter, now time.Time) (int, error) {
 	if !slices.Contains(BulkRetryStates, f.State) {
 		return 0, invalidf("bulk retry takes jobs that are %s, not %q", stateNames(BulkRetryStates), f.State)
 	}
@@ -295,7 +295,7 @@ func RetryMatching(ctx context.Context, q jobs.Queue, f RetryFilter, now time.Ti
 	for {
 		// Queue.List has no cursor: retried jobs leave the state, so each
 		// page shows the next ones; jobs seen before are skipped.
-		rows, err := q.List(ctx, jobs.ListFilter{States: []rivertype.JobState{f.State}, Kinds: f.Kinds, Limit: retryPage})
+		rows, err := q.List(ctx, queue.ListFilter{States: []rivertype.JobState{f.State}, Kinds: f.Kinds, Limit: retryPage})
 		if err != nil {
 			return retried, err
 		}
@@ -337,7 +337,7 @@ func lastActivity(row *rivertype.JobRow) time.Time {
 
 // FindQueue returns the named queue; an unknown name is store.ErrNotFound,
 // with the known names in the message.
-func FindQueue(ctx context.Context, q jobs.Queue, name string) (*rivertype.Queue, error) {
+func FindQueue(ctx context.Context, q queue.Queue, name string) (*rivertype.Queue, error) {
 	all, err := q.Queues(ctx)
 	if err != nil {
 		return nil, err
@@ -424,7 +424,7 @@ func (h *handlers) listJobs(w http.ResponseWriter, r *http.Request) {
 		h.failAdmin(w, r, "", err)
 		return
 	}
-	rows, err := h.Handoff.Queue.List(r.Context(), jobs.ListFilter{States: states, Kinds: kinds, Queues: queues, Limit: limit})
+	rows, err := h.Handoff.Queue.List(r.Context(), queue.ListFilter{States: states, Kinds: kinds, Queues: queues, Limit: limit})
 	if err != nil {
 		h.fail(w, r, err)
 		return

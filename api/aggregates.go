@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -111,7 +111,7 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var next *time.Time
-	if s := h.Schedules[jobs.BatchTrends]; s != nil {
+	if s := h.Schedules[aggregate.BatchTrends]; s != nil {
 		if t := s.Next(h.now()); !t.IsZero() {
 			t = t.UTC()
 			next = &t
@@ -127,9 +127,9 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if app := h.Handoff.Apps[u.App]; app == nil || !slices.Contains(extract.KindOfApp(app).Batches(), jobs.BatchTrends) {
+	if app := h.Handoff.Apps[u.App]; app == nil || !slices.Contains(extract.KindOfApp(app).Batches(), aggregate.BatchTrends) {
 		writeError(w, apperr.Errorf(apperr.ENotFound, "trends are computed only for users of an app with %s's rules",
-			KindsLabel(func(k extract.Kind) bool { return slices.Contains(k.Batches(), jobs.BatchTrends) })))
+			KindsLabel(func(k extract.Kind) bool { return slices.Contains(k.Batches(), aggregate.BatchTrends) })))
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "status": "pending",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -44,7 +45,7 @@ func TestClaraDataIsTheCaregiversAndTheAppsOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv.MountViews(&jobs.Deps{Store: st, Apps: apps, Keys: keys, Queue: q})
+			srv.MountViews(workerviews.Config(&jobs.Deps{Store: st, Apps: apps, Keys: keys, Queue: q}))
 			if rec := request(srv, "POST", "/v1/sessions/s-c/close", claraServiceToken, claraClose, "application/json"); rec.Code != 202 {
 				t.Fatalf("Clara's close: %d %s", rec.Code, rec.Body)
 			}

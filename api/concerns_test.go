@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/kinds/clara"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -39,7 +40,7 @@ func TestClaraConcernsAreTheCaregiversOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv.MountViews(&jobs.Deps{Store: st, Apps: apps, Keys: keys, Queue: q})
+			srv.MountViews(workerviews.Config(&jobs.Deps{Store: st, Apps: apps, Keys: keys, Queue: q}))
 			// A session of an hour ago, as its extraction would leave it.
 			end := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
 			closeBody := `{"user_id":"u-c","app":"clara","started_at":"` + end.Add(-20*time.Minute).Format(time.RFC3339) +

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
+	"github.com/mnemo-ai/mnemo/views"
 )
 
 // documented lists the document's operations as ServeMux patterns
@@ -65,7 +66,7 @@ func fullServer() *Server {
 	s.Mount(Data{Handoff: handoff.Deps{Queue: fakeQueue{}}})
 	s.MountMetrics(http.NotFoundHandler())
 	s.MountUI(http.NotFoundHandler())
-	s.MountViews(&jobs.Deps{Store: fakeStore{}})
+	s.MountViews(views.Config{Store: fakeStore{}})
 	return s
 }
 

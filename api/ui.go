@@ -11,7 +11,7 @@ import (
 	"riverqueue.com/riverui"
 	"riverqueue.com/riverui/uiendpoints"
 
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 )
 
 // UIPrefix is where River UI is served: its pages under /ui/, its JSON API
@@ -20,7 +20,7 @@ const UIPrefix = "/ui"
 
 // NewUI builds River UI over the queue's River client, on Postgres or
 // SQLite. The handler must be started (Start) before it serves.
-func NewUI(q jobs.Queue, log *slog.Logger) (*riverui.Handler, error) {
+func NewUI(q queue.Queue, log *slog.Logger) (*riverui.Handler, error) {
 	var endpoints uiendpoints.Bundle
 	switch c := q.Client().(type) {
 	case *river.Client[pgx.Tx]:

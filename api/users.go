@@ -14,8 +14,8 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/views"
 )
@@ -437,12 +437,12 @@ func (h *handlers) startExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := store.NewID()
-	var job jobs.Inserted
+	var job queue.Inserted
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
 		if err := tx.CreateExport(ctx, store.Export{ID: id, UserID: u.ID, Status: "pending", CreatedAt: h.now()}); err != nil {
 			return err
 		}
-		job, err = h.Handoff.Queue.InsertTx(ctx, tx, jobs.ExportArgs{ExportID: id}, nil)
+		job, err = h.Handoff.Queue.InsertTx(ctx, tx, queue.ExportArgs{ExportID: id}, nil)
 		return err
 	})
 	if err != nil {
@@ -517,12 +517,12 @@ func (h *handlers) eraseUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := store.NewID()
-	var job jobs.Inserted
+	var job queue.Inserted
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
 		if err := tx.CreateErasure(ctx, store.Erasure{ID: id, UserID: u.ID, RequestedAt: h.now()}); err != nil {
 			return err
 		}
-		job, err = h.Handoff.Queue.InsertTx(ctx, tx, jobs.EraseArgs{ErasureID: id}, nil)
+		job, err = h.Handoff.Queue.InsertTx(ctx, tx, queue.EraseArgs{ErasureID: id}, nil)
 		return err
 	})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/views"
 )
 
@@ -23,8 +22,12 @@ import (
 //
 // It panics when the embedded templates do not parse, which the views'
 // tests rule out.
-func (s *Server) MountViews(d *jobs.Deps) {
-	h, err := views.New(views.Config{Deps: d, UIPrefix: UIPrefix, Logger: s.log, Now: d.Now})
+//
+// cfg says what the views read (internal/workerviews builds it from the
+// worker's dependencies); its UIPrefix and Logger are the server's.
+func (s *Server) MountViews(cfg views.Config) {
+	cfg.UIPrefix, cfg.Logger = UIPrefix, s.log
+	h, err := views.New(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("mount views: %v", err))
 	}

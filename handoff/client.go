@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -48,7 +48,7 @@ func NewClient(pool *pgxpool.Pool, cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("handoff client: %w", err)
 	}
 	// An insert-only River client: it enqueues, the workers work.
-	q, err := jobs.New(store.PostgresFromPool(pool), jobs.Config{})
+	q, err := queue.New(store.PostgresFromPool(pool), queue.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("handoff client: %w", err)
 	}

@@ -25,8 +25,8 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/zones"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
@@ -442,7 +442,7 @@ func canonicalNumber(n string) string {
 
 // Deps is what a handoff needs besides the transaction.
 type Deps struct {
-	Queue jobs.Queue
+	Queue queue.Queue
 	Apps  map[string]*prompts.App
 	Keys  *seal.Keyring
 	// MaxEvents bounds the events of one session (MNEMO_MAX_SESSION_EVENTS),
@@ -506,7 +506,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	memoryOff := u.MemoryDisabled
 	req.Timezone = u.Timezone
 	// The job goes in first, so that the session row is written once, with it.
-	ins, err := d.Queue.InsertTx(ctx, tx, jobs.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
+	ins, err := d.Queue.InsertTx(ctx, tx, queue.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
 		UniqueOpts: river.UniqueOpts{ByArgs: true},
 	})
 	if err != nil {
@@ -545,7 +545,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	}
 	// A session of a period a batch already covered (handed over late)
 	// marks that period dirty, so that the scheduler re-runs it.
-	if err := jobs.MarkLateSession(ctx, tx, d.Apps[req.App], req.EndedAt, now); err != nil {
+	if err := MarkLateSession(ctx, tx, d.Apps[req.App], req.EndedAt, now); err != nil {
 		return Result{}, err
 	}
 	return Result{SessionID: sessionID, Jobs: refs}, nil

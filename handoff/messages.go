@@ -8,8 +8,8 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/zones"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
 )
@@ -173,7 +173,7 @@ func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Mess
 	res.Buffered = before + res.Added
 	every := d.Apps[req.App].Policy.RollingSummaryEvery
 	if every > 0 && res.Buffered/every > before/every {
-		ins, err := d.Queue.InsertTx(ctx, tx, jobs.RollingSummaryArgs{SessionID: sessionID, Upto: res.Buffered / every * every}, nil)
+		ins, err := d.Queue.InsertTx(ctx, tx, queue.RollingSummaryArgs{SessionID: sessionID, Upto: res.Buffered / every * every}, nil)
 		if err != nil {
 			return res, err
 		}

@@ -35,20 +35,6 @@ const (
 	OutcomeCapped         = "capped"            // a valid answer held more memories than the cap: the rest were cut
 )
 
-// ExtractArgs is the extraction job of one session. It carries the session
-// id only: never transcript text or memory values.
-type ExtractArgs struct {
-	SessionID string `json:"session_id"`
-}
-
-// Kind is the River job kind.
-func (ExtractArgs) Kind() string { return "extract" }
-
-// InsertOpts puts extraction on the extract queue, unique per session.
-func (ExtractArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueExtract, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
 // Deps is what the workers need.
 type Deps struct {
 	Store store.Store

@@ -3,11 +3,9 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver"
 
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -82,9 +80,9 @@ var jobEvents = []river.EventKind{river.EventKindJobCompleted, river.EventKindJo
 func ObserveJobs(q Queue, m Metrics) {
 	var events <-chan *river.Event
 	if big, ok := q.(interface {
-		subscribe(size int, kinds ...river.EventKind) <-chan *river.Event
+		SubscribeBuffered(size int, kinds ...river.EventKind) <-chan *river.Event
 	}); ok {
-		events = big.subscribe(subscribeBuffer, jobEvents...)
+		events = big.SubscribeBuffered(subscribeBuffer, jobEvents...)
 	} else {
 		events, _ = q.Subscribe(jobEvents...)
 	}
@@ -107,11 +105,6 @@ func ObserveJobs(q Queue, m Metrics) {
 // that find a subscriber's buffer full, and completes jobs in batches.
 const subscribeBuffer = 10_000
 
-func (q *riverQueue[TTx]) subscribe(size int, kinds ...river.EventKind) <-chan *river.Event {
-	events, _ := q.client.SubscribeConfig(&river.SubscribeConfig{ChanSize: size, Kinds: kinds})
-	return events
-}
-
 // eventOutcome names how a job attempt ended.
 func eventOutcome(ev *river.Event) string {
 	switch ev.Kind {
@@ -125,67 +118,6 @@ func eventOutcome(ev *river.Event) string {
 		return "interrupted"
 	}
 	return string(ev.Job.State) // a failure: retryable or discarded
-}
-
-// QueueDepth is one queue's backlog as an operator sees it.
-type QueueDepth struct {
-	Queue string
-	// Available jobs wait for a worker now; Running ones are being worked.
-	Available int64
-	Running   int64
-	Paused    bool
-}
-
-// QueueDepths counts the available and running jobs of Mnemo's queues and of
-// every other queue River knows (one a worker serves or served), across all
-// workers sharing the database.
-func QueueDepths(ctx context.Context, q Queue) ([]QueueDepth, error) {
-	counter, ok := q.(interface {
-		countByQueue(ctx context.Context, names []string) ([]*riverdriver.JobCountByQueueAndStateResult, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("queue depths: unsupported queue %T", q)
-	}
-	known, err := q.Queues(ctx)
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]*QueueDepth{}
-	var names []string
-	add := func(name string) *QueueDepth {
-		if d := byName[name]; d != nil {
-			return d
-		}
-		d := &QueueDepth{Queue: name}
-		byName[name] = d
-		names = append(names, name)
-		return d
-	}
-	for _, name := range []string{QueueDefault, QueueExtract, QueueBatch} {
-		add(name)
-	}
-	for _, k := range known {
-		add(k.Name).Paused = k.PausedAt != nil
-	}
-	counts, err := counter.countByQueue(ctx, names)
-	if err != nil {
-		return nil, fmt.Errorf("queue depths: %w", err)
-	}
-	for _, c := range counts {
-		d := add(c.Queue)
-		d.Available, d.Running = c.CountAvailable, c.CountRunning
-	}
-	slices.Sort(names)
-	out := make([]QueueDepth, 0, len(names))
-	for _, name := range names {
-		out = append(out, *byName[name])
-	}
-	return out, nil
-}
-
-func (q *riverQueue[TTx]) countByQueue(ctx context.Context, names []string) ([]*riverdriver.JobCountByQueueAndStateResult, error) {
-	return q.client.Driver().GetExecutor().JobCountByQueueAndState(ctx,
-		&riverdriver.JobCountByQueueAndStateParams{QueueNames: names, Schema: q.client.Schema()})
 }
 
 // MissedPeriods counts, per batch, the periods that are due and not yet in

@@ -14,34 +14,6 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// ExportArgs builds one export. It names the export only.
-type ExportArgs struct {
-	ExportID string `json:"export_id"`
-}
-
-// Kind is the River job kind.
-func (ExportArgs) Kind() string { return "export" }
-
-// InsertOpts makes an export unique.
-func (ExportArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// EraseArgs carries out one erasure request. It names the request only: the
-// user's id lives in the request row, which the erasure deletes, so the
-// finished job keeps nothing that points at the user.
-type EraseArgs struct {
-	ErasureID string `json:"erasure_id"`
-}
-
-// Kind is the River job kind.
-func (EraseArgs) Kind() string { return "erase" }
-
-// InsertOpts makes an erasure unique.
-func (EraseArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
 // ExportWorker builds an export's archive and stores it sealed.
 type ExportWorker struct {
 	river.WorkerDefaults[ExportArgs]

@@ -14,21 +14,6 @@ import (
 	"github.com/mnemo-ai/mnemo/transcript"
 )
 
-// RollingSummaryArgs summarises the first Upto buffered turns of a session
-// still in progress. It carries ids and counts only.
-type RollingSummaryArgs struct {
-	SessionID string `json:"session_id"`
-	Upto      int    `json:"upto"`
-}
-
-// Kind is the River job kind.
-func (RollingSummaryArgs) Kind() string { return "rolling_summary" }
-
-// InsertOpts makes the job unique per session and count.
-func (RollingSummaryArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
 // RollingSummaryWorker keeps a session's rolling summary: the deterministic
 // summary of its buffered turns so far and how many turns it covers. A later
 // job never loses to an earlier one: the store keeps the summary covering

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
@@ -157,7 +158,7 @@ func newFixture(t *testing.T, b storetest.Backend, tokens []api.Token) *fixture 
 	// The worker and its views act at the fixture's now: the pages' windows
 	// (48 hours, 30 days) are the ones the tests count in.
 	deps.Now = func() time.Time { return f.now }
-	srv.MountViews(deps)
+	srv.MountViews(workerviews.Config(deps))
 	return f
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -36,9 +35,9 @@ func (h *Handler) adminReader(w http.ResponseWriter, r *http.Request) (store.Vie
 	if !h.requireAdmin(w, r) {
 		return nil, false
 	}
-	v, ok := h.cfg.Deps.Store.(store.ViewReader)
+	v, ok := h.cfg.Store.(store.ViewReader)
 	if !ok {
-		h.fail(w, r, fmt.Errorf("views: store %T cannot be read for views", h.cfg.Deps.Store))
+		h.fail(w, r, fmt.Errorf("views: store %T cannot be read for views", h.cfg.Store))
 		return nil, false
 	}
 	return v, true
@@ -72,7 +71,7 @@ func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
 	}
 	apps := h.insightApps()
 	if week == "" {
-		empty := h.afterBatch("Insights appear", jobs.BatchInsights, time.UTC) + " It adds up the week's analytics of every user of " +
+		empty := h.afterBatch("Insights appear", aggregate.BatchInsights, time.UTC) + " It adds up the week's analytics of every user of " +
 			appList(apps) + "; a week with fewer than k users is suppressed."
 		body.Sections = []Section{{ID: "none", Title: "No insights yet", Empty: empty, Attr: "insights-empty"}}
 		h.render(w, r, http.StatusOK, "insights", page{Title: "Supervisor insights", Body: body})
@@ -96,7 +95,7 @@ func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case !ok:
 			sec.Empty = fmt.Sprintf("No insights for %s in the week ending %s: the insights batch has not run for it (%s).",
-				app, week, h.afterBatch("they appear", jobs.BatchInsights, time.UTC))
+				app, week, h.afterBatch("they appear", aggregate.BatchInsights, time.UTC))
 		case in.Suppressed:
 			sec.Notice = fmt.Sprintf("Suppressed: fewer than %d users were active in this week, so nothing is shown that could describe an individual.", in.MinGroupSize)
 			sec.Attr += " suppressed"
@@ -111,7 +110,12 @@ func (h *Handler) insights(w http.ResponseWriter, r *http.Request) {
 }
 
 // insightApps are the apps whose users' weeks are added up into insights.
-func (h *Handler) insightApps() []string { return h.cfg.Deps.AppsFeeding(jobs.BatchInsights) }
+func (h *Handler) insightApps() []string {
+	if h.cfg.AppsFeeding == nil {
+		return nil
+	}
+	return h.cfg.AppsFeeding(aggregate.BatchInsights)
+}
 
 func appList(apps []string) string {
 	if len(apps) == 0 {

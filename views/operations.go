@@ -15,7 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -78,7 +78,7 @@ func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
 }
 
 // apps lists the configured apps.
-func (h *Handler) apps() []string { return SortedKeys(h.cfg.Deps.Apps) }
+func (h *Handler) apps() []string { return SortedKeys(h.cfg.Apps) }
 
 func (h *Handler) opsSessions(ctx context.Context, vr store.ViewReader, now time.Time) (Section, error) {
 	sec := Section{ID: "sessions", Title: "Sessions", Attr: "ops-sessions",
@@ -238,10 +238,10 @@ func (h *Handler) opsExtraction(ctx context.Context, vr store.ViewReader, now ti
 	}
 	ext.Tables = []VTable{ot}
 
-	budget := h.cfg.Deps.MonthlyBudgetUSD
+	budget := h.cfg.MonthlyBudgetUSD
 	model := "none: the rules serve every app"
-	if h.cfg.Deps.LLM != nil {
-		model = h.cfg.Deps.LLM.Model()
+	if h.cfg.Model != "" {
+		model = h.cfg.Model
 	}
 	spend.Intro = "Month to date (" + month.Format("January 2006") + ", UTC): tokens and the estimated spend, against the monthly budget above which extraction uses the rules."
 	spend.Facts = []Fact{{Label: "Model", Value: model}, {Label: "Input tokens", Value: strconv.FormatInt(inTok, 10)},
@@ -313,12 +313,12 @@ func usdOrNone(v float64) string {
 func (h *Handler) opsQueues(ctx context.Context, now time.Time) (Section, error) {
 	sec := Section{ID: "queues", Title: "Queues", Attr: "ops-queues",
 		Intro: "Jobs waiting and running per queue, across every worker on the database, and how long the oldest waiting job has waited."}
-	q := h.cfg.Deps.Queue
+	q := h.cfg.Queue
 	if q == nil {
 		sec.Empty = "No queue is attached to this process."
 		return sec, nil
 	}
-	depths, err := jobs.QueueDepths(ctx, q)
+	depths, err := queue.QueueDepths(ctx, q)
 	if err != nil {
 		return sec, err
 	}
@@ -364,8 +364,8 @@ func agoOrEmpty(d time.Duration) string {
 }
 
 // oldestAvailable is the queue's available job scheduled earliest, nil when none.
-func oldestAvailable(ctx context.Context, q jobs.Queue, queue string) (*rivertype.JobRow, error) {
-	p := river.NewJobListParams().Queues(queue).States(rivertype.JobStateAvailable).
+func oldestAvailable(ctx context.Context, q queue.Queue, name string) (*rivertype.JobRow, error) {
+	p := river.NewJobListParams().Queues(name).States(rivertype.JobStateAvailable).
 		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(1)
 	var res *river.JobListResult
 	var err error
@@ -378,7 +378,7 @@ func oldestAvailable(ctx context.Context, q jobs.Queue, queue string) (*rivertyp
 		return nil, fmt.Errorf("views: unsupported river client %T", c)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("oldest job of %s: %w", queue, err)
+		return nil, fmt.Errorf("oldest job of %s: %w", name, err)
 	}
 	if len(res.Jobs) == 0 {
 		return nil, nil
@@ -389,11 +389,11 @@ func oldestAvailable(ctx context.Context, q jobs.Queue, queue string) (*rivertyp
 func (h *Handler) opsBatches(ctx context.Context, now time.Time) (Section, error) {
 	sec := Section{ID: "batches", Title: "Scheduled batches", Attr: "ops-batches",
 		Intro: "Each batch's last run, next run, periods due but not run (missed), and periods whose data changed after they ran (late data): re-run by the scheduler, or stale beyond the catch-up window until run by hand (worker batch run NAME --period P)."}
-	if h.cfg.Deps.Schedules == nil {
+	if h.cfg.Schedules == nil {
 		sec.Empty = "No batch schedules are configured in this process."
 		return sec, nil
 	}
-	states, err := jobs.States(ctx, h.cfg.Deps, now)
+	states, err := h.cfg.BatchStates(ctx, now)
 	if err != nil {
 		return sec, err
 	}
@@ -440,7 +440,7 @@ func (h *Handler) opsBatches(ctx context.Context, now time.Time) (Section, error
 		}
 		t.Rows = append(t.Rows, []string{s.Name, s.Schedule.String(), last, outcome, finished, next, missed, OrDash(strings.Join(late, ", ")), skipped})
 		if h.cfg.UIPrefix != "" {
-			t.RowLinks = append(t.RowLinks, h.cfg.UIPrefix+"/queues/"+jobs.QueueBatch)
+			t.RowLinks = append(t.RowLinks, h.cfg.UIPrefix+"/queues/"+queue.QueueBatch)
 		}
 	}
 	sec.Facts = []Fact{{Label: "Missed periods", Value: strconv.Itoa(missedTotal), Note: "due, not yet run"},

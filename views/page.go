@@ -60,7 +60,7 @@ func (x *UserPage) NextRun(batch string, loc *time.Location) string { return x.h
 
 // DecayPolicy is the decay policy the worker runs with, as configured
 // (zero fields mean decay's defaults).
-func (x *UserPage) DecayPolicy() decay.Policy { return x.h.cfg.Deps.Batch.Decay }
+func (x *UserPage) DecayPolicy() decay.Policy { return x.h.cfg.Decay }
 
 // Num prints a chart value: a whole number without decimals, else with
 // as few as it needs.

@@ -29,7 +29,7 @@ type userBody struct {
 func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v, _ := viewerOf(r)
-	st := h.cfg.Deps.Store
+	st := h.cfg.Store
 	u, err := st.GetUser(ctx, r.PathValue("user_id"))
 	if err != nil {
 		h.fail(w, r, err)

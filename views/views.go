@@ -32,10 +32,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/zones"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
+	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -85,16 +87,48 @@ func viewerOf(r *http.Request) (Viewer, bool) {
 	return v, ok
 }
 
-// Config configures the views.
+// Config configures the views: what they read of the worker, given by
+// whoever wires the process (the views import no workers).
 type Config struct {
-	// Deps gives the store, the apps, the batch schedules, the LLM budget
-	// and the queue.
-	Deps *jobs.Deps
+	Store store.Store
+	Apps  map[string]*prompts.App
+	// Queue is the job queue whose depths the operations page shows; nil shows none.
+	Queue queue.Queue
+	// Schedules are the batches' cron schedules; nil means this process
+	// schedules no batches.
+	Schedules map[string]*schedule.Schedule
+	// BatchStates reports every batch's runs as of now; it is called only
+	// when Schedules is set.
+	BatchStates func(ctx context.Context, now time.Time) ([]BatchState, error)
+	// AppsFeeding lists, sorted, the configured apps whose sessions feed a batch.
+	AppsFeeding func(batch string) []string
+	// MonthlyBudgetUSD is the LLM spend per month above which extraction
+	// uses the rules; 0 means no limit.
+	MonthlyBudgetUSD float64
+	// Model names the configured LLM; empty means none (the rules serve every app).
+	Model string
+	// Decay is the decay policy the user pages explain.
+	Decay decay.Policy
 	// UIPrefix is where River UI is served ("/ui"); empty leaves its links out.
 	UIPrefix string
 	// Now reads the clock; nil is time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+}
+
+// BatchState is what the operations page shows of one batch.
+type BatchState struct {
+	Name     string
+	Schedule *schedule.Schedule
+	Last     *store.BatchRun
+	Next     time.Time
+	Missed   []schedule.Period
+	// Dirty are periods the scheduler re-runs as their input changed; Stale
+	// are such periods beyond the catch-up window.
+	Dirty []store.DirtyPeriod
+	Stale []store.DirtyPeriod
+	// Skipped are the users the last run left out, by reason.
+	Skipped store.BatchSkips
 }
 
 // Handler serves the views under Prefix.
@@ -113,7 +147,7 @@ var staticFS embed.FS
 
 // New builds the handler; it fails only on a template that does not parse.
 func New(cfg Config) (*Handler, error) {
-	if cfg.Deps == nil || cfg.Deps.Store == nil {
+	if cfg.Store == nil {
 		return nil, errors.New("views: no store")
 	}
 	h := &Handler{cfg: cfg, log: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)), mux: http.NewServeMux(), pages: map[string]*template.Template{}}
@@ -253,7 +287,7 @@ func (h *Handler) requireAdmin(w http.ResponseWriter, r *http.Request) bool {
 // kindOf is the kind of rules an app runs; nil for an app that is not
 // configured.
 func (h *Handler) kindOf(app string) extract.Kind {
-	a := h.cfg.Deps.Apps[app]
+	a := h.cfg.Apps[app]
 	if a == nil {
 		return nil
 	}
@@ -263,7 +297,7 @@ func (h *Handler) kindOf(app string) extract.Kind {
 // caregiverOnly reports whether app's users' pages are for its caregiver
 // token alone (extract.View.CaregiverOnly); false for an app not configured.
 func (h *Handler) caregiverOnly(app string) bool {
-	a := h.cfg.Deps.Apps[app]
+	a := h.cfg.Apps[app]
 	return a != nil && extract.KindOfApp(a).View().CaregiverOnly
 }
 
@@ -308,7 +342,7 @@ func SeesCaregiverNotes(v Viewer, a *prompts.App) bool {
 // reads the same data over JSON) and the rest for an admin token or a token
 // bound to the user's app.
 func (h *Handler) mayView(v Viewer, u store.User) (int, string) {
-	if status, why := MayRead(v, u.App, h.cfg.Deps.Apps[u.App]); status != 0 || v.Open || v.Scope == ScopeCaregiver {
+	if status, why := MayRead(v, u.App, h.cfg.Apps[u.App]); status != 0 || v.Open || v.Scope == ScopeCaregiver {
 		return status, why
 	}
 	switch {
@@ -332,7 +366,7 @@ func location(name string) *time.Location {
 // nextRun says when a batch runs next, in loc: "Mon 30 Nov 2026 04:00
 // (Europe/Berlin)"; "" when it has no schedule.
 func (h *Handler) nextRun(batch string, loc *time.Location) string {
-	s := h.cfg.Deps.Schedules[batch]
+	s := h.cfg.Schedules[batch]
 	if s == nil {
 		return ""
 	}
@@ -346,7 +380,7 @@ func (h *Handler) nextRun(batch string, loc *time.Location) string {
 // afterBatch is an empty state's sentence: what appears after which batch
 // and when that batch runs next.
 func (h *Handler) afterBatch(what, batch string, loc *time.Location) string {
-	s := h.cfg.Deps.Schedules[batch]
+	s := h.cfg.Schedules[batch]
 	if s == nil {
 		return what + " after the " + batch + " batch runs."
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 	"github.com/mnemo-ai/mnemo/views"
@@ -102,7 +103,7 @@ func testAccess(t *testing.T, f *fixture) {
 		t.Errorf("POST /views/operations = %d; want 405", rec.Code)
 	}
 	open := api.New(api.Config{Ready: func(context.Context) error { return nil }})
-	open.MountViews(f.deps)
+	open.MountViews(workerviews.Config(f.deps))
 	req := httptest.NewRequest("GET", "/views/users/clara-rose", nil)
 	req.Host = "localhost:8080"
 	rec := httptest.NewRecorder()

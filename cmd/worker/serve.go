@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/metrics"
@@ -228,7 +229,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		return nil, err
 	}
 	srv.MountUI(ui)
-	srv.MountViews(deps)
+	srv.MountViews(workerviews.Config(deps))
 	sys.api, sys.handler, sys.ui = srv, srv.Observed(reg), ui
 	return sys, nil
 }

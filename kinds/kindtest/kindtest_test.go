@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/seal"
@@ -65,7 +66,7 @@ func worker(t *testing.T, b storetest.Backend) *httptest.Server {
 	t.Cleanup(func() { _ = q.Stop(context.Background()) })
 	srv := api.New(api.Config{Tokens: []api.Token{{Scope: api.ScopeService, Value: serviceToken}, {Scope: api.ScopeAdmin, Value: adminToken}}})
 	srv.Mount(api.Data{Store: st, MaxBodyBytes: 64 << 10, Handoff: handoff.Deps{Queue: q, Apps: apps, Keys: keys}})
-	srv.MountViews(deps)
+	srv.MountViews(workerviews.Config(deps))
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return ts

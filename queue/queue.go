@@ -1,7 +1,10 @@
-// Package jobs holds Mnemo's River job arguments and workers, their
-// registration, and a small queue interface over River's Postgres and SQLite
-// clients so that workers and the API never see which database is underneath.
-package jobs
+// Package queue is Mnemo's job-queue plumbing: a small interface over River's
+// Postgres and SQLite clients, so that workers and the API never see which
+// database is underneath, and the arguments of the jobs the API and the
+// hand-off enqueue. Package jobs holds the workers; this package holds no
+// domain rules, so that api, views and handoff can enqueue without importing
+// them.
+package queue
 
 import (
 	"context"
