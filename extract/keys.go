@@ -2,8 +2,8 @@ package extract
 
 import "strings"
 
-// The memory vocabulary (README "The app presets"; prompts/mona/system.tmpl
-// and schema.json ask the LLM for the same keys). A key is one of the plain
+// The memory vocabulary (README "The app presets"; the default preset's
+// system.tmpl and schema.json under prompts/ ask the LLM for the same keys). A key is one of the plain
 // keys, or a prefix followed by a slug: lower-case words of letters and
 // digits joined by single underscores.
 //

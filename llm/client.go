@@ -268,7 +268,7 @@ func checkAnswer(app *prompts.App, content string) (map[string]any, error) {
 
 // fillDefaults gives an answer's objects the properties it left out whose
 // schema declares a "default", as JSON Schema means it: the value of an
-// absent property. Mona's schema requires "event_date" and "wording" of
+// absent property. The default preset's schema requires "event_date" and "wording" of
 // every memory, so that strict structured output asks for them, with a
 // default of null, so that an answer written without the schema enforced
 // (json_object, or an older prompt) still reads.

@@ -266,7 +266,7 @@ type PersonaScore struct {
 	Kept  int `json:"persona_kept"`
 	// SpecialLines are persona lines of a special category
 	// (extract.SpecialCategory); SpecialKept those a memory keeps: a
-	// companion under Mona's policy must keep none.
+	// companion under the default preset's policy must keep none.
 	SpecialLines int          `json:"special_lines"`
 	SpecialKept  int          `json:"special_kept"`
 	Rows         []PersonaRow `json:"categories"`

@@ -779,8 +779,8 @@ var patterns = []pattern{
 		`i\s+(?:also\s+)?plan\s+(?:to|on)\s+`,
 		`(?:i've|ive|i\s+have)\s+been\s+planning\s+(?:to\s+|on\s+)?`,
 		// Wishes and decisions about what the user will do ("I'd like to …"
-		// stays a request, and "thinking about …" a hedge: docs/presets.md,
-		// Mona: uncertain statements).
+		// stays a request, and "thinking about …" a hedge:
+		// docs/presets.md#uncertain-statements).
 		`(?:i've|ive|i\s+have)\s+(?:always|long)\s+wanted\s+to\s+`,
 		`(?:i've|ive|i\s+have)\s+(?:just\s+)?decided\s+to\s+`,
 		`i\s+(?:also\s+|really\s+)?want\s+to\s+`)},
@@ -1395,8 +1395,9 @@ var (
 
 	requestRe = regexp.MustCompile(`(?i)\bi(?:'d|d| would)\s+(?:(?:really|so|just|rather)\s+)?(?:like|love|prefer|enjoy|want)\b`)
 
-	// Hedges (might, maybe, thinking about, if, would, could: docs/presets.md,
-	// Mona: uncertain statements) make a statement too uncertain to remember.
+	// Hedges (might, maybe, thinking about, if, would, could:
+	// docs/presets.md#uncertain-statements) make a statement too uncertain
+	// to remember.
 	hedgeWords        = toSet("might maybe perhaps probably possibly if would could should unless suppose supposedly hypothetically imagine pretend wish wonder wondering unsure someday")
 	hedgeContractions = toSet("i'd you'd we'd they'd he'd she'd it'd")
 	hedgePairs        = map[[2]string]bool{
