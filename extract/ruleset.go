@@ -65,14 +65,12 @@ const (
 // Rules is the deterministic extractor. It never calls out, never guesses and
 // never copies text it cannot attribute to a user's own statement.
 //
-// For eldertree it summarises the session's urge and emotion events into its
-// session_summary (docs/presets.md, Elder Tree: session summary) and stores
-// nothing else: profile fields are never guessed from text. For every other app
-// it mines the user's messages (never the assistant's or the system's) for the
-// memory keys name, nickname, favorite_<thing>, likes:<item>, dislikes:<item>,
-// feeling and event:<slug>. A message with sensitive data yields no memory at
-// all, only a Dropped entry. When one key is stated twice, the later statement
-// wins; the merge policy keeps the history.
+// It runs the rules of the app's kind (Kind.Rules; what each kind reads is
+// documented in its package under kinds/ and in docs/presets.md), then the
+// safety screen. The user's messages are read, never the assistant's or the
+// system's. A message with sensitive data yields no memory at all, only a
+// Dropped entry. When one key is stated twice, the later statement wins; the
+// merge policy keeps the history.
 //
 // app may be nil, in which case the session's app and an empty policy (no
 // TTLs) are used. The slices and maps of the result are never nil.

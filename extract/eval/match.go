@@ -26,12 +26,11 @@ const (
 	CatEvent      = "event"
 	CatFeeling    = "feeling"
 	CatAge        = "age" // the user's age or age range
-	// The apps' own things (AppItems): Elder Tree's sobriety, step work,
-	// substance, triggers and support (sponsor, fellowship, therapist); the
-	// coach's goals, action steps, completed steps and coaching
-	// preferences; Clara's caregiver concerns and routines; LaRa's mastery; and the
-	// follow-ups of Elder Tree and the coach (a risky event ahead, an open
-	// thread).
+	// The apps' own things (AppItems, as each kind scores them): sobriety,
+	// step work, substance, triggers and support (sponsor, fellowship,
+	// therapist); goals, action steps, completed steps and coaching
+	// preferences; caregiver concerns and routines; mastery; and follow-ups
+	// (a risky event ahead, an open thread).
 	CatSobriety   = "sobriety"
 	CatStep       = "step"
 	CatSubstance  = "substance"
@@ -44,7 +43,7 @@ const (
 	CatConcern    = "concern"
 	CatMastery    = "mastery"
 	CatFollowUp   = "followup"
-	CatRoutine    = "routine" // Clara: a habit of the day ("tea at four")
+	CatRoutine    = "routine" // a habit of the day ("tea at four")
 	CatOther      = "other"   // a stored key of no known shape; never a gold category
 )
 

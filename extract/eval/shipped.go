@@ -16,7 +16,7 @@ import (
 var shipped embed.FS
 
 // ShippedSets names the memory sets built into the binary ("adversarial",
-// "clara", "coach", …), sorted. Files that are not memory sets (the risk
+// "memorybank", one per app, …), sorted. Files that are not memory sets (the risk
 // sets) are left out.
 func ShippedSets() []string {
 	entries, _ := fs.ReadDir(shipped, "testdata")
