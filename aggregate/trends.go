@@ -47,10 +47,10 @@ const UncategorizedNarrative = "uncategorized"
 // write the events read them from here.
 var QuestionTypes = []string{"location", "identity", "time", "activity", "person", "general"}
 
-// ClaraTrends is one user's emotional trends for caregivers
+// DistressTrends is one user's emotional trends for caregivers
 // (docs/presets.md: emotional trends). Distress scores are 0–1; averages
 // have three decimals and are null when there was nothing to average.
-type ClaraTrends struct {
+type DistressTrends struct {
 	// BaselineDistress is the mean of the sessions' mean distress.
 	BaselineDistress *float64 `json:"baseline_distress"`
 	// MorningAverage and EveningAverage average the distress of emotion
@@ -133,9 +133,9 @@ func (m mean) value(places int) *float64 {
 // score after the first emotion score strictly after it, both in the same
 // session; only emotion events with a distress_score count, and narratives
 // without both are skipped. Categories are labels (see label).
-func Trends(u User, now time.Time) ClaraTrends {
+func Trends(u User, now time.Time) DistressTrends {
 	loc := location(u.Timezone)
-	tr := ClaraTrends{
+	tr := DistressTrends{
 		WeeklyAverages:         make([]WeekDistress, 0, TrendWeeks),
 		TopQuestionTypes:       []QuestionTypeCount{},
 		NarrativeEffectiveness: []NarrativeEffect{},

@@ -66,7 +66,7 @@ func peggy(t testing.TB) aggregate.User {
 func TestTrendsPeggy(t *testing.T) {
 	t.Parallel()
 	got := aggregate.Trends(peggy(t), trendsNow)
-	want := aggregate.ClaraTrends{
+	want := aggregate.DistressTrends{
 		// Session means 0.5, 0.633, 0.733, 0.25, 0.7, 0.4.
 		BaselineDistress: f64(0.536),
 		MorningAverage:   f64(0.5), // 0.4, 0.6, 0.7, 0.6, 0.2 (in UTC it would be 0.375)

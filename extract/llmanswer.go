@@ -349,7 +349,7 @@ func eventDateFrom(o map[string]any, s Session) (date, wording string, inRange b
 
 // dropDates removes from an answer object (profile updates, a session
 // summary) the dates outside DateRange of the session: the string values of
-// its fields named *_date, such as Elder Tree's recovery_start_date. Each
+// its fields named *_date, such as a recovery start date. Each
 // removal is reported as DropDateOutOfRange.
 func dropDates(s Session, obj map[string]any) []Dropped {
 	dropped := false

@@ -138,7 +138,7 @@ func text(v any) string {
 }
 
 // date reads a profile date: "2006-01-02" as the profile's date column
-// (docs/presets.md, Elder Tree: profile), or a full RFC 3339 time.
+// (docs/presets.md#profile), or a full RFC 3339 time.
 func date(v any) (time.Time, bool) {
 	s := text(v)
 	for _, layout := range []string{time.DateOnly, time.RFC3339} {

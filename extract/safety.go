@@ -234,13 +234,14 @@ var (
 	subjectOther   = set("he", "she", "they", "he's", "she's", "they're", "he'd", "she'd", "they'd", "him", "them", "himself", "herself", "themselves", "his")
 	subjectYou     = set("you", "you're", "you've", "you'd", "yourself", "u")
 	subjectGeneric = set("people", "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "nobody", "one", "characters", "character")
-	personNouns    = set("husband", "wife", "partner", "boyfriend", "girlfriend", "bf", "gf", "ex", "dad", "father", "mom", "mum", "mother",
-		"stepdad", "stepfather", "stepmom", "stepmother", "parents", "parent", "brother", "sister", "uncle", "aunt", "grandpa", "grandfather",
-		"grandma", "grandmother", "cousin", "teacher", "coach", "boss", "manager", "coworker", "co-worker", "colleague", "roommate",
-		"flatmate", "neighbor", "neighbour", "friend", "friends", "classmate", "fiance", "fiancé", "fiancee", "spouse", "son", "daughter",
-		"family", "guardian", "carer", "caretaker", "priest", "man", "guy", "woman", "bully", "bullies", "kids", "boys", "girls",
-		"landlord", "supervisor", "mate", "bestie", "pastor", "nephew", "niece", "in-law", "in-laws", "stepbrother", "stepsister",
-		"stepmum", "mummy", "daddy", "nan", "gran", "granny", "babysitter", "nanny", "tutor", "foster", "carer's", "stranger")
+	// personNouns are the people a statement may be about, one word list.
+	personNouns = set(strings.Fields(`husband wife partner boyfriend girlfriend bf gf ex dad father mom mum mother stepdad stepfather
+		stepmom stepmother parents parent brother sister uncle aunt grandpa grandfather grandma grandmother
+		cousin teacher coach boss manager coworker co-worker colleague roommate flatmate neighbor neighbour
+		friend friends classmate fiance fiancé fiancee spouse son daughter family guardian carer caretaker
+		priest man guy woman bully bullies kids boys girls landlord supervisor mate bestie pastor nephew
+		niece in-law in-laws stepbrother stepsister stepmum mummy daddy nan gran granny babysitter nanny
+		tutor foster carer's stranger`)...)
 	thirdVerbs = set("wants", "hates", "wishes", "cuts", "burns", "hurts", "feels", "says", "kills", "harms", "takes", "ends")
 	negators   = set("not", "don't", "dont", "doesn't", "didn't", "never", "won't", "wouldn't", "isn't", "aren't", "wasn't",
 		"haven't", "hasn't", "stopped", "quit", "no", "can't", "cannot", "nor")
@@ -964,7 +965,8 @@ func riskyText(text string) (class string, ok bool) {
 	return "", false
 }
 
-// GuardRisk is LaraGuard's reason for refusing a preference about harm.
+// GuardRisk is the reason a kind's write guard gives for refusing a
+// preference about harm.
 const GuardRisk = "guard:risk"
 
 // Screen's reasons in Dropped are "risk:<class>", "special:<category>",
@@ -1118,7 +1120,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		if v, ok := r.Data["value"].(string); ok && !r.Delete {
 			pref := strings.HasPrefix(r.Key, "likes:") || strings.HasPrefix(r.Key, "dislikes:")
 			if why := verdict(v, pref); why != "" {
-				drop("", why) // a record is not a message (see LaraGuard)
+				drop("", why) // a record is not a message
 				continue
 			}
 		}

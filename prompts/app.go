@@ -433,8 +433,8 @@ func (a *App) Validate(v any) error {
 
 // ValidateProfile checks a profile document (a user's, or an edit's
 // merged result) against the profile fields the app declares: its schema's
-// profile_updates, with their types and ranges (Elder Tree's current_step is
-// 1 to 12). An app that declares none accepts any document. A mismatch is a
+// profile_updates, with their types and ranges (a step of a twelve-step
+// programme is 1 to 12). An app that declares none accepts any document. A mismatch is a
 // *ValidationError.
 func (a *App) ValidateProfile(doc map[string]any) error {
 	if a == nil || a.profile == nil {

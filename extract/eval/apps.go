@@ -55,8 +55,8 @@ type RecordScorer interface {
 //   - the session summary's text and list fields whose key has a category
 //     (KeyCategory): the urge's trigger and strategy and the outcome, the
 //     follow-up, action steps, open threads, goals, coaching preferences,
-//     concerns, anchors. Prose (summary, coach_notes, recognition_moment,
-//     key_insights), counts, emotions and topic labels have none and are not
+//     concerns, anchors. Prose (summaries, notes for the next session,
+//     recognition moments, insights), counts, emotions and topic labels have none and are not
 //     scored;
 //   - what a registered kind hands over itself, when it implements
 //     ProfileScorer (one fact said in two fields, scored once),

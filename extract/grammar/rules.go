@@ -1058,7 +1058,7 @@ func build(k kind, rest string, loc []int, dated bool) (extract.Memory, string) 
 		v = stripTrailing(withoutDates(trimFillers(tidy(v))), eventTrailing)
 		if w := strings.Fields(strings.ToLower(v)); len(w) < 2 || (w[0] == "tried" && w[1] == "to") {
 			return extract.Memory{}, extract.DropInvalidValue // "I tried to call": an attempt, no event; "I won": won what?
-		} else if len(w) == 2 && (referenceWords[w[1]] || aboutMona[w[1]]) {
+		} else if len(w) == 2 && (referenceWords[w[1]] || aboutAssistant[w[1]]) {
 			return extract.Memory{}, extract.DropUnresolved // "I met him", "I bought that"
 		}
 		return event(v)
@@ -1098,7 +1098,7 @@ var thirdPossessives = toSet("their his its theirs")
 // or sympathy, not the user's own state.
 func aimedAtOther(clause string) bool {
 	for _, w := range lowerWords(clause) {
-		if aboutMona[w] || w == "you're" || w == "youre" || w == "you've" || w == "you'll" {
+		if aboutAssistant[w] || w == "you're" || w == "youre" || w == "you've" || w == "you'll" {
 			return true
 		}
 	}
@@ -1152,8 +1152,8 @@ var (
 	// notPlans are the first words of what someone is "going to" do that
 	// make no event: "I'm going to talk to you tomorrow".
 	notPlans = toSet("be talk chat tell ask sleep bed think try say make do need keep stop know hear share thank recommend discuss mention express hang")
-	// aboutMona are words that make the plan the assistant's, not the user's.
-	aboutMona = toSet("you your yours u ya")
+	// aboutAssistant are words that make the plan the assistant's, not the user's.
+	aboutAssistant = toSet("you your yours u ya")
 	// datePrepositions end what is planned before its date: "exam on", "flight for".
 	datePrepositions = []string{"on", "for", "at", "in", "by", "until", "till", "from", "since", "this", "coming", "this coming"}
 )
@@ -1167,7 +1167,7 @@ func upcoming(what string) (extract.Memory, string) {
 		return extract.Memory{}, ""
 	}
 	for _, w := range lowerWords(v) {
-		if aboutMona[w] {
+		if aboutAssistant[w] {
 			return extract.Memory{}, ""
 		}
 	}
@@ -1300,7 +1300,7 @@ func preference(v string) (string, string) {
 		if i > 0 && (w == "it" || w == "them") {
 			return "", extract.DropUnresolved // "playing it", "the storytelling aspect of it"
 		}
-		if aboutMona[w] {
+		if aboutAssistant[w] {
 			return "", extract.DropNotAboutUser // "I love that for you", "I like your idea"
 		}
 		if thirdPossessives[w] {

@@ -1216,7 +1216,7 @@ func goalWords(what string) (string, string) {
 		return "", extract.DropTooLong
 	}
 	for _, w := range lowerWords(v) {
-		if aboutMona[w] {
+		if aboutAssistant[w] {
 			return "", extract.DropNotAboutUser
 		}
 		if w == "him" || w == "her" || w == "them" {

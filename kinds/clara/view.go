@@ -178,7 +178,7 @@ func (x page) caregiver(ctx context.Context) ([]views.Section, error) {
 	case err != nil:
 		return nil, err
 	default:
-		var tr aggregate.ClaraTrends
+		var tr aggregate.DistressTrends
 		if err := json.Unmarshal(row.Data, &tr); err != nil {
 			base.Empty = "The stored trends could not be read; they are computed again by the next trends batch."
 			rep.Empty, calm.Empty = base.Empty, base.Empty
