@@ -21,7 +21,9 @@ import (
 // then Run is never called.
 func engineBatches(d *Deps) []batch.Batch {
 	run := func(fn func(context.Context, *Deps, schedule.Period, time.Time) (int64, error)) func(context.Context, batch.Env, schedule.Period, time.Time) (int64, error) {
-		return func(ctx context.Context, _ batch.Env, p schedule.Period, now time.Time) (int64, error) { return fn(ctx, d, p, now) }
+		return func(ctx context.Context, _ batch.Env, p schedule.Period, now time.Time) (int64, error) {
+			return fn(ctx, d, p, now)
+		}
 	}
 	return []batch.Batch{
 		{Name: BatchMemoryTTL, Spec: "5 * * * *; latest", Run: run(runMemoryTTL)},
