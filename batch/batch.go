@@ -140,10 +140,21 @@ type Registry struct {
 // order of this package, then the kinds' own by name, then the engine's
 // in the order given.
 func Collect(engine ...Batch) (*Registry, error) {
+	names := extract.KindNames()
+	kinds := make([]extract.Kind, len(names))
+	for i, name := range names {
+		kinds[i] = extract.KindOf(name)
+	}
+	return collect(kinds, engine)
+}
+
+// collect is Collect over the kinds given, sorted by name.
+func collect(ks []extract.Kind, engine []Batch) (*Registry, error) {
 	r := &Registry{by: map[string]int{}}
 	var kinds []Declaration
-	for _, name := range extract.KindNames() {
-		for _, b := range Of(extract.KindOf(name)) {
+	for _, k := range ks {
+		name := k.Name()
+		for _, b := range Of(k) {
 			if err := check(b); err != nil {
 				return nil, fmt.Errorf("kind %s: %w", name, err)
 			}
