@@ -129,7 +129,7 @@ func EncodeUser(ctx context.Context, userID string, compute func() (any, bool)) 
 func WeeklyAnalytics() Batch {
 	return Batch{Name: aggregate.BatchWeeklyAnalytics, Spec: "0 12 * * 1; all 840h", Run: runWeeklyAnalytics,
 		Reads: Reads{Sessions: func(p schedule.Period, _ time.Time) time.Time {
-			end, err := time.Parse(time.DateOnly, p.WeekEnding)
+			end, err := time.Parse(time.DateOnly, cmp.Or(p.WeekEnding, p.Name))
 			if err != nil {
 				return p.At
 			}

@@ -542,7 +542,9 @@ func unsettled(ctx context.Context, d *Deps, reg *batch.Registry, name string, s
 	}
 	sp, err := schedule.PeriodByName(s, p.Period)
 	if err != nil {
-		return false, nil
+		// A ledger period the schedule no longer names (its spec changed):
+		// the period as the ledger holds it.
+		sp = schedule.Period{Batch: name, At: p.ScheduledFor, Name: p.Period}
 	}
 	// What the period reads, up to its run.
 	from, to := decl.Reads.Sessions(sp, now), p.ScheduledFor
