@@ -1,9 +1,10 @@
 package aggregate
 
 // Names of the scheduled batches that run the aggregations (README.md,
-// "Scheduled batches"), declared once, here, beside their computations: a
-// kind lists those that read its sessions (extract.Kind.Batches) and the
-// jobs package runs them.
+// "Scheduled batches"), declared once, here, beside their computations:
+// package batch declares the batches under these names (batch.WeeklyAnalytics,
+// batch.Trends, batch.Insights), a kind lists those it runs
+// (batch.Declarer) and the jobs package schedules them.
 const (
 	BatchWeeklyAnalytics = "weekly-analytics"
 	BatchTrends          = "trends"

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/store"
@@ -127,9 +127,9 @@ func (h *handlers) getTrends(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if app := h.Handoff.Apps[u.App]; app == nil || !slices.Contains(extract.KindOfApp(app).Batches(), aggregate.BatchTrends) {
+	if app := h.Handoff.Apps[u.App]; app == nil || !batch.Declares(extract.KindOfApp(app), aggregate.BatchTrends) {
 		writeError(w, apperr.Errorf(apperr.ENotFound, "trends are computed only for users of an app with %s's rules",
-			KindsLabel(func(k extract.Kind) bool { return slices.Contains(k.Batches(), aggregate.BatchTrends) })))
+			KindsLabel(func(k extract.Kind) bool { return batch.Declares(k, aggregate.BatchTrends) })))
 		return
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"user_id": u.ID, "app": u.App, "status": "pending",

@@ -1,11 +1,12 @@
 // Package decay holds the pure side of Mnemo's decay batches: the weekly
 // normalisation of emotional counts, the removal of unused preferences and
 // the slow decay of mastery (docs/presets.md: decay). A kind whose records
-// decay wires these functions as its Rules (Decayer); the batches run them.
+// decay wires these functions as its Rules and declares them as batches
+// (batch.Decays); the batches run them.
 //
 // Every function takes the records it judges and the time to
 // judge them at, and returns a verdict or a new record. Nothing here reads a
-// clock, the environment or a database; the jobs package streams the rows,
+// clock, the environment or a database; the batch package streams the rows,
 // calls these functions and writes what they return.
 //
 // # Records

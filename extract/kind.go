@@ -45,9 +45,6 @@ type Kind interface {
 	// the rules' result on the same session with the history. Only a kind
 	// that DerivesProfile is asked.
 	DeriveProfile(res *Result, fresh Result)
-	// Batches names the scheduled batches that read the kind's sessions
-	// (weekly-analytics, trends).
-	Batches() []string
 	// SpecialDefault is what becomes of special categories of personal data
 	// for an app of the kind whose policy does not say (SpecialPolicy): kept
 	// by the kinds whose purpose the data is, dropped by the others.
@@ -158,7 +155,6 @@ func (BaseKind) PackPolicy() PackPolicy        { return PackPolicy{} }
 func (BaseKind) Fold() *Fold                   { return nil }
 func (BaseKind) DerivesProfile() bool          { return false }
 func (BaseKind) DeriveProfile(*Result, Result) {}
-func (BaseKind) Batches() []string             { return nil }
 func (BaseKind) View() View                    { return View{} }
 func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
 func (BaseKind) Cues(CueInput) ([]Cue, error)  { return nil, nil }

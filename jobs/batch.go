@@ -5,20 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/decay"
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// Batch names (README.md, "Scheduled batches").
+// Batch names (README.md, "Scheduled batches"): the engine's own, and the
+// ready-made ones kinds declare (package batch), by the names their
+// computations give them.
 const (
 	BatchWeeklyAnalytics = aggregate.BatchWeeklyAnalytics
 	BatchTrends          = aggregate.BatchTrends
@@ -32,25 +34,36 @@ const (
 	BatchRetention       = "retention"
 )
 
-// DefaultSchedules are each batch's cron spec and catch-up policy when the
-// operator sets none. Weekly batches run Monday noon UTC: by then every
-// zone's Sunday is over.
-var DefaultSchedules = map[string]string{
-	BatchWeeklyAnalytics: "0 12 * * 1; all 840h",
-	BatchInsights:        "30 13 * * 1; all 840h",
-	BatchTrends:          "0 3 * * *; latest",
-	BatchEmotionalDecay:  "0 4 * * 1; latest",
-	BatchPreferenceDecay: "15 4 * * *; latest",
-	BatchMasteryDecay:    "30 4 * * *; latest",
-	BatchMemoryTTL:       "5 * * * *; latest",
-	BatchBufferCleanup:   "10 * * * *; latest",
-	BatchSessionExpiry:   "*/5 * * * *; latest",
-	BatchRetention:       "0 5 * * *; latest",
+// Batches are every batch the registered kinds declare (batch.Declarer)
+// and the engine's own, each once, in a stable order: the ready-made
+// batches, the kinds' own, then the engine's. It fails when two kinds
+// declare one batch differently.
+func Batches() (*batch.Registry, error) { return batch.Collect(engineBatches(nil)...) }
+
+// batches is Batches with the engine's batches bound to d.
+func (d *Deps) batches() (*batch.Registry, error) { return batch.Collect(engineBatches(d)...) }
+
+// BatchNames lists the batches in a stable order (Batches); none when the
+// kinds' declarations conflict, which ParseSchedules reports.
+func BatchNames() []string {
+	r, err := Batches()
+	if err != nil {
+		return nil
+	}
+	return r.Names()
 }
 
-// BatchNames lists the batches in a stable order.
-var BatchNames = []string{BatchWeeklyAnalytics, BatchTrends, BatchInsights, BatchEmotionalDecay, BatchPreferenceDecay,
-	BatchMasteryDecay, BatchMemoryTTL, BatchBufferCleanup, BatchSessionExpiry, BatchRetention}
+// DefaultSchedules are each batch's cron spec and catch-up policy when the
+// operator sets none (batch.Batch.Spec), by name.
+func DefaultSchedules() map[string]string {
+	out := map[string]string{}
+	if r, err := Batches(); err == nil {
+		for _, d := range r.List() {
+			out[d.Name] = d.Spec
+		}
+	}
+	return out
+}
 
 // originPeriod is the ledger row that remembers when the scheduler first saw
 // a batch: catch-up reaches back from there by the batch's window only, so a
@@ -87,42 +100,30 @@ func (BatchArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueBatch, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// batchFunc does one batch's work for a period and returns the rows touched.
-type batchFunc func(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error)
-
-// batchFuncs are the batch implementations by name.
-var batchFuncs = map[string]batchFunc{
-	BatchMemoryTTL:       runMemoryTTL,
-	BatchBufferCleanup:   runBufferCleanup,
-	BatchSessionExpiry:   runSessionExpiry,
-	BatchRetention:       runRetention,
-	BatchWeeklyAnalytics: runWeeklyAnalytics,
-	BatchTrends:          runTrends,
-	BatchInsights:        runInsights,
-	BatchEmotionalDecay:  runDecay(BatchEmotionalDecay),
-	BatchPreferenceDecay: runDecay(BatchPreferenceDecay),
-	BatchMasteryDecay:    runDecay(BatchMasteryDecay),
-}
-
 // ParseSchedules reads each batch's "spec[; policy [window]]", from the
-// overrides or the defaults, and refuses unknown batch names.
+// overrides or the defaults (batch.Batch.Spec), and refuses unknown batch
+// names and kinds that declare one batch differently.
 func ParseSchedules(overrides map[string]string) (map[string]*schedule.Schedule, error) {
+	reg, err := Batches()
+	if err != nil {
+		return nil, err
+	}
 	for name := range overrides {
-		if _, ok := DefaultSchedules[name]; !ok {
+		if _, ok := reg.Get(name); !ok {
 			return nil, fmt.Errorf("unknown batch %q", name)
 		}
 	}
 	out := map[string]*schedule.Schedule{}
-	for _, name := range BatchNames {
-		spec := DefaultSchedules[name]
-		if v, ok := overrides[name]; ok && v != "" {
+	for _, d := range reg.List() {
+		spec := d.Spec
+		if v, ok := overrides[d.Name]; ok && v != "" {
 			spec = v
 		}
-		s, err := schedule.ParseLine(name, spec)
+		s, err := schedule.ParseLine(d.Name, spec)
 		if err != nil {
 			return nil, err
 		}
-		out[name] = s
+		out[d.Name] = s
 	}
 	return out, nil
 }
@@ -148,7 +149,11 @@ var errUnknownBatch = errors.New("unknown batch")
 // instant at or before now) and records it in the ledger. Re-running a period
 // recomputes it: every batch writes by idempotent upsert or delete.
 func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Time) (int64, error) {
-	fn, ok := batchFuncs[name]
+	reg, err := d.batches()
+	if err != nil {
+		return 0, err
+	}
+	decl, ok := reg.Get(name)
 	sched := d.Schedules[name]
 	if !ok || sched == nil {
 		return 0, fmt.Errorf("%w %q", errUnknownBatch, name)
@@ -176,10 +181,10 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 	if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, StartedAt: &started, Outcome: LedgerRunning}); err != nil {
 		return 0, err
 	}
-	skips := &skipLog{d: d, batch: name, period: p.Name, by: map[string]int64{}}
-	rows, err := fn(context.WithValue(ctx, skipKey{}, skips), d, p, now)
+	rctx, skips := batch.WithSkips(ctx, d.log(), name, p.Name)
+	rows, err := d.runDeclared(rctx, decl, p, now)
 	finished := time.Now().UTC()
-	sk := skips.result()
+	sk := skips.Result()
 	outcome := LedgerOK
 	if err != nil {
 		outcome = LedgerError
@@ -195,11 +200,13 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 		if err := tx.ClearDirty(ctx, name, p.Name, seq); err != nil {
 			return err
 		}
-		if name == BatchWeeklyAnalytics && p.WeekEnding != "" {
-			// Insights read the week's analytics: if they already ran for
-			// the week, they run again on the scheduler's next tick.
-			_, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: BatchInsights, Period: p.WeekEnding, At: now, Reason: ReasonAnalytics})
-			return err
+		for _, fed := range decl.Feeds {
+			// The batches that read this one's output (insights read the
+			// week's analytics): if they already ran for the period, they
+			// run again on the scheduler's next tick.
+			if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: fed, Period: p.Name, At: now, Reason: ReasonAnalytics}); err != nil {
+				return err
+			}
 		}
 		return nil
 	}); lerr != nil && err == nil {
@@ -215,6 +222,30 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 		slog.Int64("skipped", sk.Skipped), slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()))
 	if err != nil {
 		return rows, fmt.Errorf("batch %s period %s: %w", name, p.Name, err)
+	}
+	return rows, nil
+}
+
+// runDeclared runs a batch's declarations for a period: a kind's batch
+// once per declaring kind over that kind's configured apps (none: not
+// run), an engine batch once over every configured app.
+func (d *Deps) runDeclared(ctx context.Context, decl batch.Declaration, p schedule.Period, now time.Time) (int64, error) {
+	env := batch.Env{Store: d.Store, Rows: d.Batch.rows(), Decay: d.Batch.Decay, InsightsK: d.Batch.k()}
+	if decl.Engine() {
+		env.Apps = d.appsOfKind(func(extract.Kind) bool { return true })
+		return decl.Run(ctx, env, p, now)
+	}
+	var rows int64
+	for _, k := range decl.Kinds {
+		env.Apps = d.appsOfKind(func(kind extract.Kind) bool { return kind != nil && kind.Name() == k.Kind })
+		if len(env.Apps) == 0 {
+			continue
+		}
+		n, err := k.Run(ctx, env, p, now)
+		rows += n
+		if err != nil {
+			return rows, err
+		}
 	}
 	return rows, nil
 }
@@ -261,8 +292,12 @@ func lastAndOrigin(ctx context.Context, st store.Querier, name string) (*store.B
 // States reports every batch's schedule, last run, next run and the periods
 // the next tick would enqueue.
 func States(ctx context.Context, d *Deps, now time.Time) ([]BatchState, error) {
+	reg, err := d.batches()
+	if err != nil {
+		return nil, err
+	}
 	var out []BatchState
-	for _, name := range BatchNames {
+	for _, name := range reg.Names() {
 		s := d.Schedules[name]
 		last, origin, err := lastAndOrigin(ctx, d.Store, name)
 		if err != nil {
@@ -310,15 +345,20 @@ func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
 	// the week's insights) waits for the next tick, as the mark says.
 	// What one tick enqueues then depends on the state it began with, not
 	// on how fast the workers took its jobs.
-	dirty := make(map[string][]store.DirtyPeriod, len(BatchNames))
-	for _, name := range BatchNames {
+	reg, err := d.batches()
+	if err != nil {
+		return 0, err
+	}
+	names := reg.Names()
+	dirty := make(map[string][]store.DirtyPeriod, len(names))
+	for _, name := range names {
 		var err error
 		if dirty[name], err = d.Store.ListDirty(ctx, name, schedule.MaxDue); err != nil {
 			return 0, err
 		}
 	}
 	enqueued := 0
-	for _, name := range BatchNames {
+	for _, name := range names {
 		s := d.Schedules[name]
 		last, origin, err := lastAndOrigin(ctx, d.Store, name)
 		if err != nil {
@@ -355,7 +395,7 @@ func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
 				return enqueued, err
 			}
 		}
-		n, err := rerunDirty(ctx, d, q, name, s, dirty[name], now)
+		n, err := rerunDirty(ctx, d, q, reg, name, s, dirty[name], now)
 		enqueued += n
 		if err != nil {
 			return enqueued, err
@@ -414,7 +454,7 @@ var errDuplicateRerun = errors.New("re-run already enqueued")
 // covers the marks it finds at its start; the marks after stay for the next
 // tick). A dirty period beyond the window is logged once and shown stale by
 // `batch list`.
-func rerunDirty(ctx context.Context, d *Deps, q Queue, name string, s *schedule.Schedule, dirty []store.DirtyPeriod, now time.Time) (int, error) {
+func rerunDirty(ctx context.Context, d *Deps, q Queue, reg *batch.Registry, name string, s *schedule.Schedule, dirty []store.DirtyPeriod, now time.Time) (int, error) {
 	if len(dirty) == 0 {
 		return 0, nil
 	}
@@ -443,7 +483,7 @@ func rerunDirty(ctx context.Context, d *Deps, q Queue, name string, s *schedule.
 			}
 			continue
 		}
-		if held, err := unsettled(ctx, d, name, p, now); err != nil {
+		if held, err := unsettled(ctx, d, reg, name, s, p, now); err != nil {
 			return enqueued, err
 		} else if held && (p.MarkedAt == nil || now.Sub(*p.MarkedAt) < settleMax) {
 			continue
@@ -484,29 +524,31 @@ func rerunDirty(ctx context.Context, d *Deps, q Queue, name string, s *schedule.
 }
 
 // unsettled reports whether a dirty period should wait: sessions it reads
-// are not processed yet, or, for insights, the week's analytics are about
-// to run again.
-func unsettled(ctx context.Context, d *Deps, name string, p store.DirtyPeriod, now time.Time) (bool, error) {
-	var apps []string
-	var from, to time.Time
-	switch name {
-	case BatchWeeklyAnalytics:
-		end, err := time.Parse(time.DateOnly, p.Period)
-		if err != nil {
-			return false, nil
-		}
-		// What the week reads (the streak looks back 90 days), up to its run.
-		apps, from, to = d.AppsFeeding(BatchWeeklyAnalytics), end.AddDate(0, 0, -97), p.ScheduledFor
-	case BatchTrends:
-		apps, from, to = d.AppsFeeding(BatchTrends), now.AddDate(0, 0, -90), p.ScheduledFor
-	case BatchInsights:
-		run, err := d.Store.GetBatchRun(ctx, BatchWeeklyAnalytics, p.Period)
+// (batch.Reads) are not processed yet, or a batch that feeds it (insights
+// read weekly analytics) is about to run the period again.
+func unsettled(ctx context.Context, d *Deps, reg *batch.Registry, name string, s *schedule.Schedule, p store.DirtyPeriod, now time.Time) (bool, error) {
+	for _, feeder := range reg.FedBy(name) {
+		run, err := d.Store.GetBatchRun(ctx, feeder, p.Period)
 		if errors.Is(err, store.ErrNotFound) {
-			return false, nil
+			continue
 		}
-		return err == nil && (run.Outcome == LedgerPending || run.Outcome == LedgerRunning), err
+		if err != nil || run.Outcome == LedgerPending || run.Outcome == LedgerRunning {
+			return err == nil, err
+		}
 	}
-	for _, app := range apps {
+	decl, ok := reg.Get(name)
+	if !ok || !decl.ReadsSessions() {
+		return false, nil
+	}
+	sp, err := schedule.PeriodByName(s, p.Period)
+	if err != nil {
+		// A ledger period the schedule no longer names (its spec changed):
+		// the period as the ledger holds it.
+		sp = schedule.Period{Batch: name, At: p.ScheduledFor, Name: p.Period}
+	}
+	// What the period reads, up to its run.
+	from, to := decl.Reads.Sessions(sp, now), p.ScheduledFor
+	for _, app := range d.AppsFeeding(name) {
 		if busy, err := d.Store.UnprocessedSessions(ctx, app, from, to); err != nil || busy {
 			return busy, err
 		}
@@ -550,69 +592,13 @@ func PeriodicJobs() []*river.PeriodicJob {
 		&river.PeriodicJobOpts{RunOnStart: true})}
 }
 
-// Reasons a batch run skips a user: what of theirs it could not read or
-// write. They name a part of the data, never a user or a value.
+// Reasons a batch run skips a user (batch.Skipped).
 const (
-	SkipProfile   = "profile"   // the profile document does not decode
-	SkipSummary   = "summary"   // a session summary does not decode
-	SkipEvent     = "event"     // a session event's data does not decode
-	SkipRecord    = "record"    // a structured record does not decode
-	SkipAnalytics = "analytics" // a stored weekly analytics row does not decode
-	SkipResult    = "result"    // what was computed cannot be encoded (a non-finite number)
-	SkipPanic     = "panic"     // computing the user's aggregate panicked
+	SkipProfile   = batch.SkipProfile
+	SkipSummary   = batch.SkipSummary
+	SkipEvent     = batch.SkipEvent
+	SkipRecord    = batch.SkipRecord
+	SkipAnalytics = batch.SkipAnalytics
+	SkipResult    = batch.SkipResult
+	SkipPanic     = batch.SkipPanic
 )
-
-// maxSkipLogs bounds the warnings one run logs per skipped user; the
-// ledger row and the metrics count them all.
-const maxSkipLogs = 20
-
-// skipLog collects the users one batch run skipped. Batch functions reach
-// it through their context (skipped), so that skipping needs no change to
-// their signature.
-type skipLog struct {
-	mu     sync.Mutex
-	d      *Deps
-	batch  string
-	period string
-	total  int64
-	by     map[string]int64
-}
-
-type skipKey struct{}
-
-// skipped records that a batch run left a user out for reason and logs it
-// with the user's id, never the data or the decoding error (which may quote
-// the value).
-func skipped(ctx context.Context, userID, reason string) {
-	s, _ := ctx.Value(skipKey{}).(*skipLog)
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	s.total++
-	s.by[reason]++
-	n := s.total
-	s.mu.Unlock()
-	if n <= maxSkipLogs {
-		s.d.log().WarnContext(ctx, "batch skipped a user whose data it cannot read; the others are processed",
-			slog.String("batch", s.batch), slog.String("period", s.period), slog.String("user_id", userID), slog.String("reason", reason))
-	}
-}
-
-func (s *skipLog) result() store.BatchSkips {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return store.BatchSkips{Skipped: s.total, Reasons: maps.Clone(s.by)}
-}
-
-// guard runs fn for one user and turns a panic into a skip: one user's data
-// never stops a batch for the others.
-func guard(ctx context.Context, userID string, fn func() error) (ok bool, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			skipped(ctx, userID, SkipPanic)
-			ok, err = false, nil
-		}
-	}()
-	return true, fn()
-}

@@ -490,7 +490,7 @@ func TestLateSessionReaggregates(t *testing.T) {
 			if n := tickAndWait(t, x, clk); n != 0 {
 				t.Fatalf("a tick with nothing late enqueued %d re-runs", n)
 			}
-			for _, name := range jobs.BatchNames {
+			for _, name := range jobs.BatchNames() {
 				if d, err := x.st.ListDirty(ctx, name, 10); err != nil || len(d) != 0 {
 					t.Fatalf("%s still dirty: %+v, %v", name, d, err)
 				}

@@ -3,16 +3,35 @@ package jobs
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/transcript"
 )
+
+// engineBatches are the engine's own batches, over its tables rather than
+// a kind's data, declared as the kinds declare theirs (batch.Declarer) and
+// listed after them. Their Run reads d's settings, queue and keys; d is nil
+// when only the declarations are read (names and default schedules), and
+// then Run is never called.
+func engineBatches(d *Deps) []batch.Batch {
+	run := func(fn func(context.Context, *Deps, schedule.Period, time.Time) (int64, error)) func(context.Context, batch.Env, schedule.Period, time.Time) (int64, error) {
+		return func(ctx context.Context, _ batch.Env, p schedule.Period, now time.Time) (int64, error) {
+			return fn(ctx, d, p, now)
+		}
+	}
+	return []batch.Batch{
+		{Name: BatchMemoryTTL, Spec: "5 * * * *; latest", Run: run(runMemoryTTL)},
+		{Name: BatchBufferCleanup, Spec: "10 * * * *; latest", Run: run(runBufferCleanup)},
+		{Name: BatchSessionExpiry, Spec: "*/5 * * * *; latest", Run: run(runSessionExpiry)},
+		{Name: BatchRetention, Spec: "0 5 * * *; latest", Run: run(runRetention)},
+	}
+}
 
 // BatchConfig tunes the scheduled batches.
 type BatchConfig struct {
@@ -47,26 +66,10 @@ func (c BatchConfig) exportTTL() time.Duration   { return cmp.Or(c.ExportTTL, De
 // DefaultExportTTL is how long an export is served when no setting says.
 const DefaultExportTTL = 7 * 24 * time.Hour
 
-// drain repeats one bounded step until it touches fewer rows than its bound:
-// no transaction or lock outlives one step.
-func drain(ctx context.Context, limit int, step func(ctx context.Context) (int64, error)) (int64, error) {
-	var total int64
-	for {
-		n, err := step(ctx)
-		total += n
-		if err != nil || n < int64(limit) {
-			return total, err
-		}
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-	}
-}
-
 // runMemoryTTL takes memories past their expiry out of the active set.
 func runMemoryTTL(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	limit := d.Batch.rows()
-	return drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
+	return batch.Drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
 		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 			n, err = tx.ExpireMemories(ctx, now, limit)
 			return err
@@ -79,13 +82,13 @@ func runMemoryTTL(ctx context.Context, d *Deps, p schedule.Period, now time.Time
 // transcripts whose retention ended.
 func runBufferCleanup(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	limit := d.Batch.rows()
-	buf, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
+	buf, err := batch.Drain(ctx, limit, func(ctx context.Context) (int64, error) {
 		return d.Store.DeleteBufferBefore(ctx, now.Add(-d.Batch.bufferMaxAge()), limit)
 	})
 	if err != nil {
 		return buf, err
 	}
-	tr, err := drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
+	tr, err := batch.Drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
 		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 			n, err = tx.ExpireTranscripts(ctx, now, limit)
 			return err
@@ -104,7 +107,7 @@ func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.
 		return 0, errNoQueue
 	}
 	limit := min(d.Batch.rows(), 200)
-	return drain(ctx, limit, func(ctx context.Context) (int64, error) {
+	return batch.Drain(ctx, limit, func(ctx context.Context) (int64, error) {
 		idle, err := d.Store.IdleSessions(ctx, now.Add(-d.Batch.sessionIdle()), limit)
 		if err != nil {
 			return 0, err
@@ -147,14 +150,14 @@ func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.
 func runRetention(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	limit := d.Batch.rows()
 	cutoff := now.Add(-d.Batch.keep())
-	total, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
+	total, err := batch.Drain(ctx, limit, func(ctx context.Context) (int64, error) {
 		return d.Store.DeleteExpiredExports(ctx, now, now.Add(-d.Batch.exportTTL()), limit)
 	})
 	if err != nil {
 		return total, err
 	}
 	for _, what := range []string{"extraction_runs", "batch_runs", "memory_history", "inactive_memories"} {
-		n, err := drain(ctx, limit, func(ctx context.Context) (int64, error) {
+		n, err := batch.Drain(ctx, limit, func(ctx context.Context) (int64, error) {
 			return d.Store.DeleteOlder(ctx, what, cutoff, limit)
 		})
 		total += n
@@ -165,26 +168,14 @@ func runRetention(ctx context.Context, d *Deps, p schedule.Period, now time.Time
 	return total, nil
 }
 
-// decodeRecord turns a stored record into the logic packages' shape.
-func decodeRecord(r store.Record) (extract.Record, error) {
-	var data map[string]any
-	err := json.Unmarshal(r.Data, &data)
-	return extract.Record{Kind: r.Kind, Key: r.Key, Data: data}, err
+// AppsFeeding lists, sorted, the configured apps whose kind declares the
+// batch (batch.Declarer): the apps a run of it is for.
+func (d *Deps) AppsFeeding(name string) []string {
+	return d.appsOfKind(func(k extract.Kind) bool { return batch.Declares(k, name) })
 }
 
-// AppsFeeding lists, sorted, the configured apps whose kind's sessions the
-// batch reads (Kind.Batches): weekly-analytics and trends read their
-// apps' sessions, and insights add up what weekly-analytics left.
-func (d *Deps) AppsFeeding(batch string) []string {
-	if batch == BatchInsights {
-		batch = BatchWeeklyAnalytics
-	}
-	return d.appsWhose(func(k extract.Kind) bool { return slices.Contains(k.Batches(), batch) })
-}
-
-// appsWhose lists, sorted, the configured apps whose kind is, has or does
-// what is.
-func (d *Deps) appsWhose(is func(extract.Kind) bool) []string {
+// appsOfKind lists, sorted, the configured apps whose kind is.
+func (d *Deps) appsOfKind(is func(extract.Kind) bool) []string {
 	var out []string
 	for name, a := range d.Apps {
 		if is(extract.KindOfApp(a)) {

@@ -124,7 +124,11 @@ func eventOutcome(ev *river.Event) string {
 // the ledger: what the next scheduler tick would enqueue. A count that stays
 // above zero means no worker is ticking.
 func MissedPeriods(ctx context.Context, d *Deps) (map[string]int, error) {
-	for _, name := range BatchNames {
+	reg, err := d.batches()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range reg.Names() {
 		if d.Schedules[name] == nil {
 			return nil, fmt.Errorf("missed periods: batch %s has no schedule", name)
 		}

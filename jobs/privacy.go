@@ -136,15 +136,23 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error
 				return err
 			}
 			refs = &r
-			// Insights that counted the user's weeks are re-run without them:
+			// The batches that read the user's weekly analytics (those
+			// weekly analytics feed: insights) are re-run without them:
 			// their weeks are marked dirty in the erasure's transaction.
 			weeks, err := tx.ListUserWeekly(ctx, e.UserID)
 			if err != nil {
 				return err
 			}
+			reg, err := d.batches()
+			if err != nil {
+				return err
+			}
+			weekly, _ := reg.Get(BatchWeeklyAnalytics)
 			for _, w := range weeks {
-				if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: BatchInsights, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
-					return err
+				for _, fed := range weekly.Feeds {
+					if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: fed, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
+						return err
+					}
 				}
 			}
 			if err := tx.EraseUser(ctx, e.ID, e.UserID); err != nil {

@@ -100,7 +100,8 @@ type Config struct {
 	// BatchStates reports every batch's runs as of now; it is called only
 	// when Schedules is set.
 	BatchStates func(ctx context.Context, now time.Time) ([]BatchState, error)
-	// AppsFeeding lists, sorted, the configured apps whose sessions feed a batch.
+	// AppsFeeding lists, sorted, the configured apps whose kind declares a
+	// batch (batch.Declarer): the apps a run of it is for.
 	AppsFeeding func(batch string) []string
 	// MonthlyBudgetUSD is the LLM spend per month above which extraction
 	// uses the rules; 0 means no limit.

@@ -146,9 +146,12 @@ var settings = []setting{
 
 func init() {
 	// One setting per batch: its cron spec and catch-up policy.
-	for _, name := range jobs.BatchNames {
+	// The batches are the registered kinds' and the engine's (jobs.Batches):
+	// kinds register from their init functions, which run before this one.
+	defaults := jobs.DefaultSchedules()
+	for _, name := range jobs.BatchNames() {
 		settings = append(settings, setting{"schedule-" + name, "MNEMO_SCHEDULE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")),
-			jobs.DefaultSchedules[name], "schedule of the " + name + " batch: [CRON_TZ=Zone] cron spec[; latest|all WINDOW|skip]"})
+			defaults[name], "schedule of the " + name + " batch: [CRON_TZ=Zone] cron spec[; latest|all WINDOW|skip]"})
 	}
 }
 
@@ -315,11 +318,12 @@ func buildConfig(get func(string) string) (Config, error) {
 		return c, settingError("profile-max-value-bytes", "%d is more than MNEMO_PROFILE_MAX_BYTES (%d)", c.Profile.MaxValueBytes, c.Profile.MaxBytes)
 	}
 	schedules := map[string]string{}
-	for _, name := range jobs.BatchNames {
+	names := jobs.BatchNames()
+	for _, name := range names {
 		schedules[name] = get("schedule-" + name)
 	}
 	if c.Schedules, err = jobs.ParseSchedules(schedules); err != nil {
-		if be := (*schedule.BatchError)(nil); errors.As(err, &be) && slices.Contains(jobs.BatchNames, be.Batch) {
+		if be := (*schedule.BatchError)(nil); errors.As(err, &be) && slices.Contains(names, be.Batch) {
 			return c, settingError("schedule-"+be.Batch, "%v", err)
 		}
 		return c, fmt.Errorf("schedules: %w", err)

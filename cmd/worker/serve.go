@@ -17,6 +17,7 @@ import (
 	"riverqueue.com/riverui"
 
 	"github.com/mnemo-ai/mnemo/api"
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
@@ -374,13 +375,23 @@ func serve(ctx context.Context, e *env) error {
 
 // sealDerived makes st seal the derived data (summaries, profile and its
 // history, display name) of the apps whose policy sets seal_derived. An app
-// whose batches read that data in SQL (weekly analytics,
-// trends) cannot seal it.
+// whose kind declares batches that read its sessions in SQL (batch.Reads:
+// weekly analytics, trends) cannot seal it.
 func sealDerived(st store.Store, keys *seal.Keyring, apps map[string]*prompts.App) error {
 	for name, app := range apps {
-		if kind := extract.KindOfApp(app); app.Policy.SealDerived && len(kind.Batches()) > 0 {
+		if !app.Policy.SealDerived {
+			continue
+		}
+		kind := extract.KindOfApp(app)
+		var reading []string
+		for _, b := range batch.Of(kind) {
+			if b.ReadsSessions() {
+				reading = append(reading, b.Name)
+			}
+		}
+		if len(reading) > 0 {
 			return fmt.Errorf("app %s: seal_derived cannot be set for a %s app: its batches (%s) read its summaries and profiles",
-				name, kind.Name(), strings.Join(kind.Batches(), ", "))
+				name, kind.Name(), strings.Join(reading, ", "))
 		}
 	}
 	if s, ok := st.(interface{ SetSealer(store.Sealer) }); ok {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/grammar"
 	"github.com/mnemo-ai/mnemo/internal/num"
@@ -33,8 +34,10 @@ func (kindClara) Name() string { return "clara" }
 func (kindClara) Rules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	claraRules(res, p, s, now)
 }
-func (kindClara) Batches() []string      { return []string{aggregate.BatchTrends} }
 func (kindClara) SpecialDefault() string { return prompts.SpecialKeep } // a dementia companion's purpose
+
+// Batches are Clara's batches (batch.Declarer): each person's trends, daily.
+func (kindClara) Batches() []batch.Batch { return []batch.Batch{batch.Trends()} }
 
 // PackPolicy: cross-session data never enters Clara's context, so its pack
 // is always empty.

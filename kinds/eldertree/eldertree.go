@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/grammar"
 
@@ -74,7 +75,12 @@ func elderSummaryExtras(sum map[string]any, said elderSaid) {
 }
 func (kindElderTree) Pack(in extract.PackInput) *extract.PackPlan { return packElderTree(in) }
 func (kindElderTree) SpecialDefault() string                      { return prompts.SpecialKeep } // a recovery mentor's purpose
-func (kindElderTree) Batches() []string                           { return []string{aggregate.BatchWeeklyAnalytics} }
+
+// Batches are Elder Tree's batches (batch.Declarer): the weekly recovery
+// analytics of each user, and the supervisors' insights that add them up.
+func (kindElderTree) Batches() []batch.Batch {
+	return []batch.Batch{batch.WeeklyAnalytics(), batch.Insights()}
+}
 
 // Follow-up cues the rules give an Elder Tree session. They are fixed
 // sentences, never text from the session.

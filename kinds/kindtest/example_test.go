@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/grammar"
+	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -42,7 +43,11 @@ func init() { extract.Register(goals{}) }
 
 // Adding an app kind: a kind registered with extract.Register, an app whose
 // policy.json names it in "rules", and a session extracted by extract.Rules,
-// the deterministic path every extraction completes with.
+// the deterministic path every extraction completes with. A kind that runs
+// a batch over its users' data also declares it (batch.Declarer, as this
+// package's kind declares kindtest-tally in tally.go): the worker lists and
+// schedules it beside the built-in ones, ready-made batches first, then the
+// kinds' own by name, then the engine's.
 func Example() {
 	app := &prompts.App{Name: "running-club"}
 	if err := json.Unmarshal([]byte(`{"rules": "example-goals", "llm": false}`), &app.Policy); err != nil {
@@ -65,10 +70,12 @@ func Example() {
 		fmt.Printf("%s = %q (from %s)\n", m.Key, m.Value, m.SourceMessageID)
 	}
 	fmt.Println("summary:", res.SessionSummary["summary"])
+	fmt.Println("batches:", strings.Join(jobs.BatchNames(), " "))
 
 	// Output:
 	// kind: example-goals
 	// goal:run_10k_before_spring = "run a 10k before spring" (from m1)
 	// goal:stretch_after_every_run = "stretch after every run" (from m3)
 	// summary: 2 goals
+	// batches: weekly-analytics trends insights emotional-decay preference-decay mastery-decay kindtest-tally memory-ttl buffer-cleanup session-expiry retention
 }

@@ -1,11 +1,13 @@
 // Package kindtest is a sixth app kind that exists only in tests: it shows
 // what adding a kind takes. Its folder holds all it knows (its rules, its
-// page, an app that names it under testdata/apps), and a test binary gets
-// it with one blank import line; no engine package names it.
+// batch, its page, an app that names it under testdata/apps), and a test
+// binary gets it with one import line; no engine package names it.
 //
 // Its rules keep what a user says after "note:" as a memory, and its
-// summary counts the user's messages and notes; its users' pages are the
-// memories page.
+// summary counts the user's messages and notes. Its batch, kindtest-tally
+// (tally.go, declared as batch.Batch), adds up each user's sessions and
+// notes of the last 30 days daily into a record; its page (view.go,
+// registered with views.RegisterPage) shows the notes and that tally.
 package kindtest
 
 import (
@@ -50,10 +52,11 @@ func (kind) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ ti
 	}
 	res.SessionSummary["summary"] = extract.Count(said, "message from the user", "messages from the user") +
 		", " + extract.Count(len(res.Memories), "note", "notes")
+	res.SessionSummary["notes"] = len(res.Memories) // what the tally batch adds up
 }
 
 func (kind) View() extract.View {
-	return extract.View{Heading: "Notes of the test kind", Page: extract.PageMemories}
+	return extract.View{Heading: "Notes of the test kind", Page: Page}
 }
 
 func (kind) PackPolicy() extract.PackPolicy { return extract.PackPolicy{Budget: 200} }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +24,9 @@ import (
 	"github.com/mnemo-ai/mnemo/store/storetest"
 
 	_ "github.com/mnemo-ai/mnemo/kinds/all"
-	// The one line that adds the sixth kind to this test binary.
-	_ "github.com/mnemo-ai/mnemo/kinds/kindtest"
+	// The one line that adds the sixth kind to this test binary (a blank
+	// import elsewhere; named here, where the test reads its batch's name).
+	"github.com/mnemo-ai/mnemo/kinds/kindtest"
 )
 
 const (
@@ -33,9 +35,10 @@ const (
 )
 
 // worker mounts the API and the views on a fresh database, with the
-// extraction workers running and the apps of testdata/apps beside the
-// built-in ones, as cmd/worker serves them.
-func worker(t *testing.T, b storetest.Backend) *httptest.Server {
+// extraction workers running, the apps of testdata/apps beside the
+// built-in ones and every batch's default schedule, as cmd/worker serves
+// them; it returns the server and the workers' dependencies.
+func worker(t *testing.T, b storetest.Backend) (*httptest.Server, *jobs.Deps) {
 	t.Helper()
 	ctx := context.Background()
 	st := b.Open(t)
@@ -50,7 +53,11 @@ func worker(t *testing.T, b storetest.Backend) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys}
+	schedules, err := jobs.ParseSchedules(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, Schedules: schedules}
 	q, err := jobs.New(st, jobs.Config{
 		Concurrency:       map[string]int{jobs.QueueDefault: 1, jobs.QueueExtract: 1, jobs.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(deps),
@@ -69,7 +76,7 @@ func worker(t *testing.T, b storetest.Backend) *httptest.Server {
 	srv.MountViews(workerviews.Config(deps))
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return ts
+	return ts, deps
 }
 
 // request sends body (when not nil) as JSON with token and returns the
@@ -105,13 +112,14 @@ func request(t *testing.T, method, url, token string, body any) (int, []byte) {
 // TestSixthKindEndToEnd: an app of a kind that only this test binary
 // registers is handed a session over HTTP, the worker extracts it with the
 // kind's rules, and the user's page is the one the kind chose, under its
-// heading, holding what the rules kept.
+// heading, holding what the rules kept; the kind's own batch is scheduled
+// beside the built-in ones, and once it ran, the page shows its tally.
 func TestSixthKindEndToEnd(t *testing.T) {
 	t.Parallel()
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			ts := worker(t, b)
+			ts, deps := worker(t, b)
 			start := time.Now().UTC().Add(-time.Hour).Truncate(time.Minute)
 			at := func(min int) string { return start.Add(time.Duration(min) * time.Minute).Format(time.RFC3339) }
 			session := map[string]any{"user_id": "u-6", "app": "notes", "started_at": at(0), "ended_at": at(10),
@@ -150,6 +158,40 @@ func TestSixthKindEndToEnd(t *testing.T) {
 				!strings.Contains(string(page), "water the ferns on Fridays") {
 				t.Fatalf("the user's page = %d; want the kind's heading and its note:\n%s", code, page)
 			}
+			if tally := section(t, page, "kindtest-tally"); !strings.Contains(tally, "The tally appears after the "+kindtest.TallyBatch+" batch") {
+				t.Fatalf("before its batch ran, the tally section = %s; want when it appears", tally)
+			}
+
+			// The kind's batch is one of the worker's batches, run as
+			// `batch run kindtest-tally` runs it: through the ledger.
+			if !slices.Contains(jobs.BatchNames(), kindtest.TallyBatch) {
+				t.Fatalf("batches %v; want the kind's %s", jobs.BatchNames(), kindtest.TallyBatch)
+			}
+			ctx := context.Background()
+			if rows, err := jobs.RunBatch(ctx, deps, kindtest.TallyBatch, "", time.Now()); err != nil || rows != 1 {
+				t.Fatalf("run %s = %d rows, %v; want the one user's tally", kindtest.TallyBatch, rows, err)
+			}
+			if runs, err := deps.Store.ListBatchRuns(ctx, kindtest.TallyBatch, 1); err != nil || len(runs) != 1 || runs[0].Outcome != jobs.LedgerOK || runs[0].RowsTouched != 1 {
+				t.Fatalf("ledger of %s = %+v, %v; want one ok run of 1 row", kindtest.TallyBatch, runs, err)
+			}
+			_, page = request(t, "GET", ts.URL+"/views/users/u-6", adminToken, nil)
+			tally := section(t, page, "kindtest-tally")
+			for _, want := range []string{"<dt>Sessions</dt><dd>1", "<dt>Notes</dt><dd>1"} {
+				if !strings.Contains(tally, want) {
+					t.Fatalf("after its batch ran, the tally section = %s; want %q", tally, want)
+				}
+			}
 		})
 	}
+}
+
+// section is the HTML of the page's section whose data-section is attr.
+func section(t *testing.T, page []byte, attr string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(string(page), `data-section="`+attr+`"`)
+	if !ok {
+		t.Fatalf("no section %s on the page:\n%s", attr, page)
+	}
+	s, _, _ := strings.Cut(rest, "</section>")
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/grammar"
@@ -1132,10 +1133,14 @@ var riskExtras = []extract.RiskPhrasing{
 		Needing(`\b(?:man|stranger|secret|online|club|don't\s+tell|older|grown|adult|game|waited|gate|park|messages)\b`),
 }
 
-// Decays are the decay rules of LaRa's records (decay.Decayer): the weekly
+// Batches are LaRa's batches (batch.Declarer): one decay batch per rule of
+// decayRules.
+func (kindLara) Batches() []batch.Batch { return batch.Decays(decayRules()) }
+
+// decayRules are the decay rules of LaRa's records: the weekly
 // normalisation of the emotional counts, the removal of unused preferences
 // and the slow decay of mastery.
-func (kindLara) Decays() []decay.Rule {
+func decayRules() []decay.Rule {
 	return []decay.Rule{
 		{Batch: decay.BatchEmotional, Record: LaraEmotional,
 			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {

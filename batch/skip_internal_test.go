@@ -1,4 +1,4 @@
-package jobs
+package batch
 
 import (
 	"encoding/json"

@@ -1,17 +1,20 @@
-package jobs
+package batch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/schedule"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// pageSize is how many users one page of a streamed aggregate holds.
+// pageSize is how many users one page of StreamUsers holds.
 const pageSize = 500
 
 // pageUsers turns a page of the store into the users the aggregate package
@@ -74,10 +77,10 @@ func pageUsers(p store.SessionPage, app string, skip func(userID, reason string)
 	return out
 }
 
-// streamUsers pages through an app's users with sessions that ended in
+// StreamUsers pages through an app's users with sessions that ended in
 // [from, to) and hands each page to fn: memory holds one page, never the data.
-// Users whose data does not decode are skipped (see pageUsers).
-func streamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, fn func([]aggregate.User) error) error {
+// Users whose data does not decode are skipped (see pageUsers) and reported to Skipped.
+func StreamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, fn func([]aggregate.User) error) error {
 	after := ""
 	for {
 		page, err := st.PageSessions(ctx, app, from, to, after, pageSize)
@@ -87,7 +90,7 @@ func streamUsers(ctx context.Context, st store.Store, app string, from, to time.
 		if len(page.Users) == 0 {
 			return nil
 		}
-		users := pageUsers(page, app, func(userID, reason string) { skipped(ctx, userID, reason) })
+		users := pageUsers(page, app, func(userID, reason string) { Skipped(ctx, userID, reason) })
 		if err := fn(users); err != nil {
 			return err
 		}
@@ -98,18 +101,19 @@ func streamUsers(ctx context.Context, st store.Store, app string, from, to time.
 	}
 }
 
-// encodeUser computes one user's aggregate and encodes it; a panic or a
-// result JSON cannot hold (a non-finite number) skips the user.
-func encodeUser(ctx context.Context, userID string, compute func() (any, bool)) ([]byte, bool) {
+// EncodeUser computes one user's result and encodes it as JSON; a panic
+// or a result JSON cannot hold (a non-finite number) skips the user, and
+// a compute that has nothing for the user (false) writes nothing.
+func EncodeUser(ctx context.Context, userID string, compute func() (any, bool)) ([]byte, bool) {
 	var data []byte
-	ok, _ := guard(ctx, userID, func() error {
+	ok, _ := Guard(ctx, userID, func() error {
 		v, has := compute()
 		if !has {
 			return nil
 		}
 		var err error
 		if data, err = json.Marshal(v); err != nil {
-			skipped(ctx, userID, SkipResult)
+			Skipped(ctx, userID, SkipResult)
 			data = nil
 		}
 		return nil
@@ -117,10 +121,43 @@ func encodeUser(ctx context.Context, userID string, compute func() (any, bool)) 
 	return data, ok && data != nil
 }
 
+// WeeklyAnalytics is the weekly-analytics batch (aggregate.Weekly): per
+// user of the declaring kinds' apps, the analytics of the week ending on
+// the period's date, in the user's zone. It runs Monday noon UTC, when
+// every zone's Sunday is over, catches up five weeks, reads the sessions
+// of the week and the 90 days of its streak, and feeds insights.
+func WeeklyAnalytics() Batch {
+	return Batch{Name: aggregate.BatchWeeklyAnalytics, Spec: "0 12 * * 1; all 840h", Run: runWeeklyAnalytics,
+		Reads: Reads{Sessions: func(p schedule.Period, _ time.Time) time.Time {
+			end, err := time.Parse(time.DateOnly, cmp.Or(p.WeekEnding, p.Name))
+			if err != nil {
+				return p.At
+			}
+			return end.AddDate(0, 0, -97)
+		}},
+		Feeds: []string{aggregate.BatchInsights}}
+}
+
+// Trends is the trends batch (aggregate.Trends): each user's latest trends
+// over their sessions of the last 90 days, daily.
+func Trends() Batch {
+	return Batch{Name: aggregate.BatchTrends, Spec: "0 3 * * *; latest", Run: runTrends, LatestOnly: true,
+		Reads: Reads{Sessions: func(_ schedule.Period, now time.Time) time.Time { return now.AddDate(0, 0, -90) }}}
+}
+
+// Insights is the insights batch (aggregate.NewInsights): per app, the
+// week's stored weekly analytics added up into anonymised insights for
+// supervisors, after weekly analytics ran; groups of fewer than
+// Env.InsightsK users are suppressed. It reads weekly analytics' output,
+// so a kind that declares it declares WeeklyAnalytics too.
+func Insights() Batch {
+	return Batch{Name: aggregate.BatchInsights, Spec: "30 13 * * 1; all 840h", Run: runInsights}
+}
+
 // runWeeklyAnalytics computes the weekly analytics per user for the week
 // ending on the period's date, in each user's zone, and upserts them: a
 // re-run of the week writes the same rows.
-func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now time.Time) (int64, error) {
 	week := p.WeekEnding
 	end, err := time.Parse(time.DateOnly, week)
 	if err != nil {
@@ -129,18 +166,18 @@ func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now tim
 	// Zones reach ±14 h around UTC; the streak looks back 90 days.
 	from, to := end.AddDate(0, 0, -97), end.AddDate(0, 0, 2)
 	var rows int64
-	for _, app := range d.AppsFeeding(BatchWeeklyAnalytics) {
-		err := streamUsers(ctx, d.Store, app, from, to, func(users []aggregate.User) error {
+	for _, app := range env.Apps {
+		err := StreamUsers(ctx, env.Store, app, from, to, func(users []aggregate.User) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
-				data, ok := encodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Weekly(u, week) })
+				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Weekly(u, week) })
 				if !ok {
 					continue
 				}
 				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, WeekEnding: week, Data: data, UpdatedAt: now})
 			}
 			rows += int64(len(out))
-			return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpsertWeekly(ctx, out) })
+			return env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpsertWeekly(ctx, out) })
 		})
 		if err != nil {
 			return rows, err
@@ -150,20 +187,20 @@ func runWeeklyAnalytics(ctx context.Context, d *Deps, p schedule.Period, now tim
 }
 
 // runTrends recomputes the per-user trends over their recent sessions.
-func runTrends(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+func runTrends(ctx context.Context, env Env, p schedule.Period, now time.Time) (int64, error) {
 	var rows int64
-	for _, app := range d.AppsFeeding(BatchTrends) {
-		err := streamUsers(ctx, d.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), func(users []aggregate.User) error {
+	for _, app := range env.Apps {
+		err := StreamUsers(ctx, env.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), func(users []aggregate.User) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
-				data, ok := encodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Trends(u, now), true })
+				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Trends(u, now), true })
 				if !ok {
 					continue
 				}
 				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, Data: data, UpdatedAt: now})
 			}
 			rows += int64(len(out))
-			return d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpsertTrends(ctx, out) })
+			return env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpsertTrends(ctx, out) })
 		})
 		if err != nil {
 			return rows, err
@@ -174,17 +211,17 @@ func runTrends(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (
 
 // runInsights aggregates a week's stored analytics per app into anonymised
 // insights for supervisors; groups of fewer than k users are suppressed.
-func runInsights(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
+func runInsights(ctx context.Context, env Env, p schedule.Period, now time.Time) (int64, error) {
 	week := p.WeekEnding
 	if week == "" {
 		return 0, fmt.Errorf("insights needs a week_ending period, got %q", p.Name)
 	}
 	var rows int64
-	for _, app := range d.AppsFeeding(BatchInsights) {
+	for _, app := range env.Apps {
 		acc := aggregate.NewInsights(app, week)
 		after := ""
 		for {
-			page, err := d.Store.PageWeekly(ctx, store.WeeklyPage{App: app, WeekEnding: week, After: after, Limit: 1000})
+			page, err := env.Store.PageWeekly(ctx, store.WeeklyPage{App: app, WeekEnding: week, After: after, Limit: 1000})
 			if err != nil {
 				return rows, err
 			}
@@ -192,23 +229,36 @@ func runInsights(ctx context.Context, d *Deps, p schedule.Period, now time.Time)
 				after = r.UserID
 				var w aggregate.WeeklyAnalytics
 				if json.Unmarshal(r.Data, &w) != nil || !w.Plausible() {
-					skipped(ctx, r.UserID, SkipAnalytics)
+					Skipped(ctx, r.UserID, SkipAnalytics)
 					continue
 				}
-				guard(ctx, r.UserID, func() error { acc.Add(r.UserID, w); return nil })
+				Guard(ctx, r.UserID, func() error { acc.Add(r.UserID, w); return nil })
 			}
 			if len(page) < 1000 {
 				break
 			}
 		}
-		data, err := json.Marshal(acc.Result(d.Batch.k()))
+		data, err := json.Marshal(acc.Result(cmp.Or(env.InsightsK, 5)))
 		if err != nil {
 			return rows, err
 		}
-		if err := d.Store.UpsertInsight(ctx, store.Insight{App: app, WeekEnding: week, Data: data, UpdatedAt: now}); err != nil {
+		if err := env.Store.UpsertInsight(ctx, store.Insight{App: app, WeekEnding: week, Data: data, UpdatedAt: now}); err != nil {
 			return rows, err
 		}
 		rows++
 	}
 	return rows, nil
+}
+
+// readyMade are the ready-made batches' names in the order every listing
+// shows them (Collect): the aggregations, then the decays.
+var readyMade = []string{aggregate.BatchWeeklyAnalytics, aggregate.BatchTrends, aggregate.BatchInsights,
+	decay.BatchEmotional, decay.BatchPreference, decay.BatchMastery}
+
+// rank orders the kinds' batches: the ready-made ones first, in their order.
+func rank(name string) int {
+	if i := slices.Index(readyMade, name); i >= 0 {
+		return i
+	}
+	return len(readyMade)
 }
