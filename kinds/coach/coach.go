@@ -42,8 +42,7 @@ func (kindCoach) SpecialDefault() string                      { return prompts.S
 var _ extract.ProfileDeriver = kindCoach{}
 
 // DeriveProfile (extract.ProfileDeriver): the recurring themes span the
-// user's sessions, which only
-// the rules see; a rules result takes the whole derived profile.
+// user's sessions, which only the rules see; a rules result takes the whole derived profile.
 func (kindCoach) DeriveProfile(res *extract.Result, fresh extract.Result) {
 	if res.Source == extract.SourceLLM {
 		res.ProfileUpdates["recurring_themes"] = fresh.ProfileUpdates["recurring_themes"]
