@@ -112,7 +112,7 @@ func TestEmotional(t *testing.T) {
 			t.Parallel()
 			in := deepCopy(t, tt.rec)
 			before := jsonOf(t, in)
-			out, changed := decay.Emotional(in, now, tt.p)
+			out, changed := emotionalDecay(in, now, tt.p)
 			if jsonOf(t, in) != before {
 				t.Fatal("Emotional modified its input record")
 			}
@@ -120,15 +120,15 @@ func TestEmotional(t *testing.T) {
 				t.Fatalf("changed = %v, want %v", changed, tt.changed)
 			}
 			d := out.Data
-			gotCounts := counts{d["frustration_count"].(int), d["recovery_count"].(int), d["stable_count"].(int), d["anxious_count"].(int)}
+			gotCounts := counts{int(number(d["frustration_count"])), int(number(d["recovery_count"])), int(number(d["stable_count"])), int(number(d["anxious_count"]))}
 			if gotCounts != tt.counts {
 				t.Errorf("counts = %+v, want %+v", gotCounts, tt.counts)
 			}
-			gotDecayed := [4]float64{d["frustration_decayed"].(float64), d["recovery_decayed"].(float64), d["stable_decayed"].(float64), d["anxious_decayed"].(float64)}
+			gotDecayed := [4]float64{number(d["frustration_decayed"]), number(d["recovery_decayed"]), number(d["stable_decayed"]), number(d["anxious_decayed"])}
 			if gotDecayed != tt.decayed {
 				t.Errorf("decayed = %v, want %v", gotDecayed, tt.decayed)
 			}
-			if d["last_30_day_sessions"] != tt.sessions || d["last_30_day_average"] != tt.average {
+			if number(d["last_30_day_sessions"]) != float64(tt.sessions) || d["last_30_day_average"] != tt.average {
 				t.Errorf("last_30_day_sessions, average = %v, %v, want %v, %v", d["last_30_day_sessions"], d["last_30_day_average"], tt.sessions, tt.average)
 			}
 			if got := len(d["recent"].([]any)); got != tt.kept {
@@ -149,7 +149,7 @@ func TestEmotional(t *testing.T) {
 func TestEmotionalAverages(t *testing.T) {
 	t.Parallel()
 	rec := emotional(entry("s-1", 20*day, 3, 1, 0, 1), entry("s-2", 10*day, 0, 2, 4, 0), entry("s-3", 40*day, 9, 9, 9, 9))
-	out, _ := decay.Emotional(rec, now, decay.DefaultPolicy())
+	out, _ := emotionalDecay(rec, now, decay.DefaultPolicy())
 	want := map[string]any{"frustrated": 1.5, "recovered": 1.5, "stable": 2.0, "anxious": 0.5}
 	if got := out.Data["last_30_day_averages"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("last_30_day_averages = %v, want %v (the 40-day-old session left out)", got, want)
@@ -172,7 +172,7 @@ func TestEmotionalUnchanged(t *testing.T) {
 		{"no data", extract.Record{Kind: lara.LaraEmotional, Key: lara.LaraCounts}},
 	}
 	for _, tt := range tests {
-		out, changed := decay.Emotional(tt.rec, now, decay.DefaultPolicy())
+		out, changed := emotionalDecay(tt.rec, now, decay.DefaultPolicy())
 		if changed || !reflect.DeepEqual(out, tt.rec) {
 			t.Errorf("%s: Emotional changed the record: %s", tt.name, jsonOf(t, out))
 		}
@@ -187,15 +187,15 @@ func TestEmotionalIdempotent(t *testing.T) {
 		emotional(entry("s-1", 0, 0, 0, 0, 0)),
 	}
 	for i, rec := range recs {
-		once, _ := decay.Emotional(rec, now, decay.DefaultPolicy())
-		twice, changed := decay.Emotional(once, now, decay.DefaultPolicy())
+		once, _ := emotionalDecay(rec, now, decay.DefaultPolicy())
+		twice, changed := emotionalDecay(once, now, decay.DefaultPolicy())
 		if changed || !reflect.DeepEqual(once, twice) {
 			t.Errorf("record %d: a second run at the same now changed it:\n%s\n%s", i, jsonOf(t, once), jsonOf(t, twice))
 		}
 		// The same holds once the record has been through the store's JSON,
 		// where whole numbers come back as float64.
 		stored := deepCopy(t, once)
-		if again, changed := decay.Emotional(stored, now, decay.DefaultPolicy()); changed {
+		if again, changed := emotionalDecay(stored, now, decay.DefaultPolicy()); changed {
 			t.Errorf("record %d: a run on the stored record changed it:\n%s\n%s", i, jsonOf(t, stored), jsonOf(t, again))
 		}
 	}
@@ -207,10 +207,10 @@ func TestEmotionalIdempotent(t *testing.T) {
 func TestEmotionalRunsDoNotCompound(t *testing.T) {
 	t.Parallel()
 	rec := emotional(entry("s-1", 40*day, 3, 0, 0, 0), entry("s-2", 25*day, 2, 2, 0, 1), entry("s-3", 9*day, 1, 0, 3, 0), entry("s-4", day, 0, 1, 1, 0))
-	direct, _ := decay.Emotional(rec, now, decay.DefaultPolicy())
+	direct, _ := emotionalDecay(rec, now, decay.DefaultPolicy())
 	chained := rec
 	for at := now.Add(-21 * day); !at.After(now); at = at.Add(7 * day) {
-		chained, _ = decay.Emotional(deepCopy(t, chained), at, decay.DefaultPolicy())
+		chained, _ = emotionalDecay(deepCopy(t, chained), at, decay.DefaultPolicy())
 	}
 	if jsonOf(t, chained) != jsonOf(t, direct) {
 		t.Fatalf("weekly runs:\n%s\none run:\n%s", jsonOf(t, chained), jsonOf(t, direct))
@@ -223,9 +223,9 @@ func TestEmotionalRunsDoNotCompound(t *testing.T) {
 func TestEmotionalThenRules(t *testing.T) {
 	t.Parallel()
 	rec := emotional(entry("s-1", 10*day, 4, 0, 0, 0))
-	normalised, _ := decay.Emotional(rec, now, decay.DefaultPolicy())
+	normalised, _ := emotionalDecay(rec, now, decay.DefaultPolicy())
 	// 4 × 0.5^(10/14) = 2.44
-	if got := normalised.Data["frustration_count"]; got != 2 {
+	if got := number(normalised.Data["frustration_count"]); got != 2 {
 		t.Fatalf("frustration_count = %v, want 2", got)
 	}
 	apps, err := prompts.Builtin()
@@ -242,7 +242,7 @@ func TestEmotionalThenRules(t *testing.T) {
 	res := extract.Rules(apps["lara"], s, later)
 	for _, r := range res.Records {
 		if r.Kind == lara.LaraEmotional {
-			if got := r.Data["frustration_count"]; got != 3 {
+			if got := number(r.Data["frustration_count"]); got != 3 {
 				t.Fatalf("frustration_count after the next session = %v, want 2 + 1", got)
 			}
 			return

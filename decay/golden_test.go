@@ -40,19 +40,19 @@ func TestGolden(t *testing.T) {
 		res := result{Kind: r.Kind, Key: r.Key}
 		switch r.Kind {
 		case lara.LaraLearning:
-			out, changed := decay.Mastery(r, now, p)
+			out, changed := masteryDecay(r, now, p)
 			res.Changed = changed
 			if changed {
 				res.Data = out.Data
 			}
 		case lara.LaraEmotional:
-			out, changed := decay.Emotional(r, now, p)
+			out, changed := emotionalDecay(r, now, p)
 			res.Changed = changed
 			if changed {
 				res.Data = out.Data
 			}
 		case lara.LaraPreference:
-			res.Remove = decay.Preference(r, now, p)
+			res.Remove = preferenceRemoved(r, now, p)
 		}
 		got = append(got, res)
 	}

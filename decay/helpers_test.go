@@ -3,10 +3,12 @@ package decay_test
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/kinds/lara"
 )
@@ -159,4 +161,52 @@ func requireNoNewStrings(t testing.TB, in, out extract.Record, at time.Time, fie
 			t.Errorf("decay introduced the string %q", s)
 		}
 	}
+}
+
+// rule is the lara kind's decay rule run by batch: the record-level tests
+// of this package judge LaRa's records through it, as the batches do.
+func rule(batch string) decay.Rule {
+	for _, r := range lara.DecayRules() {
+		if r.Batch == batch {
+			return r
+		}
+	}
+	panic("lara has no rule for " + batch)
+}
+
+// emotionalDecay is the weekly normalisation of an emotional record.
+func emotionalDecay(rec extract.Record, now time.Time, p decay.Policy) (extract.Record, bool) {
+	next, _, changed := rule(decay.BatchEmotional).Apply(rec, now, p)
+	return next, changed
+}
+
+// masteryDecay is the slow decay of a learning record's mastery.
+func masteryDecay(rec extract.Record, now time.Time, p decay.Policy) (extract.Record, bool) {
+	next, _, changed := rule(decay.BatchMastery).Apply(rec, now, p)
+	return next, changed
+}
+
+// preferenceRemoved reports whether an unused preference record goes.
+func preferenceRemoved(rec extract.Record, now time.Time, p decay.Policy) bool {
+	_, remove, _ := rule(decay.BatchPreference).Apply(rec, now, p)
+	return remove
+}
+
+// number is a record field's number, whether a Go int (a record built in a
+// test) or a JSON number (one a decay wrote); NaN for anything else.
+func number(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+// whole is a record field's whole number: ok is false for anything but a
+// whole number (number).
+func whole(v any) (int, bool) {
+	f := number(v)
+	return int(f), f == math.Trunc(f)
 }

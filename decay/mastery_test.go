@@ -58,7 +58,7 @@ func TestMastery(t *testing.T) {
 			t.Parallel()
 			in := deepCopy(t, learning(tt.level, tt.idle))
 			before := jsonOf(t, in)
-			out, changed := decay.Mastery(in, now, tt.p)
+			out, changed := masteryDecay(in, now, tt.p)
 			if jsonOf(t, in) != before {
 				t.Fatal("Mastery modified its input record")
 			}
@@ -72,10 +72,10 @@ func TestMastery(t *testing.T) {
 				return
 			}
 			d := out.Data
-			if d["mastery_level"] != tt.want || d["mastery_decayed"] != tt.precise {
+			if number(d["mastery_level"]) != float64(tt.want) || number(d["mastery_decayed"]) != tt.precise {
 				t.Errorf("mastery_level, mastery_decayed = %v, %v, want %v, %v", d["mastery_level"], d["mastery_decayed"], tt.want, tt.precise)
 			}
-			if d["mastery_base"] != tt.level || d["mastery_base_at"] != in.Data["last_practiced"] {
+			if number(d["mastery_base"]) != float64(tt.level) || d["mastery_base_at"] != in.Data["last_practiced"] {
 				t.Errorf("mastery_base, mastery_base_at = %v, %v, want %v, %v", d["mastery_base"], d["mastery_base_at"], tt.level, in.Data["last_practiced"])
 			}
 			if d["difficulty"] != 7.0 || d["last_practiced"] != in.Data["last_practiced"] || d["total_attempts"] != 40.0 {
@@ -114,7 +114,7 @@ func TestMasteryUnreadable(t *testing.T) {
 		{"no data", extract.Record{Kind: lara.LaraLearning, Key: "counting"}},
 	}
 	for _, tt := range tests {
-		if out, changed := decay.Mastery(tt.rec, now, decay.DefaultPolicy()); changed || !reflect.DeepEqual(out, tt.rec) {
+		if out, changed := masteryDecay(tt.rec, now, decay.DefaultPolicy()); changed || !reflect.DeepEqual(out, tt.rec) {
 			t.Errorf("%s: Mastery changed the record: %s", tt.name, jsonOf(t, out.Data))
 		}
 	}
@@ -127,8 +127,8 @@ func TestMasteryReadsStoredNumbers(t *testing.T) {
 	for _, level := range []any{4, 4.0, int64(4), json.Number("4"), "4"} {
 		r := learning(0, 365*day)
 		r.Data["mastery_level"] = level
-		out, changed := decay.Mastery(r, now, decay.DefaultPolicy())
-		if !changed || out.Data["mastery_level"] != 2 || out.Data["mastery_base"] != 4 || out.Data["mastery_decayed"] != 1.7083 {
+		out, changed := masteryDecay(r, now, decay.DefaultPolicy())
+		if !changed || number(out.Data["mastery_level"]) != 2 || number(out.Data["mastery_base"]) != 4 || number(out.Data["mastery_decayed"]) != 1.7083 {
 			t.Errorf("level %#v: %v %s", level, changed, jsonOf(t, out.Data))
 		}
 	}
@@ -137,12 +137,12 @@ func TestMasteryReadsStoredNumbers(t *testing.T) {
 func TestMasteryIdempotent(t *testing.T) {
 	t.Parallel()
 	for _, idle := range []time.Duration{91 * day, 210 * day, 365 * day, 20 * 365 * day} {
-		once, _ := decay.Mastery(learning(5, idle), now, decay.DefaultPolicy())
-		twice, changed := decay.Mastery(once, now, decay.DefaultPolicy())
+		once, _ := masteryDecay(learning(5, idle), now, decay.DefaultPolicy())
+		twice, changed := masteryDecay(once, now, decay.DefaultPolicy())
 		if changed || !reflect.DeepEqual(once, twice) {
 			t.Errorf("idle %v: a second run at the same now changed the record", idle)
 		}
-		if _, changed := decay.Mastery(deepCopy(t, once), now, decay.DefaultPolicy()); changed {
+		if _, changed := masteryDecay(deepCopy(t, once), now, decay.DefaultPolicy()); changed {
 			t.Errorf("idle %v: a run on the stored record changed it", idle)
 		}
 	}
@@ -157,22 +157,22 @@ func TestMasteryDoesNotCompound(t *testing.T) {
 	at := func(days int) time.Time { return practiced.Add(time.Duration(days) * day) }
 	p := decay.DefaultPolicy()
 
-	first, _ := decay.Mastery(rec, at(100), p)
-	chained, _ := decay.Mastery(deepCopy(t, first), at(130), p)
-	direct, _ := decay.Mastery(rec, at(130), p)
+	first, _ := masteryDecay(rec, at(100), p)
+	chained, _ := masteryDecay(deepCopy(t, first), at(130), p)
+	direct, _ := masteryDecay(rec, at(130), p)
 	if jsonOf(t, chained) != jsonOf(t, direct) {
 		t.Fatalf("day 100 then 130:\n%s\nday 130 at once:\n%s", jsonOf(t, chained), jsonOf(t, direct))
 	}
-	if direct.Data["mastery_decayed"] != 4.6667 {
+	if number(direct.Data["mastery_decayed"]) != 4.6667 {
 		t.Fatalf("mastery_decayed at day 130 = %v, want 5 − 0.25 × 40/30", direct.Data["mastery_decayed"])
 	}
 
 	daily, weekly := rec, rec
 	for d := 1; d <= 800; d++ {
-		daily, _ = decay.Mastery(deepCopy(t, daily), at(d), p)
+		daily, _ = masteryDecay(deepCopy(t, daily), at(d), p)
 		if d%7 == 0 {
-			weekly, _ = decay.Mastery(deepCopy(t, weekly), at(d), p)
-			direct, _ := decay.Mastery(rec, at(d), p)
+			weekly, _ = masteryDecay(deepCopy(t, weekly), at(d), p)
+			direct, _ := masteryDecay(rec, at(d), p)
 			// Once at the floor a run changes nothing and writes nothing, so
 			// only the stamps of the last write may differ.
 			if values(t, daily) != values(t, direct) || values(t, weekly) != values(t, direct) {
@@ -180,16 +180,16 @@ func TestMasteryDoesNotCompound(t *testing.T) {
 			}
 		}
 	}
-	if daily.Data["mastery_level"] != 1.0 {
+	if number(daily.Data["mastery_level"]) != 1.0 {
 		t.Fatalf("after 800 days mastery_level = %v, want the floor 1", daily.Data["mastery_level"])
 	}
 }
 
 func TestMasteryNeverRaises(t *testing.T) {
 	t.Parallel()
-	late, _ := decay.Mastery(learning(5, 400*day), now, decay.DefaultPolicy())
+	late, _ := masteryDecay(learning(5, 400*day), now, decay.DefaultPolicy())
 	// A back-filled run for an earlier period must not undo decay.
-	early, changed := decay.Mastery(deepCopy(t, late), now.Add(-200*day), decay.DefaultPolicy())
+	early, changed := masteryDecay(deepCopy(t, late), now.Add(-200*day), decay.DefaultPolicy())
 	if changed {
 		t.Fatalf("a run at an earlier now changed the record: %s", jsonOf(t, early.Data))
 	}
@@ -203,8 +203,8 @@ func TestMasteryStaleBase(t *testing.T) {
 	r.Data["mastery_base"] = 5
 	r.Data["mastery_base_at"] = ts(now.Add(-900 * day))
 	r.Data["mastery_decayed"] = 4.5
-	out, changed := decay.Mastery(r, now, decay.DefaultPolicy())
-	if !changed || out.Data["mastery_base"] != 3 || out.Data["mastery_level"] != 2 || out.Data["mastery_decayed"] != 1.6667 {
+	out, changed := masteryDecay(r, now, decay.DefaultPolicy())
+	if !changed || number(out.Data["mastery_base"]) != 3 || number(out.Data["mastery_level"]) != 2 || number(out.Data["mastery_decayed"]) != 1.6667 {
 		t.Fatalf("stale base: %s", jsonOf(t, out.Data))
 	}
 }
@@ -222,15 +222,15 @@ func TestMasteryNeverToZero(t *testing.T) {
 			MasteryRate:  rng.Float64() * 50,
 			MasteryFloor: 1 + rng.Float64()*4,
 		}
-		out, _ := decay.Mastery(learning(level, idle), now, p)
-		got, _ := out.Data["mastery_level"].(int)
+		out, _ := masteryDecay(learning(level, idle), now, p)
+		got, _ := whole(out.Data["mastery_level"])
 		if got < 1 || got > level {
 			t.Fatalf("case %d: level %d idle %v policy %+v: mastery_level %v", i, level, idle, p, out.Data["mastery_level"])
 		}
 		if got < min(int(math.Ceil(p.MasteryFloor)), level) {
 			t.Fatalf("case %d: level %d fell to %d, below the floor %v", i, level, got, p.MasteryFloor)
 		}
-		if d, ok := out.Data["mastery_decayed"].(float64); ok && d < min(p.MasteryFloor, float64(level))-1e-4 {
+		if d := number(out.Data["mastery_decayed"]); !math.IsNaN(d) && d < min(p.MasteryFloor, float64(level))-1e-4 {
 			t.Fatalf("case %d: mastery_decayed %v below the floor %v", i, d, p.MasteryFloor)
 		}
 	}
@@ -241,8 +241,8 @@ func TestMasteryNeverToZero(t *testing.T) {
 // drops the decay fields, so the next decay starts from the new practice.
 func TestMasteryThenRules(t *testing.T) {
 	t.Parallel()
-	decayed, _ := decay.Mastery(learning(5, 300*day), now, decay.DefaultPolicy())
-	if decayed.Data["mastery_level"] != 4 {
+	decayed, _ := masteryDecay(learning(5, 300*day), now, decay.DefaultPolicy())
+	if number(decayed.Data["mastery_level"]) != 4 {
 		t.Fatalf("mastery_level = %v, want 4", decayed.Data["mastery_level"])
 	}
 	apps, err := prompts.Builtin()
@@ -262,7 +262,7 @@ func TestMasteryThenRules(t *testing.T) {
 	res := extract.Rules(apps["lara"], s, later)
 	for _, r := range res.Records {
 		if r.Kind == lara.LaraLearning {
-			if r.Data["mastery_level"] != 5 {
+			if number(r.Data["mastery_level"]) != 5 {
 				t.Fatalf("mastery_level after practice = %v, want 4 + 1", r.Data["mastery_level"])
 			}
 			if _, ok := r.Data["mastery_base"]; ok {

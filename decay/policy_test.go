@@ -35,8 +35,8 @@ func TestPolicyZeroFieldsTakeDefaults(t *testing.T) {
 	t.Parallel()
 	// A zero policy must decay exactly as the default one.
 	rec := learning(5, 200*day)
-	a, _ := decay.Mastery(rec, now, decay.Policy{})
-	b, _ := decay.Mastery(rec, now, decay.DefaultPolicy())
+	a, _ := masteryDecay(rec, now, decay.Policy{})
+	b, _ := masteryDecay(rec, now, decay.DefaultPolicy())
 	if jsonOf(t, a) != jsonOf(t, b) {
 		t.Fatalf("zero policy: %s\ndefault policy: %s", jsonOf(t, a), jsonOf(t, b))
 	}
@@ -92,13 +92,13 @@ func TestPolicyValidate(t *testing.T) {
 func TestInvalidPolicyChangesNothing(t *testing.T) {
 	t.Parallel()
 	bad := decay.Policy{EmotionalHalfLife: -day, PreferenceUnused: -day, MasteryIdle: -day}
-	if _, changed := decay.Mastery(learning(5, 400*day), now, bad); changed {
+	if _, changed := masteryDecay(learning(5, 400*day), now, bad); changed {
 		t.Error("Mastery changed a record under an invalid policy")
 	}
-	if _, changed := decay.Emotional(emotional(entry("s-1", 3*day, 2, 0, 0, 0)), now, bad); changed {
+	if _, changed := emotionalDecay(emotional(entry("s-1", 3*day, 2, 0, 0, 0)), now, bad); changed {
 		t.Error("Emotional changed a record under an invalid policy")
 	}
-	if decay.Preference(preference("likes:dinosaurs", ts(now.Add(-400*day)), ts(now.Add(-400*day))), now, bad) {
+	if preferenceRemoved(preference("likes:dinosaurs", ts(now.Add(-400*day)), ts(now.Add(-400*day))), now, bad) {
 		t.Error("Preference removed a record under an invalid policy")
 	}
 }

@@ -45,7 +45,7 @@ func TestPreference(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := decay.Preference(tt.rec, now, tt.p); got != tt.want {
+			if got := preferenceRemoved(tt.rec, now, tt.p); got != tt.want {
 				t.Fatalf("Preference(%s) = %v, want %v", jsonOf(t, tt.rec.Data), got, tt.want)
 			}
 		})

@@ -2,10 +2,10 @@ package decay
 
 import "time"
 
-// The record vocabulary the decay functions read: the record kinds they
-// decay, the mood states of an emotional record and the bounds they keep. A
-// kind whose records these functions decay names its records with these
-// constants, so that each is defined once, here.
+// The record vocabulary of the decays: the record kinds they are for, the
+// mood states of an emotional record and the bounds they keep. A kind whose
+// records these functions decay names its records with these constants, so
+// that each is defined once, here.
 const (
 	// RecordLearning is a concept's learning progress, keyed by the concept
 	// (Mastery decays it).

@@ -36,15 +36,6 @@ type Kind interface {
 	// in order, to be folded again when an older session arrives late
 	// (streaks and counts); nil for a kind whose records are not a fold.
 	Fold() *Fold
-	// DerivesProfile reports whether the kind's profile is derived from all
-	// of the user's session summaries rather than stated in one session
-	// (goals and recurring themes).
-	DerivesProfile() bool
-	// DeriveProfile completes res, a result made without the user's other
-	// sessions, with the profile fields derived from all of them: fresh is
-	// the rules' result on the same session with the history. Only a kind
-	// that DerivesProfile is asked.
-	DeriveProfile(res *Result, fresh Result)
 	// SpecialDefault is what becomes of special categories of personal data
 	// for an app of the kind whose policy does not say (SpecialPolicy): kept
 	// by the kinds whose purpose the data is, dropped by the others.
@@ -137,7 +128,8 @@ func KindNames() []string {
 
 // BaseKind is what most kinds share, for a kind to embed: an LLM answer's
 // summary fields win over the rules' and the records are always the rules';
-// an empty context pack; no fold, no derived profile, no batch.
+// an empty context pack; no fold, no batch. (A kind derives its profile
+// only by implementing ProfileDeriver.)
 type BaseKind struct{}
 
 func (BaseKind) CompleteLLM(llm, rules Result) Result {
@@ -150,16 +142,32 @@ func (BaseKind) CompleteLLM(llm, rules Result) Result {
 	llm.Records = rules.Records // the LLM never decides what a record holds
 	return llm
 }
-func (BaseKind) Pack(PackInput) *PackPlan      { return nil }
-func (BaseKind) PackPolicy() PackPolicy        { return PackPolicy{} }
-func (BaseKind) Fold() *Fold                   { return nil }
-func (BaseKind) DerivesProfile() bool          { return false }
-func (BaseKind) DeriveProfile(*Result, Result) {}
-func (BaseKind) View() View                    { return View{} }
-func (BaseKind) RiskExtras() []RiskPhrasing    { return nil }
-func (BaseKind) Cues(CueInput) ([]Cue, error)  { return nil, nil }
+func (BaseKind) Pack(PackInput) *PackPlan     { return nil }
+func (BaseKind) PackPolicy() PackPolicy       { return PackPolicy{} }
+func (BaseKind) Fold() *Fold                  { return nil }
+func (BaseKind) View() View                   { return View{} }
+func (BaseKind) RiskExtras() []RiskPhrasing   { return nil }
+func (BaseKind) Cues(CueInput) ([]Cue, error) { return nil, nil }
 func (BaseKind) SpecialDefault() string {
 	return prompts.SpecialDrop
+}
+
+// ProfileDeriver is implemented by a kind whose profile is derived from
+// all of the user's session summaries rather than stated in one session
+// (goals and recurring themes). The engine asks DeriverOf; a kind without
+// the method states its profile in each session.
+type ProfileDeriver interface {
+	// DeriveProfile completes res, a result made without the user's other
+	// sessions, with the profile fields derived from all of them: fresh is
+	// the rules' result on the same session with the history.
+	DeriveProfile(res *Result, fresh Result)
+}
+
+// DeriverOf is k's ProfileDeriver, or nil for a kind (or a nil kind) whose
+// profile is stated in each session.
+func DeriverOf(k Kind) ProfileDeriver {
+	d, _ := k.(ProfileDeriver)
+	return d
 }
 
 // Fold is how a kind's records fold over the user's sessions (Kind.Fold).

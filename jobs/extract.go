@@ -414,7 +414,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			res.Records = fresh.Records
 			if derivesProfile(app) {
 				// Derived from every session, so from what is stored now.
-				extract.KindOfApp(app).DeriveProfile(&res, fresh)
+				extract.DeriverOf(extract.KindOfApp(app)).DeriveProfile(&res, fresh)
 			}
 		}
 		var mw store.MemoryWrites
@@ -816,7 +816,8 @@ func applyProfile(ctx context.Context, tx store.Tx, sess store.Session, app *pro
 
 // derivesProfile reports whether app's profile is derived from all of a
 // user's session summaries rather than stated in one session.
-func derivesProfile(app *prompts.App) bool { return extract.KindOfApp(app).DerivesProfile() }
+// The kind says so by supplying the derivation (extract.ProfileDeriver).
+func derivesProfile(app *prompts.App) bool { return extract.DeriverOf(extract.KindOfApp(app)) != nil }
 
 // loadForgetsOnce is loadForgets the first time a transaction asks, and
 // what it read after that (*cache holds it).

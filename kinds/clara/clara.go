@@ -162,28 +162,19 @@ func claraRules(res *extract.Result, p prompts.Policy, s extract.Session, now ti
 		res.SessionSummary["summary"] = claraWithConcerns(res.SessionSummary["summary"].(string), cs)
 	}
 	if st.questions > 0 {
-		res.Records = append(res.Records, extract.Record{Kind: ClaraRepetition, Key: s.ID, Data: map[string]any{
-			"question_types":             st.questionTypes,
-			"max_repeat_count":           st.maxRepeat(),
-			"chronic_repetition_pattern": st.maxRepeat() >= ClaraChronicRepetition,
-			"questions":                  st.questions,
-		}})
+		res.Records = append(res.Records, extract.NewRecord(ClaraRepetition, s.ID, Repetition{
+			QuestionTypes:            st.questionTypes,
+			MaxRepeatCount:           st.maxRepeat(),
+			ChronicRepetitionPattern: st.maxRepeat() >= ClaraChronicRepetition,
+			Questions:                st.questions,
+		}))
 	}
 	if len(st.uses) > 0 {
-		uses := make([]map[string]any, len(st.uses))
+		uses := make([]NarrativeUse, len(st.uses))
 		for i, u := range st.uses {
-			uses[i] = map[string]any{
-				"narrative_id":     u.id,
-				"mode":             u.mode,
-				"category":         u.category,
-				"at":               u.at,
-				"emotion_at_usage": u.emotion,
-			}
+			uses[i] = NarrativeUse{NarrativeID: u.id, Mode: u.mode, Category: u.category, At: u.at, EmotionAtUsage: u.emotion}
 		}
-		res.Records = append(res.Records, extract.Record{Kind: ClaraNarrativeUsage, Key: s.ID, Data: map[string]any{
-			"uses":        uses,
-			"by_category": st.byCategory,
-		}})
+		res.Records = append(res.Records, extract.NewRecord(ClaraNarrativeUsage, s.ID, NarrativeUsage{Uses: uses, ByCategory: st.byCategory}))
 	}
 }
 

@@ -42,17 +42,21 @@ func claraRun(events ...Event) Result {
 	return presettest.Run(claraRules, "clara", claraSession(events...))
 }
 
-func claraRecord(t *testing.T, res Result, kind string) map[string]any {
+// claraRecord is res's record of kind as the typed T, and whether res has
+// one.
+func claraRecord[T any](t *testing.T, res Result, kind string) (T, bool) {
 	t.Helper()
 	for _, r := range res.Records {
 		if r.Kind == kind {
 			if r.Key != "s-clara" {
 				t.Errorf("%s record key %q, want the session id", kind, r.Key)
 			}
-			return r.Data
+			v, _ := DecodeRecord[T](r)
+			return v, true
 		}
 	}
-	return nil
+	var none T
+	return none, false
 }
 
 func TestClaraDominantEmotion(t *testing.T) {
@@ -160,21 +164,21 @@ func TestClaraRepetition(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			res := claraRun(tt.events...)
-			d := claraRecord(t, res, ClaraRepetition)
-			if d == nil {
+			d, ok := claraRecord[Repetition](t, res, ClaraRepetition)
+			if !ok {
 				t.Fatalf("no repetition record in %+v", res.Records)
 			}
-			if !reflect.DeepEqual(d["question_types"], tt.types) {
-				t.Errorf("question_types %v, want %v", d["question_types"], tt.types)
+			if !reflect.DeepEqual(d.QuestionTypes, tt.types) {
+				t.Errorf("question_types %v, want %v", d.QuestionTypes, tt.types)
 			}
-			if d["max_repeat_count"] != tt.max {
-				t.Errorf("max_repeat_count %v, want %d", d["max_repeat_count"], tt.max)
+			if d.MaxRepeatCount != tt.max {
+				t.Errorf("max_repeat_count %v, want %d", d.MaxRepeatCount, tt.max)
 			}
-			if d["chronic_repetition_pattern"] != tt.chronic {
-				t.Errorf("chronic_repetition_pattern %v, want %v", d["chronic_repetition_pattern"], tt.chronic)
+			if d.ChronicRepetitionPattern != tt.chronic {
+				t.Errorf("chronic_repetition_pattern %v, want %v", d.ChronicRepetitionPattern, tt.chronic)
 			}
-			if d["questions"] != len(tt.events) {
-				t.Errorf("questions %v, want %d", d["questions"], len(tt.events))
+			if d.Questions != len(tt.events) {
+				t.Errorf("questions %v, want %d", d.Questions, len(tt.events))
 			}
 			if b, _ := json.Marshal(res); strings.Contains(string(b), "fingerprint") || strings.Contains(string(b), `"place"`) {
 				t.Errorf("the result carries a fingerprint: %s", b)
@@ -200,21 +204,21 @@ func TestClaraNarrativeUsage(t *testing.T) {
 		// Sent late, but it happened at minute 3.
 		claraEv("narrative", claraAt(3), `{"narrative_id": "x y z", "category": "memory loop"}`),
 	)
-	d := claraRecord(t, res, ClaraNarrativeUsage)
-	if d == nil {
+	d, ok := claraRecord[NarrativeUsage](t, res, ClaraNarrativeUsage)
+	if !ok {
 		t.Fatalf("no narrative_usage record in %+v", res.Records)
 	}
-	want := []map[string]any{
-		{"narrative_id": "NL-porch-1", "mode": "fallback", "category": "grounding", "at": "2026-11-20T09:00:30Z", "emotion_at_usage": ""},
-		{"narrative_id": "garden_01", "mode": "seed", "category": "calming_story", "at": "2026-11-20T09:02:00Z", "emotion_at_usage": "anxious"},
-		{"narrative_id": "", "mode": "", "category": "memory_loop", "at": "2026-11-20T09:03:00Z", "emotion_at_usage": "anxious"},
-		{"narrative_id": "cat-7", "mode": "", "category": "calming_story", "at": "2026-11-20T09:06:00Z", "emotion_at_usage": "content"},
+	want := []NarrativeUse{
+		{NarrativeID: "NL-porch-1", Mode: "fallback", Category: "grounding", At: "2026-11-20T09:00:30Z", EmotionAtUsage: ""},
+		{NarrativeID: "garden_01", Mode: "seed", Category: "calming_story", At: "2026-11-20T09:02:00Z", EmotionAtUsage: "anxious"},
+		{NarrativeID: "", Mode: "", Category: "memory_loop", At: "2026-11-20T09:03:00Z", EmotionAtUsage: "anxious"},
+		{NarrativeID: "cat-7", Mode: "", Category: "calming_story", At: "2026-11-20T09:06:00Z", EmotionAtUsage: "content"},
 	}
-	if !reflect.DeepEqual(d["uses"], want) {
-		t.Errorf("uses\n got %v\nwant %v", d["uses"], want)
+	if !reflect.DeepEqual(d.Uses, want) {
+		t.Errorf("uses\n got %v\nwant %v", d.Uses, want)
 	}
-	if want := map[string]int{"grounding": 1, "calming_story": 2, "memory_loop": 1}; !reflect.DeepEqual(d["by_category"], want) {
-		t.Errorf("by_category %v, want %v", d["by_category"], want)
+	if want := map[string]int{"grounding": 1, "calming_story": 2, "memory_loop": 1}; !reflect.DeepEqual(d.ByCategory, want) {
+		t.Errorf("by_category %v, want %v", d.ByCategory, want)
 	}
 	sum := res.SessionSummary
 	if sum["narratives_used"] != 4 {

@@ -246,7 +246,7 @@ func (x page) caregiver(ctx context.Context) ([]views.Section, error) {
 	}
 
 	// Questions per session, from the repetition records.
-	recs, err := x.Store.ListRecords(ctx, x.User.ID, []string{"repetition"})
+	recs, err := x.Store.ListRecords(ctx, x.User.ID, []string{ClaraRepetition})
 	if err != nil {
 		return nil, err
 	}
@@ -263,10 +263,8 @@ func (x page) caregiver(ctx context.Context) ([]views.Section, error) {
 		if !ok || s.EndedAt.Before(since) {
 			continue
 		}
-		d := views.Decode(r.Data)
-		q, _ := views.FieldFloat(d, "questions")
-		m, _ := views.FieldFloat(d, "max_repeat_count")
-		rows = append(rows, qrow{s.EndedAt, x.SessionLabel(s), q, m})
+		d := extract.DecodeJSON[Repetition](r.Data)
+		rows = append(rows, qrow{s.EndedAt, x.SessionLabel(s), float64(d.Questions), float64(d.MaxRepeatCount)})
 	}
 	slices.SortFunc(rows, func(a, b qrow) int { return a.at.Compare(b.at) })
 	for _, r := range rows {

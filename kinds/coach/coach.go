@@ -38,10 +38,11 @@ func (kindCoach) Rules(res *extract.Result, p prompts.Policy, s extract.Session,
 }
 func (kindCoach) Pack(in extract.PackInput) *extract.PackPlan { return packCoach(in) }
 func (kindCoach) SpecialDefault() string                      { return prompts.SpecialKeepSealed } // in the sealed transcript only
-func (kindCoach) DerivesProfile() bool                        { return true }
 
-// DeriveProfile: the recurring themes span the user's sessions, which only
-// the rules see; a rules result takes the whole derived profile.
+var _ extract.ProfileDeriver = kindCoach{}
+
+// DeriveProfile (extract.ProfileDeriver): the recurring themes span the
+// user's sessions, which only the rules see; a rules result takes the whole derived profile.
 func (kindCoach) DeriveProfile(res *extract.Result, fresh extract.Result) {
 	if res.Source == extract.SourceLLM {
 		res.ProfileUpdates["recurring_themes"] = fresh.ProfileUpdates["recurring_themes"]

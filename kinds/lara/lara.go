@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/extract/grammar"
@@ -262,6 +261,9 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 	if laraOwner(r) != userID {
 		return extract.GuardCrossUser
 	}
+	// The guard reads the data to write as it is, not as the typed records
+	// read it: a typed read takes what merely encodes as text (a time.Time)
+	// for the text it encodes to, and the guard must refuse that.
 	if s, _ := r.Data["updated_at"].(string); s != stamp {
 		return extract.GuardTimestamp
 	}
@@ -296,8 +298,9 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 		if !had {
 			return ""
 		}
-		pm := min(max(laraIntOr(prev.Data["mastery_level"]), 0), LaraMaxMastery)
-		pd := min(max(laraIntOr(prev.Data["difficulty"]), 1), LaraMaxDifficulty)
+		pl, _ := extract.DecodeRecord[Learning](prev)
+		pm := min(max(pl.MasteryLevel, 0), LaraMaxMastery)
+		pd := min(max(pl.Difficulty, 1), LaraMaxDifficulty)
 		if m < pm || m > pm+1 || d > pd+1 {
 			return extract.GuardInvalid
 		}
@@ -336,22 +339,28 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 // laraRef names a record within one user.
 type laraRef struct{ kind, key string }
 
+// laraOwner is r's user_id, read as it is (see laraCheck): "" unless text.
 func laraOwner(r extract.Record) string {
 	s, _ := r.Data["user_id"].(string)
 	return s
 }
 
+// stampOf is r's Stamp (every LaRa record has one).
+func stampOf(r extract.Record) Stamp {
+	st, _ := extract.DecodeRecord[Stamp](r)
+	return st
+}
+
 // laraApplied reports whether a stored record says session was applied.
 func laraApplied(own map[laraRef]extract.Record, session string) bool {
 	for _, r := range own {
-		if s, _ := r.Data["last_session_id"].(string); s == session {
-			return true
-		}
-		if s, _ := r.Data["switch_session_id"].(string); s == session {
+		// The last session that wrote a record, or that switched the style.
+		if w, _ := extract.DecodeRecord[ReinforcementState](r); w.LastSessionID == session || w.SwitchSessionID == session {
 			return true
 		}
 		if r.Kind == LaraEmotional {
-			for _, e := range laraRecent(r.Data["recent"]) {
+			e, _ := extract.DecodeRecord[Emotional](r)
+			for _, e := range laraRecent(e.Recent) {
 				if e.session == session {
 					return true
 				}
@@ -363,7 +372,7 @@ func laraApplied(own map[laraRef]extract.Record, session string) bool {
 
 // laraCooledDown reports whether LaraCooldown has passed since r was written.
 func laraCooledDown(r extract.Record, now time.Time) bool {
-	t, ok := laraTime(r.Data["updated_at"])
+	t, ok := decay.Instant(stampOf(r).UpdatedAt)
 	return ok && now.Sub(t) >= LaraCooldown
 }
 
@@ -551,16 +560,13 @@ type laraBuilder struct {
 	own           map[laraRef]extract.Record
 }
 
-// record is a record of b's user, stamped with b's session and time.
-func (b laraBuilder) record(kind, key string, data map[string]any) extract.Record {
-	data["user_id"] = b.user
-	data["updated_at"] = b.now.Format(time.RFC3339)
-	data["last_session_id"] = b.session
-	return extract.Record{Kind: kind, Key: key, Data: data}
+// stamp is what a record b writes carries: b's user, time and session.
+func (b laraBuilder) stamp() Stamp {
+	return Stamp{UserID: b.user, UpdatedAt: b.now.Format(time.RFC3339), LastSessionID: b.session}
 }
 
 func (b laraBuilder) remove(kind, key, why string) extract.Record {
-	r := b.record(kind, key, map[string]any{"reason": why})
+	r := extract.NewRecord(kind, key, Removal{Stamp: b.stamp(), Reason: why})
 	r.Delete = true
 	return r
 }
@@ -581,14 +587,14 @@ func (b laraBuilder) learning(attempts []laraAttempt) []extract.Record {
 		var pr struct{ mastery, total, successes, streak, fails, difficulty int }
 		var last time.Time
 		if had {
-			d := prev.Data
-			pr.mastery = min(max(laraIntOr(d["mastery_level"]), 0), LaraMaxMastery)
-			pr.total = max(laraIntOr(d["total_attempts"]), 0)
-			pr.successes = max(laraIntOr(d["successful_attempts"]), 0)
-			pr.streak = max(laraIntOr(d["success_streak"]), 0)
-			pr.fails = max(laraIntOr(d["failure_streak"]), 0)
-			pr.difficulty = min(max(laraIntOr(d["difficulty"]), 1), LaraMaxDifficulty)
-			last, _ = laraTime(d["last_practiced"])
+			d, _ := extract.DecodeRecord[Learning](prev)
+			pr.mastery = min(max(d.MasteryLevel, 0), LaraMaxMastery)
+			pr.total = max(d.TotalAttempts, 0)
+			pr.successes = max(d.SuccessfulAttempts, 0)
+			pr.streak = max(d.SuccessStreak, 0)
+			pr.fails = max(d.FailureStreak, 0)
+			pr.difficulty = min(max(d.Difficulty, 1), LaraMaxDifficulty)
+			last, _ = decay.Instant(d.LastPracticed)
 		} else {
 			pr.difficulty = atts[0].difficulty
 		}
@@ -618,39 +624,39 @@ func (b laraBuilder) learning(attempts []laraAttempt) []extract.Record {
 				canRise = false // once per session and cooldown window
 			}
 		}
-		out = append(out, b.record(LaraLearning, c, map[string]any{
-			"mastery_level":       pr.mastery,
-			"total_attempts":      pr.total,
-			"successful_attempts": pr.successes,
-			"success_streak":      pr.streak,
-			"failure_streak":      pr.fails,
-			"difficulty":          pr.difficulty,
-			"last_practiced":      last.Format(time.RFC3339),
+		out = append(out, extract.NewRecord(LaraLearning, c, Learning{
+			Stamp:              b.stamp(),
+			MasteryLevel:       pr.mastery,
+			TotalAttempts:      pr.total,
+			SuccessfulAttempts: pr.successes,
+			SuccessStreak:      pr.streak,
+			FailureStreak:      pr.fails,
+			Difficulty:         pr.difficulty,
+			LastPracticed:      last.Format(time.RFC3339),
 		}))
 	}
 	return out
 }
 
-// laraEntry is one session of the emotional record's "recent" history.
+// laraEntry is one session of the emotional record's recent history.
 type laraEntry struct {
 	session string
 	at      time.Time
 	counts  map[string]int
 }
 
-func laraRecent(v any) []laraEntry {
-	list, _ := v.([]any)
+// laraRecent are the entries of a stored history whose time can be read.
+func laraRecent(list []MoodSession) []laraEntry {
 	out := make([]laraEntry, 0, len(list))
-	for _, item := range list {
-		m, _ := item.(map[string]any)
-		at, ok := laraTime(m["at"])
+	for _, m := range list {
+		at, ok := decay.Instant(m.At)
 		if !ok {
 			continue
 		}
-		e := laraEntry{at: at, counts: map[string]int{}}
-		e.session, _ = m["session_id"].(string)
+		e := laraEntry{session: m.SessionID, at: at, counts: map[string]int{}}
+		c := m.counts()
 		for _, st := range moodStates {
-			e.counts[st] = max(laraIntOr(m[st]), 0)
+			e.counts[st] = c.Get(st)
 		}
 		out = append(out, e)
 	}
@@ -658,24 +664,26 @@ func laraRecent(v any) []laraEntry {
 }
 
 func (b laraBuilder) emotional(moods []string, at time.Time) extract.Record {
-	prev := b.own[laraRef{LaraEmotional, LaraCounts}]
-	d := prev.Data
+	var d Emotional
+	if prev, ok := b.own[laraRef{LaraEmotional, LaraCounts}]; ok {
+		d, _ = extract.DecodeRecord[Emotional](prev)
+	}
 	counts := laraCount(moods)
-	recent := append(laraRecent(d["recent"]), laraEntry{session: b.session, at: at, counts: counts})
+	recent := append(laraRecent(d.Recent), laraEntry{session: b.session, at: at, counts: counts})
 	recent = slices.DeleteFunc(recent, func(e laraEntry) bool { return b.now.Sub(e.at) > LaraWindow })
 	slices.SortStableFunc(recent, func(x, y laraEntry) int { return x.at.Compare(y.at) })
 	if len(recent) > LaraMaxRecent {
 		recent = recent[len(recent)-LaraMaxRecent:]
 	}
-	list := make([]any, 0, len(recent))
+	list := make([]MoodSession, 0, len(recent))
 	sums := map[string]int{}
 	for _, e := range recent {
-		item := map[string]any{"session_id": e.session, "at": e.at.Format(time.RFC3339)}
+		list = append(list, MoodSession{SessionID: e.session, At: e.at.Format(time.RFC3339),
+			Frustrated: e.counts[MoodFrustrated], Recovered: e.counts[MoodRecovered],
+			Stable: e.counts[MoodStable], Anxious: e.counts[MoodAnxious]})
 		for _, st := range moodStates {
-			item[st] = e.counts[st]
 			sums[st] += e.counts[st]
 		}
-		list = append(list, item)
 	}
 	avg := func(n int) float64 {
 		if len(recent) == 0 {
@@ -683,20 +691,22 @@ func (b laraBuilder) emotional(moods []string, at time.Time) extract.Record {
 		}
 		return math.Round(float64(n)/float64(len(recent))*1e4) / 1e4
 	}
-	averages := map[string]any{}
+	averages := map[string]float64{}
 	for _, st := range moodStates {
 		averages[st] = avg(sums[st])
 	}
-	return b.record(LaraEmotional, LaraCounts, map[string]any{
-		"frustration_count":    max(laraIntOr(d["frustration_count"]), 0) + counts[MoodFrustrated],
-		"recovery_count":       max(laraIntOr(d["recovery_count"]), 0) + counts[MoodRecovered],
-		"stable_count":         max(laraIntOr(d["stable_count"]), 0) + counts[MoodStable],
-		"anxious_count":        max(laraIntOr(d["anxious_count"]), 0) + counts[MoodAnxious],
-		"sessions":             max(laraIntOr(d["sessions"]), 0) + 1,
-		"last_30_day_average":  avg(sums[MoodFrustrated] + sums[MoodAnxious]),
-		"last_30_day_averages": averages,
-		"recent":               list,
-		"last_30_day_sessions": len(recent),
+	distress := avg(sums[MoodFrustrated] + sums[MoodAnxious])
+	return extract.NewRecord(LaraEmotional, LaraCounts, Emotional{
+		Stamp:             b.stamp(),
+		FrustrationCount:  max(d.FrustrationCount, 0) + counts[MoodFrustrated],
+		RecoveryCount:     max(d.RecoveryCount, 0) + counts[MoodRecovered],
+		StableCount:       max(d.StableCount, 0) + counts[MoodStable],
+		AnxiousCount:      max(d.AnxiousCount, 0) + counts[MoodAnxious],
+		Sessions:          max(d.Sessions, 0) + 1,
+		Last30DayAverage:  &distress,
+		Last30DayAverages: averages,
+		Recent:            list,
+		Last30DaySessions: len(recent),
 	})
 }
 
@@ -776,10 +786,12 @@ func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 		if ref.kind != LaraPreference {
 			continue
 		}
-		p := &pref{polarity: laraPolarity(ref.key)}
-		p.value, _ = r.Data["value"].(string)
-		p.first, _ = laraTime(r.Data["first_seen"])
-		p.last, _ = laraTime(r.Data["last_seen"])
+		d, _ := extract.DecodeRecord[Preference](r)
+		p := &pref{polarity: laraPolarity(ref.key), value: d.Value}
+		p.first, _ = decay.Instant(d.FirstSeen)
+		if d.LastSeen != nil {
+			p.last, _ = decay.Instant(*d.LastSeen)
+		}
 		live[ref.key] = p
 	}
 	deleted := map[string]string{} // stored keys to delete, and why
@@ -846,11 +858,13 @@ func (b laraBuilder) preferences(prefs []laraPref) []extract.Record {
 	}
 	for key, p := range live {
 		if p.written {
-			out = append(out, b.record(LaraPreference, key, map[string]any{
-				"value":      p.value,
-				"polarity":   p.polarity,
-				"first_seen": p.first.Format(time.RFC3339),
-				"last_seen":  p.last.Format(time.RFC3339),
+			last := p.last.Format(time.RFC3339)
+			out = append(out, extract.NewRecord(LaraPreference, key, Preference{
+				Stamp:     b.stamp(),
+				Value:     p.value,
+				Polarity:  p.polarity,
+				FirstSeen: p.first.Format(time.RFC3339),
+				LastSeen:  &last,
 			}))
 		}
 	}
@@ -864,8 +878,9 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 	metrics := map[string]*laraMetric{}
 	for ref, r := range b.own {
 		if ref.kind == LaraReinforcement {
-			n := max(laraIntOr(r.Data["events"]), 0)
-			metrics[ref.key] = &laraMetric{n, min(max(laraIntOr(r.Data["successes"]), 0), n)}
+			d, _ := extract.DecodeRecord[Reinforcement](r)
+			n := max(d.Events, 0)
+			metrics[ref.key] = &laraMetric{n, min(max(d.Successes, 0), n)}
 		}
 	}
 	touched := map[string]bool{}
@@ -882,16 +897,13 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 		touched[e.style] = true
 	}
 
-	state := map[string]any{"style": events[0].style, "previous_style": "", "switched_at": "", "switch_session_id": ""}
+	state := ReinforcementState{Style: events[0].style}
 	if prev, ok := b.own[laraRef{LaraReinforcementState, LaraCurrent}]; ok {
-		if s, _ := prev.Data["style"].(string); s != "" {
-			for _, f := range []string{"style", "previous_style", "switched_at", "switch_session_id"} {
-				v, _ := prev.Data[f].(string)
-				state[f] = v
-			}
+		if d, _ := extract.DecodeRecord[ReinforcementState](prev); d.Style != "" {
+			state = d
 		}
 	}
-	current := state["style"].(string)
+	current := state.Style
 	cur := metrics[current]
 	if cur == nil {
 		cur = &laraMetric{}
@@ -907,24 +919,26 @@ func (b laraBuilder) reinforcement(events []laraReinforcementEvent) []extract.Re
 		}
 	}
 	if best != "" {
-		state = map[string]any{
-			"style":             best,
-			"previous_style":    current,
-			"switched_at":       b.now.Format(time.RFC3339),
-			"switch_session_id": b.session,
+		state = ReinforcementState{
+			Style:           best,
+			PreviousStyle:   current,
+			SwitchedAt:      b.now.Format(time.RFC3339),
+			SwitchSessionID: b.session,
 		}
 	}
 
 	var out []extract.Record
 	for style := range touched {
 		m := metrics[style]
-		out = append(out, b.record(LaraReinforcement, style, map[string]any{
-			"events":       m.events,
-			"successes":    m.successes,
-			"success_rate": math.Round(float64(m.successes)/float64(m.events)*1e4) / 1e4,
+		out = append(out, extract.NewRecord(LaraReinforcement, style, Reinforcement{
+			Stamp:       b.stamp(),
+			Events:      m.events,
+			Successes:   m.successes,
+			SuccessRate: math.Round(float64(m.successes)/float64(m.events)*1e4) / 1e4,
 		}))
 	}
-	return append(out, b.record(LaraReinforcementState, LaraCurrent, state))
+	state.Stamp = b.stamp()
+	return append(out, extract.NewRecord(LaraReinforcementState, LaraCurrent, state))
 }
 
 // laraMetric is a reinforcement style's events and successes.
@@ -951,17 +965,6 @@ func laraRateCompare(a, b laraMetric) int {
 
 // laraInt reads a whole number written by Go code or decoded from JSON.
 func laraInt(v any) (int, bool) { return num.Whole(v, 1e12) }
-
-func laraIntOr(v any) int {
-	n, _ := laraInt(v)
-	return n
-}
-
-func laraTime(v any) (time.Time, bool) {
-	s, _ := v.(string)
-	t, err := time.Parse(time.RFC3339, s)
-	return t.UTC(), err == nil
-}
 
 // Labels.
 //
@@ -1105,8 +1108,8 @@ func laraRisky(r extract.Record) bool {
 		return false
 	}
 	text := strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")
-	if v, ok := r.Data["value"].(string); ok {
-		text += " " + v
+	if d, _ := extract.DecodeRecord[Preference](r); d.Value != "" {
+		text += " " + d.Value
 	}
 	if extract.RiskyText(text) {
 		return true
@@ -1131,30 +1134,4 @@ var riskExtras = []extract.RiskPhrasing{
 	// an older person.
 	extract.Phrasing(extract.RiskAbuse, "", `\bkeeps?\s+asking\s+me\s+to\s+(?:come|go|get)\s+(?:to|in|into|back\s+to)\s+(?:his|her|their)\s+(?:house|car|flat|place|van)\b|\b(?:wants|asked|asks|keeps\s+asking)\s+(?:me\s+)?to\s+meet\s+(?:up\s+)?(?:him|her|in\s+person)\b`).
 		Needing(`\b(?:man|stranger|secret|online|club|don't\s+tell|older|grown|adult|game|waited|gate|park|messages)\b`),
-}
-
-// Batches are LaRa's batches (batch.Declarer): one decay batch per rule of
-// decayRules.
-func (kindLara) Batches() []batch.Batch { return batch.Decays(decayRules()) }
-
-// decayRules are the decay rules of LaRa's records: the weekly
-// normalisation of the emotional counts, the removal of unused preferences
-// and the slow decay of mastery.
-func decayRules() []decay.Rule {
-	return []decay.Rule{
-		{Batch: decay.BatchEmotional, Record: LaraEmotional,
-			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
-				next, changed := decay.Emotional(r, now, p)
-				return next, false, changed
-			}},
-		{Batch: decay.BatchPreference, Record: LaraPreference,
-			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
-				return r, decay.Preference(r, now, p), false
-			}},
-		{Batch: decay.BatchMastery, Record: LaraLearning,
-			Apply: func(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool, bool) {
-				next, changed := decay.Mastery(r, now, p)
-				return next, false, changed
-			}},
-	}
 }

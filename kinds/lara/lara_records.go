@@ -86,8 +86,8 @@ func (kindLara) ScoredRecords(records []extract.Record, add func(key string, val
 	for _, r := range records {
 		switch r.Kind {
 		case LaraPreference:
-			v, _ := r.Data["value"].(string)
-			add(r.Key, v)
+			d, _ := extract.DecodeRecord[Preference](r)
+			add(r.Key, d.Value)
 		case LaraLearning:
 			add("mastery:"+r.Key, strings.ReplaceAll(r.Key, "_", " "))
 		}

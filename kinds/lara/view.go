@@ -38,10 +38,10 @@ var laraMoods = []struct {
 	total   func(Emotional) float64   // all sessions
 	session func(MoodSession) float64 // one recent session
 }{
-	{"Frustration moments", func(e Emotional) float64 { return e.FrustrationCount }, func(m MoodSession) float64 { return m.Frustrated }},
-	{"Recoveries", func(e Emotional) float64 { return e.RecoveryCount }, func(m MoodSession) float64 { return m.Recovered }},
-	{"Stable moments", func(e Emotional) float64 { return e.StableCount }, func(m MoodSession) float64 { return m.Stable }},
-	{"Anxious moments", func(e Emotional) float64 { return e.AnxiousCount }, func(m MoodSession) float64 { return m.Anxious }},
+	{"Frustration moments", func(e Emotional) float64 { return float64(e.FrustrationCount) }, func(m MoodSession) float64 { return float64(m.Frustrated) }},
+	{"Recoveries", func(e Emotional) float64 { return float64(e.RecoveryCount) }, func(m MoodSession) float64 { return float64(m.Recovered) }},
+	{"Stable moments", func(e Emotional) float64 { return float64(e.StableCount) }, func(m MoodSession) float64 { return float64(m.Stable) }},
+	{"Anxious moments", func(e Emotional) float64 { return float64(e.AnxiousCount) }, func(m MoodSession) float64 { return float64(m.Anxious) }},
 }
 
 // learning is a child's learning progress (docs/presets.md, LaRa): mastery per topic and over
@@ -71,16 +71,16 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		}
 		switch r.Kind {
 		case LaraLearning:
-			learning, keys = append(learning, decodeRecord[Learning](r.Data)), append(keys, r.Key)
+			learning, keys = append(learning, extract.DecodeJSON[Learning](r.Data)), append(keys, r.Key)
 		case LaraEmotional:
-			e := decodeRecord[Emotional](r.Data)
+			e := extract.DecodeJSON[Emotional](r.Data)
 			emotional = &e
 		case LaraPreference:
-			preference, prefKeys = append(preference, decodeRecord[Preference](r.Data)), append(prefKeys, r.Key)
+			preference, prefKeys = append(preference, extract.DecodeJSON[Preference](r.Data)), append(prefKeys, r.Key)
 		case LaraReinforcement:
-			reinforcement, styles = append(reinforcement, decodeRecord[Reinforcement](r.Data)), append(styles, r.Key)
+			reinforcement, styles = append(reinforcement, extract.DecodeJSON[Reinforcement](r.Data)), append(styles, r.Key)
 		case LaraReinforcementState:
-			current = views.ShortLabel(decodeRecord[ReinforcementState](r.Data).Style)
+			current = views.ShortLabel(extract.DecodeJSON[ReinforcementState](r.Data).Style)
 		}
 	}
 
@@ -88,10 +88,10 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 	var lv []float64
 	table := views.VTable{Caption: "Topics", Head: []string{"Topic", "Mastery", "Attempts", "Solved", "Difficulty now", "Last practised"}}
 	for i, d := range learning {
-		m := d.MasteryLevel
+		m := float64(d.MasteryLevel)
 		lv = append(lv, m)
-		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(LaraMaxMastery), strconv.Itoa(int(d.TotalAttempts)),
-			strconv.Itoa(int(d.SuccessfulAttempts)), strconv.Itoa(int(d.Difficulty)), views.DateIn(views.ParseTime(d.LastPracticed), x.Loc)})
+		table.Rows = append(table.Rows, []string{keys[i], views.Num(m) + " of " + strconv.Itoa(LaraMaxMastery), strconv.Itoa(d.TotalAttempts),
+			strconv.Itoa(d.SuccessfulAttempts), strconv.Itoa(d.Difficulty), views.DateIn(views.ParseTime(d.LastPracticed), x.Loc)})
 	}
 	mastery.Charts = []*views.Chart{views.BarChart(views.BarSpec{ID: "lara-mastery", Title: "Mastery by topic", Horizontal: true,
 		Desc: "Each topic's mastery level now, 0 to 5.", CategoryLabel: "Topic", ValueLabel: "Mastery level (0–5)",
@@ -184,8 +184,8 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		for _, m := range laraMoods {
 			cats, totals = append(cats, m.label), append(totals, float64(int(m.total(*emotional))))
 		}
-		moods.Facts = []views.Fact{{Label: "Sessions counted", Value: strconv.Itoa(int(emotional.Sessions))},
-			{Label: "Sessions in the last 30 days", Value: strconv.Itoa(int(emotional.Last30DaySessions))}}
+		moods.Facts = []views.Fact{{Label: "Sessions counted", Value: strconv.Itoa(emotional.Sessions)},
+			{Label: "Sessions in the last 30 days", Value: strconv.Itoa(emotional.Last30DaySessions)}}
 		if avg := emotional.Last30DayAverage; avg != nil {
 			moods.Facts = append(moods.Facts, views.Fact{Label: "Frustration and anxious moments a session", Value: views.Num(*avg), Note: "30-day average"})
 		}
@@ -232,7 +232,10 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		case strings.HasPrefix(prefKeys[i], "favorite_"):
 			kind = "Favourite " + strings.ReplaceAll(strings.TrimPrefix(prefKeys[i], "favorite_"), "_", " ")
 		}
-		last := views.ParseTime(d.LastSeen)
+		var last time.Time
+		if d.LastSeen != nil {
+			last = views.ParseTime(*d.LastSeen)
+		}
 		until := "–"
 		if !last.IsZero() {
 			until = views.DateIn(last.Add(unused), x.Loc)
