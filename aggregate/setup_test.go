@@ -26,7 +26,7 @@ func local(t testing.TB, zone, wall string) time.Time {
 }
 
 func ev(kind string, at time.Time, data map[string]any) aggregate.Event {
-	return aggregate.Event{Kind: kind, At: at, Data: data}
+	return aggregate.Event{Type: kind, At: at, Data: data}
 }
 
 // urge is an urge event as a chat service sends it (declared in

@@ -8,7 +8,7 @@ import "time"
 
 // Event is one stored session event.
 type Event struct {
-	Kind string
+	Type string
 	At   time.Time
 	Data map[string]any
 }

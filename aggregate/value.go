@@ -192,8 +192,8 @@ func timeline(s *Session) []timed {
 
 // kind is an event's kind in lower case.
 func kind(e *Event) string {
-	if isLabel(e.Kind) {
-		return e.Kind
+	if isLabel(e.Type) {
+		return e.Type
 	}
-	return strings.ToLower(strings.TrimSpace(e.Kind))
+	return strings.ToLower(strings.TrimSpace(e.Type))
 }

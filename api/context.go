@@ -106,7 +106,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		if forgotten(detail, c.CreatedAt, c.Field) {
 			continue // a cue is one statement: one that named it goes whole
 		}
-		in.Cues = append(in.Cues, extract.PackCue{Kind: c.Kind, Field: c.Field, Detail: detail, At: c.CreatedAt})
+		in.Cues = append(in.Cues, extract.PackCue{Type: c.Type, Field: c.Field, Detail: detail, At: c.CreatedAt})
 	}
 	mems, err := st.ListMemories(ctx, userID, store.MemoryFilter{})
 	if err != nil {
@@ -130,7 +130,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		if data == nil || forgotten(data, r.StatedAt, r.Key) {
 			continue
 		}
-		in.Records = append(in.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
+		in.Records = append(in.Records, extract.Record{Type: r.Type, Key: r.Key, Data: data})
 	}
 	if rs, err := st.LatestRollingSummary(ctx, userID); err == nil {
 		if doc := skip.object("rolling summary", rs.Summary); forgotten(doc, rs.UpdatedAt, "") {

@@ -106,13 +106,13 @@ func TestForgetReachesRecordsCuesAndOldVersions(t *testing.T) {
 					StatedAt: m.StatedAt, CreatedAt: m.CreatedAt}))
 			}
 			record := func(kind, key, data string) {
-				must(st.UpsertRecord(ctx, store.Record{UserID: "u-1", App: "mona", Kind: kind, Key: key, Data: json.RawMessage(data), UpdatedAt: at(3)}))
+				must(st.UpsertRecord(ctx, store.Record{UserID: "u-1", App: "mona", Type: kind, Key: key, Data: json.RawMessage(data), UpdatedAt: at(3)}))
 			}
 			record("preference", "likes:bazzlefizz", `{"polarity":"like"}`)
 			record("learning", "geography", `{"places":["Oslo","Plonkton"]}`) // the old address
 			record("learning", "colors", `{"favorite":"teal"}`)
 			cue := func(id, field, detail string) {
-				must(st.InsertCue(ctx, store.Cue{ID: id, UserID: "u-1", App: "mona", Kind: "change", Field: field, Detail: json.RawMessage(detail),
+				must(st.InsertCue(ctx, store.Cue{ID: id, UserID: "u-1", App: "mona", Type: "change", Field: field, Detail: json.RawMessage(detail),
 					SessionID: "s-" + id, CreatedAt: at(3)}))
 			}
 			cue("c-1", "lives_in", `{"actor":"user"}`)

@@ -354,7 +354,7 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, rec := range recs {
-		v.Records = append(v.Records, recordView{Kind: rec.Kind, Key: rec.Key, Data: rec.Data})
+		v.Records = append(v.Records, recordView{Kind: rec.Type, Key: rec.Key, Data: rec.Data})
 	}
 	if rs, err := h.Store.GetRollingSummary(ctx, id); err == nil {
 		v.RollingSummary = &rollingView{Summary: rs.Summary, MessagesCovered: rs.MessagesCovered, UpdatedAt: rs.UpdatedAt}
@@ -369,7 +369,7 @@ func (h *handlers) getSession(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Risks = []riskView{}
 	for _, c := range cues {
-		if c.Kind != memory.CueRisk {
+		if c.Type != memory.CueRisk {
 			continue
 		}
 		var rv riskView

@@ -570,7 +570,7 @@ func (h *handlers) listCues(w http.ResponseWriter, r *http.Request) {
 	out := make([]cueView, 0, len(cues))
 	for i := len(cues) - 1; i >= 0; i-- {
 		c := cues[i]
-		v := cueView{ID: c.ID, Kind: c.Kind, Field: c.Field, Detail: c.Detail, CreatedAt: c.CreatedAt, ResolvedAt: c.ResolvedAt}
+		v := cueView{ID: c.ID, Kind: c.Type, Field: c.Field, Detail: c.Detail, CreatedAt: c.CreatedAt, ResolvedAt: c.ResolvedAt}
 		if version, ok := memory.EditVersion(u.ID, c.SessionID); ok {
 			v.ProfileVersion = version
 		} else {

@@ -64,7 +64,7 @@ func pageUsers(p store.SessionPage, app string, skip func(userID, reason string)
 			continue
 		}
 		s := &users[at[0]].Sessions[at[1]]
-		s.Events = append(s.Events, aggregate.Event{Kind: e.Kind, At: e.At, Data: data})
+		s.Events = append(s.Events, aggregate.Event{Type: e.Type, At: e.At, Data: data})
 	}
 	out := users[:0]
 	for i, u := range users {

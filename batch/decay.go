@@ -69,7 +69,7 @@ func runDecay(rules []decay.Rule) func(ctx context.Context, env Env, p schedule.
 	}
 }
 
-// DecayRecords pages through app's records of one record kind and applies
+// DecayRecords pages through app's records of one record type and applies
 // fn to each, writing what changed (next) or deleting (remove): one bounded
 // transaction per page of env.Rows, the page's records locked while it
 // runs. A record that does not decode or whose judgement panics is
@@ -82,7 +82,7 @@ func DecayRecords(ctx context.Context, env Env, app, kind string, now time.Time,
 	for {
 		var n int
 		err := env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			page, err := tx.PageRecords(ctx, store.RecordPage{App: app, Kind: kind, AfterUser: afterUser, AfterKey: afterKey, Limit: limit})
+			page, err := tx.PageRecords(ctx, store.RecordPage{App: app, Type: kind, AfterUser: afterUser, AfterKey: afterKey, Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -103,14 +103,14 @@ func DecayRecords(ctx context.Context, env Env, app, kind string, now time.Time,
 				}
 				switch {
 				case remove:
-					err = tx.DeleteRecord(ctx, store.RecordKey{UserID: r.UserID, Kind: r.Kind, Key: r.Key})
+					err = tx.DeleteRecord(ctx, store.RecordKey{UserID: r.UserID, Type: r.Type, Key: r.Key})
 				case changed:
 					data, merr := json.Marshal(next.Data)
 					if merr != nil {
 						Skipped(ctx, r.UserID, SkipResult)
 						continue
 					}
-					err = tx.UpsertRecord(ctx, store.Record{UserID: r.UserID, App: r.App, Kind: r.Kind, Key: r.Key,
+					err = tx.UpsertRecord(ctx, store.Record{UserID: r.UserID, App: r.App, Type: r.Type, Key: r.Key,
 						Data: data, SessionID: r.SessionID, UpdatedAt: now})
 				default:
 					continue
@@ -136,5 +136,5 @@ func DecayRecords(ctx context.Context, env Env, app, kind string, now time.Time,
 func DecodeRecord(r store.Record) (extract.Record, error) {
 	var data map[string]any
 	err := json.Unmarshal(r.Data, &data)
-	return extract.Record{Kind: r.Kind, Key: r.Key, Data: data}, err
+	return extract.Record{Type: r.Type, Key: r.Key, Data: data}, err
 }

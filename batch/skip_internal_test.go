@@ -23,8 +23,8 @@ func FuzzPageUsers(f *testing.F) {
 			Users: []store.PageUser{{ID: "a"}, {ID: "b"}},
 			Sessions: []store.PageSession{{ID: "sa", UserID: "a", StartedAt: at, EndedAt: at},
 				{ID: "sb", UserID: "b", StartedAt: at, EndedAt: at, Summary: json.RawMessage(`{"urge_intensity":5}`)}},
-			Events: []store.Event{{SessionID: "sa", Kind: "urge", At: at, Data: json.RawMessage(`{"intensity":3}`)},
-				{SessionID: "sb", Kind: "urge", At: at, Data: json.RawMessage(`{"intensity":6}`)}},
+			Events: []store.Event{{SessionID: "sa", Type: "urge", At: at, Data: json.RawMessage(`{"intensity":3}`)},
+				{SessionID: "sb", Type: "urge", At: at, Data: json.RawMessage(`{"intensity":6}`)}},
 			Last: "b",
 		}
 		switch where % 3 {

@@ -169,7 +169,7 @@ func TestEmotionalUnchanged(t *testing.T) {
 		{"recent is not a list", func() extract.Record { r := emotional(); r.Data["recent"] = "gone"; return r }()},
 		{"a learning record", learning(4, 400*day)},
 		{"a preference", preference("likes:dinosaurs", ts(now), ts(now))},
-		{"no data", extract.Record{Kind: lara.LaraEmotional, Key: lara.LaraCounts}},
+		{"no data", extract.Record{Type: lara.LaraEmotional, Key: lara.LaraCounts}},
 	}
 	for _, tt := range tests {
 		out, changed := emotionalDecay(tt.rec, now, decay.DefaultPolicy())
@@ -236,12 +236,12 @@ func TestEmotionalThenRules(t *testing.T) {
 	mood, _ := json.Marshal(map[string]any{"state": "frustrated"})
 	s := extract.Session{
 		ID: "s-42", UserID: user, App: "lara", StartedAt: later.Add(-20 * time.Minute), EndedAt: later,
-		Events:  []extract.Event{{Kind: "mood", At: later.Add(-time.Minute), Data: mood}},
+		Events:  []extract.Event{{Type: "mood", At: later.Add(-time.Minute), Data: mood}},
 		History: extract.History{Records: []extract.Record{deepCopy(t, normalised)}},
 	}
 	res := extract.Rules(apps["lara"], s, later)
 	for _, r := range res.Records {
-		if r.Kind == lara.LaraEmotional {
+		if r.Type == lara.LaraEmotional {
 			if got := number(r.Data["frustration_count"]); got != 3 {
 				t.Fatalf("frustration_count after the next session = %v, want 2 + 1", got)
 			}

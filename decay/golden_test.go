@@ -37,8 +37,8 @@ func TestGolden(t *testing.T) {
 	var got []result
 	p := decay.DefaultPolicy()
 	for _, r := range records {
-		res := result{Kind: r.Kind, Key: r.Key}
-		switch r.Kind {
+		res := result{Kind: r.Type, Key: r.Key}
+		switch r.Type {
 		case lara.LaraLearning:
 			out, changed := masteryDecay(r, now, p)
 			res.Changed = changed

@@ -28,7 +28,7 @@ func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // idle before now.
 func learning(level int, idle time.Duration) extract.Record {
 	practiced := now.Add(-idle)
-	return extract.Record{Kind: lara.LaraLearning, Key: "counting", Data: map[string]any{
+	return extract.Record{Type: lara.LaraLearning, Key: "counting", Data: map[string]any{
 		"user_id":             user,
 		"last_session_id":     session,
 		"updated_at":          ts(practiced),
@@ -58,7 +58,7 @@ func emotional(recent ...map[string]any) extract.Record {
 	for i, e := range recent {
 		list[i] = e
 	}
-	return extract.Record{Kind: lara.LaraEmotional, Key: lara.LaraCounts, Data: map[string]any{
+	return extract.Record{Type: lara.LaraEmotional, Key: lara.LaraCounts, Data: map[string]any{
 		"user_id":              user,
 		"last_session_id":      session,
 		"updated_at":           ts(now.Add(-2 * day)),
@@ -82,7 +82,7 @@ func preference(key string, firstSeen, lastSeen any) extract.Record {
 	if lastSeen != nil {
 		d["last_seen"] = lastSeen
 	}
-	return extract.Record{Kind: lara.LaraPreference, Key: key, Data: d}
+	return extract.Record{Type: lara.LaraPreference, Key: key, Data: d}
 }
 
 // deepCopy copies a record through JSON, the way the store hands it back.

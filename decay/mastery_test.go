@@ -111,7 +111,7 @@ func TestMasteryUnreadable(t *testing.T) {
 		{"no last_practiced", edit(func(d map[string]any) { delete(d, "last_practiced") })},
 		{"an emotional record", emotional(entry("s-1", day, 1, 0, 0, 0))},
 		{"a delete", func() extract.Record { r := learning(5, 400*day); r.Delete = true; return r }()},
-		{"no data", extract.Record{Kind: lara.LaraLearning, Key: "counting"}},
+		{"no data", extract.Record{Type: lara.LaraLearning, Key: "counting"}},
 	}
 	for _, tt := range tests {
 		if out, changed := masteryDecay(tt.rec, now, decay.DefaultPolicy()); changed || !reflect.DeepEqual(out, tt.rec) {
@@ -253,7 +253,7 @@ func TestMasteryThenRules(t *testing.T) {
 	var events []extract.Event
 	for range lara.LaraMasteryStreak {
 		b, _ := json.Marshal(map[string]any{"concept": "counting", "difficulty": 7, "success": true})
-		events = append(events, extract.Event{Kind: "attempt", At: later.Add(-time.Minute), Data: b})
+		events = append(events, extract.Event{Type: "attempt", At: later.Add(-time.Minute), Data: b})
 	}
 	s := extract.Session{
 		ID: "s-42", UserID: user, App: "lara", StartedAt: later.Add(-20 * time.Minute), EndedAt: later,
@@ -261,7 +261,7 @@ func TestMasteryThenRules(t *testing.T) {
 	}
 	res := extract.Rules(apps["lara"], s, later)
 	for _, r := range res.Records {
-		if r.Kind == lara.LaraLearning {
+		if r.Type == lara.LaraLearning {
 			if number(r.Data["mastery_level"]) != 5 {
 				t.Fatalf("mastery_level after practice = %v, want 4 + 1", r.Data["mastery_level"])
 			}

@@ -2,7 +2,7 @@ package decay
 
 import "time"
 
-// The record vocabulary of the decays: the record kinds they are for, the
+// The record vocabulary of the decays: the record types they are for, the
 // mood states of an emotional record and the bounds they keep. A kind whose
 // records these functions decay names its records with these constants, so
 // that each is defined once, here.

@@ -19,7 +19,7 @@ const (
 type Rule struct {
 	// Batch is the batch that runs the rule (BatchEmotional, …).
 	Batch string
-	// Record is the kind of record the rule reads; the batch pages through
+	// Record is the type of record the rule reads; the batch pages through
 	// the records of that kind only.
 	Record string
 	// Apply judges one record at now under p: the record to write when

@@ -114,7 +114,7 @@ func TestRulesCorrectionsSupersede(t *testing.T) {
 	later := say("s-2", rulesNow, "Actually I moved to Denver last month. I don't eat meat anymore. actually i like spelling now")
 	superseded := map[string]string{}
 	for _, op := range extract.Plan(stored, later, "s-2", rulesApp().Policy, rulesNow) {
-		if op.Kind == extract.OpSupersede {
+		if op.Action == extract.OpSupersede {
 			superseded[op.Target] = op.Memory.Key + "=" + op.Memory.Value
 		}
 	}

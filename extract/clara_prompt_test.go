@@ -31,7 +31,7 @@ func TestClaraConcernsNeverEnterThePrompt(t *testing.T) {
 		},
 		History: extract.History{
 			Summaries: []extract.PastSummary{{SessionID: "s-0", At: at.Add(-23 * time.Hour), Data: earlier.SessionSummary}},
-			Records:   []extract.Record{{Kind: "concern", Key: "s-0", Data: map[string]any{"concerns": earlier.SessionSummary["concerns"]}}},
+			Records:   []extract.Record{{Type: "concern", Key: "s-0", Data: map[string]any{"concerns": earlier.SessionSummary["concerns"]}}},
 		}}
 	b := setupLLM(t)
 	b.server.Push(llmtest.Valid(`{"session_summary":{"summary":"She asked what day it was.","key_topics":["time_confusion"],"emotional_arc":"","notable_anchors":[]},"risks":[]}`))

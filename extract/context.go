@@ -48,7 +48,7 @@ type PackInput struct {
 
 // PackCue is an unresolved cue (see Cue) and when it was raised.
 type PackCue struct {
-	Kind   string
+	Type   string
 	Field  string
 	Detail map[string]any
 	At     time.Time

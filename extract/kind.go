@@ -172,7 +172,7 @@ func DeriverOf(k Kind) ProfileDeriver {
 
 // Fold is how a kind's records fold over the user's sessions (Kind.Fold).
 type Fold struct {
-	// Restated is the kind of record a session states rather than adds to
+	// Restated is the type of record a session states rather than adds to
 	// (a preference): when the sessions are folded again, the earlier
 	// sessions' records of this kind come from what their summaries said,
 	// or stay as stored when a summary predates that.

@@ -160,7 +160,7 @@ func promptData(s Session, msgs []Message, events []Event, part, parts int, earl
 		d.Messages[i] = promptTurn(m)
 	}
 	for i, e := range events {
-		d.Events[i] = prompts.EventNote{Kind: e.Kind, At: e.At.In(loc), MessageID: e.MessageID, Data: e.Data}
+		d.Events[i] = prompts.EventNote{Type: e.Type, At: e.At.In(loc), MessageID: e.MessageID, Data: e.Data}
 	}
 	return d
 }

@@ -52,16 +52,16 @@ type Stored struct {
 	StatedAt time.Time
 }
 
-// OpKind is what Plan decides for one candidate.
-type OpKind string
+// OpAction is what Plan decides for one candidate.
+type OpAction string
 
 // The decisions of Plan.
 const (
-	OpInsert    OpKind = "insert"    // a new key: store Memory
-	OpBump      OpKind = "bump"      // the same fact again: update Target with Memory's importance, confidence and expiry
-	OpSupersede OpKind = "supersede" // a changed or contradicted fact: deprecate Target, store Memory linked to it
-	OpOlder     OpKind = "older"     // a statement older than Target, which replaced it: store Memory as history, already replaced by Target
-	OpSkip      OpKind = "skip"      // store nothing
+	OpInsert    OpAction = "insert"    // a new key: store Memory
+	OpBump      OpAction = "bump"      // the same fact again: update Target with Memory's importance, confidence and expiry
+	OpSupersede OpAction = "supersede" // a changed or contradicted fact: deprecate Target, store Memory linked to it
+	OpOlder     OpAction = "older"     // a statement older than Target, which replaced it: store Memory as history, already replaced by Target
+	OpSkip      OpAction = "skip"      // store nothing
 )
 
 // Op is one write the merge policy allows, or one it refuses.
@@ -70,8 +70,8 @@ const (
 // (supersede); low_confidence, already_applied, duplicate, overridden,
 // invalid_key, empty_value, too_long, sensitive:<kind> (skip).
 type Op struct {
-	Kind   OpKind `json:"kind"`
-	Memory Memory `json:"memory"`
+	Action OpAction `json:"kind"`
+	Memory Memory   `json:"memory"`
 	// Target is the ID of the stored memory bumped or superseded.
 	Target string `json:"target,omitempty"`
 	Reason string `json:"reason"`
@@ -132,7 +132,7 @@ func Plan(stored []Stored, candidates []Memory, sessionID string, p prompts.Poli
 	}
 	ops := make([]planned, 0, len(candidates))
 	skip := func(i int, m Memory, reason string) {
-		ops = append(ops, planned{Op{Kind: OpSkip, Memory: m, Reason: reason}, i})
+		ops = append(ops, planned{Op{Action: OpSkip, Memory: m, Reason: reason}, i})
 	}
 
 	cands := make([]Memory, len(candidates))
@@ -195,7 +195,7 @@ func decide(stored []Stored, c Memory, sessionID string, p prompts.Policy, now t
 	norm := normValue(c.Value)
 	for _, s := range stored {
 		if s.Key == c.Key && normValue(s.Value) == norm && appliedBy(s, sessionID, c.SourceMessageID) {
-			return Op{Kind: OpSkip, Memory: c, Target: s.ID, Reason: "already_applied"}
+			return Op{Action: OpSkip, Memory: c, Target: s.ID, Reason: "already_applied"}
 		}
 	}
 	if c.StatedAt.IsZero() {
@@ -236,7 +236,7 @@ func decide(stored []Stored, c Memory, sessionID string, p prompts.Policy, now t
 		}
 		return op
 	case next != nil:
-		op := Op{Kind: OpOlder, Memory: c, Target: next.ID, Reason: "older"}
+		op := Op{Action: OpOlder, Memory: c, Target: next.ID, Reason: "older"}
 		if prev != nil {
 			op.Prev = prev.ID
 		}
@@ -246,9 +246,9 @@ func decide(stored []Stored, c Memory, sessionID string, p prompts.Policy, now t
 		if prev.Key != c.Key {
 			reason = "contradiction"
 		}
-		return Op{Kind: OpSupersede, Memory: c, Target: prev.ID, Reason: reason}
+		return Op{Action: OpSupersede, Memory: c, Target: prev.ID, Reason: reason}
 	}
-	return Op{Kind: OpInsert, Memory: c, Reason: "new"}
+	return Op{Action: OpInsert, Memory: c, Reason: "new"}
 }
 
 // point is a statement's place in its key's timeline.
@@ -289,7 +289,7 @@ func bump(s Stored, c Memory, reason string) Op {
 	if m.ExpiresAt != nil && s.ExpiresAt != nil && s.ExpiresAt.After(*m.ExpiresAt) {
 		m.ExpiresAt = s.ExpiresAt
 	}
-	return Op{Kind: OpBump, Memory: m, Target: s.ID, Reason: cmp.Or(reason, "confirmed"), Confirmations: s.Confirmations + 1}
+	return Op{Action: OpBump, Memory: m, Target: s.ID, Reason: cmp.Or(reason, "confirmed"), Confirmations: s.Confirmations + 1}
 }
 
 func active(s Stored) bool { return s.Status == "" || s.Status == StatusActive }

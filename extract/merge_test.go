@@ -47,7 +47,7 @@ func stored(id, key, value string) extract.Stored {
 
 // opView is what a reader of the plan cares about.
 type opView struct {
-	Kind          extract.OpKind
+	Kind          extract.OpAction
 	Key, Value    string
 	Target        string
 	Reason        string
@@ -58,7 +58,7 @@ type opView struct {
 func views(ops []extract.Op) []opView {
 	out := []opView{}
 	for _, o := range ops {
-		out = append(out, opView{o.Kind, o.Memory.Key, o.Memory.Value, o.Target, o.Reason, o.Memory.Importance, o.Confirmations})
+		out = append(out, opView{o.Action, o.Memory.Key, o.Memory.Value, o.Target, o.Reason, o.Memory.Importance, o.Confirmations})
 	}
 	return out
 }
@@ -228,7 +228,7 @@ func TestPlanExpiry(t *testing.T) {
 	}
 	for _, op := range ops {
 		if w := want[op.Memory.Key]; !reflect.DeepEqual(op.Memory.ExpiresAt, w) {
-			t.Errorf("%s %s expires %v, want %v", op.Kind, op.Memory.Key, op.Memory.ExpiresAt, w)
+			t.Errorf("%s %s expires %v, want %v", op.Action, op.Memory.Key, op.Memory.ExpiresAt, w)
 		}
 	}
 
@@ -236,7 +236,7 @@ func TestPlanExpiry(t *testing.T) {
 	later := stored("2", "feeling", "tired")
 	later.ExpiresAt = new(mergeNow.Add(48 * time.Hour))
 	ops = extract.Plan([]extract.Stored{later}, []extract.Memory{fromLLM}, "s-new", mergePolicy, mergeNow)
-	if len(ops) != 1 || ops[0].Kind != extract.OpBump || !ops[0].Memory.ExpiresAt.Equal(*later.ExpiresAt) {
+	if len(ops) != 1 || ops[0].Action != extract.OpBump || !ops[0].Memory.ExpiresAt.Equal(*later.ExpiresAt) {
 		t.Errorf("bump of a longer-lived memory: %+v", ops)
 	}
 }
@@ -297,7 +297,7 @@ func (s *memStore) apply(t *testing.T, sessionID string, ops []extract.Op) {
 		})
 	}
 	for _, op := range ops {
-		switch op.Kind {
+		switch op.Action {
 		case extract.OpInsert:
 			insert(op.Memory)
 		case extract.OpSupersede:
@@ -338,9 +338,9 @@ func TestPlanRerunIsIdempotent(t *testing.T) {
 		{Key: "feeling", Value: "meh", Confidence: 0.2, Category: "feeling"}, // low confidence
 	}
 	first := extract.Plan(s.rows, cands, "s-9", mergePolicy, mergeNow)
-	kinds := map[extract.OpKind]int{}
+	kinds := map[extract.OpAction]int{}
 	for _, op := range first {
-		kinds[op.Kind]++
+		kinds[op.Action]++
 	}
 	if kinds[extract.OpBump] != 1 || kinds[extract.OpSupersede] != 2 || kinds[extract.OpInsert] != 1 || kinds[extract.OpSkip] != 2 {
 		t.Fatalf("first run %+v", views(first))
@@ -351,8 +351,8 @@ func TestPlanRerunIsIdempotent(t *testing.T) {
 	for run := range 2 {
 		again := extract.Plan(s.rows, cands, "s-9", mergePolicy, mergeNow)
 		for _, op := range again {
-			if op.Kind != extract.OpSkip {
-				t.Errorf("re-run %d plans %s %s (%s)", run, op.Kind, op.Memory.Key, op.Reason)
+			if op.Action != extract.OpSkip {
+				t.Errorf("re-run %d plans %s %s (%s)", run, op.Action, op.Memory.Key, op.Reason)
 			}
 		}
 		s.apply(t, "s-9", again)
@@ -419,18 +419,18 @@ func FuzzPlan(f *testing.F) {
 			t.Fatalf("%d ops for %d candidates: %+v", len(ops), len(cands), views(ops))
 		}
 		for _, op := range ops {
-			if op.Kind == extract.OpSkip {
+			if op.Action == extract.OpSkip {
 				continue
 			}
 			m := op.Memory
 			if !extract.ValidKey(m.Key) || !keyShape.MatchString(m.Key) {
-				t.Errorf("%s writes key %q", op.Kind, m.Key)
+				t.Errorf("%s writes key %q", op.Action, m.Key)
 			}
 			if _, bad := extract.Sensitive(m.Value); bad || m.Value == "" || len([]rune(m.Value)) > extract.MaxValueRunes {
-				t.Errorf("%s writes value %q", op.Kind, m.Value)
+				t.Errorf("%s writes value %q", op.Action, m.Value)
 			}
 			if m.Importance < 0 || m.Importance > 100 || m.Confidence < mergePolicy.MinConfidence || m.Confidence > 1 {
-				t.Errorf("%s writes importance %d, confidence %v", op.Kind, m.Importance, m.Confidence)
+				t.Errorf("%s writes importance %d, confidence %v", op.Action, m.Importance, m.Confidence)
 			}
 		}
 		if again := extract.Plan(s.rows, cands, "s-1", mergePolicy, mergeNow); !reflect.DeepEqual(again, ops) {
@@ -438,8 +438,8 @@ func FuzzPlan(f *testing.F) {
 		}
 		s.apply(t, "s-1", ops)
 		for _, op := range extract.Plan(s.rows, cands, "s-1", mergePolicy, mergeNow) {
-			if op.Kind != extract.OpSkip {
-				t.Errorf("re-run plans %s %q (%s)", op.Kind, op.Memory.Key, op.Reason)
+			if op.Action != extract.OpSkip {
+				t.Errorf("re-run plans %s %q (%s)", op.Action, op.Memory.Key, op.Reason)
 			}
 		}
 	})

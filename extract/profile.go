@@ -47,7 +47,7 @@ type UpcomingEvent struct {
 	Event string `json:"event"`
 }
 
-// Kinds of cue a kind's cue rules raise (Kind.Cues), as the views show
+// Types of cue a kind's cue rules raise (Kind.Cues), as the views show
 // them (docs/presets.md: cues).
 const (
 	CueRelapse           = "relapse"
@@ -65,7 +65,7 @@ const (
 // example the previous sponsor's name, for "I remember you mentioning …"),
 // never transcript text.
 type Cue struct {
-	Kind   string         `json:"kind"`
+	Type   string         `json:"kind"`
 	Field  string         `json:"field,omitempty"`
 	Detail map[string]any `json:"detail"`
 }

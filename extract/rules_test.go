@@ -968,7 +968,7 @@ func TestRulesNearDuplicatesFold(t *testing.T) {
 	llm := extract.Memory{Key: "likes:hiking_on_weekends", Value: "hiking on weekends", Category: "preference",
 		Importance: 75, Confidence: 0.85, StatedAt: rulesNow}
 	ops := extract.Plan(stored, []extract.Memory{llm}, "s-2", rulesApp().Policy, rulesNow)
-	if len(ops) != 1 || ops[0].Kind != extract.OpSupersede || ops[0].Target != "1" || ops[0].Memory.Key != "likes:hiking" {
+	if len(ops) != 1 || ops[0].Action != extract.OpSupersede || ops[0].Target != "1" || ops[0].Memory.Key != "likes:hiking" {
 		t.Errorf("ops %+v, want likes:hiking superseded by the fuller value", ops)
 	}
 }

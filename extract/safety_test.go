@@ -314,7 +314,7 @@ func TestScreenEveryKind(t *testing.T) {
 }
 
 func TestLaraGuardRefusesHarm(t *testing.T) {
-	rec := extract.Record{Kind: lara.LaraPreference, Key: "likes:being_hurt", Data: map[string]any{"value": "being hurt", "user_id": "u1"}}
+	rec := extract.Record{Type: lara.LaraPreference, Key: "likes:being_hurt", Data: map[string]any{"value": "being hurt", "user_id": "u1"}}
 	ok, dropped := lara.LaraGuard("u1", "s1", nil, []extract.Record{rec}, time.Now())
 	if len(ok) != 0 || !slices.Contains(dropped, extract.Dropped{Reason: extract.GuardRisk}) {
 		t.Errorf("ok %v dropped %v", ok, dropped)

@@ -90,7 +90,7 @@ func EncodeData[T any](v T, st AsStored) map[string]any {
 
 // NewRecord is a record of kind and key holding v.
 func NewRecord[T any](kind, key string, v T) Record {
-	return Record{Kind: kind, Key: key, Data: EncodeData(v, AsStored{})}
+	return Record{Type: kind, Key: key, Data: EncodeData(v, AsStored{})}
 }
 
 // dataOf is v as a JSON object decoded into maps, nil when v is none.

@@ -58,7 +58,7 @@ func TestDecodeEncodeData(t *testing.T) {
 	}
 	// A new record holds the value's fields only.
 	r := extract.NewRecord("probe", "k", typedProbe{Count: 1})
-	if r.Kind != "probe" || r.Key != "k" || jsonText(t, r.Data) != `{"count":1,"inner":{"n":0},"list":null,"name":"","nullish":null,"rate":0}` {
+	if r.Type != "probe" || r.Key != "k" || jsonText(t, r.Data) != `{"count":1,"inner":{"n":0},"list":null,"name":"","nullish":null,"rate":0}` {
 		t.Fatalf("NewRecord = %+v %s", r, jsonText(t, r.Data))
 	}
 	if d := extract.DecodeJSON[typedProbe]([]byte(`{"count":"6","rate":"x"}`)); d.Count != 6 || d.Rate != 0 {

@@ -38,7 +38,7 @@ type Message struct {
 // Event is a structured event sent by the chat service beside the transcript
 // (emotion, question, narrative, escalation, attempt, mood, reinforcement, urge, …).
 type Event struct {
-	Kind      string          `json:"kind"`
+	Type      string          `json:"kind"`
 	At        time.Time       `json:"at"`
 	MessageID string          `json:"message_id,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
@@ -87,7 +87,7 @@ type PastSummary struct {
 // kind and key within one user and app; writing it replaces the earlier
 // version. Records never carry transcript text.
 type Record struct {
-	Kind string         `json:"kind"`
+	Type string         `json:"kind"`
 	Key  string         `json:"key"`
 	Data map[string]any `json:"data"`
 	// Delete removes the record instead of writing it (a preference unused

@@ -104,8 +104,8 @@ func ValidID(s string) bool {
 	return true
 }
 
-// validKind reports whether s may name an event kind: [a-z][a-z0-9_]{0,63}.
-func validKind(s string) bool {
+// validEventType reports whether s may name an event type: [a-z][a-z0-9_]{0,63}.
+func validEventType(s string) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
 	}
@@ -216,7 +216,7 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	events := apps[req.App].EventSchema()
 	for i, e := range req.Events {
 		f := item{"events", i}
-		if !validKind(e.Kind) {
+		if !validEventType(e.Type) {
 			return invalid(f.dot("kind"), "must be a lower-case name such as emotion or urge")
 		}
 		if r := timeProblem(e.At, now, true); r != "" {
@@ -270,7 +270,7 @@ func timeProblem(t, now time.Time, required bool) string {
 	return ""
 }
 
-// checkEvent checks an event against the event kinds and fields its app
+// checkEvent checks an event against the event types and fields its app
 // declares (events.schema.json).
 func checkEvent(f item, s *prompts.EventSchema, e extract.Event) error {
 	var data any
@@ -281,12 +281,12 @@ func checkEvent(f item, s *prompts.EventSchema, e extract.Event) error {
 			return invalid(f.dot("data"), "must be a JSON object")
 		}
 	}
-	err := s.Validate(e.Kind, data)
+	err := s.Validate(e.Type, data)
 	var ee *prompts.EventError
 	if err == nil || !errors.As(err, &ee) {
 		return err
 	}
-	if ee.UnknownKind {
+	if ee.UnknownType {
 		return invalid(f.dot("kind"), "%s", ee.Reason)
 	}
 	path := f.dot("data")
@@ -531,7 +531,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 		if len(data) == 0 || string(bytes.TrimSpace(data)) == "null" {
 			data = json.RawMessage(`{}`)
 		}
-		events[i] = store.Event{SessionID: sessionID, Seq: i, UserID: req.UserID, Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: data}
+		events[i] = store.Event{SessionID: sessionID, Seq: i, UserID: req.UserID, Type: e.Type, At: e.At, MessageID: e.MessageID, Data: data}
 	}
 	if len(events) > 0 {
 		if err := tx.InsertEvents(ctx, events); err != nil {

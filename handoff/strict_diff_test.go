@@ -285,7 +285,7 @@ func TestByteLoopsMatchTheirPatterns(t *testing.T) {
 		if got, want := ValidID(s), len(s) <= MaxIDLength && id.MatchString(s); got != want {
 			t.Fatalf("ValidID(%q) = %v; the pattern says %v", s, got, want)
 		}
-		if got, want := validKind(s), kind.MatchString(s); got != want {
+		if got, want := validEventType(s), kind.MatchString(s); got != want {
 			t.Fatalf("validKind(%q) = %v; the pattern says %v", s, got, want)
 		}
 		if got, want := plainName(s), name.MatchString(s); got != want {

@@ -251,7 +251,7 @@ func TestLaraDecayBatches(t *testing.T) {
 				t.Helper()
 				data["user_id"] = "kid-1"
 				raw, _ := json.Marshal(data)
-				if err := x.st.UpsertRecord(ctx, store.Record{UserID: "kid-1", App: "lara", Kind: kind, Key: key, Data: raw, UpdatedAt: now.AddDate(0, -8, 0)}); err != nil {
+				if err := x.st.UpsertRecord(ctx, store.Record{UserID: "kid-1", App: "lara", Type: kind, Key: key, Data: raw, UpdatedAt: now.AddDate(0, -8, 0)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -270,7 +270,7 @@ func TestLaraDecayBatches(t *testing.T) {
 				for _, r := range recs {
 					var d map[string]any
 					_ = json.Unmarshal(r.Data, &d)
-					out[r.Kind+"/"+r.Key] = d
+					out[r.Type+"/"+r.Key] = d
 				}
 				return out
 			}
@@ -321,7 +321,7 @@ func elderSession(user string, end time.Time, outcome string) handoff.Request {
 	start := end.Add(-30 * time.Minute)
 	return handoff.Request{UserID: user, App: "eldertree", StartedAt: start, EndedAt: end, Timezone: "UTC",
 		Messages: []extract.Message{{ID: "m1", Role: "user", Content: "Hard evening.", At: start}},
-		Events: []extract.Event{{Kind: "urge", At: start,
+		Events: []extract.Event{{Type: "urge", At: start,
 			Data: json.RawMessage(`{"intensity":6,"trigger":"loneliness","strategy":"called_sponsor","outcome":"` + outcome + `"}`)}}}
 }
 
@@ -330,7 +330,7 @@ func claraSession(user string, end time.Time) handoff.Request {
 	start := end.Add(-time.Hour)
 	return handoff.Request{UserID: user, App: "clara", StartedAt: start, EndedAt: end, Timezone: "UTC",
 		Messages: []extract.Message{{ID: "m1", Role: "user", Content: "Where am I?", At: start}},
-		Events:   []extract.Event{{Kind: "emotion", At: start, Data: json.RawMessage(`{"emotion":"anxious","distress_score":0.8}`)}}}
+		Events:   []extract.Event{{Type: "emotion", At: start, Data: json.RawMessage(`{"emotion":"anxious","distress_score":0.8}`)}}}
 }
 
 // tickAndWait ticks the scheduler, waits for every batch job it enqueued

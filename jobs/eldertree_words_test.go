@@ -46,7 +46,7 @@ func TestElderTreeWordsReachProfileAndCues(t *testing.T) {
 				t.Fatal(err)
 			}
 			tomorrow := t0.AddDate(0, 0, 1).Format(time.DateOnly)
-			if len(cues) != 1 || cues[0].Kind != extract.CueRiskyEvent || cues[0].Field != tomorrow {
+			if len(cues) != 1 || cues[0].Type != extract.CueRiskyEvent || cues[0].Field != tomorrow {
 				t.Fatalf("cues %+v; want one risky_event for %s", cues, tomorrow)
 			}
 
@@ -56,7 +56,7 @@ func TestElderTreeWordsReachProfileAndCues(t *testing.T) {
 			}
 			relapse := false
 			for _, c := range cues {
-				relapse = relapse || c.Kind == extract.CueRelapse
+				relapse = relapse || c.Type == extract.CueRelapse
 			}
 			if !relapse {
 				t.Fatalf("cues %+v; want a relapse cue after the reset", cues)

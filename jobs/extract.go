@@ -181,7 +181,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	in := extract.Session{ID: id, UserID: sess.UserID, App: sess.App, StartedAt: sess.StartedAt, EndedAt: sess.EndedAt,
 		Timezone: sess.Timezone, Messages: msgs, Events: make([]extract.Event, len(events))}
 	for i, e := range events {
-		in.Events[i] = extract.Event{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data}
+		in.Events[i] = extract.Event{Type: e.Type, At: e.At, MessageID: e.MessageID, Data: e.Data}
 	}
 	if needsHistory(app) {
 		if in.History, err = loadHistory(ctx, d.Store, sess.UserID, id); err != nil {
@@ -324,9 +324,9 @@ func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string)
 	for _, r := range recs {
 		var data map[string]any
 		if err := json.Unmarshal(r.Data, &data); err != nil {
-			return h, fmt.Errorf("decode record %s/%s: %w", r.Kind, r.Key, err)
+			return h, fmt.Errorf("decode record %s/%s: %w", r.Type, r.Key, err)
 		}
-		h.Records = append(h.Records, extract.Record{Kind: r.Kind, Key: r.Key, Data: data})
+		h.Records = append(h.Records, extract.Record{Type: r.Type, Key: r.Key, Data: data})
 	}
 	sums, err := q.ListSummaries(ctx, userID, 20)
 	if err != nil {
@@ -358,16 +358,16 @@ func loadHistory(ctx context.Context, q store.Querier, userID, sessionID string)
 func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []extract.Record, stated, now time.Time) error {
 	for _, r := range recs {
 		if r.Delete {
-			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: sess.UserID, Kind: r.Kind, Key: r.Key}); err != nil {
+			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: sess.UserID, Type: r.Type, Key: r.Key}); err != nil {
 				return err
 			}
 			continue
 		}
 		data, err := json.Marshal(r.Data)
 		if err != nil {
-			return fmt.Errorf("encode record %s/%s: %w", r.Kind, r.Key, err)
+			return fmt.Errorf("encode record %s/%s: %w", r.Type, r.Key, err)
 		}
-		if err := tx.UpsertRecord(ctx, store.Record{UserID: sess.UserID, App: sess.App, Kind: r.Kind, Key: r.Key,
+		if err := tx.UpsertRecord(ctx, store.Record{UserID: sess.UserID, App: sess.App, Type: r.Type, Key: r.Key,
 			Data: data, SessionID: sess.ID, UpdatedAt: now, StatedAt: stated}); err != nil {
 			return err
 		}
@@ -586,12 +586,12 @@ func applyMemories(ctx context.Context, tx store.Tx, sess store.Session, app *pr
 	var subjects []string
 	for _, op := range extract.Plan(stored, cands, sess.ID, app.Policy, now) {
 		switch {
-		case op.Kind != extract.OpSkip || op.Reason == "already_applied":
+		case op.Action != extract.OpSkip || op.Reason == "already_applied":
 			kept = append(kept, op.Memory)
 		case op.Reason != "duplicate":
 			gone = append(gone, extract.Mention{Key: op.Memory.Key, Value: op.Memory.Value})
 		}
-		if op.Kind == extract.OpSkip {
+		if op.Action == extract.OpSkip {
 			continue
 		}
 		c := op.Said

@@ -402,7 +402,7 @@ func TestRulesExtraction(t *testing.T) {
 
 			t0 := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
 			urge := func(at time.Duration, data string) extract.Event {
-				return extract.Event{Kind: "urge", At: t0.Add(at), Data: json.RawMessage(data)}
+				return extract.Event{Type: "urge", At: t0.Add(at), Data: json.RawMessage(data)}
 			}
 			x.waitJob(t, x.closeSession(t, "e-1", handoff.Request{UserID: "eu-1", App: "eldertree", StartedAt: t0, EndedAt: t0.Add(30 * time.Minute),
 				Messages: []extract.Message{{ID: "m1", Role: "user", Content: "Rough night.", At: t0.Add(time.Minute)}},

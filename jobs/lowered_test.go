@@ -90,7 +90,7 @@ func TestRiskLoweringIsStoredAndCounted(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range cues {
-				if c.Kind == memory.CueRisk {
+				if c.Type == memory.CueRisk {
 					t.Fatalf("risk cue %+v recorded for a lowered finding", c)
 				}
 			}

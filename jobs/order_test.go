@@ -149,7 +149,7 @@ func (b *extractBundle) stateOf(t *testing.T, user string) userState {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		s.records = append(s.records, r.Kind+"/"+r.Key+" "+anon.Replace(string(r.Data))+" stated "+r.StatedAt.Format(time.RFC3339))
+		s.records = append(s.records, r.Type+"/"+r.Key+" "+anon.Replace(string(r.Data))+" stated "+r.StatedAt.Format(time.RFC3339))
 	}
 	return s
 }
@@ -213,7 +213,7 @@ func randomSessions(app string, rng *rand.Rand, t0 time.Time, n int) []handoff.R
 
 func event(kind string, at time.Time, data map[string]any) extract.Event {
 	raw, _ := json.Marshal(data)
-	return extract.Event{Kind: kind, At: at, Data: raw}
+	return extract.Event{Type: kind, At: at, Data: raw}
 }
 
 var (
@@ -289,7 +289,7 @@ func TestRecurringTriggerCountsSessionsByWhenTheyHappened(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, c := range cues {
-					if c.Kind == extract.CueRecurringTrigger {
+					if c.Type == extract.CueRecurringTrigger {
 						return true
 					}
 				}

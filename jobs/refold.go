@@ -74,7 +74,7 @@ func recordsAreLater(ctx context.Context, tx store.Tx, app *prompts.App, sess st
 // A summary written before summaries kept it leaves the preference records
 // as they are, and only sess may change them.
 func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess store.Session, in extract.Session, now time.Time) error {
-	var restated string // the record kind each session restates (extract.Fold)
+	var restated string // the record type each session restates (extract.Fold)
 	if f := extract.KindOfApp(app).Fold(); f != nil {
 		restated = f.Restated
 	}
@@ -122,14 +122,14 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 		if !legacy {
 			break
 		}
-		if r.App != sess.App || r.Kind != restated {
+		if r.App != sess.App || r.Type != restated {
 			continue
 		}
 		var data map[string]any
 		if err := json.Unmarshal(r.Data, &data); err != nil {
-			return fmt.Errorf("decode record %s/%s: %w", r.Kind, r.Key, err)
+			return fmt.Errorf("decode record %s/%s: %w", r.Type, r.Key, err)
 		}
-		prefs[ref{r.Kind, r.Key}] = folded{extract.Record{Kind: r.Kind, Key: r.Key, Data: data}, r.SessionID, r.StatedAt}
+		prefs[ref{r.Type, r.Key}] = folded{extract.Record{Type: r.Type, Key: r.Key, Data: data}, r.SessionID, r.StatedAt}
 	}
 	for _, s := range order {
 		if skip[s.ID] {
@@ -144,7 +144,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 			x = extract.Session{ID: s.ID, UserID: s.UserID, App: s.App, StartedAt: s.StartedAt, EndedAt: s.EndedAt,
 				Timezone: s.Timezone, Events: make([]extract.Event, len(events)), Said: said[s.ID]}
 			for i, e := range events {
-				x.Events[i] = extract.Event{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data}
+				x.Events[i] = extract.Event{Type: e.Type, At: e.At, MessageID: e.MessageID, Data: e.Data}
 			}
 		}
 		x.History = extract.History{}
@@ -157,25 +157,25 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 			}
 		}
 		slices.SortFunc(x.History.Records, func(a, b extract.Record) int {
-			return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Key, b.Key))
+			return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.Key, b.Key))
 		})
 		for _, r := range extract.Rules(app, x, rulesNow(app, x, now)).Records {
 			into := acc
-			if r.Kind == restated {
+			if r.Type == restated {
 				into = prefs
 			}
 			if r.Delete {
-				delete(into, ref{r.Kind, r.Key})
+				delete(into, ref{r.Type, r.Key})
 				continue
 			}
-			into[ref{r.Kind, r.Key}] = folded{r, s.ID, sessionTime(x)}
+			into[ref{r.Type, r.Key}] = folded{r, s.ID, sessionTime(x)}
 		}
 	}
 	maps.Copy(acc, prefs)
 
 	for _, r := range stored {
-		if _, keep := acc[ref{r.Kind, r.Key}]; !keep && r.App == sess.App {
-			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: sess.UserID, Kind: r.Kind, Key: r.Key}); err != nil {
+		if _, keep := acc[ref{r.Type, r.Key}]; !keep && r.App == sess.App {
+			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: sess.UserID, Type: r.Type, Key: r.Key}); err != nil {
 				return err
 			}
 		}
@@ -185,7 +185,7 @@ func refoldRecords(ctx context.Context, tx store.Tx, app *prompts.App, sess stor
 		if err != nil {
 			return fmt.Errorf("encode record %s/%s: %w", k.kind, k.key, err)
 		}
-		if err := tx.UpsertRecord(ctx, store.Record{UserID: sess.UserID, App: sess.App, Kind: k.kind, Key: k.key,
+		if err := tx.UpsertRecord(ctx, store.Record{UserID: sess.UserID, App: sess.App, Type: k.kind, Key: k.key,
 			Data: data, SessionID: f.session, UpdatedAt: now, StatedAt: f.at}); err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func (w *ResummarizeWorker) Work(ctx context.Context, job *river.Job[Resummarize
 	in := extract.Session{ID: sess.ID, UserID: sess.UserID, App: sess.App, StartedAt: sess.StartedAt, EndedAt: sess.EndedAt,
 		Timezone: sess.Timezone, Messages: msgs}
 	for _, e := range events {
-		in.Events = append(in.Events, extract.Event{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data})
+		in.Events = append(in.Events, extract.Event{Type: e.Type, At: e.At, MessageID: e.MessageID, Data: e.Data})
 	}
 	now := d.now()
 	res := extract.Rules(app, in, now)

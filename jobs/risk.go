@@ -78,7 +78,7 @@ func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, 
 		if err != nil {
 			return err
 		}
-		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Kind: memory.CueRisk, Field: r.MessageID,
+		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Type: memory.CueRisk, Field: r.MessageID,
 			Detail: detail, SessionID: sess.ID, CreatedAt: now}); err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ func storeSession(t *testing.T, st store.Store, app, user, id string, end time.T
 			if app == "clara" {
 				kind = "emotion"
 			}
-			evs = append(evs, store.Event{SessionID: id, Seq: i, UserID: user, Kind: kind, At: start, Data: json.RawMessage(data)})
+			evs = append(evs, store.Event{SessionID: id, Seq: i, UserID: user, Type: kind, At: start, Data: json.RawMessage(data)})
 		}
 		if len(evs) > 0 {
 			if err := tx.InsertEvents(ctx, evs); err != nil {
@@ -202,7 +202,7 @@ func TestPoisonedUserIsSkipped(t *testing.T) {
 			}
 			pref := func(user, data string) {
 				t.Helper()
-				if err := st.UpsertRecord(ctx, store.Record{UserID: user, App: "lara", Kind: lara.LaraPreference, Key: "dinosaurs",
+				if err := st.UpsertRecord(ctx, store.Record{UserID: user, App: "lara", Type: lara.LaraPreference, Key: "dinosaurs",
 					Data: json.RawMessage(data), UpdatedAt: old}); err != nil {
 					t.Fatal(err)
 				}

@@ -201,7 +201,7 @@ func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID
 			return a, err
 		}
 		for _, e := range events {
-			as.Events = append(as.Events, ArchiveEvent{Kind: e.Kind, At: e.At, MessageID: e.MessageID, Data: e.Data})
+			as.Events = append(as.Events, ArchiveEvent{Kind: e.Type, At: e.At, MessageID: e.MessageID, Data: e.Data})
 		}
 		msgs, err := transcript.Load(ctx, q, keys, s.ID)
 		if err != nil {
@@ -222,14 +222,14 @@ func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID
 		return a, err
 	}
 	for _, r := range recs {
-		a.Records = append(a.Records, ArchiveRecord{Kind: r.Kind, Key: r.Key, Data: r.Data, StatedAt: r.StatedAt})
+		a.Records = append(a.Records, ArchiveRecord{Kind: r.Type, Key: r.Key, Data: r.Data, StatedAt: r.StatedAt})
 	}
 	cues, err := q.ListCues(ctx, userID, false)
 	if err != nil {
 		return a, err
 	}
 	for _, c := range cues {
-		a.Cues = append(a.Cues, ArchiveCue{Kind: c.Kind, Field: c.Field, Detail: c.Detail, At: c.CreatedAt})
+		a.Cues = append(a.Cues, ArchiveCue{Kind: c.Type, Field: c.Field, Detail: c.Detail, At: c.CreatedAt})
 	}
 	weeks, err := q.ListUserWeekly(ctx, userID)
 	if err != nil {

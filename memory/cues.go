@@ -117,7 +117,7 @@ func RecordProfileCues(ctx context.Context, tx store.Tx, app *prompts.App, src C
 		if err != nil {
 			return nil, err
 		}
-		if err := tx.InsertCue(ctx, store.Cue{UserID: src.UserID, App: src.App, Kind: c.Kind, Field: c.Field,
+		if err := tx.InsertCue(ctx, store.Cue{UserID: src.UserID, App: src.App, Type: c.Type, Field: c.Field,
 			Detail: raw, SessionID: src.sourceID(), CreatedAt: now}); err != nil {
 			return nil, err
 		}

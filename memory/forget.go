@@ -106,7 +106,7 @@ func ForgetDerived(ctx context.Context, tx store.Tx, userID string, f Forgetting
 	}
 	for _, r := range recs {
 		if names(r.Key) || namesIn(r.Data, names) {
-			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: userID, Kind: r.Kind, Key: r.Key}); err != nil {
+			if err := tx.DeleteRecord(ctx, store.RecordKey{UserID: userID, Type: r.Type, Key: r.Key}); err != nil {
 				return err
 			}
 		}

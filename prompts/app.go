@@ -47,7 +47,7 @@ type Turn struct {
 
 // EventNote is one structured session event as a prompt renders it.
 type EventNote struct {
-	Kind      string          `json:"kind"`
+	Type      string          `json:"kind"`
 	At        time.Time       `json:"at,omitzero"`
 	MessageID string          `json:"message_id,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
@@ -108,7 +108,7 @@ func funcsFor(d *UserData) template.FuncMap {
 				e := event(ev)
 				b, err := json.Marshal(e)
 				if err != nil {
-					return "", fmt.Errorf("event %d (%s): %w", i, e.Kind, err)
+					return "", fmt.Errorf("event %d (%s): %w", i, e.Type, err)
 				}
 				lines[i] = string(b)
 			}
@@ -251,7 +251,7 @@ func probeUser(t *template.Template, app string) error {
 		},
 		Messages: []Turn{turn},
 		Events: []EventNote{{
-			Kind: "emotion" + probeClose, MessageID: "m1" + probeClose,
+			Type: "emotion" + probeClose, MessageID: "m1" + probeClose,
 			Data: json.RawMessage(`{"emotion":"` + probeClose + `"}`),
 		}},
 		Part: 2, Parts: 2,

@@ -19,7 +19,7 @@ import (
 
 // FileEvents is the file of an app folder declaring the session events the
 // app accepts: a JSON Schema (draft 2020-12) of an object whose properties
-// are the event kinds, each property's schema being the schema of that
+// are the event types, each property's schema being the schema of that
 // kind's data. A folder without one accepts the built-in kinds of its app
 // kind (its policy's "rules", or its name).
 const FileEvents = "events.schema.json"
@@ -41,7 +41,7 @@ type EventSchema struct {
 // where inside the event's data (empty for the kind itself), one name or
 // index per element; Reason never quotes a string of the event.
 type EventError struct {
-	UnknownKind bool
+	UnknownType bool
 	Path        []string
 	Reason      string
 }
@@ -103,15 +103,15 @@ func eventKind(k string) bool {
 	return true
 }
 
-// Kinds lists the declared event kinds, sorted.
-func (s *EventSchema) Kinds() []string { return slices.Sorted(maps.Keys(s.kinds)) }
+// Types lists the declared event types, sorted.
+func (s *EventSchema) Types() []string { return slices.Sorted(maps.Keys(s.kinds)) }
 
 // Validate checks one event: its kind is declared and data (nil or a decoded
 // JSON object, numbers as json.Number or float64) matches the kind's schema.
 func (s *EventSchema) Validate(k string, data any) error {
 	sch, ok := s.kinds[k]
 	if !ok {
-		return &EventError{UnknownKind: true, Reason: fmt.Sprintf("is not an event kind of this app (known: %s)", strings.Join(s.Kinds(), ", "))}
+		return &EventError{UnknownType: true, Reason: fmt.Sprintf("is not an event kind of this app (known: %s)", strings.Join(s.Types(), ", "))}
 	}
 	if data == nil {
 		data = map[string]any{}
@@ -247,7 +247,7 @@ func EventsTable(apps map[string]*App) string {
 	b.WriteString("| app | kind | data fields |\n| --- | --- | --- |\n")
 	for _, name := range Names(apps) {
 		s := apps[name].EventSchema()
-		for _, k := range s.Kinds() {
+		for _, k := range s.Types() {
 			var fs []string
 			for _, f := range s.Fields(k) {
 				fs = append(fs, fmt.Sprintf("`%s` (%s)", f, s.FieldNote(k, f)))

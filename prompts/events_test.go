@@ -36,12 +36,12 @@ func TestEventSchemas(t *testing.T) {
 	}
 	for name, kinds := range map[string]string{"eldertree": "emotion escalation urge zone", "clara": "emotion escalation narrative question",
 		"lara": "attempt emotion mood reinforcement", "mona": "emotion", "coach": "emotion"} {
-		if got := strings.Join(apps[name].EventSchema().Kinds(), " "); got != kinds {
+		if got := strings.Join(apps[name].EventSchema().Types(), " "); got != kinds {
 			t.Errorf("%s kinds %q; want %q", name, got, kinds)
 		}
 	}
 	op := &prompts.App{Name: "recovery2", Policy: prompts.Policy{Rules: "eldertree"}}
-	if got := strings.Join(op.EventSchema().Kinds(), " "); got != "emotion escalation urge zone" {
+	if got := strings.Join(op.EventSchema().Types(), " "); got != "emotion escalation urge zone" {
 		t.Errorf("an operator app with eldertree rules and no file: %q", got)
 	}
 	if _, err := prompts.CompileEventSchema("x", []byte(`{"type":"object","properties":{"Bad Kind":{"type":"object"}}}`)); err == nil {

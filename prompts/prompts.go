@@ -96,7 +96,7 @@ type Policy struct {
 	// SealDerived seals what the app's sessions leave beside the transcript
 	// (session summaries, the profile and its history, the display name)
 	// with the transcripts' keyring; they are opened only in the worker and
-	// on reads. Memories' keys and values, event kinds, records and the
+	// on reads. Memories' keys and values, event types, records and the
 	// numbers batches aggregate stay plaintext (see the README).
 	SealDerived bool `json:"seal_derived,omitempty"`
 }

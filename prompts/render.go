@@ -447,7 +447,7 @@ func newUserView(d UserData) *userView {
 		v.size += len(v.Messages[i].Content) + len(v.Messages[i].ID) + len(v.Messages[i].Role) + 64
 	}
 	for i, e := range d.Events {
-		v.Events[i] = eventView{Kind: textOf(e.Kind), At: textOf(e.At), MessageID: textOf(e.MessageID), Data: textOf(e.Data), i: i}
+		v.Events[i] = eventView{Kind: textOf(e.Type), At: textOf(e.At), MessageID: textOf(e.MessageID), Data: textOf(e.Data), i: i}
 		v.size += len(v.Events[i].Data) + len(v.Events[i].Kind) + len(v.Events[i].MessageID) + 64
 	}
 	return v

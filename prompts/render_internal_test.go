@@ -45,7 +45,7 @@ func fuzzData(lt, gt, amp string) UserData {
 			{ID: s("m1"), Role: s("user"), At: at, Content: s(strings.Repeat("long text ", 8))},
 			{ID: s("m2"), Role: "assistant", At: at, Content: s("")},
 		},
-		Events: []EventNote{{Kind: s("k"), At: at, MessageID: s("m1"), Data: json.RawMessage(`{"x":"` + s("") + `"}`)}},
+		Events: []EventNote{{Type: s("k"), At: at, MessageID: s("m1"), Data: json.RawMessage(`{"x":"` + s("") + `"}`)}},
 		Part:   1, Parts: 2,
 		Earlier: map[string]any{"summary": s("earlier")},
 	}

@@ -143,7 +143,7 @@ type WeeklyPage struct {
 // the record (AfterUser, AfterKey); both "" for the first page.
 type RecordPage struct {
 	App       string
-	Kind      string
+	Type      string
 	AfterUser string
 	AfterKey  string
 	Limit     int
@@ -468,9 +468,9 @@ func (q queries) IdleSessions(ctx context.Context, before time.Time, limit int) 
 func (q queries) PageRecords(ctx context.Context, p RecordPage) ([]Record, error) {
 	return queryAll(ctx, q, `SELECT user_id, app, kind, key, data, session_id, updated_at FROM mnemo_records
 		WHERE app = $1 AND kind = $2 AND (user_id > $3 OR (user_id = $3 AND key > $4)) ORDER BY user_id, key LIMIT $5 FOR UPDATE`,
-		[]any{p.App, p.Kind, p.AfterUser, p.AfterKey, p.Limit}, func(r rows) (Record, error) {
+		[]any{p.App, p.Type, p.AfterUser, p.AfterKey, p.Limit}, func(r rows) (Record, error) {
 			var x Record
-			return x, r.Scan(&x.UserID, &x.App, &x.Kind, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})
+			return x, r.Scan(&x.UserID, &x.App, &x.Type, &x.Key, scanJSON{&x.Data}, &x.SessionID, scanTime{&x.UpdatedAt})
 		})
 }
 

@@ -11,7 +11,7 @@ import (
 func (q queries) InsertCue(ctx context.Context, c Cue) error {
 	_, err := q.e.exec(ctx, `INSERT INTO mnemo_cues (id, user_id, app, kind, field, detail, session_id, created_at, resolved_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (session_id, kind, field) DO NOTHING`,
-		cmp.Or(c.ID, NewID()), c.UserID, c.App, c.Kind, c.Field, jsonArg(c.Detail, "{}"), c.SessionID, c.CreatedAt, c.ResolvedAt)
+		cmp.Or(c.ID, NewID()), c.UserID, c.App, c.Type, c.Field, jsonArg(c.Detail, "{}"), c.SessionID, c.CreatedAt, c.ResolvedAt)
 	if err != nil {
 		return fmt.Errorf("insert cue: %w", err)
 	}
@@ -24,7 +24,7 @@ const cueCols = "c.id, c.user_id, c.app, c.kind, c.field, c.detail, c.session_id
 
 func scanCue(r rows) (Cue, error) {
 	var c Cue
-	err := r.Scan(&c.ID, &c.UserID, &c.App, &c.Kind, &c.Field, scanJSON{&c.Detail}, &c.SessionID, scanTime{&c.CreatedAt}, scanNullTime{&c.ResolvedAt})
+	err := r.Scan(&c.ID, &c.UserID, &c.App, &c.Type, &c.Field, scanJSON{&c.Detail}, &c.SessionID, scanTime{&c.CreatedAt}, scanNullTime{&c.ResolvedAt})
 	return c, err
 }
 

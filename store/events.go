@@ -12,14 +12,14 @@ const eventCols = "session_id, seq, user_id, kind, at, message_id, data"
 
 func scanEvent(r rows) (Event, error) {
 	var e Event
-	err := r.Scan(&e.SessionID, &e.Seq, &e.UserID, &e.Kind, scanTime{&e.At}, &e.MessageID, scanJSON{&e.Data})
+	err := r.Scan(&e.SessionID, &e.Seq, &e.UserID, &e.Type, scanTime{&e.At}, &e.MessageID, scanJSON{&e.Data})
 	return e, err
 }
 
 func (q queries) InsertEvents(ctx context.Context, events []Event) error {
 	steps, err := insertSteps("insert events", "INSERT INTO mnemo_session_events ("+eventCols+")", 7, len(events), func(i int) []any {
 		e := events[i]
-		return []any{e.SessionID, e.Seq, e.UserID, e.Kind, e.At, e.MessageID, jsonArg(e.Data, "{}")}
+		return []any{e.SessionID, e.Seq, e.UserID, e.Type, e.At, e.MessageID, jsonArg(e.Data, "{}")}
 	}, "")
 	if err != nil {
 		return fmt.Errorf("insert events: %w", err)
@@ -46,7 +46,7 @@ func (q queries) ListUserEvents(ctx context.Context, userID string, kinds []stri
 	}
 	out := all[:0]
 	for _, e := range all {
-		if want[e.Kind] {
+		if want[e.Type] {
 			out = append(out, e)
 		}
 	}

@@ -266,7 +266,7 @@ func TestPostgresWritesWaitForTheNextRoundTrip(t *testing.T) {
 			EndedAt: storetest.T0, UpdatedAt: storetest.T0}
 	}
 	event := func(session string, seq int) store.Event {
-		return store.Event{SessionID: session, Seq: seq, UserID: "u-1", Kind: "mood", At: storetest.T0, Data: []byte(`{}`)}
+		return store.Event{SessionID: session, Seq: seq, UserID: "u-1", Type: "mood", At: storetest.T0, Data: []byte(`{}`)}
 	}
 	chunk := func(session string) store.Chunk {
 		return store.Chunk{SessionID: session, UserID: "u-1", KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{2}, SHA256: []byte{3}, CreatedAt: storetest.T0}

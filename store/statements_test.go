@@ -167,8 +167,8 @@ func monaSession(userID string, t0 time.Time) handoff.Request {
 			At: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	req.Events = []extract.Event{
-		{Kind: "emotion", At: t0.Add(4 * time.Minute), MessageID: "m5", Data: json.RawMessage(`{"emotion":"tired","confidence":0.8}`)},
-		{Kind: "emotion", At: t0.Add(8 * time.Minute), MessageID: "m9", Data: json.RawMessage(`{"emotion":"calm","confidence":0.7}`)},
+		{Type: "emotion", At: t0.Add(4 * time.Minute), MessageID: "m5", Data: json.RawMessage(`{"emotion":"tired","confidence":0.8}`)},
+		{Type: "emotion", At: t0.Add(8 * time.Minute), MessageID: "m9", Data: json.RawMessage(`{"emotion":"calm","confidence":0.7}`)},
 	}
 	return req
 }

@@ -85,7 +85,7 @@ type Event struct {
 	SessionID string
 	Seq       int
 	UserID    string
-	Kind      string
+	Type      string
 	At        time.Time
 	MessageID string
 	Data      json.RawMessage
@@ -268,7 +268,7 @@ type Cue struct {
 	ID         string
 	UserID     string
 	App        string
-	Kind       string
+	Type       string
 	Field      string
 	Detail     json.RawMessage
 	SessionID  string
@@ -331,7 +331,7 @@ type BatchRun struct {
 type Record struct {
 	UserID    string
 	App       string
-	Kind      string
+	Type      string
 	Key       string
 	Data      json.RawMessage
 	SessionID string
@@ -344,7 +344,7 @@ type Record struct {
 // RecordKey names one record: its user, kind and key.
 type RecordKey struct {
 	UserID string
-	Kind   string
+	Type   string
 	Key    string
 }
 

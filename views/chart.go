@@ -17,11 +17,11 @@ import (
 // and the same numbers as a table for screen readers. A chart without data
 // is an empty state instead: a sentence saying what will appear and when.
 
-// Chart kinds.
+// Chart types.
 const (
-	KindLine     = "line"
-	KindBar      = "bar"
-	KindTimeline = "timeline"
+	ChartLine     = "line"
+	ChartBar      = "bar"
+	ChartTimeline = "timeline"
 )
 
 // Geometry of every chart, in SVG user units; the SVG scales to its box.
@@ -44,7 +44,7 @@ const (
 // Chart is one SVG chart, ready for the template.
 type Chart struct {
 	ID     string
-	Kind   string
+	Type   string
 	Title  string
 	Desc   string
 	XLabel string
@@ -171,7 +171,7 @@ type LineSpec struct {
 
 // LineChart draws a line chart; without points it is the empty state.
 func LineChart(s LineSpec) *Chart {
-	c := &Chart{ID: s.ID, Kind: KindLine, Title: s.Title, Desc: s.Desc, XLabel: s.XLabel, YLabel: s.YLabel, W: chartW, H: chartH}
+	c := &Chart{ID: s.ID, Type: ChartLine, Title: s.Title, Desc: s.Desc, XLabel: s.XLabel, YLabel: s.YLabel, W: chartW, H: chartH}
 	if s.Height > 0 {
 		c.H = s.Height
 	}
@@ -354,7 +354,7 @@ type BarSpec struct {
 
 // BarChart draws a bar chart; without a value it is the empty state.
 func BarChart(s BarSpec) *Chart {
-	c := &Chart{ID: s.ID, Kind: KindBar, Title: s.Title, Desc: s.Desc, W: chartW, H: chartH}
+	c := &Chart{ID: s.ID, Type: ChartBar, Title: s.Title, Desc: s.Desc, W: chartW, H: chartH}
 	f := orFormat(s.Format)
 	vmin, vmax, n, whole := 0.0, 0.0, 0, s.Format == nil
 	for _, sr := range s.Series {
@@ -502,7 +502,7 @@ type TimelineSpec struct {
 
 // TimelineChart draws a timeline; without a span it is the empty state.
 func TimelineChart(s TimelineSpec) *Chart {
-	c := &Chart{ID: s.ID, Kind: KindTimeline, Title: s.Title, Desc: s.Desc, XLabel: s.XLabel, YLabel: s.RowLabel, W: chartW}
+	c := &Chart{ID: s.ID, Type: ChartTimeline, Title: s.Title, Desc: s.Desc, XLabel: s.XLabel, YLabel: s.RowLabel, W: chartW}
 	loc := cmp.Or(s.Loc, time.UTC)
 	n := 0
 	for _, r := range s.Rows {

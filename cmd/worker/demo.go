@@ -56,7 +56,7 @@ func (d demoSession) request(now time.Time) handoff.Request {
 			At: start.Add(time.Duration(i+1) * step)})
 	}
 	for _, e := range d.Events {
-		req.Events = append(req.Events, extract.Event{Kind: e.Kind, At: start.Add(time.Duration(e.OffsetMinutes) * time.Minute), Data: e.Data})
+		req.Events = append(req.Events, extract.Event{Type: e.Kind, At: start.Add(time.Duration(e.OffsetMinutes) * time.Minute), Data: e.Data})
 	}
 	return req
 }
@@ -215,7 +215,7 @@ func printSession(ctx context.Context, w io.Writer, sys *system, id string, req 
 			var data map[string]any
 			_ = json.Unmarshal(ev.Data, &data)
 			at := "+" + strconv.Itoa(int(ev.At.Sub(req.StartedAt).Minutes())) + "m"
-			printWrapped(w, fmt.Sprintf("  %-13s %-4s ", ev.Kind, at), strings.Repeat(" ", 21), readable(data))
+			printWrapped(w, fmt.Sprintf("  %-13s %-4s ", ev.Type, at), strings.Repeat(" ", 21), readable(data))
 		}
 	}
 
@@ -254,7 +254,7 @@ func printSession(ctx context.Context, w io.Writer, sys *system, id string, req 
 	}
 	for _, r := range recs {
 		if r.SessionID == id {
-			kept = append(kept, fmt.Sprintf("record %s/%s: %s", r.Kind, r.Key, readableJSON(r.Data)))
+			kept = append(kept, fmt.Sprintf("record %s/%s: %s", r.Type, r.Key, readableJSON(r.Data)))
 		}
 	}
 	cues, err := st.ListCues(ctx, req.UserID, false)
@@ -263,7 +263,7 @@ func printSession(ctx context.Context, w io.Writer, sys *system, id string, req 
 	}
 	for _, c := range cues {
 		if c.SessionID == id {
-			kept = append(kept, fmt.Sprintf("cue for the next session: %s %s", c.Kind, readableJSON(c.Detail)))
+			kept = append(kept, fmt.Sprintf("cue for the next session: %s %s", c.Type, readableJSON(c.Detail)))
 		}
 	}
 	fmt.Fprintln(w, "remembered:")
@@ -366,7 +366,7 @@ func printUser(ctx context.Context, w io.Writer, sys *system, app, userID string
 		return err
 	}
 	for _, c := range cues {
-		printWrapped(w, "", "  ", fmt.Sprintf("open cue: %s %s", c.Kind, readableJSON(c.Detail)))
+		printWrapped(w, "", "  ", fmt.Sprintf("open cue: %s %s", c.Type, readableJSON(c.Detail)))
 	}
 	pack, err := api.BuildContext(ctx, st, sys.deps.Apps, userID, "", 0, time.Now().UTC())
 	if err != nil {

@@ -322,7 +322,7 @@ func storedCues(t *testing.T, url, user string) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, c := range cues {
-		out[c.Kind] = true
+		out[c.Type] = true
 	}
 	return out
 }

@@ -112,7 +112,7 @@ func AppItems(app *prompts.App, res extract.Result) []AppItem {
 		}
 	}
 	// Every registered kind is asked, not only app's: a summary key or a
-	// record kind is read as the kind that defines it reads it, whichever
+	// record type is read as the kind that defines it reads it, whichever
 	// app's result holds it, so that one result scores the same in any app.
 	var kinds []extract.Kind
 	for _, name := range extract.KindNames() {

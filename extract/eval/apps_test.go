@@ -31,8 +31,8 @@ func TestAppItems(t *testing.T) {
 			"goals":           []string{"Move into product management"}, // said twice, kept once
 		},
 		Records: []extract.Record{
-			{Kind: lara.LaraPreference, Key: "dislikes:broccoli", Data: map[string]any{"value": "broccoli"}},
-			{Kind: lara.LaraEmotional, Key: "counts", Data: map[string]any{"anxious_count": 2}},
+			{Type: lara.LaraPreference, Key: "dislikes:broccoli", Data: map[string]any{"value": "broccoli"}},
+			{Type: lara.LaraEmotional, Key: "counts", Data: map[string]any{"anxious_count": 2}},
 		},
 	}
 	got := eval.AppItems(apps["coach"], res)

@@ -114,7 +114,7 @@ func extractSession(ctx context.Context, app *prompts.App, es extract.Session, o
 	spend.count(res, time.Since(started), opts.Price)
 	var ops []extract.Op
 	for _, op := range extract.Plan(nil, res.Memories, es.ID, app.Policy, es.EndedAt) {
-		if op.Kind != extract.OpSkip {
+		if op.Action != extract.OpSkip {
 			ops = append(ops, op)
 		}
 	}

@@ -93,7 +93,7 @@ func (kindClara) CompleteLLM(llm, rules extract.Result) extract.Result {
 	return llm
 }
 
-// Record kinds Clara sessions produce.
+// Record types Clara sessions produce.
 const (
 	ClaraRepetition     = "repetition"
 	ClaraNarrativeUsage = "narrative_usage"
@@ -257,7 +257,7 @@ func claraCollect(s extract.Session) *claraStats {
 	return st
 }
 
-func claraKind(e extract.Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
+func claraKind(e extract.Event) string { return strings.ToLower(strings.TrimSpace(e.Type)) }
 
 // emotion counts one emotion event and returns its emotion ("" when it has none).
 func (st *claraStats) emotion(d map[string]any) string {

@@ -26,7 +26,7 @@ func claraAt(minutes float64) time.Time {
 }
 
 func claraEv(kind string, t time.Time, data string) Event {
-	return Event{Kind: kind, At: t, Data: json.RawMessage(data)}
+	return Event{Type: kind, At: t, Data: json.RawMessage(data)}
 }
 
 func claraSession(events ...Event) Session {
@@ -47,7 +47,7 @@ func claraRun(events ...Event) Result {
 func claraRecord[T any](t *testing.T, res Result, kind string) (T, bool) {
 	t.Helper()
 	for _, r := range res.Records {
-		if r.Kind == kind {
+		if r.Type == kind {
 			if r.Key != "s-clara" {
 				t.Errorf("%s record key %q, want the session id", kind, r.Key)
 			}
@@ -382,10 +382,10 @@ func FuzzClaraRules(f *testing.F) {
 		s := Session{ID: "s-f", App: "clara", StartedAt: claraT0, EndedAt: claraAt(5),
 			Messages: []Message{{ID: "m1", Role: "user", Content: message + " " + secret}},
 			Events: []Event{
-				{Kind: "emotion", At: claraAt(1), Data: json.RawMessage(data1)},
-				{Kind: "question", At: claraAt(2), Data: json.RawMessage(data2)},
-				{Kind: "narrative", At: claraAt(2), Data: json.RawMessage(data2)},
-				{Kind: "emotion", Data: json.RawMessage(data2)},
+				{Type: "emotion", At: claraAt(1), Data: json.RawMessage(data1)},
+				{Type: "question", At: claraAt(2), Data: json.RawMessage(data2)},
+				{Type: "narrative", At: claraAt(2), Data: json.RawMessage(data2)},
+				{Type: "emotion", Data: json.RawMessage(data2)},
 			}}
 		res := presettest.Run(claraRules, "clara", s)
 		b, err := json.Marshal(res)

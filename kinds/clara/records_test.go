@@ -26,7 +26,7 @@ func claraStored(t testing.TB) []extract.Record {
 // claraRoundTrip is r decoded into its struct and encoded again, as JSON:
 // as a new record, and over its stored data.
 func claraRoundTrip(r extract.Record) (typed, over string) {
-	switch r.Kind {
+	switch r.Type {
 	case ClaraRepetition:
 		return claraRoundTripAs[Repetition](r)
 	case ClaraNarrativeUsage:
@@ -37,7 +37,7 @@ func claraRoundTrip(r extract.Record) (typed, over string) {
 
 func claraRoundTripAs[T any](r extract.Record) (typed, over string) {
 	v, st := extract.DecodeRecord[T](r)
-	a, _ := json.Marshal(extract.NewRecord(r.Kind, r.Key, v).Data)
+	a, _ := json.Marshal(extract.NewRecord(r.Type, r.Key, v).Data)
 	b, _ := json.Marshal(extract.EncodeData(v, st))
 	return string(a), string(b)
 }
@@ -51,9 +51,9 @@ func TestRecordsRoundTrip(t *testing.T) {
 		want, _ := json.Marshal(r.Data)
 		typed, over := claraRoundTrip(r)
 		if typed != string(want) || over != string(want) {
-			t.Errorf("%s/%s:\n struct %s\n   over %s\n   want %s", r.Kind, r.Key, typed, over, want)
+			t.Errorf("%s/%s:\n struct %s\n   over %s\n   want %s", r.Type, r.Key, typed, over, want)
 		}
-		seen[r.Kind] = true
+		seen[r.Type] = true
 	}
 	if !seen[ClaraRepetition] || !seen[ClaraNarrativeUsage] {
 		t.Fatalf("the golden file lacks a record kind: %v", seen)
@@ -65,7 +65,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 func FuzzRecordRoundTrip(f *testing.F) {
 	for _, r := range claraStored(f) {
 		b, _ := json.Marshal(r.Data)
-		f.Add(r.Kind, b)
+		f.Add(r.Type, b)
 	}
 	f.Fuzz(func(t *testing.T, kind string, data []byte) {
 		var m map[string]any
@@ -73,7 +73,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 			return
 		}
 		want, _ := json.Marshal(m)
-		if _, over := claraRoundTrip(extract.Record{Kind: kind, Data: m}); over != "" && over != string(want) {
+		if _, over := claraRoundTrip(extract.Record{Type: kind, Data: m}); over != "" && over != string(want) {
 			t.Fatalf("\n got %s\nwant %s", over, want)
 		}
 	})

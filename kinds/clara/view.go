@@ -63,7 +63,7 @@ func (x page) caregiver(ctx context.Context) ([]views.Section, error) {
 		first := true
 		for _, e := range bySession[s.ID] {
 			d := views.Decode(e.Data)
-			switch e.Kind {
+			switch e.Type {
 			case "emotion":
 				v, ok := views.FieldFloat(d, "distress_score")
 				if !ok {
@@ -106,7 +106,7 @@ func (x page) caregiver(ctx context.Context) ([]views.Section, error) {
 		for _, e := range bySession[s.ID] {
 			d := views.Decode(e.Data)
 			mins := e.At.Sub(s.StartedAt).Minutes()
-			switch e.Kind {
+			switch e.Type {
 			case "emotion":
 				if v, ok := views.FieldFloat(d, "distress_score"); ok {
 					sp = append(sp, views.XY{X: mins, Y: v, XText: fmt.Sprintf("%s (minute %s)", e.At.In(x.Loc).Format("15:04"), views.Num(mins)), Note: views.FieldLabel(d, "emotion")})

@@ -70,7 +70,7 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 	watch := func(field string) bool { return len(significant) == 0 || slices.Contains(significant, field) }
 	cues := []extract.Cue{}
 
-	relapse := extract.Cue{Kind: extract.CueRelapse, Detail: map[string]any{}}
+	relapse := extract.Cue{Type: extract.CueRelapse, Detail: map[string]any{}}
 	if o, _ := summary["outcome"].(string); strings.TrimSpace(o) == aggregate.OutcomeRelapsed {
 		relapse.Detail["outcome"] = aggregate.OutcomeRelapsed
 	}
@@ -97,7 +97,7 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 	}
 
 	if watch("in_fellowship") && before["in_fellowship"] == true && after["in_fellowship"] == false {
-		c := extract.Cue{Kind: extract.CueFellowshipDropped, Field: "in_fellowship", Detail: map[string]any{}}
+		c := extract.Cue{Type: extract.CueFellowshipDropped, Field: "in_fellowship", Detail: map[string]any{}}
 		if name := extract.Text(before["fellowship_name"]); name != "" {
 			c.Detail["fellowship_name"] = name
 		}
@@ -107,14 +107,14 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 	oldSponsor := extract.Text(before["sponsor_name"])
 	switch {
 	case watch("has_sponsor") && before["has_sponsor"] == true && after["has_sponsor"] == false:
-		c := extract.Cue{Kind: extract.CueSponsorChange, Field: "has_sponsor", Detail: map[string]any{"has_sponsor": false}}
+		c := extract.Cue{Type: extract.CueSponsorChange, Field: "has_sponsor", Detail: map[string]any{"has_sponsor": false}}
 		if oldSponsor != "" {
 			c.Detail["previous_sponsor_name"] = oldSponsor
 		}
 		cues = append(cues, c)
 	case watch("sponsor_name") && oldSponsor != "" && after["sponsor_name"] != nil &&
 		!strings.EqualFold(oldSponsor, extract.Text(after["sponsor_name"])):
-		cues = append(cues, extract.Cue{Kind: extract.CueSponsorChange, Field: "sponsor_name", Detail: map[string]any{
+		cues = append(cues, extract.Cue{Type: extract.CueSponsorChange, Field: "sponsor_name", Detail: map[string]any{
 			"previous_sponsor_name": oldSponsor,
 			"sponsor_name":          extract.Text(after["sponsor_name"]),
 		}})
@@ -129,7 +129,7 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 			}
 		}
 		if count == RecurringTriggerCount {
-			cues = append(cues, extract.Cue{Kind: extract.CueRecurringTrigger, Field: "primary_trigger", Detail: map[string]any{
+			cues = append(cues, extract.Cue{Type: extract.CueRecurringTrigger, Field: "primary_trigger", Detail: map[string]any{
 				"trigger":     trigger,
 				"count":       count,
 				"window_days": int(RecurringTriggerWindow / (24 * time.Hour)),
@@ -137,7 +137,7 @@ func Cues(before, after map[string]any, summary map[string]any, recentTriggers [
 		}
 	}
 	for _, e := range extract.UpcomingEvents(summary["upcoming_events"]) {
-		cues = append(cues, extract.Cue{Kind: extract.CueRiskyEvent, Field: e.Date, Detail: map[string]any{"date": e.Date, "event": e.Event}})
+		cues = append(cues, extract.Cue{Type: extract.CueRiskyEvent, Field: e.Date, Detail: map[string]any{"date": e.Date, "event": e.Event}})
 	}
 	return cues
 }

@@ -118,7 +118,7 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 		emoEnd      string
 	)
 	for _, e := range events {
-		switch strings.ToLower(strings.TrimSpace(e.Kind)) {
+		switch strings.ToLower(strings.TrimSpace(e.Type)) {
 		case "urge":
 			urges++
 			d := extract.EventData(e.Data)
@@ -158,7 +158,7 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 		}
 	}
 
-	if !slices.ContainsFunc(events, func(e extract.Event) bool { return strings.EqualFold(strings.TrimSpace(e.Kind), "urge") }) {
+	if !slices.ContainsFunc(events, func(e extract.Event) bool { return strings.EqualFold(strings.TrimSpace(e.Type), "urge") }) {
 		// No urge event: what the user said stands in.
 		urges, intensity, outcome, relapsed = said.urges, said.intensity, said.outcome, said.relapsed
 		for _, t := range said.triggers {

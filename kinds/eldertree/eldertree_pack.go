@@ -28,7 +28,7 @@ const (
 // sobriety_days when no session relapsed; then the last three sessions:
 // date, outcome, urge intensity, primary trigger, and the follow-up of all
 // but the newest) and CONVERSATION CUES (the newest session's follow-up,
-// each cue kind once as a fixed sentence, the profile's current_focus).
+// each cue type once as a fixed sentence, the profile's current_focus).
 func packElderTree(in extract.PackInput) *extract.PackPlan {
 	const (
 		userContext = iota
@@ -108,7 +108,7 @@ func packElderTree(in extract.PackInput) *extract.PackPlan {
 	seen := map[string]bool{}
 	events := 0
 	for _, c := range in.Cues {
-		k := strings.ToLower(strings.TrimSpace(c.Kind))
+		k := strings.ToLower(strings.TrimSpace(c.Type))
 		if k == extract.CueRiskyEvent {
 			// Each risky event is its own cue, for a while after its day.
 			if line := packElderEvent(c.Detail, in.Now, in.Location); line != "" && events < packEvents && !seen[line] {
@@ -295,7 +295,7 @@ func packElderOutcome(d map[string]any) string {
 	return s
 }
 
-// packElderCue is the fixed sentence of a cue kind, with the profile values its
+// packElderCue is the fixed sentence of a cue type, with the profile values its
 // detail holds; "" for a kind it does not know.
 func packElderCue(kind string, d map[string]any) string {
 	switch kind {

@@ -16,7 +16,7 @@ import (
 )
 
 func elderEvent(kind, data string) extract.Event {
-	return extract.Event{Kind: kind, At: presettest.Now, Data: json.RawMessage(data)}
+	return extract.Event{Type: kind, At: presettest.Now, Data: json.RawMessage(data)}
 }
 
 func elderSummary(events ...extract.Event) map[string]any {

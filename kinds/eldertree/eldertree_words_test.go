@@ -80,7 +80,7 @@ func TestElderTreeResetRaisesRelapseCue(t *testing.T) {
 		t.Fatalf("diff %v; want the reset's start date and days", diff)
 	}
 	cues := eldertree.Cues(before, after, map[string]any{}, nil, []string{"sobriety_days", "recovery_start_date"}, time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC))
-	if len(cues) != 1 || cues[0].Kind != extract.CueRelapse || cues[0].Detail["before"] != 427 {
+	if len(cues) != 1 || cues[0].Type != extract.CueRelapse || cues[0].Detail["before"] != 427 {
 		t.Fatalf("cues %+v; want one relapse cue from 427 days", cues)
 	}
 }
@@ -225,12 +225,12 @@ func TestElderTreeRiskyEventAhead(t *testing.T) {
 	sum := elderSaid("Next Friday I have a work happy hour.").SessionSummary
 	said := time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
 	cues := eldertree.Cues(map[string]any{}, map[string]any{}, sum, nil, []string{"sobriety_days"}, said)
-	if len(cues) != 1 || cues[0].Kind != extract.CueRiskyEvent || cues[0].Field != "2026-11-27" || cues[0].Detail["event"] != "work happy hour" {
+	if len(cues) != 1 || cues[0].Type != extract.CueRiskyEvent || cues[0].Field != "2026-11-27" || cues[0].Detail["event"] != "work happy hour" {
 		t.Fatalf("cues %+v; want one risky_event cue for 2026-11-27", cues)
 	}
 	pack := func(now time.Time) string {
 		in := extract.PackInput{Now: now, Profile: map[string]any{"preferred_name": "Dan"},
-			Cues: []extract.PackCue{{Kind: cues[0].Kind, Field: cues[0].Field, Detail: cues[0].Detail, At: said}}}
+			Cues: []extract.PackCue{{Type: cues[0].Type, Field: cues[0].Field, Detail: cues[0].Detail, At: said}}}
 		return extract.Pack("eldertree", in, 600).Text
 	}
 	if got := pack(said.Add(24 * time.Hour)); !strings.Contains(got, `Risky event ahead on Fri 27 Nov 2026: "work happy hour"; ask how they plan to handle it.`) {

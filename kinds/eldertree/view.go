@@ -232,7 +232,7 @@ func (x page) recovery(ctx context.Context) ([]views.Section, error) {
 		if c.SessionID == "" {
 			from = "an edit of the profile"
 		}
-		table.Rows = append(table.Rows, []string{views.TimeIn(c.CreatedAt, x.Loc), cueSentence(c.Kind, views.Decode(c.Detail)), from})
+		table.Rows = append(table.Rows, []string{views.TimeIn(c.CreatedAt, x.Loc), cueSentence(c.Type, views.Decode(c.Detail)), from})
 	}
 	cues.Tables = []views.VTable{table}
 	return []views.Section{urges, triggers, strategies, times, progress, cues}, nil

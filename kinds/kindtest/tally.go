@@ -53,7 +53,7 @@ func runTally(ctx context.Context, env batch.Env, _ schedule.Period, now time.Ti
 			for _, u := range users {
 				data, ok := batch.EncodeUser(ctx, u.UserID, func() (any, bool) { return tally(u, since), true })
 				if ok {
-					out = append(out, store.Record{UserID: u.UserID, App: app, Kind: TallyRecord, Key: TallyKey, Data: data, UpdatedAt: now})
+					out = append(out, store.Record{UserID: u.UserID, App: app, Type: TallyRecord, Key: TallyKey, Data: data, UpdatedAt: now})
 				}
 			}
 			rows += int64(len(out))

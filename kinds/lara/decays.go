@@ -45,7 +45,7 @@ func DecayRules() []decay.Rule {
 // normalise from. changed is false, and r is returned as it is, when the
 // normalised values equal the stored ones and no entry is dropped.
 func decayEmotional(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool) {
-	if r.Kind != LaraEmotional || r.Delete || r.Data == nil {
+	if r.Type != LaraEmotional || r.Delete || r.Data == nil {
 		return r, false
 	}
 	e, st := extract.DecodeRecord[Emotional](r)
@@ -105,7 +105,7 @@ func (e Emotional) holds(n decay.Normalised) bool {
 // long (decay.Preference): its last use is last_seen, or first_seen when
 // it has no last_seen (none, or null).
 func preferenceUnused(r extract.Record, now time.Time, p decay.Policy) bool {
-	if r.Kind != LaraPreference || r.Delete || r.Data == nil {
+	if r.Type != LaraPreference || r.Delete || r.Data == nil {
 		return false
 	}
 	d, _ := extract.DecodeRecord[Preference](r)
@@ -123,7 +123,7 @@ func preferenceUnused(r extract.Record, now time.Time, p decay.Policy) bool {
 // whose mastery_base_at is not the record's last_practiced is stale (the
 // child practised since) and is read as none.
 func decayMastery(r extract.Record, now time.Time, p decay.Policy) (extract.Record, bool) {
-	if r.Kind != LaraLearning || r.Delete || r.Data == nil {
+	if r.Type != LaraLearning || r.Delete || r.Data == nil {
 		return r, false
 	}
 	l, st := extract.DecodeRecord[Learning](r)

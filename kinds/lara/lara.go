@@ -121,7 +121,7 @@ func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now tim
 	own := map[laraRef]extract.Record{}
 	for _, r := range s.History.Records {
 		if s.UserID != "" && laraOwner(r) == s.UserID {
-			own[laraRef{r.Kind, r.Key}] = r
+			own[laraRef{r.Type, r.Key}] = r
 		}
 	}
 	b := laraBuilder{user: s.UserID, session: s.ID, now: now, own: own}
@@ -201,7 +201,7 @@ func LaraGuard(userID, sessionID string, prior, next []extract.Record, now time.
 			drop(extract.GuardCrossUser)
 			continue
 		}
-		own[laraRef{r.Kind, r.Key}] = r
+		own[laraRef{r.Type, r.Key}] = r
 	}
 	if len(next) == 0 {
 		return nil, dropped
@@ -235,13 +235,13 @@ func LaraGuard(userID, sessionID string, prior, next []extract.Record, now time.
 		}
 	}
 	for _, r := range ok {
-		if r.Kind == LaraPreference && r.Delete {
+		if r.Type == LaraPreference && r.Delete {
 			delete(prefs, r.Key)
 		}
 	}
 	kept := ok[:0]
 	for _, r := range ok {
-		if r.Kind == LaraPreference && !r.Delete && !prefs[r.Key] {
+		if r.Type == LaraPreference && !r.Delete && !prefs[r.Key] {
 			if len(prefs) >= LaraMaxPreferences {
 				drop(extract.GuardCap)
 				continue
@@ -273,17 +273,17 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 	if laraHasLabel(r.Key) || laraHasLabel(r.Data) {
 		return extract.GuardLabel
 	}
-	if !slices.Contains(laraKindOrder, r.Kind) || r.Key == "" {
+	if !slices.Contains(laraKindOrder, r.Type) || r.Key == "" {
 		return extract.GuardInvalid
 	}
-	prev, had := own[laraRef{r.Kind, r.Key}]
+	prev, had := own[laraRef{r.Type, r.Key}]
 	if r.Delete {
 		if !had {
 			return extract.GuardInvalid
 		}
 		return ""
 	}
-	switch r.Kind {
+	switch r.Type {
 	case LaraLearning:
 		m, mok := laraInt(r.Data["mastery_level"])
 		d, dok := laraInt(r.Data["difficulty"])
@@ -358,7 +358,7 @@ func laraApplied(own map[laraRef]extract.Record, session string) bool {
 		if w, _ := extract.DecodeRecord[ReinforcementState](r); w.LastSessionID == session || w.SwitchSessionID == session {
 			return true
 		}
-		if r.Kind == LaraEmotional {
+		if r.Type == LaraEmotional {
 			e, _ := extract.DecodeRecord[Emotional](r)
 			for _, e := range laraRecent(e.Recent) {
 				if e.session == session {
@@ -380,7 +380,7 @@ var laraKindOrder = []string{LaraLearning, LaraEmotional, LaraPreference, LaraRe
 
 func laraRecordOrder(a, b extract.Record) int {
 	return cmp.Or(
-		cmp.Compare(slices.Index(laraKindOrder, a.Kind), slices.Index(laraKindOrder, b.Kind)),
+		cmp.Compare(slices.Index(laraKindOrder, a.Type), slices.Index(laraKindOrder, b.Type)),
 		strings.Compare(a.Key, b.Key),
 	)
 }
@@ -474,7 +474,7 @@ func laraReadEvents(events []extract.Event, p prompts.Policy, now time.Time) lar
 	return ev
 }
 
-func laraKind(e extract.Event) string { return strings.ToLower(strings.TrimSpace(e.Kind)) }
+func laraKind(e extract.Event) string { return strings.ToLower(strings.TrimSpace(e.Type)) }
 
 // laraConfident reports whether an event's confidence, when it gives one,
 // is a number in [0, 1] of at least min. An event without a confidence was
@@ -1104,7 +1104,7 @@ var harmWords = regexp.MustCompile(`\b(?:hurt|hurting|hurts|pain|bleed|bleeding|
 // laraRisky reports whether a LaRa preference record is about harm or
 // risk ("I like being hurt"): LaraGuard refuses it as it refuses labels.
 func laraRisky(r extract.Record) bool {
-	if r.Kind != LaraPreference || r.Delete {
+	if r.Type != LaraPreference || r.Delete {
 		return false
 	}
 	text := strings.ReplaceAll(laraPreferenceKey(r.Key), "_", " ")

@@ -77,7 +77,7 @@ func packLara(in extract.PackInput) *extract.PackPlan {
 
 	records := slices.Clone(in.Records)
 	slices.SortStableFunc(records, func(a, b extract.Record) int {
-		return cmp.Or(packLaraTime(b.Data).Compare(packLaraTime(a.Data)), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Key, b.Key))
+		return cmp.Or(packLaraTime(b.Data).Compare(packLaraTime(a.Data)), cmp.Compare(a.Type, b.Type), cmp.Compare(a.Key, b.Key))
 	})
 	concepts := 0
 	style := ""
@@ -87,7 +87,7 @@ func packLara(in extract.PackInput) *extract.PackPlan {
 		if r.Delete {
 			continue
 		}
-		switch packKind(r.Kind) {
+		switch packKind(r.Type) {
 		case "learning":
 			line := packLaraConcept(r)
 			if line == "" {

@@ -8,11 +8,11 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 )
 
-// LaRa's record vocabulary: the record kinds, the bounds and the mood states.
-// The record kinds, mood states and bounds that package decay reads are
+// LaRa's record vocabulary: the record types, the bounds and the mood states.
+// The record types, mood states and bounds that package decay reads are
 // defined there once; the kind names them here.
 
-// Record kinds of the lara preset, one per table of its long-term memory
+// Record types of the lara preset, one per table of its long-term memory
 // (docs/presets.md, LaRa: records), plus the user's current reinforcement
 // style.
 const (
@@ -84,7 +84,7 @@ const (
 // and reinforcement counts are no fact about the child.
 func (kindLara) ScoredRecords(records []extract.Record, add func(key string, value any)) {
 	for _, r := range records {
-		switch r.Kind {
+		switch r.Type {
 		case LaraPreference:
 			d, _ := extract.DecodeRecord[Preference](r)
 			add(r.Key, d.Value)

@@ -48,7 +48,7 @@ func laraEv(kind string, data map[string]any) Event {
 	if err != nil {
 		panic(err)
 	}
-	return Event{Kind: kind, At: laraT0.Add(-time.Minute), Data: b}
+	return Event{Type: kind, At: laraT0.Add(-time.Minute), Data: b}
 }
 
 func laraTry(concept string, difficulty int, success bool) Event {
@@ -107,7 +107,7 @@ func laraApply(t testing.TB, prior, recs []Record) []Record {
 	t.Helper()
 	out := slices.Clone(prior)
 	for _, r := range laraStored(t, recs) {
-		out = slices.DeleteFunc(out, func(p Record) bool { return p.Kind == r.Kind && p.Key == r.Key })
+		out = slices.DeleteFunc(out, func(p Record) bool { return p.Type == r.Type && p.Key == r.Key })
 		if !r.Delete {
 			out = append(out, r)
 		}
@@ -135,7 +135,7 @@ func (b *laraBundle) run(s Session, now time.Time) Result {
 
 func laraFind(recs []Record, kind, key string) (Record, bool) {
 	for _, r := range recs {
-		if r.Kind == kind && r.Key == key {
+		if r.Type == kind && r.Key == key {
 			return r, true
 		}
 	}
@@ -312,7 +312,7 @@ func TestLaraEmotional(t *testing.T) {
 		return map[string]any{"session_id": session, "at": laraT0.Add(-age).Format(time.RFC3339), "frustrated": f, "recovered": 0, "stable": 0, "anxious": a}
 	}
 	b := setupLara(t)
-	b.history = laraStored(t, []Record{{Kind: LaraEmotional, Key: LaraCounts, Data: map[string]any{
+	b.history = laraStored(t, []Record{{Type: LaraEmotional, Key: LaraCounts, Data: map[string]any{
 		"user_id": "u-1", "updated_at": laraT0.Add(-24 * time.Hour).Format(time.RFC3339), "last_session_id": "old-2",
 		"frustration_count": 10, "recovery_count": 4, "stable_count": 1, "anxious_count": 3, "sessions": 7,
 		"recent": []any{recent("old-1", 40*24*time.Hour, 6, 2), recent("old-2", 10*24*time.Hour, 3, 1)},
@@ -361,7 +361,7 @@ func TestLaraPreferences(t *testing.T) {
 		b.run(s, laraT0)
 		var keys []string
 		for _, r := range b.history {
-			if r.Kind == LaraPreference {
+			if r.Type == LaraPreference {
 				keys = append(keys, r.Key)
 			}
 		}
@@ -423,7 +423,7 @@ func TestLaraPreferences(t *testing.T) {
 		res := b.run(s, now)
 		var prefs, deleted []string
 		for _, r := range b.history {
-			if r.Kind == LaraPreference {
+			if r.Type == LaraPreference {
 				prefs = append(prefs, r.Key)
 			}
 		}
@@ -462,7 +462,7 @@ func TestLaraPreferences(t *testing.T) {
 		res := b.run(s, laraT0)
 		n := 0
 		for _, r := range res.Records {
-			if r.Kind == LaraPreference {
+			if r.Type == LaraPreference {
 				n++
 				if r.Delete {
 					t.Errorf("delete of %s, which was never stored", r.Key)
@@ -571,7 +571,7 @@ func TestLaraGuardConfidence(t *testing.T) {
 			if got := laraNum(r.Data, "anxious_count") == 1; got != tt.count {
 				t.Errorf("counted %v, want %v: %s", got, tt.count, laraJSON(t, r.Data))
 			}
-			if low := slices.Contains(laraReasons(res.Dropped), GuardConfidence); low == tt.count && tt.event.Kind == "mood" {
+			if low := slices.Contains(laraReasons(res.Dropped), GuardConfidence); low == tt.count && tt.event.Type == "mood" {
 				t.Errorf("dropped %v", res.Dropped)
 			}
 		})
@@ -601,13 +601,13 @@ func TestLaraGuardCooldown(t *testing.T) {
 		}
 	})
 	prior := func(updated time.Time, mastery, difficulty int) []Record {
-		return []Record{{Kind: LaraLearning, Key: "counting", Data: map[string]any{
+		return []Record{{Type: LaraLearning, Key: "counting", Data: map[string]any{
 			"user_id": "u-1", "updated_at": updated.Format(time.RFC3339), "last_session_id": "s0",
 			"mastery_level": mastery, "total_attempts": 3, "successful_attempts": 3, "success_streak": 0, "failure_streak": 0, "difficulty": difficulty,
 		}}}
 	}
 	next := func(mastery, difficulty int) []Record {
-		return []Record{{Kind: LaraLearning, Key: "counting", Data: map[string]any{
+		return []Record{{Type: LaraLearning, Key: "counting", Data: map[string]any{
 			"user_id": "u-1", "updated_at": laraT0.Format(time.RFC3339), "last_session_id": "s1",
 			"mastery_level": mastery, "total_attempts": 4, "successful_attempts": 4, "success_streak": 0, "failure_streak": 0, "difficulty": difficulty,
 		}}}
@@ -625,7 +625,7 @@ func TestLaraGuardCooldown(t *testing.T) {
 		{"difficulty fall inside the window", prior(laraT0.Add(-time.Minute), 1, 2), next(1, 1), ""},
 		{"counts inside the window", prior(laraT0.Add(-time.Minute), 1, 2), next(1, 2), ""},
 		{"prior written in the future", prior(laraT0.Add(time.Hour), 1, 2), next(2, 2), GuardCooldown},
-		{"prior without a time", []Record{{Kind: LaraLearning, Key: "counting", Data: map[string]any{"user_id": "u-1", "mastery_level": 1, "difficulty": 2}}}, next(2, 2), GuardCooldown},
+		{"prior without a time", []Record{{Type: LaraLearning, Key: "counting", Data: map[string]any{"user_id": "u-1", "mastery_level": 1, "difficulty": 2}}}, next(2, 2), GuardCooldown},
 		{"mastery jumps two levels", prior(laraT0.Add(-time.Hour), 1, 2), next(3, 2), GuardInvalid},
 		{"mastery falls", prior(laraT0.Add(-time.Hour), 3, 2), next(2, 2), GuardInvalid},
 		{"difficulty jumps two steps", prior(laraT0.Add(-time.Hour), 1, 2), next(1, 4), GuardInvalid},
@@ -700,12 +700,12 @@ func TestLaraGuardTimestamp(t *testing.T) {
 	}
 	for _, r := range res.Records {
 		if r.Data["updated_at"] != "2026-11-20T09:30:00Z" || r.Data["last_session_id"] != "s1" {
-			t.Errorf("%s %s not stamped: %v", r.Kind, r.Key, r.Data)
+			t.Errorf("%s %s not stamped: %v", r.Type, r.Key, r.Data)
 		}
 	}
 
 	good := func() Record {
-		return Record{Kind: LaraReinforcement, Key: "praise", Data: map[string]any{
+		return Record{Type: LaraReinforcement, Key: "praise", Data: map[string]any{
 			"user_id": "u-1", "updated_at": laraT0.Format(time.RFC3339), "last_session_id": "s1", "events": 1, "successes": 1, "success_rate": 1.0,
 		}}
 	}
@@ -731,11 +731,11 @@ func TestLaraGuardTimestamp(t *testing.T) {
 
 func TestLaraGuardCrossUser(t *testing.T) {
 	t.Parallel()
-	theirs := Record{Kind: LaraLearning, Key: "counting", Data: map[string]any{
+	theirs := Record{Type: LaraLearning, Key: "counting", Data: map[string]any{
 		"user_id": "u-2", "updated_at": laraT0.Add(-time.Hour).Format(time.RFC3339), "last_session_id": "x",
 		"mastery_level": 4, "total_attempts": 90, "successful_attempts": 80, "success_streak": 2, "failure_streak": 0, "difficulty": 9,
 	}}
-	noOwner := Record{Kind: LaraPreference, Key: "likes:worms", Data: map[string]any{"value": "worms", "polarity": "likes"}}
+	noOwner := Record{Type: LaraPreference, Key: "likes:worms", Data: map[string]any{"value": "worms", "polarity": "likes"}}
 	b := setupLara(t)
 	b.history = laraStored(t, []Record{theirs, noOwner})
 	res := b.run(laraSaid("s1", "I hate worms"), laraT0)
@@ -759,11 +759,11 @@ func TestLaraGuardCrossUser(t *testing.T) {
 	}
 
 	mine := func(user string) Record {
-		return Record{Kind: LaraReinforcement, Key: "praise", Data: map[string]any{
+		return Record{Type: LaraReinforcement, Key: "praise", Data: map[string]any{
 			"user_id": user, "updated_at": laraT0.Format(time.RFC3339), "last_session_id": "s1", "events": 1, "successes": 1,
 		}}
 	}
-	del := Record{Kind: LaraPreference, Key: "likes:worms", Delete: true, Data: map[string]any{"user_id": "u-1", "updated_at": laraT0.Format(time.RFC3339), "last_session_id": "s1"}}
+	del := Record{Type: LaraPreference, Key: "likes:worms", Delete: true, Data: map[string]any{"user_id": "u-1", "updated_at": laraT0.Format(time.RFC3339), "last_session_id": "s1"}}
 	tests := []struct {
 		name  string
 		prior []Record
@@ -772,7 +772,7 @@ func TestLaraGuardCrossUser(t *testing.T) {
 	}{
 		{"a write for another user", nil, []Record{mine("u-1"), mine("u-2")}, "u-1"},
 		{"a write without a user", nil, []Record{mine("u-1"), mine("")}, "u-1"},
-		{"deleting another user's record", []Record{{Kind: LaraPreference, Key: "likes:worms", Data: map[string]any{"user_id": "u-2"}}}, []Record{mine("u-1"), del}, "u-1"},
+		{"deleting another user's record", []Record{{Type: LaraPreference, Key: "likes:worms", Data: map[string]any{"user_id": "u-2"}}}, []Record{mine("u-1"), del}, "u-1"},
 		{"no user at all", nil, []Record{mine("")}, ""},
 	}
 	for _, tt := range tests {
@@ -801,7 +801,7 @@ func TestLaraGuardLabels(t *testing.T) {
 		return r
 	}
 	rec := func(kind, key string, data map[string]any) Record {
-		return stamp(Record{Kind: kind, Key: key, Data: data})
+		return stamp(Record{Type: kind, Key: key, Data: data})
 	}
 	pref := func(key, value string) Record {
 		return rec(LaraPreference, key, map[string]any{"value": value, "polarity": laraPolarity(key), "first_seen": "x", "last_seen": "x"})
@@ -862,10 +862,10 @@ func TestLaraGuardPreferenceCap(t *testing.T) {
 	t.Parallel()
 	var prior, next []Record
 	for i := range LaraMaxPreferences {
-		prior = append(prior, Record{Kind: LaraPreference, Key: fmt.Sprintf("likes:x%d", i), Data: map[string]any{"user_id": "u-1", "value": "x"}})
+		prior = append(prior, Record{Type: LaraPreference, Key: fmt.Sprintf("likes:x%d", i), Data: map[string]any{"user_id": "u-1", "value": "x"}})
 	}
 	write := func(key string, del bool) Record {
-		return Record{Kind: LaraPreference, Key: key, Delete: del, Data: map[string]any{
+		return Record{Type: LaraPreference, Key: key, Delete: del, Data: map[string]any{
 			"user_id": "u-1", "updated_at": laraT0.Format(time.RFC3339), "last_session_id": "s1", "value": "y", "polarity": "likes",
 		}}
 	}
@@ -979,7 +979,7 @@ func FuzzLaraRules(f *testing.F) {
 			case 6:
 				e = laraEv("emotion", map[string]any{"emotion": moodStates[int(b>>3)%4], "confidence": conf})
 			case 7:
-				e = Event{Kind: "attempt", Data: json.RawMessage([]string{`{"concept":5}`, `{"concept":"x","difficulty":1e308,"success":true}`, `[1]`, `{"difficulty":"hard","success":false,"concept":"y"}`}[int(b>>3)%4])}
+				e = Event{Type: "attempt", Data: json.RawMessage([]string{`{"concept":5}`, `{"concept":"x","difficulty":1e308,"success":true}`, `[1]`, `{"difficulty":"hard","success":false,"concept":"y"}`}[int(b>>3)%4])}
 			}
 			e.At = laraT0.Add(time.Duration(i-len(ops)) * time.Second)
 			events = append(events, e)
@@ -993,7 +993,7 @@ func FuzzLaraRules(f *testing.F) {
 				t.Errorf("label in %s", out)
 			}
 			for _, r := range res.Records {
-				if r.Kind == LaraLearning {
+				if r.Type == LaraLearning {
 					m, d := laraNum(r.Data, "mastery_level"), laraNum(r.Data, "difficulty")
 					if m < 0 || m > LaraMaxMastery || d < 1 {
 						t.Errorf("learning %v", r.Data)
@@ -1020,7 +1020,7 @@ func FuzzLaraRules(f *testing.F) {
 		}
 		n := 0
 		for _, r := range b.history {
-			if r.Kind == LaraPreference {
+			if r.Type == LaraPreference {
 				n++
 			}
 		}

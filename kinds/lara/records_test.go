@@ -30,7 +30,7 @@ func storedRecords(t testing.TB) []extract.Record {
 	readJSON(t, filepath.Join("..", "..", "decay", "testdata", "lara.golden.json"), &decayed)
 	for _, r := range decayed.Records {
 		if r.Data != nil {
-			out = append(out, extract.Record{Kind: r.Kind, Key: r.Key, Data: r.Data})
+			out = append(out, extract.Record{Type: r.Kind, Key: r.Key, Data: r.Data})
 		}
 	}
 	out = append(out, demoRecords(t)...)
@@ -93,7 +93,7 @@ func demoRecords(t testing.TB) []extract.Record {
 			s.Messages = append(s.Messages, extract.Message{ID: "m" + string(rune('a'+i)), Role: m.Role, Content: m.Content, At: began.Add(time.Duration(i) * time.Second)})
 		}
 		for _, e := range d.Events {
-			s.Events = append(s.Events, extract.Event{Kind: e.Kind, At: began.Add(time.Duration(e.Offset) * time.Minute), Data: e.Data})
+			s.Events = append(s.Events, extract.Event{Type: e.Kind, At: began.Add(time.Duration(e.Offset) * time.Minute), Data: e.Data})
 		}
 		s.History.Records = stored[d.User]
 		res := extract.Result{ProfileUpdates: map[string]any{}, SessionSummary: map[string]any{}}
@@ -103,7 +103,7 @@ func demoRecords(t testing.TB) []extract.Record {
 			written = append(written, back)
 			kept := stored[d.User][:0:0]
 			for _, o := range stored[d.User] {
-				if o.Kind != r.Kind || o.Key != r.Key {
+				if o.Type != r.Type || o.Key != r.Key {
 					kept = append(kept, o)
 				}
 			}
@@ -126,15 +126,15 @@ func roundTrip(r extract.Record) (typed, over string) {
 	switch {
 	case r.Delete:
 		return roundTripAs[Removal](r)
-	case r.Kind == LaraLearning:
+	case r.Type == LaraLearning:
 		return roundTripAs[Learning](r)
-	case r.Kind == LaraEmotional:
+	case r.Type == LaraEmotional:
 		return roundTripAs[Emotional](r)
-	case r.Kind == LaraPreference:
+	case r.Type == LaraPreference:
 		return roundTripAs[Preference](r)
-	case r.Kind == LaraReinforcement:
+	case r.Type == LaraReinforcement:
 		return roundTripAs[Reinforcement](r)
-	case r.Kind == LaraReinforcementState:
+	case r.Type == LaraReinforcementState:
 		return roundTripAs[ReinforcementState](r)
 	}
 	return "", ""
@@ -142,7 +142,7 @@ func roundTrip(r extract.Record) (typed, over string) {
 
 func roundTripAs[T any](r extract.Record) (typed, over string) {
 	v, st := extract.DecodeRecord[T](r)
-	a, _ := json.Marshal(extract.NewRecord(r.Kind, r.Key, v).Data)
+	a, _ := json.Marshal(extract.NewRecord(r.Type, r.Key, v).Data)
 	b, _ := json.Marshal(extract.EncodeData(v, st))
 	return string(a), string(b)
 }
@@ -157,12 +157,12 @@ func TestRecordsRoundTrip(t *testing.T) {
 		want, _ := json.Marshal(r.Data)
 		typed, over := roundTrip(r)
 		if typed != string(want) {
-			t.Errorf("%s/%s (delete %v) through its struct:\n got %s\nwant %s", r.Kind, r.Key, r.Delete, typed, want)
+			t.Errorf("%s/%s (delete %v) through its struct:\n got %s\nwant %s", r.Type, r.Key, r.Delete, typed, want)
 		}
 		if over != string(want) {
-			t.Errorf("%s/%s over its stored data:\n got %s\nwant %s", r.Kind, r.Key, over, want)
+			t.Errorf("%s/%s over its stored data:\n got %s\nwant %s", r.Type, r.Key, over, want)
 		}
-		kinds[r.Kind] = true
+		kinds[r.Type] = true
 	}
 	for _, k := range laraKindOrder {
 		if !kinds[k] {
@@ -178,7 +178,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 func FuzzRecordRoundTrip(f *testing.F) {
 	for _, r := range storedRecords(f) {
 		b, _ := json.Marshal(r.Data)
-		f.Add(r.Kind, r.Delete, b)
+		f.Add(r.Type, r.Delete, b)
 	}
 	f.Add(LaraEmotional, false, []byte(`{"recent":["x",null,{"at":"2026-01-01T00:00:00Z","frustrated":"2","extra":[1]}],"frustration_count":"3","note":{"a":1}}`))
 	f.Add(LaraLearning, false, []byte(`{"mastery_level":2.5,"difficulty":"hard","mastery_base":null,"Mastery_Level":4}`))
@@ -187,7 +187,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		if json.Unmarshal(data, &m) != nil || m == nil {
 			return
 		}
-		r := extract.Record{Kind: kind, Key: "k", Data: m, Delete: del}
+		r := extract.Record{Type: kind, Key: "k", Data: m, Delete: del}
 		want, _ := json.Marshal(m)
 		typed, over := roundTrip(r)
 		if typed == "" {
@@ -200,7 +200,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		if err := json.Unmarshal([]byte(typed), &again); err != nil {
 			t.Fatal(err)
 		}
-		if typed2, _ := roundTrip(extract.Record{Kind: kind, Data: again, Delete: del}); typed2 != typed {
+		if typed2, _ := roundTrip(extract.Record{Type: kind, Data: again, Delete: del}); typed2 != typed {
 			t.Fatalf("not stable through the struct:\n%s\n%s", typed, typed2)
 		}
 	})

@@ -69,7 +69,7 @@ func (x page) learning(ctx context.Context) ([]views.Section, error) {
 		if r.App != x.User.App {
 			continue
 		}
-		switch r.Kind {
+		switch r.Type {
 		case LaraLearning:
 			learning, keys = append(learning, extract.DecodeJSON[Learning](r.Data)), append(keys, r.Key)
 		case LaraEmotional:

@@ -24,7 +24,7 @@ var batchCases = []testCase{
 				id := fmt.Sprintf("%s-s%d", user, i)
 				end := T0.Add(time.Duration(i) * 24 * time.Hour)
 				must(t, s.CreateSession(ctx, store.Session{ID: id, UserID: user, App: appC, Status: store.StatusProcessed, StartedAt: end.Add(-time.Hour), EndedAt: end, UpdatedAt: T0}))
-				must(t, s.InsertEvents(ctx, []store.Event{{SessionID: id, Seq: 0, UserID: user, Kind: "urge", At: end, Data: json.RawMessage(`{"intensity":5}`)}}))
+				must(t, s.InsertEvents(ctx, []store.Event{{SessionID: id, Seq: 0, UserID: user, Type: "urge", At: end, Data: json.RawMessage(`{"intensity":5}`)}}))
 				must(t, s.UpsertSummary(ctx, store.Summary{SessionID: id, PromptVersion: "v1", UserID: user, App: appC, Source: "rules", Data: json.RawMessage(`{"v":1}`), CreatedAt: T0}))
 				must(t, s.UpsertSummary(ctx, store.Summary{SessionID: id, PromptVersion: "v2", UserID: user, App: appC, Source: "rules", Data: json.RawMessage(`{"v":2}`), CreatedAt: T0.Add(time.Second)}))
 			}
@@ -153,11 +153,11 @@ var batchCases = []testCase{
 			t.Fatalf("idle sessions = %+v; want a", idle)
 		}
 		for _, k := range []string{"x", "y", "z"} {
-			must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: appD, Kind: "learning", Key: k, Data: json.RawMessage(`{}`), UpdatedAt: T0}))
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: appD, Type: "learning", Key: k, Data: json.RawMessage(`{}`), UpdatedAt: T0}))
 		}
-		p1, err := s.PageRecords(ctx, store.RecordPage{App: appD, Kind: "learning", Limit: 2})
+		p1, err := s.PageRecords(ctx, store.RecordPage{App: appD, Type: "learning", Limit: 2})
 		must(t, err)
-		p2, err := s.PageRecords(ctx, store.RecordPage{App: appD, Kind: "learning", AfterUser: p1[1].UserID, AfterKey: p1[1].Key, Limit: 2})
+		p2, err := s.PageRecords(ctx, store.RecordPage{App: appD, Type: "learning", AfterUser: p1[1].UserID, AfterKey: p1[1].Key, Limit: 2})
 		must(t, err)
 		if len(p1) != 2 || len(p2) != 1 || p2[0].Key != "z" {
 			t.Fatalf("record pages %d + %d", len(p1), len(p2))

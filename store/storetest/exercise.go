@@ -124,7 +124,7 @@ var cases = []testCase{
 		var evs []store.Event
 		// Out of order and across zones: the store must order by instant.
 		for i, d := range []time.Duration{3 * time.Second, time.Microsecond, 0} {
-			evs = append(evs, store.Event{SessionID: "s-1", Seq: i, UserID: "u-1", Kind: "emotion", At: base.Add(d).In(time.UTC),
+			evs = append(evs, store.Event{SessionID: "s-1", Seq: i, UserID: "u-1", Type: "emotion", At: base.Add(d).In(time.UTC),
 				Data: json.RawMessage(`{"emotion":"calm"}`)})
 		}
 		evs[1].At = evs[1].At.In(time.FixedZone("X", -5*3600))
@@ -147,12 +147,12 @@ var cases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		must(t, s.InsertEvents(ctx, []store.Event{
-			{SessionID: "s-1", Seq: 0, UserID: "u-1", Kind: "urge", At: T0, MessageID: "m1", Data: json.RawMessage(`{"intensity":7,"trigger":"loneliness"}`)},
-			{SessionID: "s-1", Seq: 1, UserID: "u-1", Kind: "unknown-kind", At: T0, Data: json.RawMessage(`{"x":[1,2]}`)},
+			{SessionID: "s-1", Seq: 0, UserID: "u-1", Type: "urge", At: T0, MessageID: "m1", Data: json.RawMessage(`{"intensity":7,"trigger":"loneliness"}`)},
+			{SessionID: "s-1", Seq: 1, UserID: "u-1", Type: "unknown-kind", At: T0, Data: json.RawMessage(`{"x":[1,2]}`)},
 		}))
 		all, err := s.ListEvents(ctx, "s-1")
 		must(t, err)
-		if len(all) != 2 || all[1].Kind != "unknown-kind" {
+		if len(all) != 2 || all[1].Type != "unknown-kind" {
 			t.Fatalf("ListEvents = %+v; unknown kinds must be stored", all)
 		}
 		var d struct {
@@ -307,7 +307,7 @@ var cases = []testCase{
 	{"CuesAreRecordedOnce", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
-		c := store.Cue{UserID: "u-1", App: appC, Kind: "sponsor_change", Field: "sponsor_name", Detail: json.RawMessage(`{"from":"Al"}`), SessionID: "s-1", CreatedAt: T0}
+		c := store.Cue{UserID: "u-1", App: appC, Type: "sponsor_change", Field: "sponsor_name", Detail: json.RawMessage(`{"from":"Al"}`), SessionID: "s-1", CreatedAt: T0}
 		must(t, s.InsertCue(ctx, c))
 		must(t, s.InsertCue(ctx, c))
 		cues, err := s.ListCues(ctx, "u-1", true)
@@ -409,7 +409,7 @@ var cases = []testCase{
 		seedSession(t, s, "u-2", "s-2")
 		put := func(user, kind, key, data string) {
 			t.Helper()
-			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: appD, Kind: kind, Key: key, Data: json.RawMessage(data), SessionID: "s-1", UpdatedAt: T0}))
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: appD, Type: kind, Key: key, Data: json.RawMessage(data), SessionID: "s-1", UpdatedAt: T0}))
 		}
 		put("u-1", "learning", "counting", `{"mastery_level":1}`)
 		put("u-1", "learning", "counting", `{"mastery_level":2}`)
@@ -426,7 +426,7 @@ var cases = []testCase{
 		if len(all) != 3 {
 			t.Fatalf("%d records; want 3 (another user's are not listed)", len(all))
 		}
-		must(t, s.DeleteRecord(ctx, store.RecordKey{UserID: "u-1", Kind: "learning", Key: "colors"}))
+		must(t, s.DeleteRecord(ctx, store.RecordKey{UserID: "u-1", Type: "learning", Key: "colors"}))
 		left, err := s.ListRecords(ctx, "u-1", []string{"learning"})
 		must(t, err)
 		if len(left) != 1 {

@@ -31,8 +31,8 @@ var extractionCases = []testCase{
 			{SessionID: "s-1", Seq: 0, UserID: "u-1", KeyID: "k1", Nonce: []byte{1}, Ciphertext: []byte("a"), SHA256: []byte{2}, CreatedAt: T0},
 			{SessionID: "s-2", Seq: 0, UserID: "u-1", KeyID: "k1", Nonce: []byte{5}, Ciphertext: []byte("c"), SHA256: []byte{6}, CreatedAt: T0}}))
 		must(t, s.InsertEvents(ctx, []store.Event{
-			{SessionID: "s-1", Seq: 1, UserID: "u-1", Kind: "emotion", At: T0.Add(time.Minute), MessageID: "m2", Data: json.RawMessage(`{"emotion":"calm"}`)},
-			{SessionID: "s-1", Seq: 0, UserID: "u-1", Kind: "emotion", At: T0, MessageID: "m1"}}))
+			{SessionID: "s-1", Seq: 1, UserID: "u-1", Type: "emotion", At: T0.Add(time.Minute), MessageID: "m2", Data: json.RawMessage(`{"emotion":"calm"}`)},
+			{SessionID: "s-1", Seq: 0, UserID: "u-1", Type: "emotion", At: T0, MessageID: "m1"}}))
 		for _, id := range []string{"s-1", "s-2"} {
 			in, err := s.GetSessionInput(ctx, id)
 			must(t, err)

@@ -25,7 +25,7 @@ var fewerCases = []testCase{
 		// More rows than one statement's parameters hold, so that batches split.
 		events := make([]store.Event, 5000)
 		for i := range events {
-			events[i] = store.Event{SessionID: "s-1", Seq: i, UserID: "u-1", Kind: "emotion", At: T0.Add(time.Duration(i) * time.Second)}
+			events[i] = store.Event{SessionID: "s-1", Seq: i, UserID: "u-1", Type: "emotion", At: T0.Add(time.Duration(i) * time.Second)}
 		}
 		events[3].Data = json.RawMessage(`{"emotion":"calm"}`)
 		must(t, s.InsertEvents(ctx, events))

@@ -124,9 +124,9 @@ var forgetCases = []testCase{
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
 		seedSession(t, s, "u-2", "s-2")
-		must(t, s.InsertCue(ctx, store.Cue{ID: "c-1", UserID: "u-1", App: appC, Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.InsertCue(ctx, store.Cue{ID: "c-2", UserID: "u-1", App: appC, Kind: "fellowship_dropped", Field: "in_fellowship", SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.InsertCue(ctx, store.Cue{ID: "c-3", UserID: "u-2", App: appC, Kind: "sponsor_change", Field: "sponsor_name", SessionID: "s-2", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{ID: "c-1", UserID: "u-1", App: appC, Type: "sponsor_change", Field: "sponsor_name", SessionID: "s-1", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{ID: "c-2", UserID: "u-1", App: appC, Type: "fellowship_dropped", Field: "in_fellowship", SessionID: "s-1", CreatedAt: T0}))
+		must(t, s.InsertCue(ctx, store.Cue{ID: "c-3", UserID: "u-2", App: appC, Type: "sponsor_change", Field: "sponsor_name", SessionID: "s-2", CreatedAt: T0}))
 		must(t, s.DeleteCue(ctx, "u-1", "c-1"))
 		if err := s.DeleteCue(ctx, "u-1", "c-3"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleting another user's cue = %v; want ErrNotFound", err)

@@ -24,7 +24,7 @@ var readCases = []testCase{
 		seedSession(t, s, "u-1", "s-2")
 		seedSession(t, s, "u-2", "s-3")
 		rec := func(user, session, kind, key string) {
-			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: appE, Kind: kind, Key: key,
+			must(t, s.UpsertRecord(ctx, store.Record{UserID: user, App: appE, Type: kind, Key: key,
 				Data: json.RawMessage(`{"n":1}`), SessionID: session, UpdatedAt: T0}))
 		}
 		rec("u-1", "s-1", "pref", "b")
@@ -73,7 +73,7 @@ var readCases = []testCase{
 		seedSession(t, s, "u-1", "s-2")
 		seedSession(t, s, "u-2", "s-3")
 		cue := func(id, user, session, kind, field string, at time.Time, resolved bool) {
-			c := store.Cue{ID: id, UserID: user, App: appE, Kind: kind, Field: field, Detail: json.RawMessage(`{"severity":"high"}`),
+			c := store.Cue{ID: id, UserID: user, App: appE, Type: kind, Field: field, Detail: json.RawMessage(`{"severity":"high"}`),
 				SessionID: session, CreatedAt: at}
 			if resolved {
 				c.ResolvedAt = ptr(at.Add(time.Hour))
@@ -90,7 +90,7 @@ var readCases = []testCase{
 		if ids := cueIDs(got); ids != "c-1 c-2 c-3" {
 			t.Fatalf("ListSessionCues(s-1) = %s; want s-1's three, oldest first, then by id", ids)
 		}
-		if c := got[0]; c.UserID != "u-1" || c.Kind != "risk" || c.Field != "m-1" || c.ResolvedAt == nil ||
+		if c := got[0]; c.UserID != "u-1" || c.Type != "risk" || c.Field != "m-1" || c.ResolvedAt == nil ||
 			string(compact(t, c.Detail)) != `{"severity":"high"}` || !c.CreatedAt.Equal(T0.Add(time.Minute)) {
 			t.Fatalf("cue read back as %+v", c)
 		}
@@ -145,7 +145,7 @@ func recordNames(rs []store.Record) string {
 		if i > 0 {
 			out += " "
 		}
-		out += fmt.Sprintf("%s/%s/%s", r.UserID, r.Kind, r.Key)
+		out += fmt.Sprintf("%s/%s/%s", r.UserID, r.Type, r.Key)
 	}
 	return out
 }

@@ -147,12 +147,12 @@ var timeCases = []testCase{
 		}))
 		must(t, s.InsertStatement(ctx, store.Statement{ID: "st-1", MemoryID: "m-far", UserID: "u-1", Key: "event:launch", Value: "launch",
 			ExpiresAt: &exp, StatedAt: T0, SessionID: "s-1", CreatedAt: T0}))
-		must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: appE, Kind: "goal", Key: "run", Data: json.RawMessage(`{}`),
+		must(t, s.UpsertRecord(ctx, store.Record{UserID: "u-1", App: appE, Type: "goal", Key: "run", Data: json.RawMessage(`{}`),
 			SessionID: "s-1", UpdatedAt: T0, StatedAt: T0}))
 		doc := json.RawMessage(`{"name":"Wren"}`)
 		must(t, s.SaveProfile(ctx, store.Profile{UserID: "u-1", App: appE, Doc: doc, Version: 1, UpdatedAt: T0},
 			store.ProfileChange{UserID: "u-1", Version: 1, Doc: doc, Changed: doc, Actor: "operator", At: T0, StatedAt: T0}))
-		must(t, s.InsertEvents(ctx, []store.Event{{SessionID: "s-1", Seq: 0, UserID: "u-1", Kind: "mood", At: T0, Data: json.RawMessage(`{}`)}}))
+		must(t, s.InsertEvents(ctx, []store.Event{{SessionID: "s-1", Seq: 0, UserID: "u-1", Type: "mood", At: T0, Data: json.RawMessage(`{}`)}}))
 
 		// What a model's 9999-12-31 and 0001-01-01 left, and older rows:
 		// written below the store, past its clamp.
