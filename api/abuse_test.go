@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/internal/figures"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -137,7 +137,7 @@ func TestAPIAbuse(t *testing.T) {
 			if u, err := st.GetUser(context.Background(), "u-1"); err == nil {
 				t.Fatalf("a rejected request wrote user %+v", u)
 			}
-			if rows, _ := q.List(context.Background(), jobs.ListFilter{}); len(rows) != 0 {
+			if rows, _ := q.List(context.Background(), queue.ListFilter{}); len(rows) != 0 {
 				t.Fatalf("rejected requests enqueued %d jobs", len(rows))
 			}
 		})

@@ -19,7 +19,7 @@ import (
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -69,7 +69,7 @@ func (w *blockWorker) Work(ctx context.Context, job *river.Job[blockArgs]) error
 
 type adminBundle struct {
 	srv     *api.Server
-	queue   jobs.Queue
+	queue   queue.Queue
 	ok      *atomic.Bool
 	started chan int64
 	// skew moves the API's clock.
@@ -82,7 +82,7 @@ func setupAdmin(t *testing.T, b storetest.Backend) *adminBundle {
 	t.Helper()
 	ctx := context.Background()
 	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	tb := &adminBundle{ok: &atomic.Bool{}, started: make(chan int64, 1), skew: &atomic.Int64{}}
@@ -90,7 +90,7 @@ func setupAdmin(t *testing.T, b storetest.Backend) *adminBundle {
 	river.AddWorker(workers, &failingWorker[opsArgs]{ok: tb.ok})
 	river.AddWorker(workers, &failingWorker[otherArgs]{ok: tb.ok})
 	river.AddWorker(workers, &blockWorker{started: tb.started})
-	q, err := jobs.New(st, jobs.Config{Concurrency: map[string]int{"ops": 4}, Workers: workers, FetchPollInterval: 50 * time.Millisecond})
+	q, err := queue.New(st, queue.Config{Concurrency: map[string]int{"ops": 4}, Workers: workers, FetchPollInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -109,7 +109,7 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	q, err := jobs.New(st, jobs.Config{})
+	q, err := queue.New(st, queue.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/api"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -101,7 +101,7 @@ func TestBodyBytesInFlightAreBounded(t *testing.T) {
 	if rec.Code != 202 {
 		t.Fatalf("the second body sent again = %d %s; want 202", rec.Code, rec.Body)
 	}
-	if rows, _ := q.List(context.Background(), jobs.ListFilter{}); len(rows) != 2 {
+	if rows, _ := q.List(context.Background(), queue.ListFilter{}); len(rows) != 2 {
 		t.Fatalf("%d jobs; want 2", len(rows))
 	}
 }
@@ -129,7 +129,7 @@ func TestSessionEventsAreBounded(t *testing.T) {
 			if _, err := st.GetUser(context.Background(), "u-1"); err == nil {
 				t.Fatal("a refused session wrote its user")
 			}
-			if rows, _ := q.List(context.Background(), jobs.ListFilter{}); len(rows) != 0 {
+			if rows, _ := q.List(context.Background(), queue.ListFilter{}); len(rows) != 0 {
 				t.Fatalf("a refused session enqueued %d jobs", len(rows))
 			}
 			if rec := call(srv, "POST", "/v1/sessions/s-1/close", events(3), "application/json"); rec.Code != 202 {

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -49,7 +49,7 @@ func TestCloseAgainWithKeysReordered(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rows, err := q.List(ctx, jobs.ListFilter{})
+				rows, err := q.List(ctx, queue.ListFilter{})
 				if err != nil {
 					t.Fatal(err)
 				}

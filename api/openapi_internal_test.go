@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/views"
 )
@@ -70,8 +70,8 @@ func fullServer() *Server {
 	return s
 }
 
-// fakeQueue is a non-nil jobs.Queue whose methods are never called.
-type fakeQueue struct{ jobs.Queue }
+// fakeQueue is a non-nil queue.Queue whose methods are never called.
+type fakeQueue struct{ queue.Queue }
 
 // fakeStore is a non-nil store.Store whose methods are never called.
 type fakeStore struct{ store.Store }

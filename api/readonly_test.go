@@ -12,8 +12,8 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -36,7 +36,7 @@ func TestUnwritableDatabaseAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	if _, err := jobs.MigrateRiver(ctx, admin); err != nil {
+	if _, err := queue.MigrateRiver(ctx, admin); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := admin.MigrateUp(ctx); err != nil {
@@ -74,7 +74,7 @@ func TestUnwritableDatabaseAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	q, err := jobs.New(ro, jobs.Config{})
+	q, err := queue.New(ro, queue.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

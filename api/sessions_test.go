@@ -10,8 +10,8 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -21,20 +21,20 @@ const token = "service-token-0123456789"
 
 var testKeySpec = "k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
 
-func setupAPI(t *testing.T, b storetest.Backend) (*api.Server, store.Store, jobs.Queue) {
+func setupAPI(t *testing.T, b storetest.Backend) (*api.Server, store.Store, queue.Queue) {
 	t.Helper()
 	return setupAPIWith(t, b, nil)
 }
 
 // setupAPIWith mounts the API on a fresh database; with more non-nil it
 // may add tokens and set what api.Data leaves at its defaults.
-func setupAPIWith(t *testing.T, b storetest.Backend, more func(*api.Config, *api.Data)) (*api.Server, store.Store, jobs.Queue) {
+func setupAPIWith(t *testing.T, b storetest.Backend, more func(*api.Config, *api.Data)) (*api.Server, store.Store, queue.Queue) {
 	t.Helper()
 	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(context.Background(), st); err != nil {
+	if _, err := queue.MigrateRiver(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.New(st, jobs.Config{})
+	q, err := queue.New(st, queue.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestCloseRejectsBadInputAndWritesNothing(t *testing.T) {
 			if _, err := st.GetUser(context.Background(), "u-1"); err == nil {
 				t.Fatal("a rejected request wrote a user")
 			}
-			if rows, _ := q.List(context.Background(), jobs.ListFilter{}); len(rows) != 0 {
+			if rows, _ := q.List(context.Background(), queue.ListFilter{}); len(rows) != 0 {
 				t.Fatalf("rejected requests enqueued %d jobs", len(rows))
 			}
 
@@ -117,7 +117,7 @@ func TestCloseRejectsBadInputAndWritesNothing(t *testing.T) {
 			if first.Code != 202 || again.Code != 202 || first.Body.String() != again.Body.String() {
 				t.Fatalf("close twice: %d %s / %d %s; want the same 202", first.Code, first.Body, again.Code, again.Body)
 			}
-			if rows, _ := q.List(context.Background(), jobs.ListFilter{}); len(rows) != 1 {
+			if rows, _ := q.List(context.Background(), queue.ListFilter{}); len(rows) != 1 {
 				t.Fatalf("%d jobs after the same close twice; want 1", len(rows))
 			}
 			other := call(srv, "POST", "/v1/sessions/s-1/close", strings.Replace(body, "John", "Jim", 1), "application/json")

@@ -28,6 +28,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -609,7 +610,7 @@ func riverBaseline(b *testing.B, n, c int) baseline {
 	}
 	defer pool.Close()
 	st := store.PostgresFromPool(pool)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `CREATE TABLE scratch (id bigserial PRIMARY KEY, body text NOT NULL)`); err != nil {
@@ -854,9 +855,9 @@ func countStatements(b *testing.B, n int) stmtCounts {
 	done := make(chan worked, n*5)
 	deps := &jobs.Deps{Store: e.st, Apps: e.apps, Keys: e.keys, Logger: infoLogger()}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, river.Worker[jobs.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
-	w, err := jobs.New(e.st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueExtract: out.extractConcurrency},
+	river.AddWorker(workers, river.Worker[queue.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
+	w, err := queue.New(e.st, queue.Config{
+		Concurrency:       map[string]int{queue.QueueExtract: out.extractConcurrency},
 		Workers:           workers,
 		FetchPollInterval: out.extractPoll,
 		JobTimeout:        time.Minute,

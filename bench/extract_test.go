@@ -23,6 +23,7 @@ import (
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -119,9 +120,9 @@ func benchExtractionAt(b *testing.B, bk backend, llm *llmextract.Extractor, conc
 		// Room for every attempt: a worker never blocks on reporting.
 		done := make(chan worked, batch*5)
 		workers := river.NewWorkers()
-		river.AddWorker(workers, river.Worker[jobs.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
-		w, err := jobs.New(e.st, jobs.Config{
-			Concurrency:       map[string]int{jobs.QueueExtract: conc},
+		river.AddWorker(workers, river.Worker[queue.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
+		w, err := queue.New(e.st, queue.Config{
+			Concurrency:       map[string]int{queue.QueueExtract: conc},
 			Workers:           workers,
 			FetchPollInterval: pollInterval,
 			JobTimeout:        time.Minute,
@@ -169,7 +170,7 @@ type reportingWorker struct {
 	done chan<- worked
 }
 
-func (w reportingWorker) Work(ctx context.Context, job *river.Job[jobs.ExtractArgs]) error {
+func (w reportingWorker) Work(ctx context.Context, job *river.Job[queue.ExtractArgs]) error {
 	start := time.Now()
 	err := w.ExtractWorker.Work(ctx, job)
 	w.done <- worked{took: time.Since(start), err: err}

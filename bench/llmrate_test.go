@@ -25,6 +25,7 @@ import (
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -270,7 +271,7 @@ type spanDone struct {
 	err               error
 }
 
-func (w spanWorker) Work(ctx context.Context, job *river.Job[jobs.ExtractArgs]) error {
+func (w spanWorker) Work(ctx context.Context, job *river.Job[queue.ExtractArgs]) error {
 	jt := &jobTiming{}
 	start := time.Now()
 	err := w.ExtractWorker.Work(context.WithValue(ctx, jobTimingKey{}, jt), job)
@@ -322,9 +323,9 @@ func benchStream(b *testing.B, bk backend, llm *llmextract.Extractor) (float64, 
 		sessions := handOverMany(b, e, n)
 		done := make(chan spanDone, n*5)
 		workers := river.NewWorkers()
-		river.AddWorker(workers, river.Worker[jobs.ExtractArgs](spanWorker{jobs.NewExtractWorker(deps), done}))
-		w, err := jobs.New(e.st, jobs.Config{
-			Concurrency:       map[string]int{jobs.QueueExtract: slowConcurrency},
+		river.AddWorker(workers, river.Worker[queue.ExtractArgs](spanWorker{jobs.NewExtractWorker(deps), done}))
+		w, err := queue.New(e.st, queue.Config{
+			Concurrency:       map[string]int{queue.QueueExtract: slowConcurrency},
 			Workers:           workers,
 			FetchCooldown:     cooldown,
 			FetchPollInterval: poll,
@@ -615,9 +616,9 @@ func benchDrain(b *testing.B, bk backend, llm *llmextract.Extractor, p *limitedP
 		}
 		done := make(chan worked, 4*n)
 		workers := river.NewWorkers()
-		river.AddWorker(workers, river.Worker[jobs.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
-		w, err := jobs.New(e.st, jobs.Config{
-			Concurrency:       map[string]int{jobs.QueueExtract: slowConcurrency},
+		river.AddWorker(workers, river.Worker[queue.ExtractArgs](reportingWorker{jobs.NewExtractWorker(deps), done}))
+		w, err := queue.New(e.st, queue.Config{
+			Concurrency:       map[string]int{queue.QueueExtract: slowConcurrency},
 			Workers:           workers,
 			FetchPollInterval: pollInterval,
 			JobTimeout:        5 * time.Minute,

@@ -18,8 +18,8 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -81,7 +81,7 @@ func openPostgres(b *testing.B) store.Store {
 }
 
 func migrateRiver(b *testing.B, st store.Store) {
-	if _, err := jobs.MigrateRiver(context.Background(), st); err != nil {
+	if _, err := queue.MigrateRiver(context.Background(), st); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -90,7 +90,7 @@ func migrateRiver(b *testing.B, st store.Store) {
 // that no worker competes with the requests being measured.
 type env struct {
 	st    store.Store
-	queue jobs.Queue
+	queue queue.Queue
 	apps  map[string]*prompts.App
 	keys  *seal.Keyring
 	// bodies are session-close bodies of distinct users, ready to send.
@@ -113,7 +113,7 @@ func newEnv(b *testing.B, bk backend) *env {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q, err := jobs.New(st, jobs.Config{Logger: infoLogger()})
+	q, err := queue.New(st, queue.Config{Logger: infoLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}

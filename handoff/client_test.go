@@ -12,7 +12,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -34,7 +34,7 @@ func TestClientCloseTx(t *testing.T) {
 	}
 	defer pool.Close()
 	st := store.PostgresFromPool(pool)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.MigrateUp(ctx); err != nil {
@@ -65,11 +65,11 @@ func TestClientCloseTx(t *testing.T) {
 	if _, err := st.GetSession(ctx, "s-1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("session after rollback: %v; want none", err)
 	}
-	q, err := jobs.New(st, jobs.Config{})
+	q, err := queue.New(st, queue.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := q.List(ctx, jobs.ListFilter{}); len(rows) != 0 {
+	if rows, _ := q.List(ctx, queue.ListFilter{}); len(rows) != 0 {
 		t.Fatalf("%d jobs after rollback; want none", len(rows))
 	}
 
@@ -85,7 +85,7 @@ func TestClientCloseTx(t *testing.T) {
 	if err != nil || sess.Status != store.StatusClosed {
 		t.Fatalf("session after commit: %+v, %v", sess, err)
 	}
-	rows, err := q.List(ctx, jobs.ListFilter{Kinds: []string{"extract"}})
+	rows, err := q.List(ctx, queue.ListFilter{Kinds: []string{"extract"}})
 	if err != nil || len(rows) != 1 || rows[0].ID != res.Jobs[0].ID {
 		t.Fatalf("jobs after commit: %d, %v; want the one answered", len(rows), err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -119,7 +119,7 @@ func examplePool(ctx context.Context) (pool *pgxpool.Pool, done func()) {
 		panic(err)
 	}
 	st := store.PostgresFromPool(pool)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		panic(err)
 	}
 	if _, err := st.MigrateUp(ctx); err != nil {

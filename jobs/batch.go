@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
@@ -97,7 +99,7 @@ func (BatchArgs) Kind() string { return "batch" }
 
 // InsertOpts puts batches on the batch queue.
 func (BatchArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueBatch, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: queue.QueueBatch, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // ParseSchedules reads each batch's "spec[; policy [window]]", from the
@@ -339,7 +341,7 @@ func States(ctx context.Context, d *Deps, now time.Time) ([]BatchState, error) {
 // under each batch's catch-up policy. It runs on start and every minute
 // (River periodic job, leader only); the ledger and unique jobs make a
 // repeated or concurrent tick harmless.
-func Tick(ctx context.Context, d *Deps, q Queue, now time.Time) (int, error) {
+func Tick(ctx context.Context, d *Deps, q queue.Queue, now time.Time) (int, error) {
 	// The dirty periods of every batch as the tick begins: a mark made while
 	// it runs (a re-run it enqueued that a worker finished at once, marking
 	// the week's insights) waits for the next tick, as the mark says.
@@ -454,7 +456,7 @@ var errDuplicateRerun = errors.New("re-run already enqueued")
 // covers the marks it finds at its start; the marks after stay for the next
 // tick). A dirty period beyond the window is logged once and shown stale by
 // `batch list`.
-func rerunDirty(ctx context.Context, d *Deps, q Queue, reg *batch.Registry, name string, s *schedule.Schedule, dirty []store.DirtyPeriod, now time.Time) (int, error) {
+func rerunDirty(ctx context.Context, d *Deps, q queue.Queue, reg *batch.Registry, name string, s *schedule.Schedule, dirty []store.DirtyPeriod, now time.Time) (int, error) {
 	if len(dirty) == 0 {
 		return 0, nil
 	}
@@ -564,7 +566,7 @@ func (TickArgs) Kind() string { return "scheduler_tick" }
 
 // InsertOpts keeps one pending tick at a time.
 func (TickArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueBatch, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+	return river.InsertOpts{Queue: queue.QueueBatch, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
 }
 
 // TickWorker runs Tick.

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -41,9 +42,9 @@ func withSchedules(t *testing.T, x *extractBundle, clk *clock) {
 }
 
 // batchJobs lists the batch jobs of one batch.
-func batchJobs(t *testing.T, q jobs.Queue, batch string) []*rivertype.JobRow {
+func batchJobs(t *testing.T, q queue.Queue, batch string) []*rivertype.JobRow {
 	t.Helper()
-	rows, err := q.List(context.Background(), jobs.ListFilter{Kinds: []string{"batch"}, Limit: 1000})
+	rows, err := q.List(context.Background(), queue.ListFilter{Kinds: []string{"batch"}, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestTwoWorkersRunEachPeriodOnce(t *testing.T) {
 			withSchedules(t, a, clk)
 			// A second worker on the same database: its own River client.
 			deps2 := *a.deps
-			q2, err := jobs.New(a.st, jobs.Config{Concurrency: map[string]int{jobs.QueueBatch: 2}, Workers: jobs.NewWorkers(&deps2), FetchPollInterval: 50 * time.Millisecond})
+			q2, err := queue.New(a.st, queue.Config{Concurrency: map[string]int{queue.QueueBatch: 2}, Workers: jobs.NewWorkers(&deps2), FetchPollInterval: 50 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +141,7 @@ func TestTwoWorkersRunEachPeriodOnce(t *testing.T) {
 			var wg sync.WaitGroup
 			for _, w := range []struct {
 				d *jobs.Deps
-				q jobs.Queue
+				q queue.Queue
 			}{{a.deps, a.q}, {&deps2, q2}} {
 				wg.Add(1)
 				go func() {
@@ -339,7 +340,7 @@ func tickAndWait(t *testing.T, x *extractBundle, clk *clock) int {
 	t.Helper()
 	ctx := context.Background()
 	list := func() []*rivertype.JobRow {
-		rows, err := x.q.List(ctx, jobs.ListFilter{Kinds: []string{"batch"}, Limit: 10000})
+		rows, err := x.q.List(ctx, queue.ListFilter{Kinds: []string{"batch"}, Limit: 10000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -503,7 +504,7 @@ func TestLateSessionReaggregates(t *testing.T) {
 				if err := tx.CreateErasure(ctx, store.Erasure{ID: "er-1", UserID: "sam-9", RequestedAt: clk.Now()}); err != nil {
 					return err
 				}
-				ins, err := x.q.InsertTx(ctx, tx, jobs.EraseArgs{ErasureID: "er-1"}, nil)
+				ins, err := x.q.InsertTx(ctx, tx, queue.EraseArgs{ErasureID: "er-1"}, nil)
 				if err == nil {
 					eraseJob = ins.ID
 				}

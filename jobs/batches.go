@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/mnemo-ai/mnemo/batch"
 	"github.com/mnemo-ai/mnemo/decay"
 	"github.com/mnemo-ai/mnemo/extract"
@@ -128,7 +130,7 @@ func runSessionExpiry(ctx context.Context, d *Deps, p schedule.Period, now time.
 				if err := MarkLateSession(ctx, tx, d.Apps[s.App], end, now); err != nil {
 					return err
 				}
-				ins, err := q.InsertTx(ctx, tx, ExtractArgs{SessionID: s.ID}, nil)
+				ins, err := q.InsertTx(ctx, tx, queue.ExtractArgs{SessionID: s.ID}, nil)
 				if err != nil {
 					return err
 				}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -50,8 +52,8 @@ type Deps struct {
 	Now func() time.Time
 
 	// Queue is the queue these workers run on; batches that enqueue (the
-	// scheduler tick, session expiry) use it. Set it once jobs.New returned.
-	Queue Queue
+	// scheduler tick, session expiry) use it. Set it once queue.New returned.
+	Queue queue.Queue
 	// Schedules are the batches' cron schedules (ParseSchedules).
 	Schedules map[string]*schedule.Schedule
 	// Batch settings; zero values take the defaults in batches.go.
@@ -104,7 +106,7 @@ func NewWorkers(d *Deps) *river.Workers {
 // in one transaction, so that a run repeated after a crash leaves what one
 // run leaves.
 type ExtractWorker struct {
-	river.WorkerDefaults[ExtractArgs]
+	river.WorkerDefaults[queue.ExtractArgs]
 	deps *Deps
 }
 
@@ -112,7 +114,7 @@ type ExtractWorker struct {
 func NewExtractWorker(d *Deps) *ExtractWorker { return &ExtractWorker{deps: d} }
 
 // Work processes the session.
-func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
+func (w *ExtractWorker) Work(ctx context.Context, job *river.Job[queue.ExtractArgs]) error {
 	err := w.work(ctx, job)
 	if err != nil && extractionGivenUp(err, job.Attempt, job.MaxAttempts) {
 		w.markFailed(ctx, job.Args.SessionID)
@@ -152,7 +154,7 @@ func (w *ExtractWorker) markFailed(ctx context.Context, id string) {
 	d.log().WarnContext(ctx, "extraction given up: session marked failed", slog.String("session_id", id))
 }
 
-func (w *ExtractWorker) work(ctx context.Context, job *river.Job[ExtractArgs]) error {
+func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractArgs]) error {
 	d := w.deps
 	id := job.Args.SessionID
 	// The session, its transcript and its events, in one round trip.

@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -32,7 +33,7 @@ type extractBundle struct {
 	mu     sync.Mutex
 	seen   map[int64][]river.EventKind
 	st     store.Store
-	q      jobs.Queue
+	q      queue.Queue
 	deps   *jobs.Deps
 	llm    *llmtest.Server
 	events <-chan *river.Event
@@ -50,7 +51,7 @@ func setupExtractWith(t *testing.T, b storetest.Backend, llm, work bool) *extrac
 	t.Helper()
 	ctx := context.Background()
 	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	apps, err := prompts.Builtin()
@@ -71,8 +72,8 @@ func setupExtractWith(t *testing.T, b storetest.Backend, llm, work bool) *extrac
 			t.Fatal(err)
 		}
 	}
-	bundle.q, err = jobs.New(st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueDefault: 2, jobs.QueueExtract: 4, jobs.QueueBatch: 1},
+	bundle.q, err = queue.New(st, queue.Config{
+		Concurrency:       map[string]int{queue.QueueDefault: 2, queue.QueueExtract: 4, queue.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(bundle.deps),
 		FetchPollInterval: 50 * time.Millisecond,
 		// Retry a failed job at once: the backoff itself is River's business.
@@ -330,8 +331,8 @@ func TestExtractionRerunIsIdempotent(t *testing.T) {
 			id := x.closeSession(t, "s-1", monaSession("u-1"))
 			w := jobs.NewExtractWorker(x.deps)
 			work := func(attempt int) error {
-				return w.Work(context.Background(), &river.Job[jobs.ExtractArgs]{
-					JobRow: &rivertype.JobRow{ID: id, Attempt: attempt, MaxAttempts: 5}, Args: jobs.ExtractArgs{SessionID: "s-1"}})
+				return w.Work(context.Background(), &river.Job[queue.ExtractArgs]{
+					JobRow: &rivertype.JobRow{ID: id, Attempt: attempt, MaxAttempts: 5}, Args: queue.ExtractArgs{SessionID: "s-1"}})
 			}
 			var wg sync.WaitGroup
 			errs := make(chan error, 4)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/seal"
@@ -24,7 +26,7 @@ func (RewrapArgs) Kind() string { return "rewrap" }
 
 // InsertOpts keeps one rewrap per key.
 func (RewrapArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueBatch, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: queue.QueueBatch, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // RewrapWorker rewraps transcripts sealed under older keys.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -98,8 +99,8 @@ func TestTamperedChunkIsDetected(t *testing.T) {
 			if !errors.Is(err, seal.ErrTampered) || !strings.Contains(err.Error(), "s-1") {
 				t.Fatalf("reading a tampered transcript: %v; want ErrTampered naming the session", err)
 			}
-			err = jobs.NewExtractWorker(x.deps).Work(ctx, &river.Job[jobs.ExtractArgs]{
-				JobRow: &rivertype.JobRow{ID: id, Attempt: 1, MaxAttempts: 5}, Args: jobs.ExtractArgs{SessionID: "s-1"}})
+			err = jobs.NewExtractWorker(x.deps).Work(ctx, &river.Job[queue.ExtractArgs]{
+				JobRow: &rivertype.JobRow{ID: id, Attempt: 1, MaxAttempts: 5}, Args: queue.ExtractArgs{SessionID: "s-1"}})
 			var cancel *rivertype.JobCancelError
 			if !errors.As(err, &cancel) || !errors.Is(err, seal.ErrTampered) {
 				t.Fatalf("worker on a tampered transcript returned %v; want a cancelled job", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -61,8 +62,8 @@ func TestRiskLoweringIsStoredAndCounted(t *testing.T) {
 			})
 			w := jobs.NewExtractWorker(x.deps)
 			for attempt := 1; attempt <= 2; attempt++ {
-				if err := w.Work(ctx, &river.Job[jobs.ExtractArgs]{
-					JobRow: &rivertype.JobRow{ID: id, Attempt: attempt, MaxAttempts: 5}, Args: jobs.ExtractArgs{SessionID: "s-1"}}); err != nil {
+				if err := w.Work(ctx, &river.Job[queue.ExtractArgs]{
+					JobRow: &rivertype.JobRow{ID: id, Attempt: attempt, MaxAttempts: 5}, Args: queue.ExtractArgs{SessionID: "s-1"}}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/store"
@@ -77,7 +79,7 @@ var jobEvents = []river.EventKind{river.EventKindJobCompleted, river.EventKindJo
 // ObserveJobs reports every job attempt this process works to m, with the
 // outcome River recorded for it, until the queue stops. The queue must be
 // one that works jobs (Config.Concurrency set); call it before Start.
-func ObserveJobs(q Queue, m Metrics) {
+func ObserveJobs(q queue.Queue, m Metrics) {
 	var events <-chan *river.Event
 	if big, ok := q.(interface {
 		SubscribeBuffered(size int, kinds ...river.EventKind) <-chan *river.Event

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -89,7 +90,7 @@ func setupObserved(t *testing.T, b storetest.Backend) (*extractBundle, *recorder
 	t.Helper()
 	ctx := context.Background()
 	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	apps, err := prompts.Builtin()
@@ -108,8 +109,8 @@ func setupObserved(t *testing.T, b storetest.Backend) (*extractBundle, *recorder
 		Timeout: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	x.q, err = jobs.New(st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueDefault: 2, jobs.QueueExtract: 2, jobs.QueueBatch: 1},
+	x.q, err = queue.New(st, queue.Config{
+		Concurrency:       map[string]int{queue.QueueDefault: 2, queue.QueueExtract: 2, queue.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(x.deps),
 		FetchPollInterval: 50 * time.Millisecond,
 		Middleware:        jobs.Middleware(),
@@ -238,23 +239,23 @@ func TestQueueDepths(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			st := b.Open(t)
-			if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+			if _, err := queue.MigrateRiver(ctx, st); err != nil {
 				t.Fatal(err)
 			}
 			// An insert-only client, as the CLI has: nothing works the jobs.
-			q, err := jobs.New(st, jobs.Config{})
+			q, err := queue.New(st, queue.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range []string{"a", "b"} {
-				if _, err := q.Insert(ctx, jobs.ExtractArgs{SessionID: s}, nil); err != nil {
+				if _, err := q.Insert(ctx, queue.ExtractArgs{SessionID: s}, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			if _, err := q.Insert(ctx, echoArgs{N: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
-			depths, err := jobs.QueueDepths(ctx, q)
+			depths, err := queue.QueueDepths(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +263,7 @@ func TestQueueDepths(t *testing.T) {
 			for _, d := range depths {
 				got[d.Queue] = d.Available
 			}
-			if len(got) != 3 || got[jobs.QueueExtract] != 2 || got[jobs.QueueDefault] != 1 || got[jobs.QueueBatch] != 0 {
+			if len(got) != 3 || got[queue.QueueExtract] != 2 || got[queue.QueueDefault] != 1 || got[queue.QueueBatch] != 0 {
 				t.Fatalf("queue depths %+v; want extract 2, default 1, batch 0", depths)
 			}
 		})

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -16,12 +18,12 @@ import (
 
 // ExportWorker builds an export's archive and stores it sealed.
 type ExportWorker struct {
-	river.WorkerDefaults[ExportArgs]
+	river.WorkerDefaults[queue.ExportArgs]
 	deps *Deps
 }
 
 // Work builds the archive.
-func (w *ExportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) error {
+func (w *ExportWorker) Work(ctx context.Context, job *river.Job[queue.ExportArgs]) error {
 	d := w.deps
 	e, err := d.Store.GetExport(ctx, job.Args.ExportID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -102,7 +104,7 @@ func archiveExpiry(ctx context.Context, d *Deps, e store.Export) (time.Time, err
 // EraseWorker erases a user: every row of theirs, and River's jobs that name
 // them, in one transaction.
 type EraseWorker struct {
-	river.WorkerDefaults[EraseArgs]
+	river.WorkerDefaults[queue.EraseArgs]
 	deps *Deps
 }
 
@@ -118,7 +120,7 @@ const eraseRecheck = time.Second
 // records it): the erasure then keeps the session and export ids those jobs
 // name (not the user's id) and snoozes until they have finished, then
 // deletes them and itself.
-func (w *EraseWorker) Work(ctx context.Context, job *river.Job[EraseArgs]) error {
+func (w *EraseWorker) Work(ctx context.Context, job *river.Job[queue.EraseArgs]) error {
 	d := w.deps
 	e, err := d.Store.GetErasure(ctx, job.Args.ErasureID)
 	if errors.Is(err, store.ErrNotFound) {

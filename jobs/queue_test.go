@@ -10,7 +10,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/internal/testwait"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -38,16 +38,16 @@ func (w *echoWorker) Work(ctx context.Context, j *river.Job[echoArgs]) error {
 	return nil
 }
 
-func newQueue(t *testing.T, st store.Store, w *echoWorker) jobs.Queue {
+func newQueue(t *testing.T, st store.Store, w *echoWorker) queue.Queue {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
-	q, err := jobs.New(st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueDefault: 2, "side": 1},
+	q, err := queue.New(st, queue.Config{
+		Concurrency:       map[string]int{queue.QueueDefault: 2, "side": 1},
 		Workers:           workers,
 		FetchPollInterval: 50 * time.Millisecond,
 	})
@@ -93,7 +93,7 @@ func TestQueue(t *testing.T) {
 			if !errors.Is(err, rollback) {
 				t.Fatal(err)
 			}
-			if rows, err := q.List(ctx, jobs.ListFilter{Kinds: []string{"test_echo"}}); err != nil || len(rows) != 0 {
+			if rows, err := q.List(ctx, queue.ListFilter{Kinds: []string{"test_echo"}}); err != nil || len(rows) != 0 {
 				t.Fatalf("jobs after rollback: %d, %v; want none", len(rows), err)
 			}
 
@@ -105,7 +105,7 @@ func TestQueue(t *testing.T) {
 			// River registers a queue when its producer starts, and a producer reads
 			// the paused flag when it starts (other processes' pauses reach it by
 			// polling, within seconds on SQLite); restart so the test is exact.
-			pauseWhenKnown(t, q, jobs.QueueDefault)
+			pauseWhenKnown(t, q, queue.QueueDefault)
 			if err := q.Stop(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -127,15 +127,15 @@ func TestQueue(t *testing.T) {
 				t.Fatalf("job %d ran while its queue was paused", n)
 			}
 			waitFor(t, events)
-			rows, err := q.List(ctx, jobs.ListFilter{States: []rivertype.JobState{rivertype.JobStateAvailable}, Kinds: []string{"test_echo"}})
-			if err != nil || len(rows) != 1 || rows[0].Queue != jobs.QueueDefault {
-				all, _ := q.List(ctx, jobs.ListFilter{})
+			rows, err := q.List(ctx, queue.ListFilter{States: []rivertype.JobState{rivertype.JobStateAvailable}, Kinds: []string{"test_echo"}})
+			if err != nil || len(rows) != 1 || rows[0].Queue != queue.QueueDefault {
+				all, _ := q.List(ctx, queue.ListFilter{})
 				for _, r := range all {
 					t.Logf("job %d %s %s %s", r.ID, r.Kind, r.Queue, r.State)
 				}
 				t.Fatalf("available jobs while paused = %d, %v; want 1", len(rows), err)
 			}
-			if err := q.Resume(ctx, jobs.QueueDefault); err != nil {
+			if err := q.Resume(ctx, queue.QueueDefault); err != nil {
 				t.Fatal(err)
 			}
 			if n := waitFor(t, w.done); n != 2 {
@@ -172,7 +172,7 @@ func TestQueue(t *testing.T) {
 
 // pauseWhenKnown pauses a queue once River has registered it (a queue row
 // appears when the client's producer for it starts).
-func pauseWhenKnown(t *testing.T, q jobs.Queue, name string) {
+func pauseWhenKnown(t *testing.T, q queue.Queue, name string) {
 	t.Helper()
 	deadline := testwait.GiveUpAt(t)
 	for {

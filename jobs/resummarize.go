@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -26,7 +28,7 @@ func (ResummarizeArgs) Kind() string { return "resummarize" }
 
 // InsertOpts makes the job unique per session and version.
 func (ResummarizeArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueExtract, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: queue.QueueExtract, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // ResummarizeWorker re-summarises one stored transcript with the app's

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -54,7 +56,7 @@ func (RiskCueArgs) Kind() string { return "risk_cue" }
 
 // InsertOpts: the default queue, unique per session and message.
 func (RiskCueArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueDefault, MaxAttempts: 12, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: queue.QueueDefault, MaxAttempts: 12, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // RiskWebhookBody is what a risk webhook receives.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/mnemo-ai/mnemo/queue"
+
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -19,12 +21,12 @@ import (
 // job never loses to an earlier one: the store keeps the summary covering
 // the most turns.
 type RollingSummaryWorker struct {
-	river.WorkerDefaults[RollingSummaryArgs]
+	river.WorkerDefaults[queue.RollingSummaryArgs]
 	deps *Deps
 }
 
 // Work summarises the buffer.
-func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[RollingSummaryArgs]) error {
+func (w *RollingSummaryWorker) Work(ctx context.Context, job *river.Job[queue.RollingSummaryArgs]) error {
 	d := w.deps
 	sess, err := d.session(ctx, job.Args.SessionID)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -18,9 +19,9 @@ import (
 // tick that enqueued it is still going: in the enqueuing transaction, the
 // run's ledger row says done, its marks are cleared and the week's
 // insights are marked dirty, as a finished run does.
-type finishAtOnce struct{ jobs.Queue }
+type finishAtOnce struct{ queue.Queue }
 
-func (q finishAtOnce) InsertTx(ctx context.Context, tx store.Tx, args river.JobArgs, opts *river.InsertOpts) (jobs.Inserted, error) {
+func (q finishAtOnce) InsertTx(ctx context.Context, tx store.Tx, args river.JobArgs, opts *river.InsertOpts) (queue.Inserted, error) {
 	ins, err := q.Queue.InsertTx(ctx, tx, args, opts)
 	a, ok := args.(jobs.BatchArgs)
 	if err != nil || !ok || a.Batch != jobs.BatchWeeklyAnalytics {

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 )
 
 const namespace = "mnemo"
@@ -30,7 +31,7 @@ const namespace = "mnemo"
 // Config configures a Registry.
 type Config struct {
 	// Queue is read on every scrape for the queue gauges; nil leaves them out.
-	Queue jobs.Queue
+	Queue queue.Queue
 	// Deps gives the batch schedules and ledger, read on every scrape for
 	// missed periods; nil leaves them out.
 	Deps *jobs.Deps
@@ -188,7 +189,7 @@ var (
 
 // scraped reads the database on every scrape.
 type scraped struct {
-	queue   jobs.Queue
+	queue   queue.Queue
 	deps    *jobs.Deps
 	log     *slog.Logger
 	timeout time.Duration
@@ -209,7 +210,7 @@ func (s *scraped) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if s.queue != nil {
-		depths, err := jobs.QueueDepths(ctx, s.queue)
+		depths, err := queue.QueueDepths(ctx, s.queue)
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(queueAvailable, fmt.Errorf("read queue depths: %w", err))
 		}

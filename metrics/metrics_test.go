@@ -10,10 +10,11 @@ import (
 
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/metrics"
+	"github.com/mnemo-ai/mnemo/queue"
 )
 
 // brokenQueue is a queue whose database is gone.
-type brokenQueue struct{ jobs.Queue }
+type brokenQueue struct{ queue.Queue }
 
 // TestExposition: what the workers and the API report shows up under the
 // documented names and labels, and a scrape whose database read fails still

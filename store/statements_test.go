@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -179,7 +180,7 @@ type sessionRig struct {
 	st   store.Store
 	c    *counts
 	deps *jobs.Deps
-	q    jobs.Queue
+	q    queue.Queue
 	w    *jobs.ExtractWorker
 }
 
@@ -189,7 +190,7 @@ func newSessionRig(tb testing.TB, open func(testing.TB) store.Store, c *counts) 
 	if _, err := st.MigrateUp(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		tb.Fatal(err)
 	}
 	apps, err := prompts.Builtin()
@@ -200,7 +201,7 @@ func newSessionRig(tb testing.TB, open func(testing.TB) store.Store, c *counts) 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	q, err := jobs.New(st, jobs.Config{}) // insert-only: the benchmark works the jobs itself
+	q, err := queue.New(st, queue.Config{}) // insert-only: the benchmark works the jobs itself
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func (r *sessionRig) session(tb testing.TB, userID, sessionID string, t0 time.Ti
 		tb.Fatal(err)
 	}
 	n1, rt1 := r.c.n.Load(), r.c.rts.Load()
-	job := &river.Job[jobs.ExtractArgs]{Args: jobs.ExtractArgs{SessionID: sessionID},
+	job := &river.Job[queue.ExtractArgs]{Args: queue.ExtractArgs{SessionID: sessionID},
 		JobRow: &rivertype.JobRow{ID: res.Jobs[0].ID, Attempt: 1, MaxAttempts: 5}}
 	if err := r.w.Work(ctx, job); err != nil {
 		tb.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -107,7 +108,7 @@ func newFixture(t *testing.T, b storetest.Backend, tokens []api.Token) *fixture 
 	t.Helper()
 	ctx := context.Background()
 	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	apps, err := prompts.Builtin()
@@ -143,8 +144,8 @@ func newFixture(t *testing.T, b storetest.Backend, tokens []api.Token) *fixture 
 	}
 	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, Schedules: schedules, Batch: jobs.BatchConfig{InsightsK: insightsK},
 		MonthlyBudgetUSD: llmBudget}
-	q, err := jobs.New(st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueDefault: 2, jobs.QueueExtract: 4, jobs.QueueBatch: 1},
+	q, err := queue.New(st, queue.Config{
+		Concurrency:       map[string]int{queue.QueueDefault: 2, queue.QueueExtract: 4, queue.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(deps),
 		FetchPollInterval: 50 * time.Millisecond,
 	})
@@ -414,7 +415,7 @@ func (f *fixture) waitExtractions(t *testing.T, events <-chan *river.Event, n in
 	for pending > 0 {
 		select {
 		case e := <-events:
-			if e == nil || e.Job.Kind != (jobs.ExtractArgs{}).Kind() {
+			if e == nil || e.Job.Kind != (queue.ExtractArgs{}).Kind() {
 				continue
 			}
 			if e.Kind == river.EventKindJobFailed {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -72,21 +72,21 @@ type Tuning struct {
 func machineDefaults(cores int, dialect string, llm bool) Tuning {
 	cores = max(cores, 1)
 	t := Tuning{Cores: cores, LLM: llm, Concurrency: map[string]int{
-		jobs.QueueDefault: max(4, 2*cores),
-		jobs.QueueBatch:   1,
+		queue.QueueDefault: max(4, 2*cores),
+		queue.QueueBatch:   1,
 	}, Source: map[string]string{}}
 	if dialect == store.DialectPostgres {
-		t.Concurrency[jobs.QueueExtract] = min(512, max(32, 16*cores))
+		t.Concurrency[queue.QueueExtract] = min(512, max(32, 16*cores))
 		if llm {
-			t.Concurrency[jobs.QueueExtract] = max(256, t.Concurrency[jobs.QueueExtract])
+			t.Concurrency[queue.QueueExtract] = max(256, t.Concurrency[queue.QueueExtract])
 		}
 		t.FetchCooldown = 20 * time.Millisecond
 		t.PollInterval = time.Second
 		t.PoolSize = min(64, max(8, 4*cores))
 	} else {
-		t.Concurrency[jobs.QueueExtract] = max(4, 2*cores)
+		t.Concurrency[queue.QueueExtract] = max(4, 2*cores)
 		if llm {
-			t.Concurrency[jobs.QueueExtract] = 128
+			t.Concurrency[queue.QueueExtract] = 128
 		}
 		t.FetchCooldown = 10 * time.Millisecond
 		t.PollInterval = 100 * time.Millisecond
@@ -193,7 +193,7 @@ func (t Tuning) logValues() (concurrency, cooldown, poll, pool string) {
 // queueOrder is Mnemo's queues first, in a fixed order, then any other.
 func queueOrder(m map[string]int) []string {
 	out := []string{}
-	known := []string{jobs.QueueDefault, jobs.QueueExtract, jobs.QueueBatch}
+	known := []string{queue.QueueDefault, queue.QueueExtract, queue.QueueBatch}
 	for _, q := range known {
 		if _, ok := m[q]; ok {
 			out = append(out, q)
@@ -201,7 +201,7 @@ func queueOrder(m map[string]int) []string {
 	}
 	var rest []string
 	for q := range m {
-		if q != jobs.QueueDefault && q != jobs.QueueExtract && q != jobs.QueueBatch {
+		if q != queue.QueueDefault && q != queue.QueueExtract && q != queue.QueueBatch {
 			rest = append(rest, q)
 		}
 	}

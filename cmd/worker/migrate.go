@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -60,7 +60,7 @@ func migrateAll(ctx context.Context, st store.Store) (river, mnemo []int, err er
 			err = fmt.Errorf("the database cannot be written and its schema is not current; make it writable to migrate: %w", err)
 		}
 	}()
-	if river, err = jobs.MigrateRiver(ctx, st); err != nil {
+	if river, err = queue.MigrateRiver(ctx, st); err != nil {
 		return nil, nil, err
 	}
 	if mnemo, err = st.MigrateUp(ctx); err != nil {
@@ -72,7 +72,7 @@ func migrateAll(ctx context.Context, st store.Store) (river, mnemo []int, err er
 // schemaCurrent checks, without writing, that River's and Mnemo's
 // migrations are all applied.
 func schemaCurrent(ctx context.Context, st store.Store) error {
-	river, err := jobs.RiverMigrationStatus(ctx, st)
+	river, err := queue.RiverMigrationStatus(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func migrate(ctx context.Context, e *env) error {
 }
 
 func migrateStatus(ctx context.Context, e *env, st store.Store) error {
-	river, err := jobs.RiverMigrationStatus(ctx, st)
+	river, err := queue.RiverMigrationStatus(ctx, st)
 	if err != nil {
 		return err
 	}

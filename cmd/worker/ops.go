@@ -16,7 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-ai/mnemo/api"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -77,12 +77,12 @@ func onlyFlags(set map[string]bool, action string, allowed ...string) error {
 // insert-only River client that works nothing. It needs neither the
 // encryption key nor the apps, it does not migrate, and it creates no
 // database: a missing SQLite file is an error.
-func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (store.Store, jobs.Queue, error) {
+func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (store.Store, queue.Queue, error) {
 	st, err := openExisting(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	status, err := jobs.RiverMigrationStatus(ctx, st)
+	status, err := queue.RiverMigrationStatus(ctx, st)
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, err
@@ -97,7 +97,7 @@ func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (store.Store, 
 		_ = st.Close()
 		return nil, nil, fmt.Errorf("the database lacks %d of River's migrations: run `worker migrate up` (or start the worker) first", pending)
 	}
-	q, err := jobs.New(st, jobs.Config{Logger: log})
+	q, err := queue.New(st, queue.Config{Logger: log})
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, err
@@ -127,8 +127,8 @@ func jobsCmd(ctx context.Context, e *env) error {
 		if f.limit < 1 || f.limit > api.MaxJobList {
 			return usageError{fmt.Errorf("--limit %d is not from 1 to %d", f.limit, api.MaxJobList)}
 		}
-		return withQueue(ctx, e, func(q jobs.Queue) error {
-			return listJobs(ctx, e, q, jobs.ListFilter{States: states, Kinds: splitFlag(f.kind), Queues: splitFlag(f.queue), Limit: f.limit}, f.json)
+		return withQueue(ctx, e, func(q queue.Queue) error {
+			return listJobs(ctx, e, q, queue.ListFilter{States: states, Kinds: splitFlag(f.kind), Queues: splitFlag(f.queue), Limit: f.limit}, f.json)
 		})
 	case "retry":
 		if f.state == "" {
@@ -142,7 +142,7 @@ func jobsCmd(ctx context.Context, e *env) error {
 			if err != nil {
 				return err
 			}
-			return withQueue(ctx, e, func(q jobs.Queue) error { return retryJobs(ctx, e, q, ids) })
+			return withQueue(ctx, e, func(q queue.Queue) error { return retryJobs(ctx, e, q, ids) })
 		}
 		if err := onlyFlags(set, "jobs retry --state", "state", "kind", "since"); err != nil {
 			return err
@@ -161,7 +161,7 @@ func jobsCmd(ctx context.Context, e *env) error {
 		if err != nil {
 			return usageError{err}
 		}
-		return withQueue(ctx, e, func(q jobs.Queue) error {
+		return withQueue(ctx, e, func(q queue.Queue) error {
 			n, err := api.RetryMatching(ctx, q, api.RetryFilter{State: states[0], Kinds: splitFlag(f.kind), Since: since}, time.Now())
 			if n > 0 || err == nil {
 				fmt.Fprintf(e.stdout, "retried %d %s\n", n, plural(n, "job", "jobs"))
@@ -179,13 +179,13 @@ func jobsCmd(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		return withQueue(ctx, e, func(q jobs.Queue) error { return cancelJobs(ctx, e, q, ids) })
+		return withQueue(ctx, e, func(q queue.Queue) error { return cancelJobs(ctx, e, q, ids) })
 	}
 	return usageError{fmt.Errorf("unknown jobs action %q: want list, retry or cancel", action)}
 }
 
 // withQueue opens the queue, runs fn and closes the database.
-func withQueue(ctx context.Context, e *env, fn func(q jobs.Queue) error) error {
+func withQueue(ctx context.Context, e *env, fn func(q queue.Queue) error) error {
 	st, q, err := openQueue(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func listJobs(ctx context.Context, e *env, q jobs.Queue, filter jobs.ListFilter, asJSON bool) error {
+func listJobs(ctx context.Context, e *env, q queue.Queue, filter queue.ListFilter, asJSON bool) error {
 	rows, err := q.List(ctx, filter)
 	if err != nil {
 		return err
@@ -256,7 +256,7 @@ func listJobs(ctx context.Context, e *env, q jobs.Queue, filter jobs.ListFilter,
 
 // retryJobs retries each job; one that cannot be retried is reported and the
 // others are still retried.
-func retryJobs(ctx context.Context, e *env, q jobs.Queue, ids []int64) error {
+func retryJobs(ctx context.Context, e *env, q queue.Queue, ids []int64) error {
 	failed := 0
 	for _, id := range ids {
 		was, row, err := api.RetryJob(ctx, q, id)
@@ -283,7 +283,7 @@ func retryJobs(ctx context.Context, e *env, q jobs.Queue, ids []int64) error {
 
 // cancelJobs cancels each job; one that cannot be cancelled is reported and
 // the others are still cancelled.
-func cancelJobs(ctx context.Context, e *env, q jobs.Queue, ids []int64) error {
+func cancelJobs(ctx context.Context, e *env, q queue.Queue, ids []int64) error {
 	failed := 0
 	for _, id := range ids {
 		was, row, err := api.CancelJob(ctx, q, id)
@@ -322,7 +322,7 @@ func queuesCmd(ctx context.Context, e *env) error {
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("queues list takes no arguments, not %q", rest[0])}
 		}
-		return withQueue(ctx, e, func(q jobs.Queue) error { return listQueues(ctx, e, q, f.json) })
+		return withQueue(ctx, e, func(q queue.Queue) error { return listQueues(ctx, e, q, f.json) })
 	case "pause", "resume":
 		if err := onlyFlags(set, "queues "+action); err != nil {
 			return err
@@ -331,7 +331,7 @@ func queuesCmd(ctx context.Context, e *env) error {
 			return usageError{fmt.Errorf("queues %s wants one queue name", action)}
 		}
 		name := rest[0]
-		return withQueue(ctx, e, func(q jobs.Queue) error {
+		return withQueue(ctx, e, func(q queue.Queue) error {
 			row, err := api.FindQueue(ctx, q, name)
 			if err != nil {
 				return err
@@ -355,7 +355,7 @@ func queuesCmd(ctx context.Context, e *env) error {
 	return usageError{fmt.Errorf("unknown queues action %q: want list, pause or resume", action)}
 }
 
-func listQueues(ctx context.Context, e *env, q jobs.Queue, asJSON bool) error {
+func listQueues(ctx context.Context, e *env, q queue.Queue, asJSON bool) error {
 	rows, err := q.Queues(ctx)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/internal/testwait"
-	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/queue"
 )
 
 // cliResult is what one run of the worker's CLI gave.
@@ -128,7 +128,7 @@ func TestOperatorRetriesPausesAndCancels(t *testing.T) {
 
 			// The worker without the old key: the jobs fail on their only attempt.
 			w, _ = opsWorker(t, url, newKey)
-			q, err := jobs.New(openTestStore(t, url), jobs.Config{})
+			q, err := queue.New(openTestStore(t, url), queue.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestOperatorRetriesPausesAndCancels(t *testing.T) {
 			}
 			var rolling []int64
 			for _, s := range sessions {
-				rolling = append(rolling, insert(jobs.RollingSummaryArgs{SessionID: s, Upto: 5}))
+				rolling = append(rolling, insert(queue.RollingSummaryArgs{SessionID: s, Upto: 5}))
 			}
 			legacy := insert(legacyArgs{})
 			waitJobs(t, url, "discarded", append(slices.Clone(rolling), legacy)...)

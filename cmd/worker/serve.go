@@ -26,6 +26,7 @@ import (
 	"github.com/mnemo-ai/mnemo/llm"
 	"github.com/mnemo-ai/mnemo/metrics"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -33,7 +34,7 @@ import (
 // system is everything a running worker holds.
 type system struct {
 	store store.Store
-	queue jobs.Queue
+	queue queue.Queue
 	deps  *jobs.Deps
 	api   *api.Server
 	// handler is api with handoff requests counted; ui is River UI, mounted in api.
@@ -105,7 +106,7 @@ func newLLM(cfg Config, log *slog.Logger) (*llmextract.Extractor, error) {
 	llm, err := llmextract.New(llmextract.Config{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIKey, Model: cfg.LLMModel,
 		Timeout: cfg.LLMTimeout, Temperature: float32(cfg.LLMTemperature), MaxInputTokens: cfg.LLMMaxInputTokens, MaxMemories: cfg.LLMMaxMemories, Prices: llm.DefaultPrices().With(prices), Logger: log,
 		// Extraction and re-summaries call the LLM, at most one call per job.
-		Concurrency:       cfg.Concurrency[jobs.QueueExtract] + cfg.Concurrency[jobs.QueueDefault],
+		Concurrency:       cfg.Concurrency[queue.QueueExtract] + cfg.Concurrency[queue.QueueDefault],
 		RequestsPerMinute: cfg.LLMRPM, TokensPerMinute: cfg.LLMTPM,
 		LimitMaxWait: min(llm.DefaultLimitMaxWait, cfg.JobTimeout/2)})
 	if err != nil {
@@ -175,7 +176,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 	}
 	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: jobs.WithJobLog(log),
 		Schedules: cfg.Schedules, Batch: cfg.Batch}
-	qc := jobs.Config{
+	qc := queue.Config{
 		JobTimeout:        cfg.JobTimeout,
 		RescueAfter:       cfg.RescueAfter,
 		FetchPollInterval: cfg.PollInterval,
@@ -193,7 +194,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		qc.PeriodicJobs = jobs.PeriodicJobs()
 		qc.Middleware = jobs.Middleware()
 	}
-	queue, err := jobs.New(st, qc)
+	queue, err := queue.New(st, qc)
 	if err != nil {
 		_ = st.Close()
 		return nil, err

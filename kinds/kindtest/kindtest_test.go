@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
@@ -42,7 +43,7 @@ func worker(t *testing.T, b storetest.Backend) (*httptest.Server, *jobs.Deps) {
 	t.Helper()
 	ctx := context.Background()
 	st := b.Open(t)
-	if _, err := jobs.MigrateRiver(ctx, st); err != nil {
+	if _, err := queue.MigrateRiver(ctx, st); err != nil {
 		t.Fatal(err)
 	}
 	apps, err := prompts.Load("testdata/apps")
@@ -58,8 +59,8 @@ func worker(t *testing.T, b storetest.Backend) (*httptest.Server, *jobs.Deps) {
 		t.Fatal(err)
 	}
 	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, Schedules: schedules}
-	q, err := jobs.New(st, jobs.Config{
-		Concurrency:       map[string]int{jobs.QueueDefault: 1, jobs.QueueExtract: 1, jobs.QueueBatch: 1},
+	q, err := queue.New(st, queue.Config{
+		Concurrency:       map[string]int{queue.QueueDefault: 1, queue.QueueExtract: 1, queue.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(deps),
 		FetchPollInterval: 50 * time.Millisecond,
 	})
