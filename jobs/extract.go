@@ -676,7 +676,14 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 		case !exists:
 			action = map[string]string{store.MemoryActive: "insert", store.MemoryDeprecated: "insert_older", store.MemoryExpired: "insert_expired"}[m.Status]
 		case slices.ContainsFunc(r.Statements, func(s extract.Statement) bool { return s.MemoryID == "" }):
+			// Said again: the new statement is the timeline's record of
+			// it. The audit hears of it only when it changes the memory's
+			// state: an expired memory active again, a later one
+			// superseding it, or its validity moved.
 			action = "bump"
+			if sameState(before, m) {
+				action = "said_again"
+			}
 		case before.Status != m.Status && m.Status == store.MemoryDeprecated:
 			action = "deprecate"
 		case !sameMemory(before, m):
@@ -696,6 +703,11 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 			tw.entering = append(tw.entering, memoryWrite{w.m, w.isNew})
 		} else {
 			tw.leaving = append(tw.leaving, memoryWrite{w.m, w.isNew})
+		}
+		if w.action == "said_again" {
+			// The audit records changes of state (create, supersede,
+			// expire, forget, edit), not a memory merely said again.
+			continue
 		}
 		// Ids are made here, in the order the rows were once written one
 		// by one: the audit lists by time, then id.
@@ -744,6 +756,15 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sameState reports whether a memory said again keeps its state: its
+// status, and the span it is true for (from its statement time until what
+// supersedes it, if anything does).
+func sameState(a, b store.Memory) bool {
+	eqTime := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	return a.Status == b.Status && a.StatedAt.Equal(b.StatedAt) && a.SupersedesID == b.SupersedesID &&
+		a.InvalidatedBy == b.InvalidatedBy && eqTime(a.InvalidatedAt, b.InvalidatedAt)
 }
 
 // sameMemory reports whether two versions of a stored memory hold the same
