@@ -625,6 +625,8 @@ type timelineWrites struct {
 	audit             []store.MemoryChange
 	moves             []store.Statement // ID and MemoryID set
 	statements        []store.Statement
+	folds             []store.Statement // see compact
+	folded            []string
 }
 
 type memoryWrite struct {
@@ -726,6 +728,47 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 				tw.moves = append(tw.moves, store.Statement{ID: s.ID, MemoryID: ids[i]})
 			}
 		}
+		tw.compact(sess.UserID, ids[i], r.Statements, now)
+	}
+}
+
+// A run's timeline is compacted when it holds more than foldAt
+// statements: those older than foldAge, but for its newest foldKeep, are
+// folded into the oldest (extract.FoldStatements). Its memory stays as it
+// was (the fold folds to the same fields, at the same place in the
+// timeline), and so does what as_of answers, as it is read from the
+// memories; what goes is the folded statements' sessions and messages.
+// A run said in every session then holds from foldKeep+1 to foldAt
+// statements, and an extraction reads that, not every session's.
+//
+// A session keeps its own statement until foldKeep later ones of the same
+// run and foldAge have passed: a retried or late extraction of a session
+// still finds it (extract.Plan's already_applied).
+const (
+	foldAt   = 2 * foldKeep
+	foldKeep = 16
+	foldAge  = 30 * 24 * time.Hour
+)
+
+// compact folds the old statements of one run (in timeline order), when
+// it is long, into its oldest; all of them must be stored already as the
+// run's memory's.
+func (tw *timelineWrites) compact(userID, memoryID string, stmts []extract.Statement, now time.Time) {
+	if len(stmts) <= foldAt {
+		return
+	}
+	n := len(stmts) - foldKeep
+	for n > 0 && !stmts[n-1].StatedAt.Before(now.Add(-foldAge)) {
+		n--
+	}
+	if n < 2 || slices.ContainsFunc(stmts[:n], func(s extract.Statement) bool { return s.MemoryID != memoryID }) {
+		return
+	}
+	f := extract.FoldStatements(stmts[:n])
+	tw.folds = append(tw.folds, store.Statement{ID: f.ID, UserID: userID, Weight: f.Weight, Importance: f.Importance,
+		Confidence: f.Confidence, ExpiresAt: f.ExpiresAt, EventDate: f.EventDate, Wording: f.Wording})
+	for _, s := range stmts[1:n] {
+		tw.folded = append(tw.folded, s.ID)
 	}
 }
 
@@ -748,6 +791,7 @@ func (tw *timelineWrites) writes() store.MemoryWrites {
 		}
 	}
 	w.Changes, w.Moves, w.Statements = tw.audit, tw.moves, tw.statements
+	w.Folds, w.Folded = tw.folds, tw.folded
 	return w
 }
 
