@@ -86,8 +86,9 @@ func benchLongHistory(b *testing.B, st store.Store, statements *atomic.Int64) {
 	w := jobs.NewExtractWorker(deps)
 
 	now := time.Now().UTC().Truncate(time.Minute)
-	// Sessions a day apart, the last a day ago, the history before them.
-	first := now.AddDate(0, 0, -(b.N + 2))
+	// Sessions a day apart, the last 31 days ago (older than the fold's
+	// age), the history before them.
+	first := now.AddDate(0, 0, -(b.N + 31))
 	t0 := time.Now()
 	seedHistory(b, st, "u-old", first)
 	b.Logf("seeded in %s", time.Since(t0))
