@@ -414,22 +414,23 @@ const expirePick = `SELECT id FROM mnemo_memories WHERE status = 'active' AND ex
 // which has no data-modifying WITH, the update's RETURNING then one
 // INSERT … SELECT of the audit rows from a JSON array, two statements per
 // page whatever its size. Per-row parameters bound a page's speed no more.
-// The page's rows are found by their physical address (table and ctid, a
-// TID scan per row; the table too, so that it stays right on a
-// partitioned table): "id IN (…)" had Postgres hash-join the page against
-// the whole table, a scan of every memory per page of a thousand.
+// The page's rows are found by their physical address (ctid = ANY, a TID
+// scan whatever the table's statistics say): "id IN (…)" had Postgres
+// hash-join the page against the whole table, a scan of every memory per
+// page of a thousand. The page's condition is checked again, so that on a
+// partitioned table a row of another partition at the same address is
+// expired only if it is due as well (a page may then hold a few more).
 func (q queries) ExpireMemories(ctx context.Context, now time.Time, limit int) (int64, error) {
 	ids := make([]string, limit)
 	for i := range ids {
 		ids[i] = NewID()
 	}
 	if q.e.dialect() == DialectPostgres {
-		n, err := q.e.exec(ctx, `WITH page AS MATERIALIZED (`+
-			strings.Replace(expirePick, "SELECT id", "SELECT tableoid AS page_table, ctid AS page_row", 1)+` FOR UPDATE SKIP LOCKED),
-			expired AS (
-				UPDATE mnemo_memories m SET status = 'expired', updated_at = $1
-				FROM page WHERE m.tableoid = page.page_table AND m.ctid = page.page_row
-				RETURNING m.id, m.user_id),
+		n, err := q.e.exec(ctx, `WITH expired AS (
+				UPDATE mnemo_memories SET status = 'expired', updated_at = $1
+				WHERE ctid = ANY(ARRAY(`+strings.Replace(expirePick, "SELECT id", "SELECT ctid", 1)+` FOR UPDATE SKIP LOCKED))
+					AND status = 'active' AND expires_at <= $1
+				RETURNING id, user_id),
 			numbered AS (SELECT id, user_id, row_number() OVER (ORDER BY id) AS n FROM expired)
 			INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
 			SELECT ($3::text[])[n], id, user_id, 'expire', 'ttl', '', $1 FROM numbered`, now, limit, ids)
@@ -521,14 +522,16 @@ func (q queries) DeleteOlder(ctx context.Context, what string, cutoff time.Time,
 		return 0, fmt.Errorf("retention: unknown target %q", what)
 	}
 	// One statement per page on both. On Postgres the page's rows are
-	// found by their physical address (table and ctid: a TID scan per
-	// row, right on a partitioned table too), not by a key join the
-	// planner may make a hash join over the whole table.
+	// found by their physical address (ctid = ANY: a TID scan whatever the
+	// statistics say), not by a key join the planner may make a hash join
+	// over the whole table; the age is checked again, so that on a
+	// partitioned table a row of another partition at the same address
+	// goes only if it is as old (a page may then delete a few more).
 	sql := fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s < $1%s LIMIT $2)",
 		t.table, t.key, t.key, t.table, t.at, t.where)
 	if q.e.dialect() == DialectPostgres {
-		sql = fmt.Sprintf(`WITH page AS MATERIALIZED (SELECT tableoid AS page_table, ctid AS page_row FROM %s WHERE %s < $1%s LIMIT $2)
-			DELETE FROM %s t USING page WHERE t.tableoid = page.page_table AND t.ctid = page.page_row`, t.table, t.at, t.where, t.table)
+		sql = fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s WHERE %s < $1%s LIMIT $2)) AND %s < $1%s",
+			t.table, t.table, t.at, t.where, t.at, t.where)
 	}
 	n, err := q.e.exec(ctx, sql, cutoff, limit)
 	if err != nil {
