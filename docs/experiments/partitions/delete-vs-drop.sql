@@ -37,21 +37,21 @@ VACUUM (ANALYZE) audit_plain, audit_parted;
 SELECT 'rows loaded into each table' AS what, count(*) FROM audit_plain;
 
 \timing on
-\echo 'DELETE of January, 10,000 rows a statement as the retention batch does (by ctid):'
+\echo 'DELETE of January, 1,000 rows a statement and a commit each, as the retention batch does:'
 DO $$
 DECLARE n bigint;
 BEGIN
   LOOP
     DELETE FROM audit_plain WHERE ctid = ANY(ARRAY(
-      SELECT ctid FROM audit_plain WHERE at < '2026-02-01' LIMIT 10000));
+      SELECT ctid FROM audit_plain WHERE at < '2026-02-01' LIMIT 1000)) AND at < '2026-02-01';
     GET DIAGNOSTICS n = ROW_COUNT;
     COMMIT;
-    EXIT WHEN n < 10000;
+    EXIT WHEN n < 1000;
   END LOOP;
 END $$;
 \echo 'VACUUM after it, which the deleted rows need before their space is reused:'
 VACUUM audit_plain;
-\echo 'DROP of January''s partition (DETACH, then DROP):'
+\echo 'DROP of the January partition: DETACH, then DROP'
 ALTER TABLE audit_parted DETACH PARTITION audit_parted_2026_01;
 DROP TABLE audit_parted_2026_01;
 \timing off
