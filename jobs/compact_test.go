@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
@@ -127,6 +128,21 @@ func TestCompactionKeepsWhatAsOfAnswers(t *testing.T) {
 			}
 			if grew != 1 {
 				t.Fatalf("%d memories were confirmed by the late session; want the active one", grew)
+			}
+			// The export lists the folds with their weights: every time the
+			// name was said is still counted.
+			arch, err := memory.BuildArchive(ctx, x.st, x.deps.Keys, "u-1", time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := 0
+			for _, st := range arch.Statements {
+				if st.Key == "name" {
+					said += st.Weight
+				}
+			}
+			if len(arch.Statements) != n1 || said != 121 {
+				t.Fatalf("the export lists %d statements saying the name %d times; want %d and 121", len(arch.Statements), said, n1)
 			}
 			changes, err := x.st.ListMemoryChanges(ctx, "u-1")
 			if err != nil {

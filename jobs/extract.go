@@ -738,9 +738,9 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 // was (the fold folds to the same fields, at the same place in the
 // timeline), and so does what as_of answers, as it is read from the
 // memories; what goes is the folded statements' sessions and messages
-// (an export lists the fold as one statement of their weight, and a
-// re-summary of a folded session, worker resummarize, no longer names the
-// memory it said).
+// (an export lists the fold as one statement whose weight counts the
+// times it stands for, and a re-summary of a folded session, worker
+// resummarize, no longer names the memory it said).
 // A run said in every session then holds from foldKeep+1 to foldAt
 // statements, and an extraction reads that, not every session's.
 //
