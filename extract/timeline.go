@@ -90,6 +90,22 @@ func Timeline(stmts []Statement) []Run {
 	return runs
 }
 
+// FoldStatements is one statement standing for consecutive statements of one run,
+// in timeline order: the first one, with the confirmations, importance,
+// confidence, expiry, event date and wording the run has folded them to.
+// A run that starts with the fold folds to the memory one that starts with
+// the statements folds to (see Run's fields), at the same place in the
+// timeline, so a long run's old statements can be stored as one without
+// changing what its memory says or when it was true.
+func FoldStatements(stmts []Statement) Statement {
+	r := Run{Statements: stmts}
+	r.fold()
+	f := stmts[0]
+	f.Weight, f.Importance, f.Confidence, f.ExpiresAt = r.Confirmations, r.Importance, r.Confidence, r.ExpiresAt
+	f.EventDate, f.Wording = r.EventDate, r.Wording
+	return f
+}
+
 func (r *Run) fold() {
 	first := r.Statements[0]
 	r.Key, r.Value, r.Category = first.Key, first.Value, first.Category

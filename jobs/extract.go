@@ -627,6 +627,8 @@ type timelineWrites struct {
 	audit             []store.MemoryChange
 	moves             []store.Statement // ID and MemoryID set
 	statements        []store.Statement
+	folds             []store.Statement // see compact
+	folded            []string
 }
 
 type memoryWrite struct {
@@ -678,7 +680,14 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 		case !exists:
 			action = map[string]string{store.MemoryActive: "insert", store.MemoryDeprecated: "insert_older", store.MemoryExpired: "insert_expired"}[m.Status]
 		case slices.ContainsFunc(r.Statements, func(s extract.Statement) bool { return s.MemoryID == "" }):
+			// Said again: the new statement is the timeline's record of
+			// it. The audit hears of it only when it changes the memory's
+			// state: an expired memory active again, a later one
+			// superseding it, or its validity moved.
 			action = "bump"
+			if sameState(before, m) {
+				action = "said_again"
+			}
 		case before.Status != m.Status && m.Status == store.MemoryDeprecated:
 			action = "deprecate"
 		case !sameMemory(before, m):
@@ -699,6 +708,11 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 		} else {
 			tw.leaving = append(tw.leaving, memoryWrite{w.m, w.isNew})
 		}
+		if w.action == "said_again" {
+			// The audit records changes of state (create, supersede,
+			// expire, forget, edit), not a memory merely said again.
+			continue
+		}
 		// Ids are made here, in the order the rows were once written one
 		// by one: the audit lists by time, then id.
 		tw.audit = append(tw.audit, store.MemoryChange{ID: store.NewID(), MemoryID: w.m.ID, UserID: sess.UserID, Action: w.action,
@@ -716,6 +730,50 @@ func (tw *timelineWrites) plan(sess store.Session, stmts []extract.Statement, by
 				tw.moves = append(tw.moves, store.Statement{ID: s.ID, MemoryID: ids[i]})
 			}
 		}
+		tw.compact(sess.UserID, ids[i], r.Statements, now)
+	}
+}
+
+// A run's timeline is compacted when it holds more than foldAt
+// statements: those older than foldAge, but for its newest foldKeep, are
+// folded into the oldest (extract.FoldStatements). Its memory stays as it
+// was (the fold folds to the same fields, at the same place in the
+// timeline), and so does what as_of answers, as it is read from the
+// memories; what goes is the folded statements' sessions and messages
+// (an export lists the fold as one statement whose weight counts the
+// times it stands for, and a re-summary of a folded session, worker
+// resummarize, no longer names the memory it said).
+// A run said in every session then holds from foldKeep+1 to foldAt
+// statements, and an extraction reads that, not every session's.
+//
+// A session keeps its own statement until foldKeep later ones of the same
+// run and foldAge have passed: a retried or late extraction of a session
+// still finds it (extract.Plan's already_applied).
+const (
+	foldAt   = 2 * foldKeep
+	foldKeep = 16
+	foldAge  = 30 * 24 * time.Hour
+)
+
+// compact folds the old statements of one run (in timeline order), when
+// it is long, into its oldest; all of them must be stored already as the
+// run's memory's.
+func (tw *timelineWrites) compact(userID, memoryID string, stmts []extract.Statement, now time.Time) {
+	if len(stmts) <= foldAt {
+		return
+	}
+	n := len(stmts) - foldKeep
+	for n > 0 && !stmts[n-1].StatedAt.Before(now.Add(-foldAge)) {
+		n--
+	}
+	if n < 2 || slices.ContainsFunc(stmts[:n], func(s extract.Statement) bool { return s.MemoryID != memoryID }) {
+		return
+	}
+	f := extract.FoldStatements(stmts[:n])
+	tw.folds = append(tw.folds, store.Statement{ID: f.ID, UserID: userID, Weight: f.Weight, Importance: f.Importance,
+		Confidence: f.Confidence, ExpiresAt: f.ExpiresAt, EventDate: f.EventDate, Wording: f.Wording})
+	for _, s := range stmts[1:n] {
+		tw.folded = append(tw.folded, s.ID)
 	}
 }
 
@@ -738,6 +796,7 @@ func (tw *timelineWrites) writes() store.MemoryWrites {
 		}
 	}
 	w.Changes, w.Moves, w.Statements = tw.audit, tw.moves, tw.statements
+	w.Folds, w.Folded = tw.folds, tw.folded
 	return w
 }
 
@@ -746,6 +805,15 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sameState reports whether a memory said again keeps its state: its
+// status, and the span it is true for (from its statement time until what
+// supersedes it, if anything does).
+func sameState(a, b store.Memory) bool {
+	eqTime := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	return a.Status == b.Status && a.StatedAt.Equal(b.StatedAt) && a.SupersedesID == b.SupersedesID &&
+		a.InvalidatedBy == b.InvalidatedBy && eqTime(a.InvalidatedAt, b.InvalidatedAt)
 }
 
 // sameMemory reports whether two versions of a stored memory hold the same

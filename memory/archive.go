@@ -81,6 +81,10 @@ type ArchiveStatement struct {
 	SessionID string    `json:"session_id"`
 	MessageID string    `json:"message_id"`
 	EventDate string    `json:"event_date"`
+	// Weight is how many times the memory was said that the statement
+	// stands for: 1, or more for one that a long timeline's old
+	// statements were folded into.
+	Weight int `json:"weight"`
 }
 
 // ArchiveAudit is one audited memory write: who or what wrote, when, from which session.
@@ -175,7 +179,7 @@ func BuildArchive(ctx context.Context, q store.Store, keys *seal.Keyring, userID
 	}
 	for _, st := range stmts {
 		a.Statements = append(a.Statements, ArchiveStatement{MemoryID: st.MemoryID, Key: st.Key, Value: st.Value, StatedAt: st.StatedAt,
-			SessionID: st.SessionID, MessageID: st.MessageID, EventDate: st.EventDate})
+			SessionID: st.SessionID, MessageID: st.MessageID, EventDate: st.EventDate, Weight: max(st.Weight, 1)})
 	}
 	audit, err := q.ListMemoryChanges(ctx, userID)
 	if err != nil {

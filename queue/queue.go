@@ -112,6 +112,10 @@ type Config struct {
 	Middleware []rivertype.Middleware
 	// Schema is the Postgres schema River's tables live in; empty means the search path.
 	Schema string
+	// PollOnly keeps River off LISTEN/NOTIFY, which a pooler in transaction
+	// mode (PgBouncer's pool_mode = transaction) cannot carry: queues are
+	// polled every FetchPollInterval and the leader's election polled too.
+	PollOnly bool
 }
 
 func (c Config) riverConfig() *river.Config {
@@ -127,6 +131,7 @@ func (c Config) riverConfig() *river.Config {
 		Logger:                      c.Logger,
 		Middleware:                  c.Middleware,
 		Schema:                      c.Schema,
+		PollOnly:                    c.PollOnly,
 	}
 	if c.FetchCooldown > 0 {
 		rc.FetchCooldown = c.FetchCooldown

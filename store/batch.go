@@ -405,27 +405,60 @@ func placeholders(from, n int) string {
 	return b.String()
 }
 
+// expirePick picks up to $2 active memories whose expiry ($1) has passed.
+const expirePick = `SELECT id FROM mnemo_memories WHERE status = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`
+
+// ExpireMemories is set-based: on Postgres one statement per page (the
+// update, and the audit rows inserted from its RETURNING, their ids a
+// parameter array made in Go so that they stay time-ordered); on SQLite,
+// which has no data-modifying WITH, the update's RETURNING then one
+// INSERT … SELECT of the audit rows from a JSON array, two statements per
+// page whatever its size. Per-row parameters bound a page's speed no more.
+// The page's rows are found by their physical address (ctid = ANY, a TID
+// scan whatever the table's statistics say): "id IN (…)" had Postgres
+// hash-join the page against the whole table, a scan of every memory per
+// page of a thousand. The page's condition is checked again, so that on a
+// partitioned table a row of another partition at the same address is
+// expired only if it is due as well (a page may then hold a few more).
 func (q queries) ExpireMemories(ctx context.Context, now time.Time, limit int) (int64, error) {
+	ids := make([]string, limit)
+	for i := range ids {
+		ids[i] = NewID()
+	}
+	if q.e.dialect() == DialectPostgres {
+		n, err := q.e.exec(ctx, `WITH expired AS (
+				UPDATE mnemo_memories SET status = 'expired', updated_at = $1
+				WHERE ctid = ANY(ARRAY(`+strings.Replace(expirePick, "SELECT id", "SELECT ctid", 1)+` FOR UPDATE SKIP LOCKED))
+					AND status = 'active' AND expires_at <= $1
+				RETURNING id, user_id),
+			numbered AS (SELECT id, user_id, row_number() OVER (ORDER BY id) AS n FROM expired)
+			INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
+			SELECT ($3::text[])[n], id, user_id, 'expire', 'ttl', '', $1 FROM numbered`, now, limit, ids)
+		if err != nil {
+			return 0, fmt.Errorf("expire memories: %w", err)
+		}
+		return n, nil
+	}
 	type expired struct{ id, user string }
 	got, err := queryAll(ctx, q, `UPDATE mnemo_memories SET status = 'expired', updated_at = $1
-		WHERE id IN (SELECT id FROM mnemo_memories WHERE status = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-		RETURNING id, user_id`, []any{now, limit}, func(r rows) (expired, error) {
+		WHERE id IN (`+expirePick+`) RETURNING id, user_id`, []any{now, limit}, func(r rows) (expired, error) {
 		var e expired
 		return e, r.Scan(&e.id, &e.user)
 	})
 	if err != nil || len(got) == 0 {
 		return 0, err
 	}
-	// One audit row per expired memory, in one statement.
-	values := make([]string, len(got))
-	args := make([]any, 0, len(got)*3+1)
-	args = append(args, now)
+	triples := make([][3]string, len(got))
 	for i, e := range got {
-		values[i] = fmt.Sprintf("(%s, 'expire', 'ttl', '', $1)", placeholders(len(args)+1, 3))
-		args = append(args, NewID(), e.id, e.user)
+		triples[i] = [3]string{ids[i], e.id, e.user}
 	}
-	if _, err := q.e.exec(ctx, "INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at) VALUES "+
-		strings.Join(values, ", "), args...); err != nil {
+	doc, err := json.Marshal(triples)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
+		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), 'expire', 'ttl', '', $1
+		FROM json_each($2)`, now, string(doc)); err != nil {
 		return 0, fmt.Errorf("audit expired memories: %w", err)
 	}
 	return int64(len(got)), nil
@@ -488,8 +521,19 @@ func (q queries) DeleteOlder(ctx context.Context, what string, cutoff time.Time,
 	if !ok {
 		return 0, fmt.Errorf("retention: unknown target %q", what)
 	}
-	n, err := q.e.exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s < $1%s LIMIT $2)",
-		t.table, t.key, t.key, t.table, t.at, t.where), cutoff, limit)
+	// One statement per page on both. On Postgres the page's rows are
+	// found by their physical address (ctid = ANY: a TID scan whatever the
+	// statistics say), not by a key join the planner may make a hash join
+	// over the whole table; the age is checked again, so that on a
+	// partitioned table a row of another partition at the same address
+	// goes only if it is as old (a page may then delete a few more).
+	sql := fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s < $1%s LIMIT $2)",
+		t.table, t.key, t.key, t.table, t.at, t.where)
+	if q.e.dialect() == DialectPostgres {
+		sql = fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s WHERE %s < $1%s LIMIT $2)) AND %s < $1%s",
+			t.table, t.table, t.at, t.where, t.at, t.where)
+	}
+	n, err := q.e.exec(ctx, sql, cutoff, limit)
 	if err != nil {
 		return 0, fmt.Errorf("retention %s: %w", what, err)
 	}

@@ -63,6 +63,12 @@ type MemoryWrites struct {
 	Moves []Statement
 	// Statements are new statements (InsertStatements).
 	Statements []Statement
+	// Folds compact long timelines: each rewrites a stored statement (by
+	// UserID and ID) to stand for older ones of its run as well (Weight,
+	// Importance, Confidence, ExpiresAt, EventDate, Wording), and Folded
+	// are the ids of the statements it now stands for, deleted.
+	Folds  []Statement
+	Folded []string
 }
 
 // Settlement is how an extraction leaves its session.
@@ -331,6 +337,7 @@ func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlem
 	for _, mv := range m.Moves {
 		steps = append(steps, moveStatementStep(Statement{UserID: s.UserID, ID: mv.ID, MemoryID: mv.MemoryID}))
 	}
+	steps = append(steps, foldSteps(s.UserID, m.Folds, m.Folded)...)
 	st, err := insertSteps("insert memory statements", "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(m.Statements),
 		func(i int) []any { return statementRow(m.Statements[i]) }, "")
 	if err != nil {

@@ -59,6 +59,30 @@ func (q queries) MoveStatement(ctx context.Context, s Statement) error {
 	return q.runStep(ctx, moveStatementStep(s))
 }
 
+// foldSteps are the statements of a timeline's compaction: each fold
+// rewritten, then the statements folded into it deleted, a thousand per
+// statement; each must find every row it names.
+func foldSteps(userID string, folds []Statement, folded []string) []step {
+	var steps []step
+	for _, f := range folds {
+		steps = append(steps, step{what: "fold memory statements", sql: `UPDATE mnemo_memory_statements SET weight = $3,
+			importance = $4, confidence = $5, expires_at = $6, event_date = $7, wording = $8 WHERE user_id = $1 AND id = $2`,
+			args: []any{userID, f.ID, max(f.Weight, 1), f.Importance, f.Confidence, f.ExpiresAt, f.EventDate, f.Wording}, want: 1})
+	}
+	for start := 0; start < len(folded); start += 1000 {
+		ids := folded[start:min(len(folded), start+1000)]
+		args := make([]any, 0, len(ids)+1)
+		args = append(args, userID)
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		steps = append(steps, step{what: "delete folded memory statements",
+			sql:  "DELETE FROM mnemo_memory_statements WHERE user_id = $1 AND id IN (" + placeholders(2, len(ids)) + ")",
+			args: args, want: int64(len(ids))})
+	}
+	return steps
+}
+
 // moveStatementStep is MoveStatement's statement, which must find the
 // statement.
 func moveStatementStep(s Statement) step {

@@ -251,10 +251,14 @@ type Statement struct {
 
 // MemoryChange is one audit row of a memory write: what happened, who did it.
 type MemoryChange struct {
-	ID        string
-	MemoryID  string
-	UserID    string
-	Action    string // insert, insert_older, insert_expired, bump, deprecate, reorder, expire, forget
+	ID       string
+	MemoryID string
+	UserID   string
+	// Action is insert, insert_older, insert_expired, bump, deprecate,
+	// reorder, expire or forget: changes of state. A memory merely said
+	// again has its statement and no audit row; bump is a re-statement
+	// that changed the memory's state (an expired memory active again).
+	Action    string
 	Actor     string // extraction, user, ttl
 	SessionID string
 	At        time.Time

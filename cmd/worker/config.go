@@ -78,6 +78,11 @@ type Config struct {
 	FetchCooldown time.Duration
 	// PoolSize is the Postgres pool's most connections (0 on SQLite).
 	PoolSize int
+	// PGPooler is what stands between the worker and PostgreSQL:
+	// PoolerNone, or PoolerTransaction for PgBouncer in transaction
+	// pooling (River polls instead of LISTEN/NOTIFY, no statement is
+	// prepared by name).
+	PGPooler string
 	// Tuning is the effective concurrency, fetch cooldown, poll interval and
 	// pool size, with where each came from (the machine or a setting).
 	Tuning Tuning
@@ -126,6 +131,7 @@ var settings = []setting{
 	{"retry-backoff", "MNEMO_RETRY_BACKOFF", "", "delay before a failed job's first retry, doubling after each attempt (empty: River's attempt⁴ seconds)"},
 	{"concurrency", "MNEMO_CONCURRENCY", "", "most jobs worked at once per queue, queue=N comma-separated; a queue not named keeps its derived default (see Derived defaults)"},
 	{"fetch-cooldown", "MNEMO_FETCH_COOLDOWN", "", "least time between two job fetches of a queue, which caps a queue at concurrency ÷ cooldown jobs/s (empty: derived)"},
+	{"pg-pooler", "MNEMO_PG_POOLER", "", "what DATABASE_URL reaches: empty (PostgreSQL itself, or a pooler in session mode) or transaction (PgBouncer in transaction pooling: River polls instead of LISTEN/NOTIFY, statements are not prepared by name)"},
 	{"db-pool-size", "MNEMO_DB_POOL_SIZE", "", "most connections of the Postgres pool, over pool_max_conns in DATABASE_URL (empty: derived)"},
 	{"shutdown-grace", "MNEMO_SHUTDOWN_GRACE", "30s", "on SIGTERM, how long running jobs may finish before they are cancelled"},
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "", "how often an idle queue is polled for jobs no notification announced (empty: derived)"},
@@ -284,8 +290,18 @@ func buildConfig(get func(string) string) (Config, error) {
 			return c, settingError("database-url", "%v", err)
 		}
 	}
+	switch c.PGPooler = get("pg-pooler"); c.PGPooler {
+	case PoolerNone:
+	case PoolerTransaction:
+		if c.Dialect != "postgres" {
+			return c, settingError("pg-pooler", "%q needs a postgres:// DATABASE_URL", c.PGPooler)
+		}
+	default:
+		return c, settingError("pg-pooler", "%q is not empty or transaction", c.PGPooler)
+	}
 	if c.Tuning, err = resolveTuning(machineCores(), c.Dialect, c.LLMModel != "", explicitTuning{
-		concurrency: c.Concurrency, fetchCooldown: c.FetchCooldown, pollInterval: c.PollInterval, poolSize: c.PoolSize}); err != nil {
+		concurrency: c.Concurrency, fetchCooldown: c.FetchCooldown, pollInterval: c.PollInterval, poolSize: c.PoolSize,
+		pollOnly: c.PGPooler == PoolerTransaction}); err != nil {
 		return c, err
 	}
 	c.Concurrency, c.FetchCooldown, c.PollInterval, c.PoolSize = c.Tuning.Concurrency, c.Tuning.FetchCooldown, c.Tuning.PollInterval, c.Tuning.PoolSize
@@ -354,6 +370,12 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	return c, nil
 }
+
+// The values of MNEMO_PG_POOLER.
+const (
+	PoolerNone        = ""
+	PoolerTransaction = "transaction"
+)
 
 // parseDatabaseURL maps DATABASE_URL onto a dialect and, for SQLite, a file path.
 func parseDatabaseURL(s string) (dialect, sqlitePath string, err error) {

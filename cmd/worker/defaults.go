@@ -63,12 +63,19 @@ type Tuning struct {
 //     (16 workers: 160 jobs/s whatever the machine); 20 ms on Postgres, 10 ms
 //     on SQLite, where a fetch is a cheap in-process write.
 //   - poll interval: Postgres wakes fetches by LISTEN/NOTIFY, so polling is
-//     only the fallback: 1 s (River's default). SQLite's notifications are
+//     only the fallback: 1 s (River's default). Behind PgBouncer in
+//     transaction pooling (MNEMO_PG_POOLER=transaction) there is no
+//     LISTEN and polling is all: 200 ms (pollOnlyInterval), a fetch per
+//     queue five times a second per worker, for a pick-up within 200 ms. SQLite's notifications are
 //     themselves polled; 100 ms bounds an idle worker's pick-up latency.
 //   - Postgres pool: 4 connections per core, from 8 to 64 (pgx's default is
 //     one per core, at least 4: it queued handoffs at high concurrency);
 //     the cap leaves room in a default max_connections of 100 for a second
 //     worker and the operator.
+//
+// pollOnlyInterval is the derived poll interval when River polls only.
+const pollOnlyInterval = 200 * time.Millisecond
+
 func machineDefaults(cores int, dialect string, llm bool) Tuning {
 	cores = max(cores, 1)
 	t := Tuning{Cores: cores, LLM: llm, Concurrency: map[string]int{
@@ -106,6 +113,9 @@ type explicitTuning struct {
 	fetchCooldown time.Duration
 	pollInterval  time.Duration
 	poolSize      int
+	// pollOnly is set behind a pooler in transaction mode, where River
+	// has no LISTEN/NOTIFY to wake its fetches.
+	pollOnly bool
 }
 
 // resolveTuning lays the explicit settings over the machine defaults. An
@@ -123,6 +133,8 @@ func resolveTuning(cores int, dialect string, llm bool, x explicitTuning) (Tunin
 	}
 	if x.pollInterval > 0 {
 		t.PollInterval, t.Source["poll-interval"] = x.pollInterval, fromSetting
+	} else if x.pollOnly {
+		t.PollInterval = pollOnlyInterval
 	}
 	if t.FetchCooldown > t.PollInterval {
 		switch {

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -18,6 +20,14 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 		pc, err := store.PostgresConfig(cfg.DatabaseURL, "", 0)
 		if err != nil {
 			return nil, err
+		}
+		if cfg.PGPooler == PoolerTransaction && pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+			// A server connection serves another client after each
+			// transaction, so a statement prepared by name on it may be
+			// missing, or another's, on the next: describe each statement
+			// once (cached) and run it unnamed. A DSN's own
+			// default_query_exec_mode is kept.
+			pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 		}
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()

@@ -97,7 +97,7 @@ func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (store.Store, 
 		_ = st.Close()
 		return nil, nil, fmt.Errorf("the database lacks %d of River's migrations: run `worker migrate up` (or start the worker) first", pending)
 	}
-	q, err := queue.New(st, queue.Config{Logger: log})
+	q, err := queue.New(st, queue.Config{Logger: log, PollOnly: cfg.PGPooler == PoolerTransaction})
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, err

@@ -184,6 +184,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		// A weekly batch's job outlives its period, for the operator's eyes.
 		CompletedRetention: 30 * 24 * time.Hour,
 		Logger:             log,
+		PollOnly:           cfg.PGPooler == PoolerTransaction,
 	}
 	if cfg.RetryBackoff > 0 {
 		qc.RetryPolicy = jobs.Backoff{Base: cfg.RetryBackoff}

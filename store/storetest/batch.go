@@ -103,6 +103,24 @@ var batchCases = []testCase{
 		if len(active) != 2 || len(audit) != 3 || audit[0].Action != "expire" || audit[0].Actor != "ttl" {
 			t.Fatalf("%d active, audit %+v", len(active), audit)
 		}
+		// One audit row per expired memory, each its own id (the audit of a
+		// page is one statement; issue 25).
+		all, err := s.ListMemories(ctx, "u-1", store.MemoryFilter{Status: store.MemoryExpired})
+		must(t, err)
+		expiredIDs, auditIDs := map[string]bool{}, map[string]bool{}
+		for _, m := range all {
+			expiredIDs[m.ID] = true
+		}
+		for _, c := range audit {
+			if !expiredIDs[c.MemoryID] || auditIDs[c.ID] || c.ID == "" || c.UserID != "u-1" || !c.At.Equal(T0) {
+				t.Fatalf("audit row %+v of expired memories %v", c, expiredIDs)
+			}
+			auditIDs[c.ID] = true
+			delete(expiredIDs, c.MemoryID)
+		}
+		if len(expiredIDs) != 0 {
+			t.Fatalf("expired memories %v have no audit row", expiredIDs)
+		}
 
 		for i := 0; i < 3; i++ {
 			_, err := s.AppendBuffer(ctx, []store.BufferMessage{{SessionID: "s-1", Seq: i, UserID: "u-1", MessageID: fmt.Sprint(i), KeyID: "k", Nonce: []byte{1},

@@ -471,6 +471,56 @@ var extractionCases = []testCase{
 			t.Fatalf("session %+v, %v", sess, err)
 		}
 	}},
+	{"FinishExtractionSaidAgainAndFolded", func(t *testing.T, s store.Store) {
+		// A memory said again: its update and one new statement, no audit
+		// row; and its timeline's three oldest statements folded into the
+		// first (issue 25).
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		must(t, s.InsertMemories(ctx, []store.Memory{{ID: "m-1", UserID: "u-1", App: appE, Key: "food", Value: "ramen",
+			Category: "preference", Importance: 50, Confidence: 0.5, Status: store.MemoryActive, Confirmations: 5, CreatedAt: T0, UpdatedAt: T0, StatedAt: T0}}))
+		var sts []store.Statement
+		for i := range 5 {
+			sts = append(sts, store.Statement{ID: fmt.Sprintf("st-%d", i+1), MemoryID: "m-1", UserID: "u-1", Key: "food", Value: "ramen",
+				Importance: 50, Confidence: 0.5, StatedAt: T0.Add(time.Duration(i) * time.Hour), SessionID: fmt.Sprintf("s-old-%d", i), CreatedAt: T0})
+		}
+		must(t, s.InsertStatements(ctx, sts))
+		at := T0.Add(10 * time.Hour)
+		settle := store.Settlement{SessionID: "s-1", UserID: "u-1", At: at,
+			Summary: store.Summary{SessionID: "s-1", PromptVersion: "v1", UserID: "u-1", App: appE, Source: "rules", CreatedAt: at},
+			Run:     store.ExtractionRun{SessionID: "s-1", UserID: "u-1", App: appE, PromptVersion: "v1", Source: "rules", Final: true, CreatedAt: at}}
+		exp := T0.Add(1000 * time.Hour)
+		w := store.MemoryWrites{
+			Entering: []store.Memory{{ID: "m-1", UserID: "u-1", App: appE, Key: "food", Value: "ramen", Category: "preference",
+				Importance: 80, Confidence: 0.9, Status: store.MemoryActive, Confirmations: 6, CreatedAt: T0, UpdatedAt: at, StatedAt: T0}},
+			Statements: []store.Statement{{ID: "st-6", MemoryID: "m-1", UserID: "u-1", Key: "food", Value: "ramen", Importance: 60,
+				Confidence: 0.9, StatedAt: at, SessionID: "s-1", CreatedAt: at}},
+			Folds: []store.Statement{{ID: "st-1", UserID: "u-1", Weight: 3, Importance: 60, Confidence: 0.7, ExpiresAt: &exp,
+				EventDate: "2026-01-02", Wording: "on Friday"}},
+			Folded: []string{"st-2", "st-3"},
+		}
+		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.FinishExtraction(ctx, w, settle) }))
+		got, err := s.ListStatements(ctx, "u-1", nil)
+		must(t, err)
+		var ids []string
+		for _, st := range got {
+			ids = append(ids, st.ID)
+		}
+		if fmt.Sprint(ids) != "[st-1 st-4 st-5 st-6]" {
+			t.Fatalf("statements %v; want st-1 (the fold), st-4, st-5 and the new st-6", ids)
+		}
+		f := got[0]
+		if f.Weight != 3 || f.Importance != 60 || f.Confidence != 0.7 || f.ExpiresAt == nil || !f.ExpiresAt.Equal(exp) ||
+			f.EventDate != "2026-01-02" || f.Wording != "on Friday" || f.Value != "ramen" || !f.StatedAt.Equal(T0) || f.SessionID != "s-old-0" {
+			t.Fatalf("fold = %+v", f)
+		}
+		if m, err := s.GetMemory(ctx, "u-1", "m-1"); err != nil || m.Confirmations != 6 || m.Importance != 80 {
+			t.Fatalf("memory %+v, %v", m, err)
+		}
+		if changes, err := s.ListMemoryChanges(ctx, "u-1"); err != nil || len(changes) != 0 {
+			t.Fatalf("audit rows %+v, %v; want none for a memory said again", changes, err)
+		}
+	}},
 	{"FinishExtractionFailsAsWhatItStandsFor", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
@@ -489,12 +539,14 @@ var extractionCases = []testCase{
 			s    store.Settlement
 			want error
 		}{
-			"missing leaving memory":  {store.MemoryWrites{Leaving: []store.Memory{missing}}, settle, store.ErrNotFound},
-			"missing entering memory": {store.MemoryWrites{Entering: []store.Memory{missing}}, settle, store.ErrNotFound},
-			"missing moved statement": {store.MemoryWrites{Moves: []store.Statement{{ID: "nope", MemoryID: "m-1"}}}, settle, store.ErrNotFound},
-			"second active of a key":  {store.MemoryWrites{New: []store.Memory{twice}}, settle, store.ErrConflict},
-			"missing session":         {store.MemoryWrites{}, gone, nil}, // its summary has no session to belong to
-			"second final run":        {store.MemoryWrites{}, settle, store.ErrConflict},
+			"missing leaving memory":   {store.MemoryWrites{Leaving: []store.Memory{missing}}, settle, store.ErrNotFound},
+			"missing entering memory":  {store.MemoryWrites{Entering: []store.Memory{missing}}, settle, store.ErrNotFound},
+			"missing moved statement":  {store.MemoryWrites{Moves: []store.Statement{{ID: "nope", MemoryID: "m-1"}}}, settle, store.ErrNotFound},
+			"missing fold":             {store.MemoryWrites{Folds: []store.Statement{{ID: "nope", Weight: 2}}}, settle, store.ErrNotFound},
+			"missing folded statement": {store.MemoryWrites{Folded: []string{"nope"}}, settle, store.ErrNotFound},
+			"second active of a key":   {store.MemoryWrites{New: []store.Memory{twice}}, settle, store.ErrConflict},
+			"missing session":          {store.MemoryWrites{}, gone, nil}, // its summary has no session to belong to
+			"second final run":         {store.MemoryWrites{}, settle, store.ErrConflict},
 		} {
 			err := s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 				if name == "second final run" {
