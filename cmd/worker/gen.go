@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -279,7 +280,7 @@ func learnTemplate(ctx context.Context, e *env, appName string) (*genTemplate, e
 	for i := range tpl.sessions {
 		tpl.sessions[i].jobs = jobsBySession[tpl.sessions[i].id]
 	}
-	for _, uid := range slices.Sorted(mapsKeys(userSeen)) {
+	for _, uid := range slices.Sorted(maps.Keys(userSeen)) {
 		mems, err := st.ListMemories(ctx, uid, store.MemoryFilter{All: true})
 		if err != nil {
 			return nil, err
@@ -320,16 +321,6 @@ func learnTemplate(ctx context.Context, e *env, appName string) (*genTemplate, e
 	slices.SortFunc(tpl.memories, func(a, b store.Memory) int { return strings.Compare(a.Key, b.Key) })
 	tpl.histPerSession = float64(hist) / float64(len(tpl.sessions))
 	return tpl, nil
-}
-
-func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // genTables are the tables gen writes, in the order their foreign keys
