@@ -1,0 +1,238 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mnemo-ai/mnemo/store"
+)
+
+// The scale benchmarks of issue 25: what Mnemo costs as its data grows.
+// Each fills a fresh database with `worker gen` (a scratch database on the
+// PostgreSQL server of TEST_DATABASE_URL, or a SQLite file) and drives
+// real `worker` processes built from ./cmd/worker. They are long: each
+// runs only when MNEMO_BENCH_SCALE=1, and is run with -benchtime 1x:
+//
+//	MNEMO_BENCH_SCALE=1 TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' \
+//	    go test ./bench -run '^$' -bench 'Scale' -benchtime 1x -timeout 120m
+//
+// MNEMO_BENCH_BACKENDS (postgres,sqlite) picks the databases. The results
+// are in docs/benchmarks.md, "Cost against data size (issue 25)".
+
+// scaleKey is the key every process of a scale run shares.
+const scaleKey = "scale:a passphrase for the scale benchmarks"
+
+func scaleEnabled(b *testing.B) {
+	if os.Getenv("MNEMO_BENCH_SCALE") != "1" {
+		b.Skip("a long benchmark: set MNEMO_BENCH_SCALE=1 to run it")
+	}
+}
+
+// scaleDB is one fresh database of a scale run.
+type scaleDB struct {
+	backend string
+	url     string
+	pool    *pgxpool.Pool // Postgres
+	path    string        // SQLite
+	env     []string
+	bin     string
+}
+
+// scaleBackends are the backends a scale run asks for and has.
+func scaleBackends() []string {
+	var out []string
+	want := envStr("MNEMO_BENCH_BACKENDS", "postgres,sqlite")
+	for _, bk := range []string{store.DialectPostgres, store.DialectSQLite} {
+		if strings.Contains(want, bk) && (bk != store.DialectPostgres || os.Getenv("TEST_DATABASE_URL") != "") {
+			out = append(out, bk)
+		}
+	}
+	return out
+}
+
+func newScaleDB(b *testing.B, bin, backend string) *scaleDB {
+	d := &scaleDB{backend: backend, bin: bin}
+	if backend == store.DialectPostgres {
+		d.pool, d.url = scratchDatabase(b)
+	} else {
+		d.path = filepath.Join(b.TempDir(), "mnemo.db")
+		d.url = "sqlite://" + d.path
+	}
+	d.env = append(os.Environ(), "DATABASE_URL="+d.url, "MNEMO_ENCRYPTION_KEY="+scaleKey, "MNEMO_LOG_LEVEL=warn", "MNEMO_LOG_FORMAT=json")
+	return d
+}
+
+// worker runs `worker args…` to its end and returns its stdout; it fails
+// the benchmark on an error.
+func (d *scaleDB) worker(b *testing.B, args ...string) string {
+	b.Helper()
+	cmd := exec.Command(d.bin, args...)
+	cmd.Env = d.env
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("worker %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+	}
+	return out.String()
+}
+
+// gen runs `worker gen` and prints its summary line.
+func (d *scaleDB) gen(b *testing.B, args ...string) {
+	b.Helper()
+	t0 := time.Now()
+	out := d.worker(b, append([]string{"gen"}, args...)...)
+	fmt.Printf("%s: %s  [%s]\n", d.backend, strings.TrimSpace(out), time.Since(t0).Round(time.Millisecond))
+}
+
+// query reads one number from the database.
+func (d *scaleDB) query(b *testing.B, q string, args ...any) int64 {
+	b.Helper()
+	var n int64
+	ctx := context.Background()
+	if d.pool != nil {
+		if err := d.pool.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	db, err := sql.Open("sqlite", "file:"+d.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	q = strings.NewReplacer("$1", "?1", "$2", "?2", "$3", "?3").Replace(q)
+	if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		b.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// serving is a `worker serve` process.
+type serving struct {
+	base string
+	cmd  *exec.Cmd
+	log  string
+}
+
+func (d *scaleDB) serve(b *testing.B, extra ...string) *serving {
+	b.Helper()
+	addr := freeAddr(b)
+	cmd := exec.Command(d.bin, "serve")
+	cmd.Env = append(append(d.env, "MNEMO_LISTEN="+addr), extra...)
+	logPath := filepath.Join(b.TempDir(), "serve.log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = f
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	s := &serving{base: "http://" + addr, cmd: cmd, log: logPath}
+	b.Cleanup(func() { s.stop(); f.Close() })
+	waitReady(b, s.base, logPath)
+	return s
+}
+
+func (s *serving) stop() {
+	if s.cmd.ProcessState != nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// get times one GET and fails on a status other than 200.
+func get(b *testing.B, hc *http.Client, url string) time.Duration {
+	t0 := time.Now()
+	resp, err := hc.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	d := time.Since(t0)
+	if resp.StatusCode != 200 {
+		b.Fatalf("GET %s = %d", url, resp.StatusCode)
+	}
+	return d
+}
+
+// BenchmarkScalePack is the context pack over HTTP from a real `worker
+// serve` for Mona users with 10, 1 000 and 10 000 memory keys and 1 000
+// sessions each (MNEMO_BENCH_PACK_SESSIONS) over a year:
+// MNEMO_BENCH_PACK_N (300) sequential requests per size, spread over
+// MNEMO_BENCH_PACK_USERS (3) users of that size, after 20 of warm-up.
+// Aim (issue 25): p99 at 10 000 ≤ 3 × p99 at 10.
+func BenchmarkScalePack(b *testing.B) {
+	scaleEnabled(b)
+	bin := buildWorker(b)
+	n := envInt("MNEMO_BENCH_PACK_N", 300)
+	users := envInt("MNEMO_BENCH_PACK_USERS", 3)
+	sessions := envInt("MNEMO_BENCH_PACK_SESSIONS", 1000)
+	sizes := []int{10, 1000, 10000}
+	var table []string
+	for _, bk := range scaleBackends() {
+		b.Run(bk, func(b *testing.B) {
+			d := newScaleDB(b, bin, bk)
+			for _, k := range sizes {
+				d.gen(b, "--app", "mona", "--users", fmt.Sprint(users), "--sessions", fmt.Sprint(sessions), "--memories", fmt.Sprint(k),
+					"--span", "8760h", "--prefix", fmt.Sprintf("k%d", k), "--seed", "25")
+			}
+			s := d.serve(b)
+			hc := &http.Client{Timeout: 30 * time.Second}
+			var p99s []time.Duration
+			for _, k := range sizes {
+				active := d.query(b, `SELECT count(*) FROM mnemo_memories WHERE user_id = $1 AND status = 'active'`, fmt.Sprintf("k%d-mona-0", k))
+				all := d.query(b, `SELECT count(*) FROM mnemo_memories WHERE user_id = $1`, fmt.Sprintf("k%d-mona-0", k))
+				url := func(i int) string { return fmt.Sprintf("%s/v1/users/k%d-mona-%d/context", s.base, k, i%users) }
+				for i := range 20 {
+					get(b, hc, url(i))
+				}
+				var l latencies
+				for i := range n {
+					l = append(l, get(b, hc, url(i)))
+				}
+				p99s = append(p99s, l.quantile(0.99))
+				row := fmt.Sprintf("| %s | %d | %d | %d | %d | %.1f | %.1f | %.1f |", bk, k, all, active, sessions, ms(l.quantile(0.5)), ms(l.quantile(0.99)), ms(slicesMax(l)))
+				fmt.Println(row)
+				table = append(table, row)
+			}
+			fmt.Printf("%s: p99(10k)/p99(10) = %.2f (aim ≤ 3)\n", bk, float64(p99s[2])/float64(p99s[0]))
+		})
+	}
+	fmt.Println("| database | keys | memories (all) | active | sessions | p50 ms | p99 ms | max ms |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range table {
+		fmt.Println(r)
+	}
+	fmt.Printf("nproc %d, GOMAXPROCS %d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+}
+
+func slicesMax(l latencies) time.Duration {
+	var m time.Duration
+	for _, d := range l {
+		m = max(m, d)
+	}
+	return m
+}
