@@ -236,3 +236,118 @@ func slicesMax(l latencies) time.Duration {
 	}
 	return m
 }
+
+// timedRun is one `worker …` process timed by /usr/bin/time -v.
+type timedRun struct {
+	out    string
+	wall   time.Duration
+	maxRSS int64 // kB
+	err    error
+}
+
+// timed runs `worker args…` under /usr/bin/time -v (the process alone,
+// without go test around it); kill, when positive, sends it SIGKILL after
+// that long.
+func (d *scaleDB) timed(b *testing.B, kill time.Duration, args ...string) timedRun {
+	b.Helper()
+	cmd := exec.Command("/usr/bin/time", append([]string{"-v", d.bin}, args...)...)
+	cmd.Env = d.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	if kill > 0 {
+		timer := time.AfterFunc(kill, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
+	r := timedRun{out: out.String(), wall: time.Since(t0), err: err}
+	for _, line := range strings.Split(errOut.String(), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Maximum resident set size (kbytes):"); ok {
+			fmt.Sscan(strings.TrimSpace(v), &r.maxRSS)
+		}
+	}
+	if err != nil && kill <= 0 {
+		b.Fatalf("worker %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+	}
+	return r
+}
+
+// scaleBatches are the scheduled batches of issue 25's batch figures, in
+// the order they run (insights reads the weekly analytics).
+var scaleBatches = []string{"weekly-analytics", "insights", "trends", "emotional-decay", "preference-decay", "mastery-decay"}
+
+// BenchmarkScaleBatches runs the scheduled batches over users with a week
+// of sessions each (one a day): for each size of MNEMO_BENCH_BATCH_USERS
+// (10000,100000 on Postgres; MNEMO_BENCH_BATCH_USERS_SQLITE, 10000, on
+// SQLite) a fresh database gets that many users of each preset whose
+// kind has batches (eldertree: weekly analytics, insights; clara: trends;
+// lara: the decays), then each batch runs as `worker batch run NAME` under
+// /usr/bin/time -v: wall time, rows written, rows/s, peak RSS. On the
+// largest Postgres size it then kills weekly-analytics with SIGKILL half
+// way through, runs it again, and compares what it left with what one
+// uninterrupted run left.
+func BenchmarkScaleBatches(b *testing.B) {
+	scaleEnabled(b)
+	bin := buildWorker(b)
+	now := "2026-11-23T12:00:00Z" // a Monday: the week ending on Sunday the 22nd
+	genNow := "2026-11-23T00:00:00Z"
+	var table []string
+	for _, bk := range scaleBackends() {
+		sizes := envStr("MNEMO_BENCH_BATCH_USERS", "10000,100000")
+		if bk == store.DialectSQLite {
+			sizes = envStr("MNEMO_BENCH_BATCH_USERS_SQLITE", "10000")
+		}
+		list := strings.Split(sizes, ",")
+		for si, size := range list {
+			b.Run(fmt.Sprintf("%s/%s", bk, size), func(b *testing.B) {
+				d := newScaleDB(b, bin, bk)
+				for _, app := range []string{"eldertree", "clara", "lara"} {
+					d.gen(b, "--app", app, "--users", size, "--sessions", "7", "--memories", "5", "--span", "168h",
+						"--now", genNow, "--seed", "25")
+				}
+				walls := map[string]time.Duration{}
+				for _, batch := range scaleBatches {
+					r := d.timed(b, 0, "batch", "run", batch, "--now", now)
+					var rows int64
+					fmt.Sscanf(strings.TrimSpace(r.out), batch+": %d rows", &rows)
+					walls[batch] = r.wall
+					row := fmt.Sprintf("| %s | %s | %s | %.1f | %d | %.0f | %.0f |", bk, size, batch, r.wall.Seconds(), rows,
+						float64(rows)/r.wall.Seconds(), float64(r.maxRSS)/1024)
+					fmt.Println(row)
+					table = append(table, row)
+				}
+				if si != len(list)-1 || bk != store.DialectPostgres {
+					return
+				}
+				// Resumable: one run's result, then a run killed half way and
+				// run again.
+				sum := func() (int64, int64) {
+					return d.query(b, `SELECT count(*) FROM mnemo_weekly_analytics`),
+						d.query(b, `SELECT ('x' || substr(md5(COALESCE(string_agg(user_id || week_ending || data::text, ',' ORDER BY user_id, week_ending), '')), 1, 15))::bit(60)::bigint FROM mnemo_weekly_analytics`)
+				}
+				n1, h1 := sum()
+				reset := func() {
+					if _, err := d.pool.Exec(context.Background(), `DELETE FROM mnemo_weekly_analytics; DELETE FROM mnemo_batch_runs WHERE batch = 'weekly-analytics'`); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reset()
+				killed := d.timed(b, walls["weekly-analytics"]/2, "batch", "run", "weekly-analytics", "--now", now)
+				partial := d.query(b, `SELECT count(*) FROM mnemo_weekly_analytics`)
+				again := d.timed(b, 0, "batch", "run", "weekly-analytics", "--now", now)
+				n2, h2 := sum()
+				fmt.Printf("resume: one run left %d rows (hash %x); killed after %.1f s (%v) with %d rows written, the next run took %.1f s and left %d rows (hash %x): same = %v\n",
+					n1, h1, killed.wall.Seconds(), killed.err, partial, again.wall.Seconds(), n2, h2, n1 == n2 && h1 == h2)
+			})
+		}
+	}
+	fmt.Println("| database | users per preset | batch | wall s | rows | rows/s | peak RSS MB |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range table {
+		fmt.Println(r)
+	}
+}
