@@ -104,16 +104,20 @@ func genCmd(ctx context.Context, e *env) error {
 		f.app, len(tpl.sessions), len(tpl.memories), len(tpl.records), len(tpl.summaries), len(tpl.sessions[0].jobs),
 		time.Since(start).Round(time.Millisecond))
 	g := &generator{f: f, app: app, tpl: tpl, now: now, sealer: jobs.DerivedSealer{Keys: sys.deps.Keys, Apps: sys.deps.Apps}, sys: sys}
-	var sink genSink
-	switch sys.store.Dialect() {
-	case store.DialectPostgres:
-		sink, err = newPGSink(ctx, sys.store)
-	default:
-		sink, err = newSQLiteSink(ctx, sys.store)
+	// Two sinks: one is written to the database while gen fills the other.
+	var sinks [2]genSink
+	for i := range sinks {
+		switch sys.store.Dialect() {
+		case store.DialectPostgres:
+			sinks[i], err = newPGSink(ctx, sys.store)
+		default:
+			sinks[i], err = newSQLiteSink(ctx, sys.store)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return err
-	}
+	sink := sinks[0]
 	if g.nextJobID, err = sink.nextJobID(ctx); err != nil {
 		return err
 	}
@@ -123,20 +127,45 @@ func genCmd(ctx context.Context, e *env) error {
 	}
 	start = time.Now()
 	var total int64
-	for u0 := 0; u0 < f.users; u0 += per {
+	type flushed struct {
+		n     int64
+		err   error
+		users int
+	}
+	var pending chan flushed
+	wait := func() error {
+		if pending == nil {
+			return nil
+		}
+		r := <-pending
+		pending = nil
+		if r.err != nil {
+			return r.err
+		}
+		total += r.n
+		if d := time.Since(start); d > 0 {
+			fmt.Fprintf(e.stderr, "gen: %d/%d users, %d rows, %.0f rows/s\n", r.users, f.users, total, float64(total)/d.Seconds())
+		}
+		return nil
+	}
+	for b, u0 := 0, 0; u0 < f.users; b, u0 = b+1, u0+per {
+		sink := sinks[b%2]
 		for u := u0; u < min(f.users, u0+per); u++ {
 			if err := g.user(u, sink); err != nil {
 				return err
 			}
 		}
-		n, err := sink.flush(ctx)
-		if err != nil {
+		if err := wait(); err != nil {
 			return err
 		}
-		total += n
-		if d := time.Since(start); d > 0 {
-			fmt.Fprintf(e.stderr, "gen: %d/%d users, %d rows, %.0f rows/s\n", min(f.users, u0+per), f.users, total, float64(total)/d.Seconds())
-		}
+		pending = make(chan flushed, 1)
+		go func(ch chan flushed, users int) {
+			n, err := sink.flush(ctx)
+			ch <- flushed{n, err, users}
+		}(pending, min(f.users, u0+per))
+	}
+	if err := wait(); err != nil {
+		return err
 	}
 	if err := sink.finish(ctx, g.nextJobID); err != nil {
 		return err
