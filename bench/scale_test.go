@@ -114,6 +114,11 @@ func (d *scaleDB) query(b *testing.B, q string, args ...any) int64 {
 	}
 	defer db.Close()
 	q = strings.NewReplacer("$1", "?1", "$2", "?2", "$3", "?3").Replace(q)
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			args[i] = t.UTC().Format("2006-01-02T15:04:05.000000Z") // the store's SQLite layout
+		}
+	}
 	if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		b.Fatalf("%s: %v", q, err)
 	}
@@ -347,6 +352,130 @@ func BenchmarkScaleBatches(b *testing.B) {
 	}
 	fmt.Println("| database | users per preset | batch | wall s | rows | rows/s | peak RSS MB |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range table {
+		fmt.Println(r)
+	}
+}
+
+// BenchmarkScaleExpiry runs the sweeps that take rows out by age over a
+// database of about ten million rows: MNEMO_BENCH_EXPIRY_USERS (1600)
+// Mona users with a session a day for two years, none of it swept yet
+// (gen --unswept --retain-all): memories past their category's TTL still
+// active, every transcript past its retention still stored, and the
+// bookkeeping older than the 400 days retention keeps. Then memory-ttl,
+// buffer-cleanup (transcripts) and retention run as `worker batch run`
+// under /usr/bin/time -v, each to its end: rows and rows/s. Postgres only
+// unless MNEMO_BENCH_BACKENDS names sqlite. Aim (issue 25): ≥ 100 000
+// rows/s on Postgres.
+func BenchmarkScaleExpiry(b *testing.B) {
+	scaleEnabled(b)
+	bin := buildWorker(b)
+	users := envStr("MNEMO_BENCH_EXPIRY_USERS", "1600")
+	now := "2026-11-27T00:00:00Z"
+	var table []string
+	for _, bk := range scaleBackends() {
+		if bk == store.DialectSQLite && !strings.Contains(os.Getenv("MNEMO_BENCH_BACKENDS"), "sqlite") {
+			continue
+		}
+		b.Run(bk, func(b *testing.B) {
+			d := newScaleDB(b, bin, bk)
+			d.gen(b, "--app", "mona", "--users", users, "--sessions", "730", "--memories", "600", "--span", "17520h",
+				"--now", now, "--seed", "25", "--unswept", "--retain-all")
+			total := int64(0)
+			for _, t := range []string{"mnemo_sessions", "mnemo_transcript_chunks", "mnemo_session_summaries", "mnemo_extraction_runs",
+				"mnemo_memories", "mnemo_memory_statements", "mnemo_memory_history", "river_job"} {
+				total += d.query(b, "SELECT count(*) FROM "+t)
+			}
+			due := d.query(b, `SELECT count(*) FROM mnemo_memories WHERE status = 'active' AND expires_at <= $1`, mustTime(b, now))
+			fmt.Printf("%s: %d rows in the database, %d memories past their TTL\n", bk, total, due)
+			for _, batch := range []string{"memory-ttl", "buffer-cleanup", "retention"} {
+				r := d.timed(b, 0, "batch", "run", batch, "--now", now)
+				var rows int64
+				fmt.Sscanf(strings.TrimSpace(r.out), batch+": %d rows", &rows)
+				row := fmt.Sprintf("| %s | %d | %s | %.1f | %d | %.0f | %.0f |", bk, total, batch, r.wall.Seconds(), rows,
+					float64(rows)/r.wall.Seconds(), float64(r.maxRSS)/1024)
+				fmt.Println(row)
+				table = append(table, row)
+			}
+		})
+	}
+	fmt.Println("| database | rows in the database | batch | wall s | rows | rows/s | peak RSS MB |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range table {
+		fmt.Println(r)
+	}
+}
+
+func mustTime(b *testing.B, s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
+}
+
+// BenchmarkScaleErase erases a Mona user with 10 000 memory keys and
+// 1 000 sessions (DELETE /v1/users/{id} on a real `worker serve`) while
+// a chat service process hands other users' sessions over at
+// MNEMO_BENCH_ERASE_RATE (20) a second: the erasure's duration (from the
+// request to its job completed: rows deleted, River's jobs scrubbed, the
+// vacuum or checkpoint after), and the handoffs' p50/p99 in the 15 s
+// before it and while it ran. 1 000 other users with 30 sessions each
+// are there beside it.
+func BenchmarkScaleErase(b *testing.B) {
+	scaleEnabled(b)
+	bin := buildWorker(b)
+	rate := float64(envInt("MNEMO_BENCH_ERASE_RATE", 20))
+	var table []string
+	for _, bk := range scaleBackends() {
+		b.Run(bk, func(b *testing.B) {
+			d := newScaleDB(b, bin, bk)
+			d.gen(b, "--app", "mona", "--users", "1", "--sessions", "1000", "--memories", "10000", "--span", "8760h", "--prefix", "erase", "--seed", "25")
+			d.gen(b, "--app", "mona", "--users", "1000", "--sessions", "30", "--memories", "20", "--span", "8760h", "--prefix", "other", "--seed", "25")
+			const victim = "erase-mona-0"
+			rows := int64(0)
+			for _, t := range []string{"mnemo_sessions", "mnemo_session_summaries", "mnemo_extraction_runs", "mnemo_memories",
+				"mnemo_memory_statements", "mnemo_memory_history"} {
+				rows += d.query(b, "SELECT count(*) FROM "+t+" WHERE user_id = $1", victim)
+			}
+			s := d.serve(b, "MNEMO_API_TOKENS=service:"+serviceToken)
+			load := startHandoffLoad(b, s.base, rate)
+			t0 := time.Now()
+			time.Sleep(15 * time.Second)
+			t1 := time.Now()
+			req, _ := http.NewRequest(http.MethodDelete, s.base+"/v1/users/"+victim, nil)
+			req.Header.Set("Authorization", "Bearer "+serviceToken)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusAccepted {
+				b.Fatalf("DELETE = %d", resp.StatusCode)
+			}
+			deadline := time.Now().Add(10 * time.Minute)
+			for d.query(b, `SELECT count(*) FROM river_job WHERE kind = 'erase' AND state = 'completed'`) == 0 {
+				if time.Now().After(deadline) {
+					b.Fatalf("the erasure did not finish in 10 minutes:\n%s", tail(s.log))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t2 := time.Now()
+			time.Sleep(2 * time.Second)
+			res := load.stop(b)
+			before, during := res.dueIn(t0.Add(2*time.Second), t1), res.dueIn(t1, t2)
+			if left := d.query(b, `SELECT count(*) FROM mnemo_memories WHERE user_id = $1`, victim); left != 0 {
+				b.Fatalf("%d memories of the erased user left", left)
+			}
+			row := fmt.Sprintf("| %s | %d | %.2f | %d | %.1f | %.1f | %.1f | %d | %.1f | %.1f | %.1f |", bk, rows, t2.Sub(t1).Seconds(),
+				len(before), ms(before.quantile(0.5)), ms(before.quantile(0.99)), ms(slicesMax(before)),
+				len(during), ms(during.quantile(0.5)), ms(during.quantile(0.99)), ms(slicesMax(during)))
+			fmt.Println(row)
+			table = append(table, row)
+		})
+	}
+	fmt.Println("| database | user's rows | erase s | handoffs before | p50 ms | p99 ms | max ms | handoffs during | p50 ms | p99 ms | max ms |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range table {
 		fmt.Println(r)
 	}
