@@ -480,3 +480,105 @@ func BenchmarkScaleErase(b *testing.B) {
 		fmt.Println(r)
 	}
 }
+
+// BenchmarkScaleStorage is the storage a user-year takes, per preset:
+// MNEMO_BENCH_STORAGE_USERS (200) users of the preset with
+// MNEMO_BENCH_STORAGE_SESSIONS (156: three a week) sessions over a year
+// and 200 memory keys, in a fresh database each; then, on Postgres,
+// pg_total_relation_size of every table (heap, TOAST and indexes) after
+// VACUUM ANALYZE and, on SQLite, the pages of every table and index
+// (dbstat) after VACUUM, divided by the users.
+func BenchmarkScaleStorage(b *testing.B) {
+	scaleEnabled(b)
+	bin := buildWorker(b)
+	users := envInt("MNEMO_BENCH_STORAGE_USERS", 200)
+	sessions := envInt("MNEMO_BENCH_STORAGE_SESSIONS", 156)
+	var table []string
+	for _, bk := range scaleBackends() {
+		for _, app := range []string{"mona", "clara", "eldertree", "lara", "coach"} {
+			b.Run(bk+"/"+app, func(b *testing.B) {
+				d := newScaleDB(b, bin, bk)
+				d.gen(b, "--app", app, "--users", fmt.Sprint(users), "--sessions", fmt.Sprint(sessions), "--memories", "200",
+					"--span", "8760h", "--seed", "25")
+				sizes := map[string]int64{}
+				ctx := context.Background()
+				if d.pool != nil {
+					if _, err := d.pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+						b.Fatal(err)
+					}
+					rows, err := d.pool.Query(ctx, `SELECT relname, pg_total_relation_size(c.oid) FROM pg_class c
+						WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace`)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rows.Next() {
+						var name string
+						var n int64
+						if err := rows.Scan(&name, &n); err != nil {
+							b.Fatal(err)
+						}
+						sizes[name] = n
+					}
+					rows.Close()
+				} else {
+					db, err := sql.Open("sqlite", "file:"+d.path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := db.Exec("VACUUM"); err != nil {
+						b.Fatal(err)
+					}
+					// Each index is counted with its table.
+					rows, err := db.Query(`SELECT COALESCE(m.tbl_name, s.name), sum(s.pgsize) FROM dbstat s
+						LEFT JOIN sqlite_master m ON m.name = s.name GROUP BY 1`)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rows.Next() {
+						var name string
+						var n int64
+						if err := rows.Scan(&name, &n); err != nil {
+							b.Fatal(err)
+						}
+						sizes[name] += n
+					}
+					rows.Close()
+					db.Close()
+				}
+				var total int64
+				type sized struct {
+					name string
+					n    int64
+				}
+				var list []sized
+				for name, n := range sizes {
+					total += n
+					if n >= 64<<10 {
+						list = append(list, sized{name, n})
+					}
+				}
+				slicesSortFunc(list, func(a, b sized) bool { return a.n > b.n })
+				var parts []string
+				for _, s := range list {
+					parts = append(parts, fmt.Sprintf("%s %.1f", strings.TrimPrefix(s.name, "mnemo_"), float64(s.n)/float64(users)/1024))
+				}
+				row := fmt.Sprintf("| %s | %s | %d | %.1f | %s |", bk, app, sessions, float64(total)/float64(users)/1024, strings.Join(parts, ", "))
+				fmt.Println(row)
+				table = append(table, row)
+			})
+		}
+	}
+	fmt.Println("| database | preset | sessions a year | KB per user-year | KB per user-year by table (≥ 64 KB in all) |")
+	fmt.Println("| --- | --- | --- | --- | --- |")
+	for _, r := range table {
+		fmt.Println(r)
+	}
+}
+
+func slicesSortFunc[T any](s []T, less func(a, b T) bool) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
