@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -557,7 +559,7 @@ func BenchmarkScaleStorage(b *testing.B) {
 						list = append(list, sized{name, n})
 					}
 				}
-				slicesSortFunc(list, func(a, b sized) bool { return a.n > b.n })
+				slices.SortFunc(list, func(a, b sized) int { return cmp.Compare(b.n, a.n) })
 				var parts []string
 				for _, s := range list {
 					parts = append(parts, fmt.Sprintf("%s %.1f", strings.TrimPrefix(s.name, "mnemo_"), float64(s.n)/float64(users)/1024))
@@ -572,13 +574,5 @@ func BenchmarkScaleStorage(b *testing.B) {
 	fmt.Println("| --- | --- | --- | --- | --- |")
 	for _, r := range table {
 		fmt.Println(r)
-	}
-}
-
-func slicesSortFunc[T any](s []T, less func(a, b T) bool) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
 	}
 }

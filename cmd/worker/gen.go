@@ -167,7 +167,7 @@ func genCmd(ctx context.Context, e *env) error {
 	if err := wait(); err != nil {
 		return err
 	}
-	if err := sink.finish(ctx, g.nextJobID); err != nil {
+	if err := sink.finish(ctx, g.nextJobID, g.counts); err != nil {
 		return err
 	}
 	d := time.Since(start)
@@ -387,7 +387,7 @@ type genSink interface {
 	add(table int, row []any)
 	flush(ctx context.Context) (int64, error)
 	nextJobID(ctx context.Context) (int64, error)
-	finish(ctx context.Context, nextJobID int64) error
+	finish(ctx context.Context, nextJobID int64, written map[string]int64) error
 }
 
 // generator makes one user's rows at a time.

@@ -140,12 +140,15 @@ func (s *pgSink) nextJobID(ctx context.Context) (int64, error) {
 }
 
 // finish moves River's id sequence past the ids gen used and analyses
-// the tables, as autovacuum would soon after such a load.
-func (s *pgSink) finish(ctx context.Context, next int64) error {
+// the tables written, as autovacuum would soon after such a load.
+func (s *pgSink) finish(ctx context.Context, next int64, written map[string]int64) error {
 	if _, err := s.pool.Exec(ctx, `SELECT setval('river_job_id_seq', GREATEST($1::bigint - 1, (SELECT last_value FROM river_job_id_seq)))`, next); err != nil {
 		return err
 	}
 	for _, t := range genTables {
+		if written[t.name] == 0 {
+			continue
+		}
 		if _, err := s.pool.Exec(ctx, "ANALYZE "+t.name); err != nil {
 			return err
 		}
@@ -259,7 +262,7 @@ func (s *sqliteSink) nextJobID(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func (s *sqliteSink) finish(ctx context.Context, _ int64) error {
+func (s *sqliteSink) finish(ctx context.Context, _ int64, _ map[string]int64) error {
 	_, err := s.db.ExecContext(ctx, "ANALYZE")
 	return err
 }
