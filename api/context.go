@@ -146,16 +146,19 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	// is the only write here, and it is best effort: on a database that
 	// takes no writes now (read-only, unreachable for writes) the chat
 	// service still gets its pack, and the marks are simply not made.
+	// The marks go in one statement, whatever the number of memories the
+	// pack told (one round trip and, outside a transaction, one commit).
+	var used []store.Memory
 	for _, id := range extract.UsedMemories(pack) {
 		m, ok := byID[id]
 		if !ok {
 			continue
 		}
 		m.LastUsedAt = &now
-		if err := st.UpdateMemory(ctx, m); err != nil {
-			if store.IsReadOnly(err) {
-				break
-			}
+		used = append(used, m)
+	}
+	if len(used) > 0 {
+		if err := st.UpdateMemories(ctx, used); err != nil && !store.IsReadOnly(err) {
 			return extract.ContextPack{}, err
 		}
 	}

@@ -58,6 +58,7 @@ func commands() map[string]command {
 		"extract":     {summary: "run extraction offline on a session-close body and print the result", flags: registerExtractFlags, run: extractCmd},
 		"eval":        {summary: "score the shipped evaluation sets against the configured extractor (rules or LLM)", flags: registerEvalFlags, run: evalCmd},
 		"jobs":        {summary: "jobs list [--state S] [--kind K] [--queue Q] [--limit N] [--json] | jobs retry ID… | jobs retry --state discarded [--kind K] [--since DUR] | jobs cancel ID…", flags: registerJobsFlags, run: jobsCmd},
+		"gen":         {summary: "gen --app A --users N --sessions M --memories K: fill the database with synthetic users of an app (benchmarks)", flags: registerGenFlags, run: genCmd},
 		"queues":      {summary: "queues list [--json] | queues pause NAME | queues resume NAME", flags: registerQueuesFlags, run: queuesCmd},
 	}
 }
