@@ -30,7 +30,9 @@ type PackInput struct {
 	Summaries []PastSummary
 	// Cues are the unresolved cues, newest first.
 	Cues []PackCue
-	// Memories are the active, unexpired memories.
+	// Memories are the active, unexpired memories, in no particular order
+	// (the store reads them unsorted): a kind's pack must not depend on it,
+	// ordering by its own total order (ties broken by ID).
 	Memories []PackMemory
 	// Records are the user's structured records (Record), for a kind that
 	// keeps them.

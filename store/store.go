@@ -514,6 +514,16 @@ type Querier interface {
 	// default), by importance (highest first), then creation time and id;
 	// empty when none match.
 	ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error)
+	// ListPackMemories lists what a context pack reads of a user's active
+	// memories: ID, Key, Value, Category, Importance, ExpiresAt,
+	// LastUsedAt, UpdatedAt, StatedAt and EventDate (UserID and Status set,
+	// every other field zero), in no particular order; empty when there is
+	// none. The same memories as ListMemories with an empty filter.
+	ListPackMemories(ctx context.Context, userID string) ([]Memory, error)
+	// MarkMemoriesUsed sets last_used_at to at on the user's memories of
+	// ids, and nothing else, in one statement (per 1 000 ids); an id the
+	// user has no memory of is skipped.
+	MarkMemoriesUsed(ctx context.Context, userID string, ids []string, at time.Time) error
 	// GetMemory reads one memory of a user; ErrNotFound when the user has no
 	// memory of that id.
 	GetMemory(ctx context.Context, userID, id string) (Memory, error)
