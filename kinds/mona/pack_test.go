@@ -206,4 +206,3 @@ func packMonaRef(in extract.PackInput) *extract.PackPlan {
 	p.AddCut(summary, 1000, "", extract.PlainText(in.RollingSummary, extract.PackTextRunes))
 	return p
 }
-
