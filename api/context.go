@@ -116,7 +116,7 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	}
 	in.Memories = make([]extract.PackMemory, 0, len(mems))
 	for _, m := range mems {
-		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) || forgot.Memory(m.Key, m.Category, m.StatedAt) {
+		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) || !forgot.Empty() && forgot.Memory(m.Key, m.Category, m.StatedAt) {
 			continue
 		}
 		in.Memories = append(in.Memories, extract.PackMemory{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category,

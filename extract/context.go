@@ -171,11 +171,18 @@ func packInZone(in PackInput) PackInput {
 		in.Cues[i].At = in.Cues[i].At.In(loc)
 	}
 	in.Memories = slices.Clone(in.Memories)
+	used := 0
+	for _, m := range in.Memories {
+		if m.LastUsedAt != nil {
+			used++
+		}
+	}
+	lastUses := make([]time.Time, 0, used) // one allocation for them all
 	for i, m := range in.Memories {
 		in.Memories[i].UpdatedAt = m.UpdatedAt.In(loc)
 		if m.LastUsedAt != nil {
-			t := m.LastUsedAt.In(loc)
-			in.Memories[i].LastUsedAt = &t
+			lastUses = append(lastUses, m.LastUsedAt.In(loc))
+			in.Memories[i].LastUsedAt = &lastUses[len(lastUses)-1]
 		}
 	}
 	return in

@@ -59,14 +59,13 @@ func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter
 // packMemoryCols are the columns ListPackMemories reads.
 const packMemoryCols = `id, key, value, category, importance, expires_at, last_used_at, updated_at, stated_at, event_date`
 
-func (q queries) ListPackMemories(ctx context.Context, userID string) ([]Memory, error) {
+func (q queries) ListPackMemories(ctx context.Context, userID string) ([]PackMemory, error) {
 	// No ORDER BY: sorting thousands of rows (by a text id under the
 	// database's collation on Postgres) cost more than the read itself, and
 	// the pack does not depend on the order.
 	return queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = $2",
-		[]any{userID, MemoryActive}, func(r rows) (Memory, error) {
-			m := Memory{UserID: userID, Status: MemoryActive}
-			err := r.Scan(&m.ID, &m.Key, &m.Value, &m.Category, &m.Importance, scanNullTime{&m.ExpiresAt},
+		[]any{userID, MemoryActive}, func(r rows) (m PackMemory, err error) {
+			err = r.Scan(&m.ID, &m.Key, &m.Value, &m.Category, &m.Importance, scanNullTime{&m.ExpiresAt},
 				scanNullTime{&m.LastUsedAt}, scanTime{&m.UpdatedAt}, scanTime{&m.StatedAt}, &m.EventDate)
 			return m, err
 		})

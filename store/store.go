@@ -210,6 +210,16 @@ type Memory struct {
 	Wording   string
 }
 
+// PackMemory is what a context pack reads of an active memory: the fields
+// of Memory it needs, and no more.
+type PackMemory struct {
+	ID, Key, Value, Category string
+	Importance               int
+	ExpiresAt, LastUsedAt    *time.Time
+	UpdatedAt, StatedAt      time.Time
+	EventDate                string
+}
+
 // ValidAt reports whether m was true at t (valid time): stated at or before
 // t, not yet replaced by a newer statement, not yet past its expiry, and not
 // forgotten (a forgotten memory is gone at every time).
@@ -515,11 +525,9 @@ type Querier interface {
 	// empty when none match.
 	ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error)
 	// ListPackMemories lists what a context pack reads of a user's active
-	// memories: ID, Key, Value, Category, Importance, ExpiresAt,
-	// LastUsedAt, UpdatedAt, StatedAt and EventDate (UserID and Status set,
-	// every other field zero), in no particular order; empty when there is
-	// none. The same memories as ListMemories with an empty filter.
-	ListPackMemories(ctx context.Context, userID string) ([]Memory, error)
+	// memories (the same memories as ListMemories with an empty filter), in
+	// no particular order; empty when there is none.
+	ListPackMemories(ctx context.Context, userID string) ([]PackMemory, error)
 	// MarkMemoriesUsed sets last_used_at to at on the user's memories of
 	// ids, and nothing else, in one statement (per 1 000 ids); an id the
 	// user has no memory of is skipped.

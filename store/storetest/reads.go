@@ -46,14 +46,13 @@ var readCases = []testCase{
 		if len(got) != 3 || len(full) != 3 {
 			t.Fatalf("ListPackMemories = %d memories, ListMemories %d; want u-1's 3 active ones", len(got), len(full))
 		}
-		byID := map[string]store.Memory{}
+		byID := map[string]store.PackMemory{}
 		for _, m := range got {
 			byID[m.ID] = m
 		}
 		for _, f := range full {
-			want := store.Memory{ID: f.ID, UserID: f.UserID, Status: f.Status, Key: f.Key, Value: f.Value, Category: f.Category,
-				Importance: f.Importance, ExpiresAt: f.ExpiresAt, LastUsedAt: f.LastUsedAt, UpdatedAt: f.UpdatedAt, StatedAt: f.StatedAt,
-				EventDate: f.EventDate}
+			want := store.PackMemory{ID: f.ID, Key: f.Key, Value: f.Value, Category: f.Category, Importance: f.Importance,
+				ExpiresAt: f.ExpiresAt, LastUsedAt: f.LastUsedAt, UpdatedAt: f.UpdatedAt, StatedAt: f.StatedAt, EventDate: f.EventDate}
 			if g, ok := byID[f.ID]; !ok || !reflect.DeepEqual(g, want) {
 				t.Fatalf("ListPackMemories has %+v; want %+v", g, want)
 			}
