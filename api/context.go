@@ -108,16 +108,17 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		}
 		in.Cues = append(in.Cues, extract.PackCue{Type: c.Type, Field: c.Field, Detail: detail, At: c.CreatedAt})
 	}
-	mems, err := st.ListMemories(ctx, userID, store.MemoryFilter{})
+	// Only the columns the pack reads, in no particular order: the pack
+	// does not depend on it (extract.PackInput.Memories).
+	mems, err := st.ListPackMemories(ctx, userID)
 	if err != nil {
 		return extract.ContextPack{}, err
 	}
-	byID := map[string]store.Memory{}
+	in.Memories = make([]extract.PackMemory, 0, len(mems))
 	for _, m := range mems {
-		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) || forgot.Memory(m.Key, m.Category, m.StatedAt) {
+		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) || !forgot.Empty() && forgot.Memory(m.Key, m.Category, m.StatedAt) {
 			continue
 		}
-		byID[m.ID] = m
 		in.Memories = append(in.Memories, extract.PackMemory{ID: m.ID, Key: m.Key, Value: m.Value, Category: m.Category,
 			Importance: m.Importance, LastUsedAt: m.LastUsedAt, UpdatedAt: m.UpdatedAt, EventDate: m.EventDate})
 	}
@@ -147,18 +148,10 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	// takes no writes now (read-only, unreachable for writes) the chat
 	// service still gets its pack, and the marks are simply not made.
 	// The marks go in one statement, whatever the number of memories the
-	// pack told (one round trip and, outside a transaction, one commit).
-	var used []store.Memory
-	for _, id := range extract.UsedMemories(pack) {
-		m, ok := byID[id]
-		if !ok {
-			continue
-		}
-		m.LastUsedAt = &now
-		used = append(used, m)
-	}
-	if len(used) > 0 {
-		if err := st.UpdateMemories(ctx, used); err != nil && !store.IsReadOnly(err) {
+	// pack told (one round trip and, outside a transaction, one commit),
+	// and set last_used_at alone.
+	if used := extract.UsedMemories(pack); len(used) > 0 {
+		if err := st.MarkMemoriesUsed(ctx, userID, used, now); err != nil && !store.IsReadOnly(err) {
 			return extract.ContextPack{}, err
 		}
 	}

@@ -30,7 +30,9 @@ type PackInput struct {
 	Summaries []PastSummary
 	// Cues are the unresolved cues, newest first.
 	Cues []PackCue
-	// Memories are the active, unexpired memories.
+	// Memories are the active, unexpired memories, in no particular order
+	// (the store reads them unsorted): a kind's pack must not depend on it,
+	// ordering by its own total order (ties broken by ID).
 	Memories []PackMemory
 	// Records are the user's structured records (Record), for a kind that
 	// keeps them.
@@ -169,11 +171,18 @@ func packInZone(in PackInput) PackInput {
 		in.Cues[i].At = in.Cues[i].At.In(loc)
 	}
 	in.Memories = slices.Clone(in.Memories)
+	used := 0
+	for _, m := range in.Memories {
+		if m.LastUsedAt != nil {
+			used++
+		}
+	}
+	lastUses := make([]time.Time, 0, used) // one allocation for them all
 	for i, m := range in.Memories {
 		in.Memories[i].UpdatedAt = m.UpdatedAt.In(loc)
 		if m.LastUsedAt != nil {
-			t := m.LastUsedAt.In(loc)
-			in.Memories[i].LastUsedAt = &t
+			lastUses = append(lastUses, m.LastUsedAt.In(loc))
+			in.Memories[i].LastUsedAt = &lastUses[len(lastUses)-1]
 		}
 	}
 	return in

@@ -6,6 +6,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
+	"time"
 )
 
 const memoryCols = `id, user_id, app, key, value, category, importance, confidence, status, supersedes_id,
@@ -52,6 +54,44 @@ func (q queries) ListMemories(ctx context.Context, userID string, f MemoryFilter
 		}
 	}
 	return out, nil
+}
+
+// packMemoryCols are the columns ListPackMemories reads.
+const packMemoryCols = `id, key, value, category, importance, expires_at, last_used_at, updated_at, stated_at, event_date`
+
+func (q queries) ListPackMemories(ctx context.Context, userID string) ([]PackMemory, error) {
+	// No ORDER BY: sorting thousands of rows (by a text id under the
+	// database's collation on Postgres) cost more than the read itself, and
+	// the pack does not depend on the order.
+	return queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = $2",
+		[]any{userID, MemoryActive}, func(r rows) (m PackMemory, err error) {
+			err = r.Scan(&m.ID, &m.Key, &m.Value, &m.Category, &m.Importance, scanNullTime{&m.ExpiresAt},
+				scanNullTime{&m.LastUsedAt}, scanTime{&m.UpdatedAt}, scanTime{&m.StatedAt}, &m.EventDate)
+			return m, err
+		})
+}
+
+// markUsedBatch bounds the ids of one MarkMemoriesUsed statement.
+const markUsedBatch = 1000
+
+func (q queries) MarkMemoriesUsed(ctx context.Context, userID string, ids []string, at time.Time) error {
+	for len(ids) > 0 {
+		n := min(len(ids), markUsedBatch)
+		args := []any{userID, at}
+		var in strings.Builder
+		for i, id := range ids[:n] {
+			if i > 0 {
+				in.WriteString(", ")
+			}
+			args = append(args, id)
+			fmt.Fprintf(&in, "$%d", len(args))
+		}
+		if _, err := q.e.exec(ctx, "UPDATE mnemo_memories SET last_used_at = $2 WHERE user_id = $1 AND id IN ("+in.String()+")", args...); err != nil {
+			return fmt.Errorf("mark memories used: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
 
 func (q queries) GetMemory(ctx context.Context, userID, id string) (Memory, error) {

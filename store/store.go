@@ -210,6 +210,16 @@ type Memory struct {
 	Wording   string
 }
 
+// PackMemory is what a context pack reads of an active memory: the fields
+// of Memory it needs, and no more.
+type PackMemory struct {
+	ID, Key, Value, Category string
+	Importance               int
+	ExpiresAt, LastUsedAt    *time.Time
+	UpdatedAt, StatedAt      time.Time
+	EventDate                string
+}
+
 // ValidAt reports whether m was true at t (valid time): stated at or before
 // t, not yet replaced by a newer statement, not yet past its expiry, and not
 // forgotten (a forgotten memory is gone at every time).
@@ -514,6 +524,14 @@ type Querier interface {
 	// default), by importance (highest first), then creation time and id;
 	// empty when none match.
 	ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error)
+	// ListPackMemories lists what a context pack reads of a user's active
+	// memories (the same memories as ListMemories with an empty filter), in
+	// no particular order; empty when there is none.
+	ListPackMemories(ctx context.Context, userID string) ([]PackMemory, error)
+	// MarkMemoriesUsed sets last_used_at to at on the user's memories of
+	// ids, and nothing else, in one statement (per 1 000 ids); an id the
+	// user has no memory of is skipped.
+	MarkMemoriesUsed(ctx context.Context, userID string, ids []string, at time.Time) error
 	// GetMemory reads one memory of a user; ErrNotFound when the user has no
 	// memory of that id.
 	GetMemory(ctx context.Context, userID, id string) (Memory, error)

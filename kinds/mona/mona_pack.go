@@ -40,28 +40,42 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 		extract.PackSection{Name: "relevant_memories", Header: "RELEVANT MEMORIES:"},
 		extract.PackSection{Name: "conversation_summary", Header: "CONVERSATION SUMMARY:"},
 	)
-	newest := func(a, b extract.PackMemory) int {
+	// A user may hold thousands of memories, of which the pack tells at
+	// most seventeen: each section keeps its best few as it goes (packTop)
+	// instead of sorting them all, and a memory is looked at by its index.
+	mems := in.Memories
+	newest := func(a, b *extract.PackMemory) int {
 		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), cmp.Compare(a.ID, b.ID))
+	}
+	byImportance := func(a, b *extract.PackMemory) int {
+		return cmp.Or(cmp.Compare(b.Importance, a.Importance), newest(a, b), cmp.Compare(a.Key, b.Key))
 	}
 	var (
 		nameMem, nickMem *extract.PackMemory
-		rest             []extract.PackMemory
+		// The preferences (tier 1) and the others, as indices into mems,
+		// in the order of mems.
+		pref, others []int
 	)
-	for _, m := range in.Memories {
-		if extract.PlainText(m.Value, extract.PackValueRunes) == "" {
+	for i := range mems {
+		m := &mems[i]
+		if packBlank(m.Value) {
 			continue
 		}
 		switch strings.ToLower(strings.TrimSpace(m.Key)) {
 		case "name":
-			if nameMem == nil || newest(m, *nameMem) < 0 {
-				nameMem = &m
+			if nameMem == nil || newest(m, nameMem) < 0 {
+				nameMem = m
 			}
 		case "nickname":
-			if nickMem == nil || newest(m, *nickMem) < 0 {
-				nickMem = &m
+			if nickMem == nil || newest(m, nickMem) < 0 {
+				nickMem = m
 			}
 		default:
-			rest = append(rest, m)
+			if strings.EqualFold(strings.TrimSpace(m.Category), extract.CategoryPreference) {
+				pref = append(pref, i)
+			} else {
+				others = append(others, i)
+			}
 		}
 	}
 
@@ -92,60 +106,95 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 	}
 	p.Add(extract.PackItem{Section: user, Prio: 0, Text: who, MemoryIDs: ids})
 
-	// Tier 1: the most important preferences, always.
-	byImportance := func(a, b extract.PackMemory) int {
-		return cmp.Or(cmp.Compare(b.Importance, a.Importance), newest(a, b), cmp.Compare(a.Key, b.Key))
+	// Tier 1: the most important preferences, always; ties (one id twice)
+	// keep the order of mems, as a stable sort does.
+	core := packTop(pref, packCorePrefs, func(a, b int) int {
+		return cmp.Or(byImportance(&mems[a], &mems[b]), cmp.Compare(a, b))
+	})
+	for _, i := range core {
+		p.Add(extract.PackItem{Section: prefs, Prio: 10, Text: packMonaLine(mems[i], in.Now, in.Location), MemoryIDs: []string{mems[i].ID}})
 	}
-	var core, others []extract.PackMemory
-	for _, m := range rest {
-		if strings.EqualFold(strings.TrimSpace(m.Category), extract.CategoryPreference) {
-			core = append(core, m)
-		} else {
-			others = append(others, m)
+	// The preferences beyond the first five compete with the others, after
+	// them on a tie (in the order of mems, as a stable sort leaves them).
+	if len(pref) > len(core) {
+		chosen := make(map[int]bool, len(core))
+		for _, i := range core {
+			chosen[i] = true
 		}
-	}
-	slices.SortStableFunc(core, byImportance)
-	if len(core) > packCorePrefs {
-		others = append(others, core[packCorePrefs:]...)
-		core = core[:packCorePrefs]
-	}
-	for _, m := range core {
-		p.Add(extract.PackItem{Section: prefs, Prio: 10, Text: packMonaLine(m, in.Now, in.Location), MemoryIDs: []string{m.ID}})
-	}
-
-	// Tier 2: the others by relevance to the query.
-	q := packMonaWords(in.Query)
-	type scored struct {
-		m     extract.PackMemory
-		score int // the design's score × 1000, exact
-	}
-	ss := make([]scored, len(others))
-	for i, m := range others {
-		overlap := 0
-		for w := range packMonaWords(m.Value + " " + packMonaSubject(m.Key)) {
-			if q[w] {
-				overlap++
+		for _, i := range pref {
+			if !chosen[i] {
+				others = append(others, i)
 			}
 		}
-		score := overlap*300 + min(max(m.Importance, 0), 100)*5
-		if m.LastUsedAt != nil && in.Now.Sub(*m.LastUsedAt) < 7*24*time.Hour {
-			score += 100
-		}
-		ss[i] = scored{m, score}
 	}
-	slices.SortStableFunc(ss, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), byImportance(a.m, b.m))
-	})
-	for i, s := range ss {
-		if i >= packRelevant {
-			p.Capped(relevant)
-			continue
+
+	// Tier 2: the others by relevance to the query: the design's score ×
+	// 1000, exact.
+	q := packMonaWords(in.Query)
+	score := make([]int, len(others))
+	for k, i := range others {
+		m := &mems[i]
+		overlap := 0
+		if len(q) > 0 { // no query: no word is shared
+			for w := range packMonaWords(m.Value + " " + packMonaSubject(m.Key)) {
+				if q[w] {
+					overlap++
+				}
+			}
 		}
-		p.Add(extract.PackItem{Section: relevant, Prio: 100, Text: packMonaLine(s.m, in.Now, in.Location), MemoryIDs: []string{s.m.ID}})
+		s := overlap*300 + min(max(m.Importance, 0), 100)*5
+		if m.LastUsedAt != nil && in.Now.Sub(*m.LastUsedAt) < 7*24*time.Hour {
+			s += 100
+		}
+		score[k] = s
+	}
+	ks := make([]int, len(others))
+	for k := range ks {
+		ks[k] = k
+	}
+	best := packTop(ks, packRelevant, func(a, b int) int {
+		return cmp.Or(cmp.Compare(score[b], score[a]), byImportance(&mems[others[a]], &mems[others[b]]), cmp.Compare(a, b))
+	})
+	for _, k := range best {
+		m := mems[others[k]]
+		p.Add(extract.PackItem{Section: relevant, Prio: 100, Text: packMonaLine(m, in.Now, in.Location), MemoryIDs: []string{m.ID}})
+	}
+	for range len(others) - len(best) {
+		p.Capped(relevant)
 	}
 
 	p.AddCut(summary, 1000, "", extract.PlainText(in.RollingSummary, extract.PackTextRunes))
 	return p
+}
+
+// packTop is the first n of xs in the order of compare, which must be a
+// total order (0 for equal elements only): the first n of xs sorted, kept
+// as it goes instead of sorting all of xs.
+func packTop(xs []int, n int, compare func(a, b int) int) []int {
+	top := make([]int, 0, n+1)
+	for _, x := range xs {
+		if len(top) == n && compare(x, top[n-1]) >= 0 {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, x, compare)
+		top = slices.Insert(top, at, x)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
+}
+
+// packBlank reports whether PlainText(s, …) is empty: whether s holds no
+// character that PlainText keeps. (The first character it keeps is never a
+// zero-width joiner, which is in Cf, and a cut never empties a text.)
+func packBlank(s string) bool {
+	for _, r := range s {
+		if r != utf8.RuneError && !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // packEventDay renders an event by its own day, counted in calendar days

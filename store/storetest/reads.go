@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -18,6 +19,77 @@ func init() {
 // filtered in SQL: a session's records and cues, and the summaries with their
 // sessions' ends (issue 24).
 var readCases = []testCase{
+	{"PackMemoriesAreTheActiveOnesWithThePacksColumns", func(t *testing.T, s store.Store) {
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		must(t, s.UpsertUser(ctx, store.User{ID: "u-2", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+		var ms []store.Memory
+		for i := range 5 {
+			m := store.Memory{ID: fmt.Sprintf("m%d", i), UserID: "u-1", App: appE, Key: fmt.Sprintf("k%d", i), Value: fmt.Sprintf("v%d", i),
+				Category: "fact", Importance: 10 * i, Confidence: 0.5, Status: store.MemoryActive, SourceSessionID: "s-1", Confirmations: 2,
+				CreatedAt: T0, UpdatedAt: T0.Add(time.Duration(i) * time.Hour), StatedAt: T0.Add(-time.Hour), EventDate: "2026-12-01", Wording: "soon"}
+			switch i {
+			case 1:
+				m.ExpiresAt, m.LastUsedAt = ptr(T0.Add(time.Hour)), ptr(T0.Add(time.Minute))
+			case 3:
+				m.Status, m.InvalidatedAt, m.InvalidatedBy = store.MemoryDeprecated, ptr(T0), "m4"
+			case 4:
+				m.UserID = "u-2" // another user's
+			}
+			ms = append(ms, m)
+		}
+		must(t, s.InsertMemories(ctx, ms))
+		got, err := s.ListPackMemories(ctx, "u-1")
+		must(t, err)
+		full, err := s.ListMemories(ctx, "u-1", store.MemoryFilter{})
+		must(t, err)
+		if len(got) != 3 || len(full) != 3 {
+			t.Fatalf("ListPackMemories = %d memories, ListMemories %d; want u-1's 3 active ones", len(got), len(full))
+		}
+		byID := map[string]store.PackMemory{}
+		for _, m := range got {
+			byID[m.ID] = m
+		}
+		for _, f := range full {
+			want := store.PackMemory{ID: f.ID, Key: f.Key, Value: f.Value, Category: f.Category, Importance: f.Importance,
+				ExpiresAt: f.ExpiresAt, LastUsedAt: f.LastUsedAt, UpdatedAt: f.UpdatedAt, StatedAt: f.StatedAt, EventDate: f.EventDate}
+			if g, ok := byID[f.ID]; !ok || !reflect.DeepEqual(g, want) {
+				t.Fatalf("ListPackMemories has %+v; want %+v", g, want)
+			}
+		}
+		empty, err := s.ListPackMemories(ctx, "nobody")
+		must(t, err)
+		if empty == nil || len(empty) != 0 {
+			t.Fatalf("ListPackMemories(nobody) = %#v; want empty, not nil", empty)
+		}
+
+		// MarkMemoriesUsed sets last_used_at and nothing else, on the
+		// user's memories of the ids alone.
+		at := T0.Add(48 * time.Hour)
+		before, err := s.ListMemories(ctx, "u-1", store.MemoryFilter{All: true})
+		must(t, err)
+		must(t, s.MarkMemoriesUsed(ctx, "u-1", []string{"m1", "m3", "m4", "nope"}, at))
+		must(t, s.MarkMemoriesUsed(ctx, "u-1", nil, at))
+		after, err := s.ListMemories(ctx, "u-1", store.MemoryFilter{All: true})
+		must(t, err)
+		for i, b := range before {
+			a := after[i]
+			if b.ID == "m1" || b.ID == "m3" {
+				if a.LastUsedAt == nil || !a.LastUsedAt.Equal(at) {
+					t.Fatalf("%s: last used %v; want %v", a.ID, a.LastUsedAt, at)
+				}
+				b.LastUsedAt = a.LastUsedAt
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("after MarkMemoriesUsed %+v; before %+v", a, b)
+			}
+		}
+		other, err := s.GetMemory(ctx, "u-2", "m4")
+		must(t, err)
+		if other.LastUsedAt != nil {
+			t.Fatalf("another user's memory was marked: %v", other.LastUsedAt)
+		}
+	}},
 	{"SessionRecordsAreTheSessionsOwn", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		seedSession(t, s, "u-1", "s-1")
