@@ -63,8 +63,12 @@ func (q queries) ListPackMemories(ctx context.Context, userID string) ([]PackMem
 	// No ORDER BY: sorting thousands of rows (by a text id under the
 	// database's collation on Postgres) cost more than the read itself, and
 	// the pack does not depend on the order.
-	return queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = $2",
-		[]any{userID, MemoryActive}, func(r rows) (m PackMemory, err error) {
+	//
+	// The status is a literal, not a parameter: a generic plan of
+	// "status = $2" cannot use the partial index on (user_id, key) WHERE
+	// status = 'active', and reads every user's active memories instead.
+	return queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = '"+MemoryActive+"'",
+		[]any{userID}, func(r rows) (m PackMemory, err error) {
 			err = r.Scan(&m.ID, &m.Key, &m.Value, &m.Category, &m.Importance, scanNullTime{&m.ExpiresAt},
 				scanNullTime{&m.LastUsedAt}, scanTime{&m.UpdatedAt}, scanTime{&m.StatedAt}, &m.EventDate)
 			return m, err
