@@ -10,7 +10,7 @@ import (
 
 const batchCols = "batch, period, scheduled_for, started_at, finished_at, rows_touched, outcome"
 
-// batchSelect reads batchCols and the cursor (” for none).
+// batchSelect reads batchCols and the cursor, empty for none.
 const batchSelect = batchCols + ", COALESCE(page_cursor, '')"
 
 func scanBatchRun(r rows) (BatchRun, error) {
