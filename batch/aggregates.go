@@ -81,14 +81,16 @@ func pageUsers(p store.SessionPage, app string, skip func(userID, reason string)
 // [from, to) and hands each page to fn: memory holds one page, never the data.
 // Users whose data does not decode are skipped (see pageUsers) and reported to Skipped.
 func StreamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, fn func([]aggregate.User) error) error {
-	return streamUsers(ctx, st, app, from, to, "", func(users []aggregate.User, _ string) error { return fn(users) })
+	return streamUsers(ctx, st, app, from, to, "", pageSize, func(users []aggregate.User, _ string) error { return fn(users) })
 }
 
-// streamUsers is StreamUsers from the user after after ("" from the first),
-// handing fn each page's last user id too, where the next page starts.
-func streamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, after string, fn func(users []aggregate.User, last string) error) error {
+// streamUsers is StreamUsers from the user after after ("" from the first)
+// in pages of limit users, handing fn each page's last user id too, where
+// the next page starts.
+func streamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, after string, limit int,
+	fn func(users []aggregate.User, last string) error) error {
 	for {
-		page, err := st.PageSessions(ctx, app, from, to, after, pageSize)
+		page, err := st.PageSessions(ctx, app, from, to, after, limit)
 		if err != nil {
 			return err
 		}
@@ -176,7 +178,7 @@ func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now tim
 		if skip {
 			continue
 		}
-		err := streamUsers(ctx, env.Store, app, from, to, after, func(users []aggregate.User, last string) error {
+		err := streamUsers(ctx, env.Store, app, from, to, after, env.userPage(), func(users []aggregate.User, last string) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
 				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Weekly(u, week) })
@@ -211,7 +213,7 @@ func runTrends(ctx context.Context, env Env, p schedule.Period, now time.Time) (
 		if skip {
 			continue
 		}
-		err := streamUsers(ctx, env.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), after, func(users []aggregate.User, last string) error {
+		err := streamUsers(ctx, env.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), after, env.userPage(), func(users []aggregate.User, last string) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
 				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Trends(u, now), true })

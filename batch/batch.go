@@ -102,6 +102,10 @@ type Env struct {
 // rows is env.Rows, or 1000 when unset.
 func (env Env) rows() int { return cmp.Or(env.Rows, 1000) }
 
+// userPage is how many users one page of weekly analytics or trends holds:
+// 500 (pageSize), or env.Rows when smaller.
+func (env Env) userPage() int { return min(pageSize, env.rows()) }
+
 // Declarer is implemented by a kind that runs batches over its data. A
 // kind lists ready-made batches (WeeklyAnalytics, Trends, Insights,
 // Decays) or its own; the same name declared by several kinds is one batch
