@@ -306,6 +306,10 @@ func BenchmarkScaleBatches(b *testing.B) {
 	now := "2026-11-23T12:00:00Z" // a Monday: the week ending on Sunday the 22nd
 	genNow := "2026-11-23T00:00:00Z"
 	var table, resumes []string
+	batches := scaleBatches
+	if only := os.Getenv("MNEMO_BENCH_BATCHES"); only != "" {
+		batches = strings.Split(only, ",")
+	}
 	for _, bk := range scaleBackends() {
 		sizes := envStr("MNEMO_BENCH_BATCH_USERS", "10000,100000")
 		if bk == store.DialectSQLite {
@@ -315,11 +319,11 @@ func BenchmarkScaleBatches(b *testing.B) {
 		for si, size := range list {
 			b.Run(fmt.Sprintf("%s/%s", bk, size), func(b *testing.B) {
 				d := newScaleDB(b, bin, bk)
-				for _, app := range []string{"eldertree", "clara", "lara"} {
+				for _, app := range scaleBatchApps(batches) {
 					d.gen(b, "--app", app, "--users", size, "--sessions", "7", "--memories", "5", "--span", "168h",
 						"--now", genNow, "--seed", "25")
 				}
-				for _, batch := range scaleBatches {
+				for _, batch := range batches {
 					r := d.timed(b, 0, "batch", "run", batch, "--now", now)
 					var rows int64
 					fmt.Sscanf(strings.TrimSpace(r.out), batch+": %d rows", &rows)
@@ -328,7 +332,7 @@ func BenchmarkScaleBatches(b *testing.B) {
 					fmt.Println(row)
 					table = append(table, row)
 				}
-				if si != len(list)-1 {
+				if si != len(list)-1 || !slices.Contains(batches, "weekly-analytics") {
 					return
 				}
 				// Resumable: one run's result, then a run killed half way
@@ -365,6 +369,30 @@ func BenchmarkScaleBatches(b *testing.B) {
 	for _, r := range resumes {
 		fmt.Println(r)
 	}
+}
+
+// scaleBatchApps are the presets whose users the batches read, in gen's
+// order: Elder Tree (weekly analytics, insights), Clara (trends), Lara
+// (the decays).
+func scaleBatchApps(batches []string) []string {
+	var out []string
+	for _, app := range []string{"eldertree", "clara", "lara"} {
+		for _, bt := range batches {
+			var of string
+			switch bt {
+			case "weekly-analytics", "insights":
+				of = "eldertree"
+			case "trends":
+				of = "clara"
+			default:
+				of = "lara"
+			}
+			if of == app && !slices.Contains(out, app) {
+				out = append(out, app)
+			}
+		}
+	}
+	return out
 }
 
 // exec runs statements on the database, in order.
