@@ -299,7 +299,9 @@ var scaleBatches = []string{"weekly-analytics", "insights", "trends", "emotional
 // kills a run of it with SIGKILL half way through, runs it again (it
 // continues after the last page the killed run committed: the ledger's
 // cursor) and once more (a finished period runs whole), and compares what
-// each left with what one uninterrupted run left.
+// each left with what one uninterrupted run left. MNEMO_BENCH_BATCHES (a
+// comma-separated list) runs only those batches, over only the presets
+// they read.
 func BenchmarkScaleBatches(b *testing.B) {
 	scaleEnabled(b)
 	bin := buildWorker(b)
