@@ -150,7 +150,10 @@ var errUnknownBatch = errors.New("unknown batch")
 
 // RunBatch runs one batch for a period by name (empty: the latest scheduled
 // instant at or before now) and records it in the ledger. Re-running a period
-// recomputes it: every batch writes by idempotent upsert or delete.
+// recomputes it: every batch writes by idempotent upsert or delete. A run
+// that stopped mid-way (killed, or failed after pages committed) is
+// continued after the last page it committed (the ledger's cursor, see
+// batch.Cursor), unless the period was marked dirty since it began.
 func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Time) (int64, error) {
 	reg, err := d.batches()
 	if err != nil {
