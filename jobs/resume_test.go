@@ -125,6 +125,30 @@ func TestBatchResumesAfterAKill(t *testing.T) {
 				}
 				return out
 			}},
+		{batch: jobs.BatchTrends, period: "", now: time.Date(2026, 11, 16, 3, 0, 0, 0, time.UTC),
+			seed: func(t *testing.T, st store.Store) {
+				for u := 0; u < 7; u++ {
+					for d := 0; d < 2; d++ {
+						end := time.Date(2026, 11, 10+d, 10, u, 0, 0, time.UTC)
+						storeSession(t, st, "clara", fmt.Sprintf("cl-%02d", u), fmt.Sprintf("cl-%02d-%d", u, d), end,
+							[]string{fmt.Sprintf(`{"emotion":"anxious","distress_score":0.%d}`, 1+(u+d)%9)}, "")
+					}
+				}
+			},
+			result: func(t *testing.T, st store.Store) string {
+				out := ""
+				for u := 0; u < 7; u++ {
+					r, err := st.GetTrends(context.Background(), fmt.Sprintf("cl-%02d", u))
+					if errors.Is(err, store.ErrNotFound) {
+						continue
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					out += r.UserID + " " + string(r.Data) + "\n"
+				}
+				return out
+			}},
 		{batch: jobs.BatchPreferenceDecay, period: "", now: time.Date(2026, 11, 25, 4, 30, 0, 0, time.UTC),
 			seed: func(t *testing.T, st store.Store) {
 				ctx := context.Background()
