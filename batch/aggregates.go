@@ -81,9 +81,16 @@ func pageUsers(p store.SessionPage, app string, skip func(userID, reason string)
 // [from, to) and hands each page to fn: memory holds one page, never the data.
 // Users whose data does not decode are skipped (see pageUsers) and reported to Skipped.
 func StreamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, fn func([]aggregate.User) error) error {
-	after := ""
+	return streamUsers(ctx, st, app, from, to, "", pageSize, func(users []aggregate.User, _ string) error { return fn(users) })
+}
+
+// streamUsers is StreamUsers from the user after after ("" from the first)
+// in pages of limit users, handing fn each page's last user id too, where
+// the next page starts.
+func streamUsers(ctx context.Context, st store.Store, app string, from, to time.Time, after string, limit int,
+	fn func(users []aggregate.User, last string) error) error {
 	for {
-		page, err := st.PageSessions(ctx, app, from, to, after, pageSize)
+		page, err := st.PageSessions(ctx, app, from, to, after, limit)
 		if err != nil {
 			return err
 		}
@@ -91,7 +98,7 @@ func StreamUsers(ctx context.Context, st store.Store, app string, from, to time.
 			return nil
 		}
 		users := pageUsers(page, app, func(userID, reason string) { Skipped(ctx, userID, reason) })
-		if err := fn(users); err != nil {
+		if err := fn(users, page.Last); err != nil {
 			return err
 		}
 		after = page.Last
@@ -167,7 +174,11 @@ func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now tim
 	from, to := end.AddDate(0, 0, -97), end.AddDate(0, 0, 2)
 	var rows int64
 	for _, app := range env.Apps {
-		err := StreamUsers(ctx, env.Store, app, from, to, func(users []aggregate.User) error {
+		after, _, skip := env.start(app, 0)
+		if skip {
+			continue
+		}
+		err := streamUsers(ctx, env.Store, app, from, to, after, env.userPage(), func(users []aggregate.User, last string) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
 				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Weekly(u, week) })
@@ -176,8 +187,16 @@ func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now tim
 				}
 				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, WeekEnding: week, Data: data, UpdatedAt: now})
 			}
-			rows += int64(len(out))
-			return env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpsertWeekly(ctx, out) })
+			err := env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				if err := tx.UpsertWeekly(ctx, out); err != nil {
+					return err
+				}
+				return env.mark(ctx, tx, Cursor{App: app, User: last})
+			})
+			if err == nil {
+				rows += int64(len(out))
+			}
+			return err
 		})
 		if err != nil {
 			return rows, err
@@ -190,7 +209,11 @@ func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now tim
 func runTrends(ctx context.Context, env Env, p schedule.Period, now time.Time) (int64, error) {
 	var rows int64
 	for _, app := range env.Apps {
-		err := StreamUsers(ctx, env.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), func(users []aggregate.User) error {
+		after, _, skip := env.start(app, 0)
+		if skip {
+			continue
+		}
+		err := streamUsers(ctx, env.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), after, env.userPage(), func(users []aggregate.User, last string) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
 				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Trends(u, now), true })
@@ -199,8 +222,16 @@ func runTrends(ctx context.Context, env Env, p schedule.Period, now time.Time) (
 				}
 				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, Data: data, UpdatedAt: now})
 			}
-			rows += int64(len(out))
-			return env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpsertTrends(ctx, out) })
+			err := env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				if err := tx.UpsertTrends(ctx, out); err != nil {
+					return err
+				}
+				return env.mark(ctx, tx, Cursor{App: app, User: last})
+			})
+			if err == nil {
+				rows += int64(len(out))
+			}
+			return err
 		})
 		if err != nil {
 			return rows, err

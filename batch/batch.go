@@ -88,10 +88,23 @@ type Env struct {
 	Decay decay.Policy
 	// InsightsK suppresses insight groups of fewer users.
 	InsightsK int
+	// After, when not nil, is where an earlier run of the same period
+	// stopped (killed after a page committed): the ready-made batches that
+	// page users or records (weekly analytics, trends, the decays) continue
+	// after it. Nil: from the beginning.
+	After *Cursor
+	// Mark, when not nil, records where the run stands in tx, the
+	// transaction that writes a page, after that page's writes: the ledger
+	// keeps it, so that a run after a kill continues there (After).
+	Mark func(ctx context.Context, tx store.Tx, c Cursor) error
 }
 
 // rows is env.Rows, or 1000 when unset.
 func (env Env) rows() int { return cmp.Or(env.Rows, 1000) }
+
+// userPage is how many users one page of weekly analytics or trends holds:
+// 500 (pageSize), or env.Rows when smaller.
+func (env Env) userPage() int { return min(pageSize, env.rows()) }
 
 // Declarer is implemented by a kind that runs batches over its data. A
 // kind lists ready-made batches (WeeklyAnalytics, Trends, Insights,

@@ -55,8 +55,13 @@ func runDecay(rules []decay.Rule) func(ctx context.Context, env Env, p schedule.
 	return func(ctx context.Context, env Env, _ schedule.Period, now time.Time) (int64, error) {
 		var touched int64
 		for _, app := range env.Apps {
-			for _, rule := range rules {
-				n, err := DecayRecords(ctx, env, app, rule.Record, now, func(r extract.Record) (extract.Record, bool, bool) {
+			for step, rule := range rules {
+				afterUser, afterKey, skip := env.start(app, step)
+				if skip {
+					continue
+				}
+				at := Cursor{App: app, Step: step, User: afterUser, Key: afterKey}
+				n, err := decayRecords(ctx, env, at, rule.Record, now, func(r extract.Record) (extract.Record, bool, bool) {
 					return rule.Apply(r, now, env.Decay)
 				})
 				touched += n
@@ -76,19 +81,33 @@ func runDecay(rules []decay.Rule) func(ctx context.Context, env Env, p schedule.
 // skipped, and stays as it is.
 func DecayRecords(ctx context.Context, env Env, app, kind string, now time.Time,
 	fn func(extract.Record) (next extract.Record, remove, changed bool)) (int64, error) {
+	// A kind's own batch knows nothing of cursors: it runs from the first
+	// record and marks nothing.
+	env.After, env.Mark = nil, nil
+	return decayRecords(ctx, env, Cursor{App: app}, kind, now, fn)
+}
+
+// decayRecords is DecayRecords from the record after at.User and at.Key
+// ("" from the first), marking after each page where it stands (Env.Mark).
+func decayRecords(ctx context.Context, env Env, at Cursor, kind string, now time.Time,
+	fn func(extract.Record) (next extract.Record, remove, changed bool)) (int64, error) {
+	app := at.App
 	limit := env.rows()
 	var touched int64
-	afterUser, afterKey := "", ""
+	afterUser, afterKey := at.User, at.Key
 	for {
 		var n int
+		var done int64 // rows the page touched, counted once it commits
+		var lastUser, lastKey string
 		err := env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			done = 0
 			page, err := tx.PageRecords(ctx, store.RecordPage{App: app, Type: kind, AfterUser: afterUser, AfterKey: afterKey, Limit: limit})
 			if err != nil {
 				return err
 			}
 			n = len(page)
 			for _, r := range page {
-				afterUser, afterKey = r.UserID, r.Key
+				lastUser, lastKey = r.UserID, r.Key
 				rec, err := DecodeRecord(r)
 				if err != nil {
 					// A number beyond float64 or a document that is not
@@ -118,13 +137,19 @@ func DecayRecords(ctx context.Context, env Env, app, kind string, now time.Time,
 				if err != nil {
 					return err
 				}
-				touched++
+				done++
 			}
-			return nil
+			if len(page) == 0 {
+				return nil
+			}
+			at.User, at.Key = lastUser, lastKey
+			return env.mark(ctx, tx, at)
 		})
 		if err != nil {
 			return touched, err
 		}
+		touched += done
+		afterUser, afterKey = lastUser, lastKey
 		if n < limit {
 			break
 		}

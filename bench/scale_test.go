@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"os"
@@ -294,15 +295,23 @@ var scaleBatches = []string{"weekly-analytics", "insights", "trends", "emotional
 // kind has batches (eldertree: weekly analytics, insights; clara: trends;
 // lara: the decays), then each batch runs as `worker batch run NAME` under
 // /usr/bin/time -v: wall time, rows written, rows/s, peak RSS. On the
-// largest Postgres size it then kills weekly-analytics with SIGKILL half
-// way through, runs it again, and compares what it left with what one
-// uninterrupted run left.
+// largest size of each database it then times weekly-analytics whole,
+// kills a run of it with SIGKILL half way through, runs it again (it
+// continues after the last page the killed run committed: the ledger's
+// cursor) and once more (a finished period runs whole), and compares what
+// each left with what one uninterrupted run left. MNEMO_BENCH_BATCHES (a
+// comma-separated list) runs only those batches, over only the presets
+// they read.
 func BenchmarkScaleBatches(b *testing.B) {
 	scaleEnabled(b)
 	bin := buildWorker(b)
 	now := "2026-11-23T12:00:00Z" // a Monday: the week ending on Sunday the 22nd
 	genNow := "2026-11-23T00:00:00Z"
-	var table []string
+	var table, resumes []string
+	batches := scaleBatches
+	if only := os.Getenv("MNEMO_BENCH_BATCHES"); only != "" {
+		batches = strings.Split(only, ",")
+	}
 	for _, bk := range scaleBackends() {
 		sizes := envStr("MNEMO_BENCH_BATCH_USERS", "10000,100000")
 		if bk == store.DialectSQLite {
@@ -312,43 +321,43 @@ func BenchmarkScaleBatches(b *testing.B) {
 		for si, size := range list {
 			b.Run(fmt.Sprintf("%s/%s", bk, size), func(b *testing.B) {
 				d := newScaleDB(b, bin, bk)
-				for _, app := range []string{"eldertree", "clara", "lara"} {
+				for _, app := range scaleBatchApps(batches) {
 					d.gen(b, "--app", app, "--users", size, "--sessions", "7", "--memories", "5", "--span", "168h",
 						"--now", genNow, "--seed", "25")
 				}
-				walls := map[string]time.Duration{}
-				for _, batch := range scaleBatches {
+				for _, batch := range batches {
 					r := d.timed(b, 0, "batch", "run", batch, "--now", now)
 					var rows int64
 					fmt.Sscanf(strings.TrimSpace(r.out), batch+": %d rows", &rows)
-					walls[batch] = r.wall
 					row := fmt.Sprintf("| %s | %s | %s | %.1f | %d | %.0f | %.0f |", bk, size, batch, r.wall.Seconds(), rows,
 						float64(rows)/r.wall.Seconds(), float64(r.maxRSS)/1024)
 					fmt.Println(row)
 					table = append(table, row)
 				}
-				if si != len(list)-1 || bk != store.DialectPostgres {
+				if si != len(list)-1 || !slices.Contains(batches, "weekly-analytics") {
 					return
 				}
-				// Resumable: one run's result, then a run killed half way and
-				// run again.
-				sum := func() (int64, int64) {
-					return d.query(b, `SELECT count(*) FROM mnemo_weekly_analytics`),
-						d.query(b, `SELECT ('x' || substr(md5(COALESCE(string_agg(user_id || week_ending || data::text, ',' ORDER BY user_id, week_ending), '')), 1, 15))::bit(60)::bigint FROM mnemo_weekly_analytics`)
-				}
-				n1, h1 := sum()
-				reset := func() {
-					if _, err := d.pool.Exec(context.Background(), `DELETE FROM mnemo_weekly_analytics; DELETE FROM mnemo_batch_runs WHERE batch = 'weekly-analytics'`); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reset()
-				killed := d.timed(b, walls["weekly-analytics"]/2, "batch", "run", "weekly-analytics", "--now", now)
+				// Resumable: one run's result, then a run killed half way
+				// (SIGKILL) and run again, which continues after the last
+				// page the killed one committed (the ledger's cursor).
+				n1, h1 := d.weeklyDigest(b)
+				d.exec(b, `DELETE FROM mnemo_weekly_analytics`, `DELETE FROM mnemo_batch_runs WHERE batch = 'weekly-analytics'`)
+				full := d.timed(b, 0, "batch", "run", "weekly-analytics", "--now", now)
+				d.exec(b, `DELETE FROM mnemo_weekly_analytics`, `DELETE FROM mnemo_batch_runs WHERE batch = 'weekly-analytics'`)
+				killed := d.timed(b, full.wall/2, "batch", "run", "weekly-analytics", "--now", now)
 				partial := d.query(b, `SELECT count(*) FROM mnemo_weekly_analytics`)
+				cursor := d.query(b, `SELECT count(*) FROM mnemo_batch_runs WHERE batch = 'weekly-analytics' AND outcome = 'running' AND page_cursor IS NOT NULL`)
 				again := d.timed(b, 0, "batch", "run", "weekly-analytics", "--now", now)
-				n2, h2 := sum()
-				fmt.Printf("resume: one run left %d rows (hash %x); killed after %.1f s (%v) with %d rows written, the next run took %.1f s and left %d rows (hash %x): same = %v\n",
-					n1, h1, killed.wall.Seconds(), killed.err, partial, again.wall.Seconds(), n2, h2, n1 == n2 && h1 == h2)
+				n2, h2 := d.weeklyDigest(b)
+				// Run twice = one run: the finished period runs whole again.
+				twice := d.timed(b, 0, "batch", "run", "weekly-analytics", "--now", now)
+				n3, h3 := d.weeklyDigest(b)
+				row := fmt.Sprintf("| %s | %s | %.1f | %.1f (%v) | %d | %v | %.1f | %.2f | %.1f | %v |", bk, size, full.wall.Seconds(), killed.wall.Seconds(),
+					killed.err, partial, cursor == 1, again.wall.Seconds(), again.wall.Seconds()/full.wall.Seconds(), twice.wall.Seconds(),
+					n1 == n2 && h1 == h2 && n2 == n3 && h2 == h3)
+				fmt.Printf("resume: one run left %d rows (hash %x), after the kill and the next run %d (%x), after one more %d (%x)\n", n1, h1, n2, h2, n3, h3)
+				fmt.Println(row)
+				resumes = append(resumes, row)
 			})
 		}
 	}
@@ -357,6 +366,112 @@ func BenchmarkScaleBatches(b *testing.B) {
 	for _, r := range table {
 		fmt.Println(r)
 	}
+	fmt.Println("| database | users per preset | whole run s | killed after s | rows it left | cursor kept | next run s | next / whole | run again s | same rows |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range resumes {
+		fmt.Println(r)
+	}
+}
+
+// scaleBatchApps are the presets whose users the batches read, in gen's
+// order: Elder Tree (weekly analytics, insights), Clara (trends), Lara
+// (the decays).
+func scaleBatchApps(batches []string) []string {
+	var out []string
+	for _, app := range []string{"eldertree", "clara", "lara"} {
+		for _, bt := range batches {
+			var of string
+			switch bt {
+			case "weekly-analytics", "insights":
+				of = "eldertree"
+			case "trends":
+				of = "clara"
+			default:
+				of = "lara"
+			}
+			if of == app && !slices.Contains(out, app) {
+				out = append(out, app)
+			}
+		}
+	}
+	return out
+}
+
+// exec runs statements on the database, in order.
+func (d *scaleDB) exec(b *testing.B, stmts ...string) {
+	b.Helper()
+	ctx := context.Background()
+	if d.pool != nil {
+		for _, q := range stmts {
+			if _, err := d.pool.Exec(ctx, q); err != nil {
+				b.Fatalf("%s: %v", q, err)
+			}
+		}
+		return
+	}
+	db, err := sql.Open("sqlite", "file:"+d.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// weeklyDigest is how many weekly analytics rows the database holds and an
+// FNV-1a hash of them all (user, week, data), in key order.
+func (d *scaleDB) weeklyDigest(b *testing.B) (int64, uint64) {
+	b.Helper()
+	const q = `SELECT user_id, week_ending, CAST(data AS text) FROM mnemo_weekly_analytics ORDER BY user_id, week_ending`
+	h := fnv.New64a()
+	var n int64
+	add := func(user, week, data string) {
+		n++
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", user, week, data)
+	}
+	ctx := context.Background()
+	if d.pool != nil {
+		rows, err := d.pool.Query(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var user, week, data string
+			if err := rows.Scan(&user, &week, &data); err != nil {
+				b.Fatal(err)
+			}
+			add(user, week, data)
+		}
+		if err := rows.Err(); err != nil {
+			b.Fatal(err)
+		}
+		return n, h.Sum64()
+	}
+	db, err := sql.Open("sqlite", "file:"+d.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var user, week, data string
+		if err := rows.Scan(&user, &week, &data); err != nil {
+			b.Fatal(err)
+		}
+		add(user, week, data)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return n, h.Sum64()
 }
 
 // BenchmarkScaleExpiry runs the sweeps that take rows out by age over a

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -149,7 +150,10 @@ var errUnknownBatch = errors.New("unknown batch")
 
 // RunBatch runs one batch for a period by name (empty: the latest scheduled
 // instant at or before now) and records it in the ledger. Re-running a period
-// recomputes it: every batch writes by idempotent upsert or delete.
+// recomputes it: every batch writes by idempotent upsert or delete. A run
+// that stopped mid-way (killed, or failed after pages committed) is
+// continued after the last page it committed (the ledger's cursor, see
+// batch.Cursor), unless the period was marked dirty since it began.
 func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Time) (int64, error) {
 	reg, err := d.batches()
 	if err != nil {
@@ -179,12 +183,35 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 	if err != nil {
 		return 0, err
 	}
-	started := time.Now().UTC()
-	if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, StartedAt: &started, Outcome: LedgerRunning}); err != nil {
+	// A run of the period that stopped mid-way (killed, or failed after
+	// some pages committed) left where it stood: continue after it, unless
+	// the period was marked dirty since that run began (what it wrote may
+	// be stale; from the beginning then). A finished run, and a period set
+	// back to pending for late data, have no cursor.
+	var from *batch.Cursor
+	resume := ""
+	if prev, err := d.Store.GetBatchRun(ctx, name, p.Name); err == nil && prev.Cursor != "" {
+		var c ledgerCursor
+		if json.Unmarshal([]byte(prev.Cursor), &c) == nil && c.Seq == seq {
+			from, resume = &c.Cursor, prev.Cursor
+		}
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return 0, err
 	}
+	started := time.Now().UTC()
+	if err := d.Store.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, StartedAt: &started,
+		Outcome: LedgerRunning, Cursor: resume}); err != nil {
+		return 0, err
+	}
+	mark := func(ctx context.Context, tx store.Tx, c batch.Cursor) error {
+		b, err := json.Marshal(ledgerCursor{Seq: seq, Cursor: c})
+		if err != nil {
+			return err
+		}
+		return tx.SetBatchCursor(ctx, name, p.Name, string(b))
+	}
 	rctx, skips := batch.WithSkips(ctx, d.log(), name, p.Name)
-	rows, err := d.runDeclared(rctx, decl, p, now)
+	rows, err := d.runDeclared(rctx, decl, p, now, from, mark)
 	finished := time.Now().UTC()
 	sk := skips.Result()
 	outcome := LedgerOK
@@ -192,8 +219,17 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 		outcome = LedgerError
 	}
 	if lerr := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		cursor := ""
+		if outcome != LedgerOK {
+			// A failed run keeps where it stood for its retry.
+			run, err := tx.GetBatchRun(ctx, name, p.Name)
+			if err != nil {
+				return err
+			}
+			cursor = run.Cursor
+		}
 		if err := tx.UpsertBatchRun(ctx, store.BatchRun{Batch: name, Period: p.Name, ScheduledFor: p.At, FinishedAt: &finished,
-			RowsTouched: rows, Outcome: outcome}); err != nil {
+			RowsTouched: rows, Outcome: outcome, Cursor: cursor}); err != nil {
 			return err
 		}
 		if err := tx.SetBatchSkips(ctx, name, p.Name, sk); err != nil || outcome != LedgerOK {
@@ -221,7 +257,8 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 		}
 	}
 	d.log().InfoContext(ctx, "batch run", slog.String("batch", name), slog.String("period", p.Name), slog.Int64("rows", rows),
-		slog.Int64("skipped", sk.Skipped), slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()))
+		slog.Int64("skipped", sk.Skipped), slog.String("outcome", outcome), slog.String("took", finished.Sub(started).String()),
+		slog.Bool("resumed", from != nil))
 	if err != nil {
 		return rows, fmt.Errorf("batch %s period %s: %w", name, p.Name, err)
 	}
@@ -231,7 +268,11 @@ func RunBatch(ctx context.Context, d *Deps, name, periodName string, now time.Ti
 // runDeclared runs a batch's declarations for a period: a kind's batch
 // once per declaring kind over that kind's configured apps (none: not
 // run), an engine batch once over every configured app.
-func (d *Deps) runDeclared(ctx context.Context, decl batch.Declaration, p schedule.Period, now time.Time) (int64, error) {
+// A run resumed from a cursor (from) skips the kinds before the cursor's
+// and runs those after it from their beginning; mark records each page's
+// cursor with the kind it belongs to.
+func (d *Deps) runDeclared(ctx context.Context, decl batch.Declaration, p schedule.Period, now time.Time,
+	from *batch.Cursor, mark func(context.Context, store.Tx, batch.Cursor) error) (int64, error) {
 	env := batch.Env{Store: d.Store, Rows: d.Batch.rows(), Decay: d.Batch.Decay, InsightsK: d.Batch.k()}
 	if decl.Engine() {
 		env.Apps = d.appsOfKind(func(extract.Kind) bool { return true })
@@ -243,6 +284,21 @@ func (d *Deps) runDeclared(ctx context.Context, decl batch.Declaration, p schedu
 		if len(env.Apps) == 0 {
 			continue
 		}
+		env.After = nil
+		if from != nil {
+			if k.Kind < from.Kind {
+				continue // done before the run stopped
+			}
+			if k.Kind == from.Kind {
+				env.After = from
+			}
+		}
+		if mark != nil {
+			env.Mark = func(ctx context.Context, tx store.Tx, c batch.Cursor) error {
+				c.Kind = k.Kind
+				return mark(ctx, tx, c)
+			}
+		}
 		n, err := k.Run(ctx, env, p, now)
 		rows += n
 		if err != nil {
@@ -250,6 +306,14 @@ func (d *Deps) runDeclared(ctx context.Context, decl batch.Declaration, p schedu
 		}
 	}
 	return rows, nil
+}
+
+// ledgerCursor is the ledger's cursor of a run (store.BatchRun.Cursor):
+// where it stands, and the period's dirty marks when it began, so that a
+// period marked since (late data) is not continued but run again whole.
+type ledgerCursor struct {
+	Seq int64 `json:"seq"`
+	batch.Cursor
 }
 
 // BatchState is what `batch list` shows of one batch.

@@ -30,13 +30,13 @@ func TestRunDeclaredRunsEachKindOverItsApps(t *testing.T) {
 	}
 	decl := batch.Declaration{Batch: batch.Batch{Name: "shared"},
 		Kinds: []batch.KindRun{{Kind: "clara", Run: run("clara")}, {Kind: "coach", Run: run("coach")}, {Kind: "eldertree", Run: run("eldertree")}}}
-	rows, err := d.runDeclared(context.Background(), decl, schedule.Period{}, time.Now())
+	rows, err := d.runDeclared(context.Background(), decl, schedule.Period{}, time.Now(), nil, nil)
 	if err != nil || rows != 3 || strings.Join(ran, " ") != "clara:c1,c2 eldertree:e1" {
 		t.Fatalf("rows %d, %v, ran %v; want clara over c1,c2 and eldertree over e1, coach (no app) not run", rows, err, ran)
 	}
 	ran = nil
 	engine := batch.Declaration{Batch: batch.Batch{Name: "engine", Run: run("engine")}}
-	if rows, err := d.runDeclared(context.Background(), engine, schedule.Period{}, time.Now()); err != nil || rows != 3 || strings.Join(ran, " ") != "engine:c1,c2,e1" {
+	if rows, err := d.runDeclared(context.Background(), engine, schedule.Period{}, time.Now(), nil, nil); err != nil || rows != 3 || strings.Join(ran, " ") != "engine:c1,c2,e1" {
 		t.Fatalf("rows %d, %v, ran %v; want the engine batch once over every app", rows, err, ran)
 	}
 }

@@ -337,6 +337,10 @@ type BatchRun struct {
 	FinishedAt   *time.Time
 	RowsTouched  int64
 	Outcome      string
+	// Cursor is where an unfinished run stands: written after each page it
+	// commits (SetBatchCursor), in that page's transaction, and opaque to
+	// the store (package batch encodes it); "" when none.
+	Cursor string
 }
 
 // Record is a per-user record a preset derives (learning progress, emotional
@@ -641,8 +645,13 @@ type Querier interface {
 
 	// UpsertBatchRun writes the ledger row of a batch and period: a new one
 	// (outcome "pending" when empty), or the start (kept when r has none),
-	// finish, rows touched and outcome of the stored one.
+	// finish, rows touched, outcome and cursor (none when r.Cursor is "")
+	// of the stored one.
 	UpsertBatchRun(ctx context.Context, r BatchRun) error
+	// SetBatchCursor writes where the run of a batch and period stands
+	// ("" clears it), in the caller's transaction: the page's writes and
+	// its cursor commit together. ErrNotFound when the ledger has no row.
+	SetBatchCursor(ctx context.Context, batch, period, cursor string) error
 	// GetBatchRun reads the ledger row of a batch and period; ErrNotFound when
 	// there is none.
 	GetBatchRun(ctx context.Context, batch, period string) (BatchRun, error)

@@ -1,0 +1,1 @@
+ALTER TABLE mnemo_batch_runs DROP COLUMN page_cursor;
