@@ -35,3 +35,26 @@ func FuzzDecodeJobRefs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNamesAnyToken: the one-pass, set-based token test the scrub uses
+// answers as namesToken, the definition, does, for any text and id.
+func FuzzNamesAnyToken(f *testing.F) {
+	for _, c := range [][2]string{{"session s-1: gone", "s-1"}, {"s-10", "s-1"}, {"kind=export", "e"}, {"u-e", "e"},
+		{"erased e.", "e"}, {"e-mail", "e"}, {`"e"`, "e"}, {"user_id=e", "e"}, {"a--", "a-"}, {"x.y.", "x.y"}, {"", "a"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, text, id string) {
+		if id == "" {
+			return
+		}
+		for i := 0; i < len(id); i++ {
+			if !idByte(id[i]) {
+				return // ids are made of id bytes (handoff.ValidID)
+			}
+		}
+		want := namesToken(text, []string{id})
+		if got := namesAnyToken(text, map[string]bool{id: true}); got != want {
+			t.Fatalf("namesAnyToken(%q, %q) = %v; namesToken says %v", text, id, got, want)
+		}
+	})
+}
