@@ -155,6 +155,39 @@ type Privacy interface {
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
 	// the erasure request itself.
 	EraseUser(ctx context.Context, erasureID, userID string) error
+	// DeleteUserRows deletes up to limit rows of a user from the first of
+	// their bulk tables that holds any (children before parents: timelines,
+	// audit, memories, events, transcripts, summaries, sessions, with what
+	// those cascade to) and returns how many; 0 when none is left. An
+	// erasure takes the bulk of a user's rows this way, a bounded
+	// transaction each, before EraseUser deletes the rest with the user.
+	DeleteUserRows(ctx context.Context, userID string, limit int) (int64, error)
+}
+
+// userBulkTables are a user's tables that grow with their history, in the
+// order DeleteUserRows empties them: each before what it references.
+var userBulkTables = []string{"mnemo_memory_statements", "mnemo_memory_history", "mnemo_memories", "mnemo_session_events",
+	"mnemo_transcript_chunks", "mnemo_session_summaries", "mnemo_sessions"}
+
+func (q queries) DeleteUserRows(ctx context.Context, userID string, limit int) (int64, error) {
+	for _, t := range userBulkTables {
+		// By physical address (ctid on Postgres, rowid on SQLite) through
+		// the table's user index; on Postgres the user is checked again as
+		// an expression, so that the planner keeps the TID scan instead of
+		// walking the user's index entries again for the delete.
+		sql := fmt.Sprintf("DELETE FROM %[1]s WHERE rowid IN (SELECT rowid FROM %[1]s WHERE user_id = $1 LIMIT $2)", t)
+		if q.e.dialect() == DialectPostgres {
+			sql = fmt.Sprintf("DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %[1]s WHERE user_id = $1 LIMIT $2)) AND user_id || '' = $1", t)
+		}
+		n, err := q.e.exec(ctx, sql, userID, limit)
+		if err != nil {
+			return 0, fmt.Errorf("erase user rows of %s: %w", t, err)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, nil
 }
 
 func (q queries) SetMemoryDisabled(ctx context.Context, userID string, disabled bool, at time.Time) error {
