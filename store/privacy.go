@@ -423,6 +423,14 @@ func jsonNamesAny(doc string, ids map[string]bool) bool {
 	if doc == "" {
 		return false
 	}
+	// Without an escape, every string of the document stands in its text
+	// as it decodes, between quotes (bytes ids are not made of): a text
+	// that names none of ids has no string that does, and most jobs are
+	// let go without decoding them. A text that names one is decoded, as
+	// the id may stand in an object key only.
+	if !strings.Contains(doc, `\`) && !namesAnyToken(doc, ids) {
+		return false
+	}
 	var v any
 	if err := json.Unmarshal([]byte(doc), &v); err != nil {
 		return namesAnyToken(doc, ids)

@@ -14,3 +14,7 @@ CREATE INDEX mnemo_memory_history_at_key_idx ON mnemo_memory_history (at, id);
 DROP INDEX mnemo_memory_history_at_idx;
 CREATE INDEX mnemo_extraction_runs_created_key_idx ON mnemo_extraction_runs (created_at, id);
 DROP INDEX mnemo_extraction_runs_created_idx;
+-- An erasure deletes a user's sessions, which cascades to their extraction
+-- runs: without an index on session_id (the unique one is partial, of
+-- final runs only) each session deleted scanned the whole table.
+CREATE INDEX mnemo_extraction_runs_session_idx ON mnemo_extraction_runs (session_id);

@@ -1,3 +1,4 @@
+DROP INDEX mnemo_extraction_runs_session_idx;
 CREATE INDEX mnemo_extraction_runs_created_idx ON mnemo_extraction_runs (created_at);
 DROP INDEX mnemo_extraction_runs_created_key_idx;
 CREATE INDEX mnemo_memory_history_at_idx ON mnemo_memory_history (at);
