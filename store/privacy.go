@@ -157,8 +157,8 @@ type Privacy interface {
 	EraseUser(ctx context.Context, erasureID, userID string) error
 	// DeleteUserRows deletes up to limit rows of a user from the first of
 	// their bulk tables that holds any (children before parents: timelines,
-	// audit, memories, events, transcripts, summaries, sessions, with what
-	// those cascade to) and returns how many; 0 when none is left. An
+	// audit, memories, events, transcripts, summaries; not the sessions,
+	// whose ids the erasure's last transaction reads) and returns how many; 0 when none is left. An
 	// erasure takes the bulk of a user's rows this way, a bounded
 	// transaction each, before EraseUser deletes the rest with the user.
 	DeleteUserRows(ctx context.Context, userID string, limit int) (int64, error)
@@ -166,8 +166,11 @@ type Privacy interface {
 
 // userBulkTables are a user's tables that grow with their history, in the
 // order DeleteUserRows empties them: each before what it references.
+// The sessions themselves are not among them: the erasure lists them in
+// its last transaction, as the ids River's jobs may name, and deletes them
+// with the user there.
 var userBulkTables = []string{"mnemo_memory_statements", "mnemo_memory_history", "mnemo_memories", "mnemo_session_events",
-	"mnemo_transcript_chunks", "mnemo_session_summaries", "mnemo_sessions"}
+	"mnemo_transcript_chunks", "mnemo_session_summaries"}
 
 func (q queries) DeleteUserRows(ctx context.Context, userID string, limit int) (int64, error) {
 	for _, t := range userBulkTables {
