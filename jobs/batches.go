@@ -71,11 +71,17 @@ const DefaultExportTTL = 7 * 24 * time.Hour
 // runMemoryTTL takes memories past their expiry out of the active set.
 func runMemoryTTL(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
 	limit := d.Batch.rows()
+	// Each page continues after the last memory the previous one took.
+	var key store.SweepKey
 	return batch.Drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
+		var next store.SweepKey
 		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			n, err = tx.ExpireMemories(ctx, now, limit)
+			n, next, err = tx.ExpireMemoriesAfter(ctx, now, key, limit)
 			return err
 		})
+		if err == nil {
+			key = next
+		}
 		return n, err
 	})
 }
@@ -90,11 +96,16 @@ func runBufferCleanup(ctx context.Context, d *Deps, p schedule.Period, now time.
 	if err != nil {
 		return buf, err
 	}
+	var key store.SweepKey
 	tr, err := batch.Drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
+		var next store.SweepKey
 		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			n, err = tx.ExpireTranscripts(ctx, now, limit)
+			n, next, err = tx.ExpireTranscriptsAfter(ctx, now, key, limit)
 			return err
 		})
+		if err == nil {
+			key = next
+		}
 		return n, err
 	})
 	return buf + tr, err
@@ -159,8 +170,11 @@ func runRetention(ctx context.Context, d *Deps, p schedule.Period, now time.Time
 		return total, err
 	}
 	for _, what := range []string{"extraction_runs", "batch_runs", "memory_history", "inactive_memories"} {
+		var key store.SweepKey // each page continues after the last row the previous one deleted
 		n, err := batch.Drain(ctx, limit, func(ctx context.Context) (int64, error) {
-			return d.Store.DeleteOlder(ctx, what, cutoff, limit)
+			n, next, err := d.Store.DeleteOlderAfter(ctx, what, cutoff, key, limit)
+			key = next
+			return n, err
 		})
 		total += n
 		if err != nil {

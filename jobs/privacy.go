@@ -101,12 +101,17 @@ func archiveExpiry(ctx context.Context, d *Deps, e store.Export) (time.Time, err
 	return expires, nil
 }
 
-// EraseWorker erases a user: every row of theirs, and River's jobs that name
-// them, in one transaction.
+// EraseWorker erases a user: the bulk of their rows in bounded
+// transactions, then the rest with the user and River's jobs that name
+// them in one.
 type EraseWorker struct {
 	river.WorkerDefaults[queue.EraseArgs]
 	deps *Deps
 }
+
+// erasePage is how many of a user's rows an erasure deletes a transaction
+// before it deletes the user.
+const erasePage = 1000
 
 // eraseRecheck is how long an erasure waits for River jobs of the user that
 // were running when it erased (they finish, or cancel themselves as their
@@ -128,6 +133,22 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[queue.EraseArgs])
 	}
 	if err != nil {
 		return err
+	}
+	if e.Refs == nil {
+		// The bulk of the user's rows goes first, a bounded transaction a
+		// page, so that other writers (SQLite has one) wait for a page, not
+		// for the whole erasure. An erasure killed here resumes here; the
+		// user is readable until the transaction below, as before the
+		// erasure is done (its job completes only after it).
+		for {
+			n, err := d.Store.DeleteUserRows(ctx, e.UserID, erasePage)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+		}
 	}
 	var running int64
 	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {

@@ -82,11 +82,19 @@ type Batcher interface {
 	// ExpireMemories marks up to limit active memories whose expiry has passed
 	// as expired, with an audit row each, and returns how many.
 	ExpireMemories(ctx context.Context, now time.Time, limit int) (int64, error)
+	// ExpireMemoriesAfter is one page of a keyset sweep: ExpireMemories of
+	// the memories after key in order of (expiry, id), returning the key of
+	// the last it took (key when none), the next page's key.
+	ExpireMemoriesAfter(ctx context.Context, now time.Time, key SweepKey, limit int) (int64, SweepKey, error)
 	// DeleteBufferBefore deletes up to limit buffered turns older than cutoff.
 	DeleteBufferBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error)
 	// ExpireTranscripts deletes the transcripts of up to limit sessions whose
 	// retention ended and returns how many sessions lost theirs.
 	ExpireTranscripts(ctx context.Context, now time.Time, limit int) (int64, error)
+	// ExpireTranscriptsAfter is one page of a keyset sweep: ExpireTranscripts
+	// of the sessions after key in order of (retention end, id), returning
+	// the key of the last it took (key when none).
+	ExpireTranscriptsAfter(ctx context.Context, now time.Time, key SweepKey, limit int) (int64, SweepKey, error)
 	// IdleSessions lists up to limit active sessions without activity since before.
 	IdleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error)
 	// PageRecords streams records of one kind of an app, by user and key: up
@@ -97,6 +105,10 @@ type Batcher interface {
 	// DeleteOlder deletes up to limit bookkeeping rows older than cutoff from
 	// one of: extraction_runs, batch_runs, memory_history, inactive_memories.
 	DeleteOlder(ctx context.Context, what string, cutoff time.Time, limit int) (int64, error)
+	// DeleteOlderAfter is one page of a retention sweep: DeleteOlder of the
+	// rows after key in order of (age, id), returning the key of the last
+	// it deleted (key when none), the next page's key.
+	DeleteOlderAfter(ctx context.Context, what string, cutoff time.Time, key SweepKey, limit int) (int64, SweepKey, error)
 
 	// MarkDirty marks the ledger periods a late change touches as dirty:
 	// those of m.Batch that have started (a period not yet started will read
@@ -405,63 +417,117 @@ func placeholders(from, n int) string {
 	return b.String()
 }
 
-// expirePick picks up to $2 active memories whose expiry ($1) has passed.
-const expirePick = `SELECT id FROM mnemo_memories WHERE status = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`
+// SweepKey is where one page of a keyset sweep ended: the due time and id
+// of the last row it took. The next page continues after it, so that no
+// page walks the index entries that earlier pages left behind (dead until a
+// vacuum). The zero key starts a sweep.
+type SweepKey struct {
+	At time.Time
+	ID string
+}
 
-// ExpireMemories is set-based: on Postgres one statement per page (the
-// update, and the audit rows inserted from its RETURNING, their ids a
-// parameter array made in Go so that they stay time-ordered); on SQLite,
-// which has no data-modifying WITH, the update's RETURNING then one
-// INSERT … SELECT of the audit rows from a JSON array, two statements per
-// page whatever its size. Per-row parameters bound a page's speed no more.
-// The page's rows are found by their physical address (ctid = ANY, a TID
-// scan whatever the table's statistics say): "id IN (…)" had Postgres
-// hash-join the page against the whole table, a scan of every memory per
-// page of a thousand. The page's condition is checked again, so that on a
-// partitioned table a row of another partition at the same address is
-// expired only if it is due as well (a page may then hold a few more).
+// IsZero reports whether k starts a sweep.
+func (k SweepKey) IsZero() bool { return k.At.IsZero() && k.ID == "" }
+
+// afterKey is the keyset condition of a sweep over (at, id) after k, with
+// k's parameters numbered from n; empty for the zero key.
+func afterKey(at string, k SweepKey, n int) (string, []any) {
+	if k.IsZero() {
+		return "", nil
+	}
+	return fmt.Sprintf(" AND (%s, id) > ($%d, $%d)", at, n, n+1), []any{k.At, k.ID}
+}
+
 func (q queries) ExpireMemories(ctx context.Context, now time.Time, limit int) (int64, error) {
+	n, _, err := q.ExpireMemoriesAfter(ctx, now, SweepKey{}, limit)
+	return n, err
+}
+
+// ExpireMemoriesAfter is set-based: on Postgres one statement per page (the
+// pick, the update, and the audit rows inserted from its RETURNING, their
+// ids a parameter array made in Go so that they stay time-ordered); on
+// SQLite, which has no data-modifying WITH, the update's RETURNING then one
+// INSERT … SELECT of the audit rows from a JSON array, two statements per
+// page whatever its size. A page takes the due memories after key in order
+// of (expires_at, id), through mnemo_memories_expiry_key_idx, and returns
+// the key of the last it took. On Postgres the page's rows are updated by
+// their physical address (ctid = ANY, a TID scan): "id IN (…)" had
+// Postgres hash-join the page against the whole table. The page's
+// condition is checked again, so that on a partitioned table a row of
+// another partition at the same address is expired only if it is due as
+// well (a page may then hold a few more); its status as an expression
+// (status || ”), which the partial indexes' predicate does not match: with
+// the plain column the planner may take the partial index for the update
+// and filter it whole by address (seen for the inactive memories' delete:
+// 1,523 rows/s, against 69 k with the TID scan).
+func (q queries) ExpireMemoriesAfter(ctx context.Context, now time.Time, key SweepKey, limit int) (int64, SweepKey, error) {
 	ids := make([]string, limit)
 	for i := range ids {
 		ids[i] = NewID()
 	}
+	after, keyArgs := afterKey("expires_at", key, 4)
+	pick := `SELECT %s FROM mnemo_memories WHERE status = 'active' AND expires_at <= $1` + after + ` ORDER BY expires_at, id LIMIT $2`
 	if q.e.dialect() == DialectPostgres {
-		n, err := q.e.exec(ctx, `WITH expired AS (
+		var n int64
+		var next SweepKey
+		err := q.queryOne(ctx, `WITH picked AS MATERIALIZED (`+fmt.Sprintf(pick, "ctid, expires_at, id")+` FOR UPDATE SKIP LOCKED),
+			expired AS (
 				UPDATE mnemo_memories SET status = 'expired', updated_at = $1
-				WHERE ctid = ANY(ARRAY(`+strings.Replace(expirePick, "SELECT id", "SELECT ctid", 1)+` FOR UPDATE SKIP LOCKED))
-					AND status = 'active' AND expires_at <= $1
+				WHERE ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND status || '' = 'active' AND expires_at <= $1
 				RETURNING id, user_id),
-			numbered AS (SELECT id, user_id, row_number() OVER (ORDER BY id) AS n FROM expired)
-			INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
-			SELECT ($3::text[])[n], id, user_id, 'expire', 'ttl', '', $1 FROM numbered`, now, limit, ids)
+			numbered AS (SELECT id, user_id, row_number() OVER (ORDER BY id) AS n FROM expired),
+			audit AS (INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
+				SELECT ($3::text[])[n], id, user_id, 'expire', 'ttl', '', $1 FROM numbered)
+			SELECT (SELECT count(*) FROM expired), coalesce(max(expires_at), $1), coalesce(max(id) FILTER (WHERE expires_at = (SELECT max(expires_at) FROM picked)), '')
+			FROM picked`, append([]any{now, limit, ids}, keyArgs...), func(r rows) error {
+			return r.Scan(&n, scanTime{&next.At}, &next.ID)
+		})
 		if err != nil {
-			return 0, fmt.Errorf("expire memories: %w", err)
+			return 0, key, fmt.Errorf("expire memories: %w", err)
 		}
-		return n, nil
+		if next.ID == "" {
+			next = key
+		}
+		return n, next, nil
 	}
-	type expired struct{ id, user string }
+	type expired struct {
+		id, user string
+		at       time.Time
+	}
 	got, err := queryAll(ctx, q, `UPDATE mnemo_memories SET status = 'expired', updated_at = $1
-		WHERE id IN (`+expirePick+`) RETURNING id, user_id`, []any{now, limit}, func(r rows) (expired, error) {
+		WHERE id IN (`+fmt.Sprintf(pick, "id")+`) RETURNING id, user_id, expires_at`, append([]any{now, limit, nil}, keyArgs...), func(r rows) (expired, error) {
 		var e expired
-		return e, r.Scan(&e.id, &e.user)
+		return e, r.Scan(&e.id, &e.user, scanTime{&e.at})
 	})
 	if err != nil || len(got) == 0 {
-		return 0, err
+		return 0, key, err
 	}
+	next := key
 	triples := make([][3]string, len(got))
 	for i, e := range got {
 		triples[i] = [3]string{ids[i], e.id, e.user}
+		if k := (SweepKey{e.at, e.id}); k.after(next) {
+			next = k
+		}
 	}
 	doc, err := json.Marshal(triples)
 	if err != nil {
-		return 0, err
+		return 0, key, err
 	}
 	if _, err := q.e.exec(ctx, `INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at)
 		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), 'expire', 'ttl', '', $1
 		FROM json_each($2)`, now, string(doc)); err != nil {
-		return 0, fmt.Errorf("audit expired memories: %w", err)
+		return 0, key, fmt.Errorf("audit expired memories: %w", err)
 	}
-	return int64(len(got)), nil
+	return int64(len(got)), next, nil
+}
+
+// after reports whether k comes after o in a sweep's order.
+func (k SweepKey) after(o SweepKey) bool {
+	if !k.At.Equal(o.At) {
+		return k.At.After(o.At)
+	}
+	return k.ID > o.ID
 }
 
 func (q queries) DeleteBufferBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error) {
@@ -474,23 +540,42 @@ func (q queries) DeleteBufferBefore(ctx context.Context, cutoff time.Time, limit
 }
 
 func (q queries) ExpireTranscripts(ctx context.Context, now time.Time, limit int) (int64, error) {
-	ids, err := queryAll(ctx, q, `UPDATE mnemo_sessions SET transcript_retained = false, retain_until = NULL, updated_at = $1
-		WHERE id IN (SELECT id FROM mnemo_sessions WHERE transcript_retained AND retain_until <= $1 ORDER BY retain_until LIMIT $2 FOR UPDATE SKIP LOCKED)
-		RETURNING id`, []any{now, limit}, func(r rows) (string, error) {
-		var id string
-		return id, r.Scan(&id)
+	n, _, err := q.ExpireTranscriptsAfter(ctx, now, SweepKey{}, limit)
+	return n, err
+}
+
+// ExpireTranscriptsAfter takes the sessions whose retention ended after key,
+// in order of (retain_until, id) through mnemo_sessions_retain_key_idx, and
+// returns the key of the last it took.
+func (q queries) ExpireTranscriptsAfter(ctx context.Context, now time.Time, key SweepKey, limit int) (int64, SweepKey, error) {
+	after, keyArgs := afterKey("retain_until", key, 3)
+	type taken struct {
+		id string
+		at time.Time
+	}
+	// The pick, then the update by id: an update's RETURNING would read
+	// retain_until after it was cleared.
+	got, err := queryAll(ctx, q, `SELECT id, retain_until FROM mnemo_sessions WHERE transcript_retained AND retain_until <= $1`+after+`
+		ORDER BY retain_until, id LIMIT $2 FOR UPDATE SKIP LOCKED`, append([]any{now, limit}, keyArgs...), func(r rows) (taken, error) {
+		var t taken
+		return t, r.Scan(&t.id, scanTime{&t.at})
 	})
-	if err != nil || len(ids) == 0 {
-		return 0, err
+	if err != nil || len(got) == 0 {
+		return 0, key, err
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+	next := SweepKey{got[len(got)-1].at, got[len(got)-1].id}
+	args := make([]any, len(got))
+	for i, t := range got {
+		args[i] = t.id
 	}
-	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_transcript_chunks WHERE session_id IN ("+placeholders(1, len(ids))+")", args...); err != nil {
-		return 0, fmt.Errorf("delete expired transcripts: %w", err)
+	if _, err := q.e.exec(ctx, "UPDATE mnemo_sessions SET transcript_retained = false, retain_until = NULL, updated_at = $1 WHERE id IN ("+
+		placeholders(2, len(got))+")", append([]any{now}, args...)...); err != nil {
+		return 0, key, fmt.Errorf("expire transcripts: %w", err)
 	}
-	return int64(len(ids)), nil
+	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_transcript_chunks WHERE session_id IN ("+placeholders(1, len(got))+")", args...); err != nil {
+		return 0, key, fmt.Errorf("delete expired transcripts: %w", err)
+	}
+	return int64(len(got)), next, nil
 }
 
 func (q queries) IdleSessions(ctx context.Context, before time.Time, limit int) ([]Session, error) {
@@ -508,36 +593,90 @@ func (q queries) PageRecords(ctx context.Context, p RecordPage) ([]Record, error
 }
 
 // retentionTargets are the bookkeeping rows retention may delete, with the
-// key and age columns that bound each batch.
-var retentionTargets = map[string]struct{ table, key, at, where string }{
-	"extraction_runs":   {"mnemo_extraction_runs", "id", "created_at", ""},
-	"batch_runs":        {"mnemo_batch_runs", "batch || '/' || period", "scheduled_for", ""},
-	"memory_history":    {"mnemo_memory_history", "id", "at", ""},
-	"inactive_memories": {"mnemo_memories", "id", "updated_at", " AND status <> 'active'"},
+// key and age columns that bound each batch; keyed targets (an id column,
+// and an index on (age, id)) are swept by keyset.
+var retentionTargets = map[string]struct {
+	table, key, at, where, recheck string
+	keyed                          bool
+}{
+	"extraction_runs":   {"mnemo_extraction_runs", "id", "created_at", "", "", true},
+	"batch_runs":        {"mnemo_batch_runs", "batch || '/' || period", "scheduled_for", "", "", false},
+	"memory_history":    {"mnemo_memory_history", "id", "at", "", "", true},
+	"inactive_memories": {"mnemo_memories", "id", "updated_at", " AND status <> 'active'", " AND status || '' <> 'active'", true},
 }
 
 func (q queries) DeleteOlder(ctx context.Context, what string, cutoff time.Time, limit int) (int64, error) {
+	n, _, err := q.DeleteOlderAfter(ctx, what, cutoff, SweepKey{}, limit)
+	return n, err
+}
+
+// DeleteOlderAfter is one page of retention: it deletes up to limit rows of
+// what older than cutoff, after key in order of (age, id) through the index
+// on both, and returns the key of the last it deleted: the next page's, so
+// that it does not walk the entries of the rows this page deleted (dead
+// until a vacuum); a sweep writes its audit rows with one time, so the id
+// is needed to move past rows of the same age. The ledger (batch_runs, a
+// few rows a day) has no id and is not keyed: its key stays zero.
+// One statement per page on both. On Postgres the page's rows are found by
+// their physical address (ctid = ANY: a TID scan whatever the statistics
+// say), not by a key join the planner may make a hash join over the whole
+// table; the age is checked again, so that on a partitioned table a row of
+// another partition at the same address goes only if it is as old (a page
+// may then delete a few more). The recheck names a status as an
+// expression (see ExpireMemoriesAfter): with the plain column, the planner
+// took the partial index of inactive memories for the delete and filtered
+// it whole by address, 1,523 rows/s.
+func (q queries) DeleteOlderAfter(ctx context.Context, what string, cutoff time.Time, key SweepKey, limit int) (int64, SweepKey, error) {
 	t, ok := retentionTargets[what]
 	if !ok {
-		return 0, fmt.Errorf("retention: unknown target %q", what)
+		return 0, key, fmt.Errorf("retention: unknown target %q", what)
 	}
-	// One statement per page on both. On Postgres the page's rows are
-	// found by their physical address (ctid = ANY: a TID scan whatever the
-	// statistics say), not by a key join the planner may make a hash join
-	// over the whole table; the age is checked again, so that on a
-	// partitioned table a row of another partition at the same address
-	// goes only if it is as old (a page may then delete a few more).
-	sql := fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s < $1%s LIMIT $2)",
-		t.table, t.key, t.key, t.table, t.at, t.where)
+	args := []any{cutoff, limit}
+	where, order, keyCols := t.where, t.at, t.key
+	if t.keyed {
+		after, keyArgs := afterKey(t.at, key, 3)
+		where += after
+		args = append(args, keyArgs...)
+		order += ", id"
+	} else {
+		keyCols = "''"
+	}
+	var n int64
+	next := key
+	var err error
 	if q.e.dialect() == DialectPostgres {
-		sql = fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s WHERE %s < $1%s LIMIT $2)) AND %s < $1%s",
-			t.table, t.table, t.at, t.where, t.at, t.where)
+		var last SweepKey
+		err = q.queryOne(ctx, fmt.Sprintf(`WITH picked AS MATERIALIZED (SELECT ctid, %[2]s AS at, %[5]s AS id FROM %[1]s WHERE %[2]s < $1%[3]s ORDER BY %[4]s LIMIT $2),
+			deleted AS (DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND %[2]s < $1%[6]s RETURNING 1)
+			SELECT (SELECT count(*) FROM deleted), coalesce(max(at), $1), coalesce(max(id) FILTER (WHERE at = (SELECT max(at) FROM picked)), '') FROM picked`,
+			t.table, t.at, where, order, keyCols, t.recheck), args, func(r rows) error {
+			return r.Scan(&n, scanTime{&last.At}, &last.ID)
+		})
+		if t.keyed && last.ID != "" {
+			next = last
+		}
+	} else {
+		type row struct {
+			at time.Time
+			id string
+		}
+		var got []row
+		got, err = queryAll(ctx, q, fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s IN (SELECT %[2]s FROM %[1]s WHERE %[3]s < $1%[4]s ORDER BY %[5]s LIMIT $2) RETURNING %[3]s, %[6]s",
+			t.table, t.key, t.at, where, order, keyCols), args, func(r rows) (row, error) {
+			var x row
+			return x, r.Scan(scanTime{&x.at}, &x.id)
+		})
+		n = int64(len(got))
+		for _, x := range got {
+			if k := (SweepKey{x.at, x.id}); t.keyed && k.after(next) {
+				next = k
+			}
+		}
 	}
-	n, err := q.e.exec(ctx, sql, cutoff, limit)
 	if err != nil {
-		return 0, fmt.Errorf("retention %s: %w", what, err)
+		return 0, key, fmt.Errorf("retention %s: %w", what, err)
 	}
-	return n, nil
+	return n, next, nil
 }
 
 func (q queries) SetBatchSkips(ctx context.Context, batch, period string, s BatchSkips) error {

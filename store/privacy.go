@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -156,6 +155,42 @@ type Privacy interface {
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
 	// the erasure request itself.
 	EraseUser(ctx context.Context, erasureID, userID string) error
+	// DeleteUserRows deletes up to limit rows of a user from the first of
+	// their bulk tables that holds any (children before parents: timelines,
+	// audit, memories, events, transcripts, summaries; not the sessions,
+	// whose ids the erasure's last transaction reads) and returns how many; 0 when none is left. An
+	// erasure takes the bulk of a user's rows this way, a bounded
+	// transaction each, before EraseUser deletes the rest with the user.
+	DeleteUserRows(ctx context.Context, userID string, limit int) (int64, error)
+}
+
+// userBulkTables are a user's tables that grow with their history, in the
+// order DeleteUserRows empties them: each before what it references.
+// The sessions themselves are not among them: the erasure lists them in
+// its last transaction, as the ids River's jobs may name, and deletes them
+// with the user there.
+var userBulkTables = []string{"mnemo_memory_statements", "mnemo_memory_history", "mnemo_memories", "mnemo_session_events",
+	"mnemo_transcript_chunks", "mnemo_session_summaries"}
+
+func (q queries) DeleteUserRows(ctx context.Context, userID string, limit int) (int64, error) {
+	for _, t := range userBulkTables {
+		// By physical address (ctid on Postgres, rowid on SQLite) through
+		// the table's user index; on Postgres the user is checked again as
+		// an expression, so that the planner keeps the TID scan instead of
+		// walking the user's index entries again for the delete.
+		sql := fmt.Sprintf("DELETE FROM %[1]s WHERE rowid IN (SELECT rowid FROM %[1]s WHERE user_id = $1 LIMIT $2)", t)
+		if q.e.dialect() == DialectPostgres {
+			sql = fmt.Sprintf("DELETE FROM %[1]s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %[1]s WHERE user_id = $1 LIMIT $2)) AND user_id || '' = $1", t)
+		}
+		n, err := q.e.exec(ctx, sql, userID, limit)
+		if err != nil {
+			return 0, fmt.Errorf("erase user rows of %s: %w", t, err)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, nil
 }
 
 func (q queries) SetMemoryDisabled(ctx context.Context, userID string, disabled bool, at time.Time) error {
@@ -286,18 +321,17 @@ func (q queries) DeleteErasure(ctx context.Context, id string) error {
 
 // scrubJobsSQL finds River's jobs naming refs, per dialect. byArgs matches
 // the args' id fields as whole values: $1 session ids, $2 export ids (JSON
-// arrays), $3 the user id. byText narrows finished jobs to those whose
-// metadata or errors hold one of $4 (every id, a JSON array) anywhere, and
-// reads that text for ScrubJobs to look for the ids as tokens; byID deletes
-// the jobs of $1 (a JSON array of job ids) that are not running.
+// arrays), $3 the user id. byText reads a page of finished jobs after job
+// $1 by id, up to $2, with the text of their metadata and errors, for
+// ScrubJobs to look for the ids as tokens; byID deletes the jobs of $1 (a
+// JSON array of job ids) that are not running.
 var scrubJobsSQL = map[string]struct{ byArgs, byText, byID string }{
 	DialectPostgres: {
 		byArgs: `(args->>'session_id' IN (SELECT jsonb_array_elements_text($1::jsonb))
 			OR args->>'export_id' IN (SELECT jsonb_array_elements_text($2::jsonb))
 			OR ($3 <> '' AND args->>'user_id' = $3))`,
 		byText: `SELECT id, metadata::text, coalesce(array_to_json(errors)::text, '') FROM river_job
-			WHERE state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM jsonb_array_elements_text($1::jsonb) AS n(id)
-			WHERE strpos(metadata::text, n.id) > 0 OR strpos(coalesce(errors::text, ''), n.id) > 0)`,
+			WHERE id > $1 AND state IN ('completed', 'cancelled', 'discarded') ORDER BY id LIMIT $2`,
 		byID: `DELETE FROM river_job WHERE state <> 'running' AND id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)`,
 	},
 	DialectSQLite: {
@@ -305,12 +339,18 @@ var scrubJobsSQL = map[string]struct{ byArgs, byText, byID string }{
 			OR json_extract(args, '$.export_id') IN (SELECT value FROM json_each($2))
 			OR ($3 <> '' AND json_extract(args, '$.user_id') = $3))`,
 		byText: `SELECT id, json(metadata), coalesce(json(errors), '') FROM river_job
-			WHERE state IN ('completed', 'cancelled', 'discarded') AND EXISTS (SELECT 1 FROM json_each($1) AS n
-			WHERE instr(json(metadata), n.value) > 0 OR instr(coalesce(json(errors), ''), n.value) > 0)`,
+			WHERE id > $1 AND state IN ('completed', 'cancelled', 'discarded') ORDER BY id LIMIT $2`,
 		byID: `DELETE FROM river_job WHERE state <> 'running' AND id IN (SELECT value FROM json_each($1))`,
 	},
 }
 
+// scrubPage is how many finished jobs ScrubJobs reads at a time.
+const scrubPage = 1000
+
+// ScrubJobs is linear in River's finished jobs: it reads each once, in
+// pages by id, splits the strings of its metadata and errors into tokens
+// and looks each up in a set of the user's ids, where it once searched
+// every job's text for every id in SQL (jobs × ids substring searches).
 func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error) {
 	all := refs.All()
 	if len(all) == 0 {
@@ -322,35 +362,53 @@ func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running 
 	}
 	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
 	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
-	ids, _ := json.Marshal(all)
 	args := []any{string(sessions), string(exports), refs.UserID}
 	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND "+sq.byArgs, args...); err != nil {
 		return 0, 0, fmt.Errorf("scrub jobs: %w", err)
 	}
 	// The text of a finished job names an id only where the id stands as a
 	// token: "e" is not named by "kind=export" or by "u-e" (issue 22).
-	named, err := queryAll(ctx, q, sq.byText, []any{string(ids)}, func(r rows) (int64, error) {
-		var id int64
-		var metadata, errs string
-		if err := r.Scan(&id, &metadata, &errs); err != nil {
-			return 0, err
+	set := make(map[string]bool, len(all))
+	for _, id := range all {
+		if id != "" {
+			set[id] = true
 		}
-		if jsonnamesToken(metadata, all) || jsonnamesToken(errs, all) {
-			return id, nil
-		}
-		return 0, nil
-	})
-	if err != nil {
-		return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
 	}
-	named = slices.DeleteFunc(named, func(id int64) bool { return id == 0 })
-	if len(named) > 0 {
-		list, _ := json.Marshal(named)
-		n, err := q.e.exec(ctx, sq.byID, string(list))
+	for after := int64(0); ; {
+		type job struct {
+			id    int64
+			named bool
+		}
+		page, err := queryAll(ctx, q, sq.byText, []any{after, scrubPage}, func(r rows) (job, error) {
+			var j job
+			var metadata, errs string
+			if err := r.Scan(&j.id, &metadata, &errs); err != nil {
+				return j, err
+			}
+			j.named = jsonNamesAny(metadata, set) || jsonNamesAny(errs, set)
+			return j, nil
+		})
 		if err != nil {
 			return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
 		}
-		deleted += n
+		var named []int64
+		for _, j := range page {
+			if j.named {
+				named = append(named, j.id)
+			}
+		}
+		if len(named) > 0 {
+			list, _ := json.Marshal(named)
+			n, err := q.e.exec(ctx, sq.byID, string(list))
+			if err != nil {
+				return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
+			}
+			deleted += n
+		}
+		if len(page) < scrubPage {
+			break
+		}
+		after = page[len(page)-1].id
 	}
 	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, args,
 		func(r rows) error { return r.Scan(&running) })
@@ -360,19 +418,56 @@ func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running 
 	return deleted, running, nil
 }
 
-// jsonNamesToken reports whether a string anywhere in the JSON document doc
+// jsonNamesAny reports whether a string anywhere in the JSON document doc
 // (a job's metadata, whose "river:log" lines are strings, or its errors)
-// names one of ids as a token; a document that does not parse is searched
-// as text.
-func jsonnamesToken(doc string, ids []string) bool {
+// names one of ids as a token (namesAnyToken); a document that does not
+// parse is searched as text.
+func jsonNamesAny(doc string, ids map[string]bool) bool {
 	if doc == "" {
+		return false
+	}
+	// Without an escape, every string of the document stands in its text
+	// as it decodes, between quotes (bytes ids are not made of): a text
+	// that names none of ids has no string that does, and most jobs are
+	// let go without decoding them. A text that names one is decoded, as
+	// the id may stand in an object key only.
+	if !strings.Contains(doc, `\`) && !namesAnyToken(doc, ids) {
 		return false
 	}
 	var v any
 	if err := json.Unmarshal([]byte(doc), &v); err != nil {
-		return namesToken(doc, ids)
+		return namesAnyToken(doc, ids)
 	}
-	return walkStrings(v, func(s string) bool { return namesToken(s, ids) })
+	return walkStrings(v, func(s string) bool { return namesAnyToken(s, ids) })
+}
+
+// namesAnyToken is namesToken against a set, in one pass over text (the
+// fuzz test FuzzNamesAnyToken holds the two to the same answers): an id
+// is named where it begins a run of id bytes and the rest of the run is
+// trailing punctuation (. _ : @ -), so each run is looked up with each of
+// its trailing punctuation bytes dropped in turn.
+func namesAnyToken(text string, ids map[string]bool) bool {
+	for i := 0; i < len(text); {
+		if !idByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && idByte(text[j]) {
+			j++
+		}
+		run := text[i:j]
+		for k := len(run); k > 0; k-- {
+			if ids[run[:k]] {
+				return true
+			}
+			if c := run[k-1]; c != '.' && c != '_' && c != ':' && c != '@' && c != '-' {
+				break
+			}
+		}
+		i = j
+	}
+	return false
 }
 
 // walkStrings calls f on every string value of a decoded JSON value (not on

@@ -16,9 +16,10 @@ import (
 
 // BenchmarkExpiryAndRetention measures the memory-ttl and retention steps
 // on Postgres over MNEMO_BENCH_RETENTION_ROWS rows (1000000 for the
-// issue 25 figure), in the pages the batches use (1,000 rows): ExpireMemories
+// issue 25 figure), in the pages the batches use (1,000 rows), each page
+// continuing where the last ended, as the batches do: ExpireMemoriesAfter
 // over that many active memories past their expiry (each expiry audited),
-// then DeleteOlder of as many audit rows, then of the memories, now
+// then DeleteOlderAfter of as many audit rows, then of the memories, now
 // inactive. It reports rows/s of each. Unset, it is skipped: seeding a
 // million rows takes a minute, and the README's test command runs no
 // benchmarks anyway.
@@ -53,12 +54,22 @@ func BenchmarkExpiryAndRetention(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		expired := drainPages(b, page, func() (int64, error) { return st.ExpireMemories(ctx, now, page) })
+		var key store.SweepKey
+		expired := drainPages(b, page, func() (n int64, err error) {
+			n, key, err = st.ExpireMemoriesAfter(ctx, now, key, page)
+			return n, err
+		})
 		t1 := time.Now()
-		audit := drainPages(b, page, func() (int64, error) { return st.DeleteOlder(ctx, "memory_history", now.Add(time.Second), page) })
+		var from store.SweepKey
+		audit := drainPages(b, page, func() (n int64, err error) {
+			n, from, err = st.DeleteOlderAfter(ctx, "memory_history", now.Add(time.Second), from, page)
+			return n, err
+		})
 		t2 := time.Now()
-		inactive := drainPages(b, page, func() (int64, error) {
-			return st.DeleteOlder(ctx, "inactive_memories", now.Add(time.Second), page)
+		from = store.SweepKey{}
+		inactive := drainPages(b, page, func() (n int64, err error) {
+			n, from, err = st.DeleteOlderAfter(ctx, "inactive_memories", now.Add(time.Second), from, page)
+			return n, err
 		})
 		t3 := time.Now()
 		b.StopTimer()

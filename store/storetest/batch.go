@@ -160,6 +160,107 @@ var batchCases = []testCase{
 			t.Fatal("an unknown retention target was accepted")
 		}
 	}},
+	{"KeysetSweepsCrossPagesOfEqualTimes", func(t *testing.T, s store.Store) {
+		// A sweep's pages continue after the last row the previous one took,
+		// by (time, id): rows that share one expiry (or one audit time) on
+		// both sides of a page boundary are each taken once, none skipped.
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		same := T0.Add(-time.Hour)
+		var ids []string
+		for i := 0; i < 7; i++ {
+			exp := same
+			if i == 6 {
+				exp = T0.Add(-time.Minute) // later than the rest
+			}
+			id := store.NewID()
+			ids = append(ids, id)
+			must(t, s.InsertMemory(ctx, store.Memory{ID: id, UserID: "u-1", App: appE, Key: fmt.Sprintf("event:k%d", i), Value: "x",
+				Category: "event", Importance: 60, Confidence: 0.6, Status: store.MemoryActive, Confirmations: 1, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0}))
+		}
+		var key store.SweepKey
+		var pages []int64
+		for {
+			n, next, err := s.ExpireMemoriesAfter(ctx, T0, key, 3)
+			must(t, err)
+			pages = append(pages, n)
+			if n == 0 {
+				if next != key {
+					t.Fatalf("an empty page moved the key from %+v to %+v", key, next)
+				}
+				break
+			}
+			if !next.At.After(key.At) && !(next.At.Equal(key.At) && next.ID > key.ID) {
+				t.Fatalf("key went from %+v to %+v", key, next)
+			}
+			key = next
+		}
+		if fmt.Sprint(pages) != "[3 3 1 0]" {
+			t.Fatalf("pages of %v memories; want [3 3 1 0]", pages)
+		}
+		if key.ID != ids[6] || !key.At.Equal(T0.Add(-time.Minute)) {
+			t.Fatalf("last key %+v; want the later memory", key)
+		}
+		left, err := s.ListMemories(ctx, "u-1", store.MemoryFilter{})
+		must(t, err)
+		audit, err := s.ListMemoryChanges(ctx, "u-1")
+		must(t, err)
+		if len(left) != 0 || len(audit) != 7 {
+			t.Fatalf("%d memories still active, %d audit rows; want 0 and 7", len(left), len(audit))
+		}
+		// A page past the last key finds nothing; one from the start finds
+		// nothing either (all are expired).
+		if n, _, err := s.ExpireMemoriesAfter(ctx, T0, store.SweepKey{}, 3); err != nil || n != 0 {
+			t.Fatalf("a new sweep expired %d (%v)", n, err)
+		}
+
+		// Retention: the seven audit rows share one time; pages of 3 delete
+		// them all, each once.
+		key, pages = store.SweepKey{}, nil
+		for {
+			n, next, err := s.DeleteOlderAfter(ctx, "memory_history", T0.Add(time.Second), key, 3)
+			must(t, err)
+			pages = append(pages, n)
+			if n == 0 {
+				break
+			}
+			key = next
+		}
+		if fmt.Sprint(pages) != "[3 3 1 0]" || !key.At.Equal(T0) {
+			t.Fatalf("audit rows deleted in pages %v, last key %+v; want [3 3 1 0] at T0", pages, key)
+		}
+		if audit, err := s.ListMemoryChanges(ctx, "u-1"); err != nil || len(audit) != 0 {
+			t.Fatalf("%d audit rows left (%v)", len(audit), err)
+		}
+
+		// Transcripts whose retention ends at one time, across pages.
+		for i := 2; i <= 5; i++ {
+			seedSession(t, s, "u-1", fmt.Sprintf("s-%d", i))
+		}
+		for i := 1; i <= 5; i++ {
+			sid := fmt.Sprintf("s-%d", i)
+			must(t, s.InsertChunks(ctx, []store.Chunk{{SessionID: sid, Seq: 0, UserID: "u-1", KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{1}, SHA256: []byte{1}, CreatedAt: T0}}))
+			must(t, s.SetTranscriptRetention(ctx, sid, true, &same, T0))
+		}
+		key, pages = store.SweepKey{}, nil
+		for {
+			n, next, err := s.ExpireTranscriptsAfter(ctx, T0, key, 2)
+			must(t, err)
+			pages = append(pages, n)
+			if n == 0 {
+				break
+			}
+			key = next
+		}
+		if fmt.Sprint(pages) != "[2 2 1 0]" || key.ID != "s-5" {
+			t.Fatalf("transcripts expired in pages %v, last key %+v; want [2 2 1 0] ending at s-5", pages, key)
+		}
+		for i := 1; i <= 5; i++ {
+			if chunks, err := s.ListChunks(ctx, fmt.Sprintf("s-%d", i)); err != nil || len(chunks) != 0 {
+				t.Fatalf("s-%d keeps %d chunks (%v)", i, len(chunks), err)
+			}
+		}
+	}},
 	{"IdleSessionsAndRecordPages", func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		must(t, s.UpsertUser(ctx, store.User{ID: "u-1", App: appD, CreatedAt: T0, UpdatedAt: T0}))
