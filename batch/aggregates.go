@@ -172,6 +172,32 @@ func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now tim
 	}
 	// Zones reach ±14 h around UTC; the streak looks back 90 days.
 	from, to := end.AddDate(0, 0, -97), end.AddDate(0, 0, 2)
+	return perUser(ctx, env, from, to,
+		func(u aggregate.User) (any, bool) { return aggregate.Weekly(u, week) },
+		func(app, userID string, data []byte) store.AggregateRow {
+			return store.AggregateRow{UserID: userID, App: app, WeekEnding: week, Data: data, UpdatedAt: now}
+		},
+		store.Tx.UpsertWeekly)
+}
+
+// runTrends recomputes the per-user trends over their recent sessions.
+func runTrends(ctx context.Context, env Env, p schedule.Period, now time.Time) (int64, error) {
+	return perUser(ctx, env, now.AddDate(0, 0, -90), now.Add(time.Minute),
+		func(u aggregate.User) (any, bool) { return aggregate.Trends(u, now), true },
+		func(app, userID string, data []byte) store.AggregateRow {
+			return store.AggregateRow{UserID: userID, App: app, Data: data, UpdatedAt: now}
+		},
+		store.Tx.UpsertTrends)
+}
+
+// perUser is a batch that computes one row per user of each of env's apps
+// from their sessions that ended in [from, to): page by page, each page's
+// rows upserted with the run's position (Cursor) in one transaction, a run
+// resumed after the last page committed. compute's false means no row for
+// the user; a user whose data or result does not encode is skipped.
+func perUser(ctx context.Context, env Env, from, to time.Time, compute func(aggregate.User) (any, bool),
+	row func(app, userID string, data []byte) store.AggregateRow,
+	upsert func(tx store.Tx, ctx context.Context, rows []store.AggregateRow) error) (int64, error) {
 	var rows int64
 	for _, app := range env.Apps {
 		after, _, skip := env.start(app, 0)
@@ -181,49 +207,14 @@ func runWeeklyAnalytics(ctx context.Context, env Env, p schedule.Period, now tim
 		err := streamUsers(ctx, env.Store, app, from, to, after, env.userPage(), func(users []aggregate.User, last string) error {
 			out := make([]store.AggregateRow, 0, len(users))
 			for _, u := range users {
-				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Weekly(u, week) })
+				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return compute(u) })
 				if !ok {
 					continue
 				}
-				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, WeekEnding: week, Data: data, UpdatedAt: now})
+				out = append(out, row(app, u.UserID, data))
 			}
 			err := env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-				if err := tx.UpsertWeekly(ctx, out); err != nil {
-					return err
-				}
-				return env.mark(ctx, tx, Cursor{App: app, User: last})
-			})
-			if err == nil {
-				rows += int64(len(out))
-			}
-			return err
-		})
-		if err != nil {
-			return rows, err
-		}
-	}
-	return rows, nil
-}
-
-// runTrends recomputes the per-user trends over their recent sessions.
-func runTrends(ctx context.Context, env Env, p schedule.Period, now time.Time) (int64, error) {
-	var rows int64
-	for _, app := range env.Apps {
-		after, _, skip := env.start(app, 0)
-		if skip {
-			continue
-		}
-		err := streamUsers(ctx, env.Store, app, now.AddDate(0, 0, -90), now.Add(time.Minute), after, env.userPage(), func(users []aggregate.User, last string) error {
-			out := make([]store.AggregateRow, 0, len(users))
-			for _, u := range users {
-				data, ok := EncodeUser(ctx, u.UserID, func() (any, bool) { return aggregate.Trends(u, now), true })
-				if !ok {
-					continue
-				}
-				out = append(out, store.AggregateRow{UserID: u.UserID, App: app, Data: data, UpdatedAt: now})
-			}
-			err := env.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-				if err := tx.UpsertTrends(ctx, out); err != nil {
+				if err := upsert(tx, ctx, out); err != nil {
 					return err
 				}
 				return env.mark(ctx, tx, Cursor{App: app, User: last})
