@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -536,16 +537,15 @@ func mustTime(b *testing.B, s string) time.Time {
 // a chat service process hands other users' sessions over at
 // MNEMO_BENCH_ERASE_RATE (20) a second: the erasure's duration (from the
 // request to its job completed: rows deleted, River's jobs scrubbed, the
-// vacuum or checkpoint after), and the handoffs' p50/p99 in the 15 s
-// before it and while it ran. 1 000 other users with 30 sessions each
-// are there beside it. The load starts MNEMO_BENCH_ERASE_SETTLE_S (30)
-// seconds after the worker, which first runs the batches the generated
-// history missed.
+// vacuum or checkpoint after), and the handoffs' p50/p99 in the window
+// before it (15 s of the load's handoffs stored) and while it ran. 1 000
+// other users with 30 sessions each are there beside it. The load starts
+// once the batches the worker runs first, for the history the generator
+// wrote, have finished.
 func BenchmarkScaleErase(b *testing.B) {
 	scaleEnabled(b)
 	bin := buildWorker(b)
 	rate := float64(envInt("MNEMO_BENCH_ERASE_RATE", 20))
-	settle := time.Duration(envInt("MNEMO_BENCH_ERASE_SETTLE_S", 30)) * time.Second
 	var table []string
 	for _, bk := range scaleBackends() {
 		b.Run(bk, func(b *testing.B) {
@@ -561,10 +561,22 @@ func BenchmarkScaleErase(b *testing.B) {
 			s := d.serve(b, "MNEMO_API_TOKENS=service:"+serviceToken)
 			// The worker catches up on the batches the generated history
 			// missed when it starts; the handoffs are measured after.
-			time.Sleep(settle)
+			testwait.Until(b, "the batches caught up on start", func() (bool, string) {
+				n := d.query(b, `SELECT count(*) FROM river_job WHERE kind = 'batch' AND state NOT IN ('completed', 'discarded', 'cancelled')`)
+				return n == 0, fmt.Sprintf("%d batch jobs not finished", n)
+			})
+			// The windows before and after the erasure are counted in
+			// handoffs stored, not timed: about 15 s and 2 s of the load.
+			handed := func(n int64) {
+				want := d.query(b, `SELECT count(*) FROM mnemo_sessions`) + n
+				testwait.Until(b, "the chat service's handoffs", func() (bool, string) {
+					got := d.query(b, `SELECT count(*) FROM mnemo_sessions`)
+					return got >= want, fmt.Sprintf("%d of %d sessions", got, want)
+				})
+			}
 			load := startHandoffLoad(b, s.base, rate)
 			t0 := time.Now()
-			time.Sleep(15 * time.Second)
+			handed(int64(15 * rate))
 			t1 := time.Now()
 			req, _ := http.NewRequest(http.MethodDelete, s.base+"/v1/users/"+victim, nil)
 			req.Header.Set("Authorization", "Bearer "+serviceToken)
@@ -576,15 +588,12 @@ func BenchmarkScaleErase(b *testing.B) {
 			if resp.StatusCode != http.StatusAccepted {
 				b.Fatalf("DELETE = %d", resp.StatusCode)
 			}
-			deadline := time.Now().Add(10 * time.Minute)
-			for d.query(b, `SELECT count(*) FROM river_job WHERE kind = 'erase' AND state = 'completed'`) == 0 {
-				if time.Now().After(deadline) {
-					b.Fatalf("the erasure did not finish in 10 minutes:\n%s", tail(s.log))
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testwait.Until(b, "the erasure", func() (bool, string) {
+				done := d.query(b, `SELECT count(*) FROM river_job WHERE kind = 'erase' AND state = 'completed'`) > 0
+				return done, tail(s.log)
+			})
 			t2 := time.Now()
-			time.Sleep(2 * time.Second)
+			handed(int64(2 * rate))
 			res := load.stop(b)
 			before, during := res.dueIn(t0.Add(2*time.Second), t1), res.dueIn(t1, t2)
 			if left := d.query(b, `SELECT count(*) FROM mnemo_memories WHERE user_id = $1`, victim); left != 0 {

@@ -119,7 +119,7 @@ func (h *Handler) insightApps() []string {
 
 func appList(apps []string) string {
 	if len(apps) == 0 {
-		return "an app with Elder Tree's rules (none is configured)"
+		return "an app whose kind declares weekly analytics (none is configured)"
 	}
 	return fmt.Sprint(apps)
 }

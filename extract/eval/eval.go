@@ -272,7 +272,7 @@ func firstWords(s string, n int) string {
 // TrapReply is the companion's reply after each turn of a set whose turns
 // have none (hand-written sets). It states things about the companion that
 // are no fact about the user: a memory mined from it is forbidden.
-const TrapReply = "Thank you for telling me. I love talking with you, my name is Mona and my favorite color is blue."
+const TrapReply = "Thank you for telling me. I love talking with you, my name is Robin and my favorite color is blue."
 
 // Stored is one memory the merge policy would write, or one thing an app
 // keeps outside its memories (AppItems), with where it came from.

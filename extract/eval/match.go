@@ -167,7 +167,7 @@ var keyPrefixes = []struct{ prefix, category string }{
 	{"action", CatAction},
 	{"completed", CatDone},
 	{"done", CatDone},
-	{"coach_preferences", CatPreference},
+	{"_preferences", CatPreference}, // a suffix: how a user wants to be coached or taught
 	{"preferences", CatPreference},
 	{"concerns", CatConcern},
 	{"caregiver_concerns", CatConcern},
@@ -178,11 +178,18 @@ var keyPrefixes = []struct{ prefix, category string }{
 	{"routines", CatRoutine},
 }
 
-// KeyCategory is the category of a stored memory's key, by its prefix;
+// KeyCategory is the category of a stored memory's key, by its prefix (or
+// its suffix, for an entry that starts with "_");
 // CatOther when no known prefix fits.
 func KeyCategory(key string) string {
 	k := strings.ToLower(strings.TrimSpace(key))
 	for _, p := range keyPrefixes {
+		if p.prefix[0] == '_' {
+			if strings.HasSuffix(k, p.prefix) && len(k) > len(p.prefix) {
+				return p.category
+			}
+			continue
+		}
 		last := p.prefix[len(p.prefix)-1]
 		if last == ':' || last == '_' {
 			if strings.HasPrefix(k, p.prefix) && len(k) > len(p.prefix) {
