@@ -539,7 +539,8 @@ func mustTime(b *testing.B, s string) time.Time {
 // request to its job completed: rows deleted, River's jobs scrubbed, the
 // vacuum or checkpoint after), and the handoffs' p50/p99 in the window
 // before it (15 s of the load's handoffs stored) and while it ran. 1 000
-// other users with 30 sessions each are there beside it. The load starts
+// other users with 30 sessions each are there beside it, and
+// MNEMO_BENCH_ERASE_JOBS (0) more finished jobs in River's table. The load starts
 // once the batches the worker runs first, for the history the generator
 // wrote, have finished.
 func BenchmarkScaleErase(b *testing.B) {
@@ -553,6 +554,9 @@ func BenchmarkScaleErase(b *testing.B) {
 			d.gen(b, "--app", "mona", "--users", "1", "--sessions", "1000", "--memories", "10000", "--span", "8760h", "--prefix", "erase", "--seed", "25")
 			d.gen(b, "--app", "mona", "--users", "1000", "--sessions", "30", "--memories", "20", "--span", "8760h", "--prefix", "other", "--seed", "25")
 			const victim = "erase-mona-0"
+			if n := envInt("MNEMO_BENCH_ERASE_JOBS", 0); n > 0 {
+				d.exec(b, finishedJobs(bk, n))
+			}
 			rows := int64(0)
 			for _, t := range []string{"mnemo_sessions", "mnemo_session_summaries", "mnemo_extraction_runs", "mnemo_memories",
 				"mnemo_memory_statements", "mnemo_memory_history"} {
@@ -611,6 +615,28 @@ func BenchmarkScaleErase(b *testing.B) {
 	for _, r := range table {
 		fmt.Println(r)
 	}
+}
+
+// finishedJobs is a statement adding n completed extraction jobs of other
+// users to River's table, as a month of a large installation leaves them,
+// one in a hundred with a log line naming the erased user: what an
+// erasure's scrub reads.
+func finishedJobs(backend string, n int) string {
+	if backend == store.DialectPostgres {
+		return fmt.Sprintf(`INSERT INTO river_job (args, kind, max_attempts, metadata, queue, state, finalized_at)
+			SELECT jsonb_build_object('session_id', 'old-' || g), 'extract', 5,
+				jsonb_build_object('river:log', jsonb_build_array(jsonb_build_object('attempt', 1, 'log',
+					'user ' || CASE WHEN g %% 100 = 0 THEN 'erase-mona-0' ELSE 'old-' || g END || ' processed'))),
+				'extract', 'completed', now()
+			FROM generate_series(1, %d) AS g`, n)
+	}
+	return fmt.Sprintf(`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < %d)
+		INSERT INTO river_job (args, kind, max_attempts, metadata, queue, state, finalized_at)
+		SELECT jsonb(json_object('session_id', 'old-' || n)), 'extract', 5,
+			jsonb(json_object('river:log', json_array(json_object('attempt', 1, 'log',
+				'user ' || CASE WHEN n %% 100 = 0 THEN 'erase-mona-0' ELSE 'old-' || n END || ' processed')))),
+			'extract', 'completed', CURRENT_TIMESTAMP
+		FROM g`, n)
 }
 
 // BenchmarkScaleStorage is the storage a user-year takes, per preset:

@@ -152,3 +152,105 @@ func TestEraseResumesWhereItStopped(t *testing.T) {
 		})
 	}
 }
+
+// addFinishedJob adds a completed River job with args and metadata (JSON)
+// and returns its id.
+func addFinishedJob(t *testing.T, st store.Store, args, metadata string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var id int64
+	var err error
+	switch s := st.(type) {
+	case *store.Postgres:
+		err = s.Pool().QueryRow(ctx, `INSERT INTO river_job (args, kind, max_attempts, metadata, queue, state, finalized_at)
+			VALUES ($1::jsonb, 'batch', 5, $2::jsonb, 'default', 'completed', now()) RETURNING id`, args, metadata).Scan(&id)
+	case *store.SQLite:
+		err = s.DB().QueryRowContext(ctx, `INSERT INTO river_job (args, kind, max_attempts, metadata, queue, state, finalized_at)
+			VALUES (jsonb(?), 'batch', 5, jsonb(?), 'default', 'completed', CURRENT_TIMESTAMP) RETURNING id`, args, metadata).Scan(&id)
+	default:
+		t.Fatalf("store %T", st)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestEraseKilledAfterItsUserScrubsOnResume: an erasure whose process died
+// after the transaction that deleted the user, before it had read River's
+// finished jobs, scrubs them when its job runs again: the jobs whose log
+// lines name the user's sessions or the user go, another user's stay, and
+// the request (which held the ids meanwhile) is deleted.
+func TestEraseKilledAfterItsUserScrubsOnResume(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			x := setupExtract(t, b, false)
+			ctx := context.Background()
+			now := time.Now().UTC().Truncate(time.Second)
+			for _, u := range []string{"gone", "other"} {
+				seedEraseUser(t, x.st, u, now)
+			}
+			var named, kept []int64
+			for i := range 3 {
+				named = append(named, addFinishedJob(t, x.st, `{"batch":"session-expiry"}`,
+					fmt.Sprintf(`{"river:log":[{"attempt":1,"log":"expired session_id=gone-s%d"}]}`, i)))
+				kept = append(kept, addFinishedJob(t, x.st, `{"batch":"session-expiry"}`,
+					fmt.Sprintf(`{"river:log":[{"attempt":1,"log":"expired session_id=other-s%d"}]}`, i)))
+			}
+			named = append(named, addFinishedJob(t, x.st, `{"batch":"weekly-analytics"}`, `{"river:log":[{"attempt":1,"log":"user_id=gone skipped"}]}`))
+
+			// Where the killed erasure stopped: the user gone, the request
+			// holding the ids to scrub, the finished jobs not yet read.
+			refs := store.JobRefs{UserID: "gone", SessionIDs: []string{"gone-s0", "gone-s1", "gone-s2"}, ExportIDs: []string{}}
+			if err := x.st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				if err := tx.EraseUser(ctx, "er-killed", "gone"); err != nil {
+					return err
+				}
+				return tx.CreateErasure(ctx, store.Erasure{ID: "er-killed", RequestedAt: now, Refs: &refs})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var job int64
+			if err := x.st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+				ins, err := x.q.InsertTx(ctx, tx, queue.EraseArgs{ErasureID: "er-killed"}, nil)
+				job = ins.ID
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			x.waitJob(t, job)
+
+			for _, id := range named {
+				if jobExists(t, x.st, id) {
+					t.Errorf("finished job %d names the erased user and is still there", id)
+				}
+			}
+			for _, id := range kept {
+				if !jobExists(t, x.st, id) {
+					t.Errorf("finished job %d of another user was deleted", id)
+				}
+			}
+			if _, err := x.st.GetErasure(ctx, "er-killed"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("the erasure request after its scrub: %v; want it gone", err)
+			}
+		})
+	}
+}
+
+// jobExists reports whether River's job id is in its table.
+func jobExists(t *testing.T, st store.Store, id int64) bool {
+	t.Helper()
+	ctx := context.Background()
+	var n int
+	var err error
+	switch s := st.(type) {
+	case *store.Postgres:
+		err = s.Pool().QueryRow(ctx, "SELECT count(*) FROM river_job WHERE id = $1", id).Scan(&n)
+	case *store.SQLite:
+		err = s.DB().QueryRowContext(ctx, "SELECT count(*) FROM river_job WHERE id = ?", id).Scan(&n)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}

@@ -118,9 +118,10 @@ const erasePage = 1000
 // session is gone) before it deletes them too.
 const eraseRecheck = time.Second
 
-// Work erases. River's jobs that name the user (their args: a session,
-// export or user id; a finished job's log lines and errors) are deleted in
-// the same transaction. A job still running cannot be deleted under its
+// Work erases. River's jobs that name the user by their args (a session,
+// export or user id) are deleted in the transaction that deletes the user;
+// finished jobs whose log lines or errors name them, by pages after it,
+// the request kept until the last page. A job still running cannot be deleted under its
 // worker (a job that just finished stays "running" until River's completer
 // records it): the erasure then keeps the session and export ids those jobs
 // name (not the user's id) and snoozes until they have finished, then
@@ -150,56 +151,44 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[queue.EraseArgs])
 			}
 		}
 	}
-	var running int64
-	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-		refs := e.Refs
-		if refs == nil {
-			r, err := userJobRefs(ctx, tx, e.UserID)
-			if err != nil {
-				return err
-			}
-			refs = &r
-			// The batches that read the user's weekly analytics (those
-			// weekly analytics feed: insights) are re-run without them:
-			// their weeks are marked dirty in the erasure's transaction.
-			weeks, err := tx.ListUserWeekly(ctx, e.UserID)
-			if err != nil {
-				return err
-			}
-			reg, err := d.batches()
-			if err != nil {
-				return err
-			}
-			weekly, _ := reg.Get(BatchWeeklyAnalytics)
-			for _, w := range weeks {
-				for _, fed := range weekly.Feeds {
-					if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: fed, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
-						return err
-					}
-				}
-			}
-			if err := tx.EraseUser(ctx, e.ID, e.UserID); err != nil {
-				return err
-			}
-		}
-		if _, running, err = tx.ScrubJobs(ctx, *refs); err != nil {
+	first := e.Refs == nil
+	if first {
+		// The user goes in one transaction: the last of their rows, the
+		// weeks marked dirty, the jobs whose args name them. The request is
+		// kept, now with the ids River's finished jobs may still name in
+		// their log lines and errors, until those are scrubbed below.
+		refs, err := eraseUserTx(ctx, d, e)
+		if err != nil {
 			return err
 		}
-		switch {
-		case running > 0 && e.Refs == nil:
-			// Kept until the running jobs are gone: the session and export
-			// ids only (every job naming the user names one of them), not
-			// the user's id.
-			left := store.JobRefs{SessionIDs: refs.SessionIDs, ExportIDs: refs.ExportIDs}
-			return tx.CreateErasure(ctx, store.Erasure{ID: e.ID, RequestedAt: e.RequestedAt, Refs: &left})
-		case running == 0 && e.Refs != nil:
-			return tx.DeleteErasure(ctx, e.ID)
+		e.Refs = &refs
+	}
+	// The finished jobs' texts, a page a statement outside any transaction:
+	// River keeps a month of finished jobs, and reading them all in the
+	// transaction above would hold it (on SQLite, the writer: every
+	// handoff) for as long. A killed erasure re-reads them from the start.
+	for after, done := int64(0), false; !done; {
+		if _, after, done, err = d.Store.ScrubJobTexts(ctx, *e.Refs, after, scrubPage); err != nil {
+			return err
 		}
-		return nil
+	}
+	var running int64
+	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		if _, running, err = tx.ScrubJobArgs(ctx, *e.Refs); err != nil {
+			return err
+		}
+		if err := tx.DeleteErasure(ctx, e.ID); err != nil || running == 0 {
+			return err
+		}
+		// Kept until the running jobs are gone: the session and export
+		// ids only (every job naming the user names one of them), not the
+		// user's id.
+		left := store.JobRefs{SessionIDs: e.Refs.SessionIDs, ExportIDs: e.Refs.ExportIDs}
+		return tx.CreateErasure(ctx, store.Erasure{ID: e.ID, RequestedAt: e.RequestedAt, Refs: &left})
 	}); err != nil {
 		return err
 	}
-	if e.Refs == nil || running == 0 {
+	if first || running == 0 {
 		if err := eraseTraces(ctx, d); err != nil {
 			return err
 		}
@@ -208,6 +197,52 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[queue.EraseArgs])
 		return river.JobSnooze(eraseRecheck)
 	}
 	return nil
+}
+
+// scrubPage is how many finished jobs an erasure reads a statement.
+const scrubPage = 1000
+
+// eraseUserTx deletes erasure e's user, with the rows DeleteUserRows left
+// (the sessions, and what cascades from them), and the jobs whose args
+// name them, in one transaction; it marks the weeks their weekly analytics
+// fed dirty, and replaces the request by one holding the ids River's
+// jobs name the user by (returned).
+func eraseUserTx(ctx context.Context, d *Deps, e store.Erasure) (refs store.JobRefs, err error) {
+	err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+		if refs, err = userJobRefs(ctx, tx, e.UserID); err != nil {
+			return err
+		}
+		// The batches that read the user's weekly analytics (those weekly
+		// analytics feed: insights) are re-run without them: their weeks
+		// are marked dirty in the erasure's transaction.
+		weeks, err := tx.ListUserWeekly(ctx, e.UserID)
+		if err != nil {
+			return err
+		}
+		reg, err := d.batches()
+		if err != nil {
+			return err
+		}
+		weekly, _ := reg.Get(BatchWeeklyAnalytics)
+		for _, w := range weeks {
+			for _, fed := range weekly.Feeds {
+				if _, err := tx.MarkDirty(ctx, store.DirtyMark{Batch: fed, Period: w.WeekEnding, At: d.now(), Reason: ReasonErasure}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.EraseUser(ctx, e.ID, e.UserID); err != nil {
+			return err
+		}
+		if _, _, err := tx.ScrubJobArgs(ctx, refs); err != nil {
+			return err
+		}
+		// The request again, in place of the one EraseUser deleted, with
+		// the ids to scrub (the user's among them) until Work's pages of
+		// finished jobs are done.
+		return tx.CreateErasure(ctx, store.Erasure{ID: e.ID, RequestedAt: e.RequestedAt, Refs: &refs})
+	})
+	return refs, err
 }
 
 // eraseTraces removes the old copies of erased rows the database keeps.

@@ -152,6 +152,16 @@ type Privacy interface {
 	// ids as a token (never as part of a longer word). It returns how many
 	// it deleted and how many running jobs still name refs.
 	ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error)
+	// ScrubJobArgs is ScrubJobs's first half: it deletes the jobs whose
+	// args name refs (any state but running) and counts the running ones.
+	ScrubJobArgs(ctx context.Context, refs JobRefs) (deleted, running int64, err error)
+	// ScrubJobTexts is ScrubJobs's second half, one page at a time: it reads
+	// up to limit finished jobs after job id after, deletes those whose log
+	// lines or errors name one of refs' ids as a token, and returns the id
+	// to continue after; done when the page was the last. Pages can be
+	// taken in transactions of their own, so that a scrub of millions of
+	// finished jobs holds no transaction (on SQLite, the writer) for long.
+	ScrubJobTexts(ctx context.Context, refs JobRefs, after int64, limit int) (deleted, next int64, done bool, err error)
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
 	// the erasure request itself.
 	EraseUser(ctx context.Context, erasureID, userID string) error
@@ -351,71 +361,115 @@ const scrubPage = 1000
 // pages by id, splits the strings of its metadata and errors into tokens
 // and looks each up in a set of the user's ids, where it once searched
 // every job's text for every id in SQL (jobs × ids substring searches).
+// All of it runs where it is called (one transaction, if the caller holds
+// one); the erasure takes the two halves apart.
 func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error) {
-	all := refs.All()
-	if len(all) == 0 {
+	if len(refs.All()) == 0 {
+		return 0, 0, nil
+	}
+	if deleted, _, err = q.ScrubJobArgs(ctx, refs); err != nil {
+		return 0, 0, err
+	}
+	for after, done := int64(0), false; !done; {
+		var n int64
+		if n, after, done, err = q.ScrubJobTexts(ctx, refs, after, scrubPage); err != nil {
+			return deleted, 0, err
+		}
+		deleted += n
+	}
+	// Counted last, as before: a job that finished while the pages were
+	// read is no longer counted as running.
+	running, err = q.countRunningJobs(ctx, refs)
+	return deleted, running, err
+}
+
+// scrubArgs are the parameters of scrubJobsSQL's byArgs.
+func scrubArgs(refs JobRefs) []any {
+	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
+	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
+	return []any{string(sessions), string(exports), refs.UserID}
+}
+
+func (q queries) ScrubJobArgs(ctx context.Context, refs JobRefs) (deleted, running int64, err error) {
+	if len(refs.All()) == 0 {
 		return 0, 0, nil
 	}
 	sq, ok := scrubJobsSQL[q.e.dialect()]
 	if !ok {
 		return 0, 0, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
 	}
-	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
-	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
-	args := []any{string(sessions), string(exports), refs.UserID}
-	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND "+sq.byArgs, args...); err != nil {
+	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND "+sq.byArgs, scrubArgs(refs)...); err != nil {
 		return 0, 0, fmt.Errorf("scrub jobs: %w", err)
+	}
+	running, err = q.countRunningJobs(ctx, refs)
+	return deleted, running, err
+}
+
+// countRunningJobs counts the running jobs whose args name refs.
+func (q queries) countRunningJobs(ctx context.Context, refs JobRefs) (running int64, err error) {
+	sq, ok := scrubJobsSQL[q.e.dialect()]
+	if !ok {
+		return 0, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
+	}
+	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, scrubArgs(refs),
+		func(r rows) error { return r.Scan(&running) })
+	if err != nil {
+		return 0, fmt.Errorf("scrub jobs: %w", err)
+	}
+	return running, nil
+}
+
+func (q queries) ScrubJobTexts(ctx context.Context, refs JobRefs, after int64, limit int) (deleted, next int64, done bool, err error) {
+	sq, ok := scrubJobsSQL[q.e.dialect()]
+	if !ok {
+		return 0, after, false, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
+	}
+	if limit < 1 {
+		limit = scrubPage
 	}
 	// The text of a finished job names an id only where the id stands as a
 	// token: "e" is not named by "kind=export" or by "u-e" (issue 22).
-	set := make(map[string]bool, len(all))
-	for _, id := range all {
+	set := make(map[string]bool)
+	for _, id := range refs.All() {
 		if id != "" {
 			set[id] = true
 		}
 	}
-	for after := int64(0); ; {
-		type job struct {
-			id    int64
-			named bool
+	if len(set) == 0 {
+		return 0, after, true, nil
+	}
+	type job struct {
+		id    int64
+		named bool
+	}
+	page, err := queryAll(ctx, q, sq.byText, []any{after, limit}, func(r rows) (job, error) {
+		var j job
+		var metadata, errs string
+		if err := r.Scan(&j.id, &metadata, &errs); err != nil {
+			return j, err
 		}
-		page, err := queryAll(ctx, q, sq.byText, []any{after, scrubPage}, func(r rows) (job, error) {
-			var j job
-			var metadata, errs string
-			if err := r.Scan(&j.id, &metadata, &errs); err != nil {
-				return j, err
-			}
-			j.named = jsonNamesAny(metadata, set) || jsonNamesAny(errs, set)
-			return j, nil
-		})
-		if err != nil {
-			return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
+		j.named = jsonNamesAny(metadata, set) || jsonNamesAny(errs, set)
+		return j, nil
+	})
+	if err != nil {
+		return 0, after, false, fmt.Errorf("scrub jobs: %w", err)
+	}
+	var named []int64
+	for _, j := range page {
+		if j.named {
+			named = append(named, j.id)
 		}
-		var named []int64
-		for _, j := range page {
-			if j.named {
-				named = append(named, j.id)
-			}
+	}
+	if len(named) > 0 {
+		list, _ := json.Marshal(named)
+		if deleted, err = q.e.exec(ctx, sq.byID, string(list)); err != nil {
+			return 0, after, false, fmt.Errorf("scrub jobs: %w", err)
 		}
-		if len(named) > 0 {
-			list, _ := json.Marshal(named)
-			n, err := q.e.exec(ctx, sq.byID, string(list))
-			if err != nil {
-				return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
-			}
-			deleted += n
-		}
-		if len(page) < scrubPage {
-			break
-		}
+	}
+	if len(page) > 0 {
 		after = page[len(page)-1].id
 	}
-	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, args,
-		func(r rows) error { return r.Scan(&running) })
-	if err != nil {
-		return deleted, 0, fmt.Errorf("scrub jobs: %w", err)
-	}
-	return deleted, running, nil
+	return deleted, after, len(page) < limit, nil
 }
 
 // jsonNamesAny reports whether a string anywhere in the JSON document doc

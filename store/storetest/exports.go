@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -139,6 +140,58 @@ var exportCases = []testCase{
 		}
 		if d, r, err := s.ScrubJobs(ctx, store.JobRefs{}); err != nil || d != 0 || r != 0 {
 			t.Fatalf("scrub of no refs = %d, %d, %v", d, r, err)
+		}
+	}},
+	{"ScrubJobsInPages", func(t *testing.T, s store.Store) {
+		// The two halves an erasure takes apart: the args in its
+		// transaction, then the finished jobs' texts a page at a time,
+		// leaving what ScrubJobs leaves; a second pass finds nothing.
+		ctx := context.Background()
+		jobs := riverJobs(t, s)
+		var gone, kept []int64
+		for i := range 7 {
+			// Finished jobs whose logs name the user's session, among
+			// others that do not, across pages of two.
+			if i%2 == 0 {
+				gone = append(gone, jobs.add(t, "completed", `{"batch":"session-expiry"}`, fmt.Sprintf(`{"river:log":[{"log":"expired session_id=s-1 n=%d"}]}`, i)))
+			} else {
+				kept = append(kept, jobs.add(t, "completed", `{"batch":"session-expiry"}`, fmt.Sprintf(`{"river:log":[{"log":"expired session_id=s-10 n=%d"}]}`, i)))
+			}
+		}
+		gone = append(gone, jobs.add(t, "available", `{"session_id":"s-1"}`, `{}`))
+		kept = append(kept, jobs.add(t, "running", `{"session_id":"s-1"}`, `{}`))
+		gone = append(gone, jobs.addErrors(t, "discarded", `{"batch":"trends"}`, `{}`, `{"attempt":1,"error":"user u-1: decode"}`))
+		refs := store.JobRefs{UserID: "u-1", SessionIDs: []string{"s-1"}}
+
+		byArgs, running, err := s.ScrubJobArgs(ctx, refs)
+		must(t, err)
+		if byArgs != 1 || running != 1 {
+			t.Fatalf("the args' scrub deleted %d and counted %d running; want 1 and 1", byArgs, running)
+		}
+		pass := func() (deleted int64, pages int) {
+			for after, done := int64(0), false; !done; pages++ {
+				var n int64
+				n, after, done, err = s.ScrubJobTexts(ctx, refs, after, 2)
+				must(t, err)
+				deleted += n
+			}
+			return deleted, pages
+		}
+		deleted, pages := pass()
+		if want := int64(len(gone)) - byArgs; deleted != want || pages != 5 {
+			t.Fatalf("the texts' pages deleted %d in %d pages; want %d in 5 (eight finished jobs by two, then an empty page)", deleted, pages, want)
+		}
+		left, err := jobs.ids(ctx)
+		must(t, err)
+		slices.Sort(kept)
+		if !slices.Equal(left, kept) {
+			t.Fatalf("jobs left %v; want %v", left, kept)
+		}
+		if again, _ := pass(); again != 0 {
+			t.Fatalf("a second pass deleted %d jobs; want none", again)
+		}
+		if n, next, done, err := s.ScrubJobTexts(ctx, store.JobRefs{}, 0, 2); err != nil || n != 0 || next != 0 || !done {
+			t.Fatalf("a page for no ids = %d, %d, %v, %v; want nothing, done", n, next, done, err)
 		}
 	}},
 	{"ScrubJobsOfAOneLetterUser", func(t *testing.T, s store.Store) {
