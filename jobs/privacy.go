@@ -118,10 +118,10 @@ const erasePage = 1000
 // session is gone) before it deletes them too.
 const eraseRecheck = time.Second
 
-// Work erases. River's jobs that name the user by their args (a session,
-// export or user id) are deleted in the transaction that deletes the user;
-// finished jobs whose log lines or errors name them, by pages after it,
-// the request kept until the last page. A job still running cannot be deleted under its
+// Work erases. River's jobs that name the user (their args: a session,
+// export or user id; a finished job's log lines and errors) are deleted by
+// pages after the transaction that deletes the user, the request kept
+// until the last page. A job still running cannot be deleted under its
 // worker (a job that just finished stays "running" until River's completer
 // records it): the erasure then keeps the session and export ids those jobs
 // name (not the user's id) and snoozes until they have finished, then
@@ -153,30 +153,29 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[queue.EraseArgs])
 	}
 	first := e.Refs == nil
 	if first {
-		// The user goes in one transaction: the last of their rows, the
-		// weeks marked dirty, the jobs whose args name them. The request is
-		// kept, now with the ids River's finished jobs may still name in
-		// their log lines and errors, until those are scrubbed below.
+		// The user goes in one transaction: the last of their rows, and
+		// the weeks marked dirty. The request is kept, now with the ids
+		// River's jobs name the user by, until those jobs are scrubbed
+		// below.
 		refs, err := eraseUserTx(ctx, d, e)
 		if err != nil {
 			return err
 		}
 		e.Refs = &refs
 	}
-	// The finished jobs' texts, a page a statement outside any transaction:
-	// River keeps a month of finished jobs, and reading them all in the
-	// transaction above would hold it (on SQLite, the writer: every
-	// handoff) for as long. A killed erasure re-reads them from the start.
-	for after, done := int64(0), false; !done; {
-		if _, after, done, err = d.Store.ScrubJobTexts(ctx, *e.Refs, after, scrubPage); err != nil {
-			return err
-		}
-	}
+	// River's jobs that name the user, a page a statement outside any
+	// transaction: River keeps a month of finished jobs, and reading them
+	// all in the transaction above would hold it (on SQLite, the writer:
+	// every handoff) for as long. A killed erasure reads them again.
 	var running int64
-	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-		if _, running, err = tx.ScrubJobArgs(ctx, *e.Refs); err != nil {
+	for after, done := int64(0), false; !done; {
+		var r int64
+		if _, r, after, done, err = d.Store.ScrubJobsPage(ctx, *e.Refs, after, scrubPage); err != nil {
 			return err
 		}
+		running += r
+	}
+	if err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.DeleteErasure(ctx, e.ID); err != nil || running == 0 {
 			return err
 		}
@@ -199,12 +198,11 @@ func (w *EraseWorker) Work(ctx context.Context, job *river.Job[queue.EraseArgs])
 	return nil
 }
 
-// scrubPage is how many finished jobs an erasure reads a statement.
+// scrubPage is how many of River's jobs an erasure reads a statement.
 const scrubPage = 1000
 
 // eraseUserTx deletes erasure e's user, with the rows DeleteUserRows left
-// (the sessions, and what cascades from them), and the jobs whose args
-// name them, in one transaction; it marks the weeks their weekly analytics
+// (the sessions, and what cascades from them), in one transaction; it marks the weeks their weekly analytics
 // fed dirty, and replaces the request by one holding the ids River's
 // jobs name the user by (returned).
 func eraseUserTx(ctx context.Context, d *Deps, e store.Erasure) (refs store.JobRefs, err error) {
@@ -232,9 +230,6 @@ func eraseUserTx(ctx context.Context, d *Deps, e store.Erasure) (refs store.JobR
 			}
 		}
 		if err := tx.EraseUser(ctx, e.ID, e.UserID); err != nil {
-			return err
-		}
-		if _, _, err := tx.ScrubJobArgs(ctx, refs); err != nil {
 			return err
 		}
 		// The request again, in place of the one EraseUser deleted, with

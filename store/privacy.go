@@ -152,16 +152,15 @@ type Privacy interface {
 	// ids as a token (never as part of a longer word). It returns how many
 	// it deleted and how many running jobs still name refs.
 	ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error)
-	// ScrubJobArgs is ScrubJobs's first half: it deletes the jobs whose
-	// args name refs (any state but running) and counts the running ones.
-	ScrubJobArgs(ctx context.Context, refs JobRefs) (deleted, running int64, err error)
-	// ScrubJobTexts is ScrubJobs's second half, one page at a time: it reads
-	// up to limit finished jobs after job id after, deletes those whose log
-	// lines or errors name one of refs' ids as a token, and returns the id
-	// to continue after; done when the page was the last. Pages can be
-	// taken in transactions of their own, so that a scrub of millions of
-	// finished jobs holds no transaction (on SQLite, the writer) for long.
-	ScrubJobTexts(ctx context.Context, refs JobRefs, after int64, limit int) (deleted, next int64, done bool, err error)
+	// ScrubJobsPage is ScrubJobs a page at a time: it reads up to limit of
+	// River's jobs after job id after (in any state), deletes those that
+	// name refs as ScrubJobs does, and returns how many it deleted, how
+	// many of the page name refs but were running (and stay), and the id to
+	// continue after; done when the page was the last. Each page is a
+	// statement or two of its own, so that a scrub of the millions of
+	// finished jobs River keeps for a month holds no transaction (on
+	// SQLite, the writer) for long.
+	ScrubJobsPage(ctx context.Context, refs JobRefs, after int64, limit int) (deleted, running, next int64, done bool, err error)
 	// EraseUser deletes the user and, by cascade, every row of theirs, then
 	// the erasure request itself.
 	EraseUser(ctx context.Context, erasureID, userID string) error
@@ -329,104 +328,56 @@ func (q queries) DeleteErasure(ctx context.Context, id string) error {
 	return nil
 }
 
-// scrubJobsSQL finds River's jobs naming refs, per dialect. byArgs matches
-// the args' id fields as whole values: $1 session ids, $2 export ids (JSON
-// arrays), $3 the user id. byText reads a page of finished jobs after job
-// $1 by id, up to $2, with the text of their metadata and errors, for
-// ScrubJobs to look for the ids as tokens; byID deletes the jobs of $1 (a
-// JSON array of job ids) that are not running.
-var scrubJobsSQL = map[string]struct{ byArgs, byText, byID string }{
+// scrubJobsSQL reads and deletes River's jobs naming refs, per dialect.
+// page reads up to $5 jobs after job $4 by id, in any state: whether
+// their args name refs (the args' id fields compared as whole values: $1
+// session ids, $2 export ids, JSON arrays; $3 the user id), whether they
+// are running, and, for a finished job, the text of its metadata and
+// errors, for ScrubJobsPage to look for the ids as tokens. byID deletes the
+// jobs of $1 (a JSON array of job ids) that are not running.
+var scrubJobsSQL = map[string]struct{ page, byID string }{
 	DialectPostgres: {
-		byArgs: `(args->>'session_id' IN (SELECT jsonb_array_elements_text($1::jsonb))
-			OR args->>'export_id' IN (SELECT jsonb_array_elements_text($2::jsonb))
-			OR ($3 <> '' AND args->>'user_id' = $3))`,
-		byText: `SELECT id, metadata::text, coalesce(array_to_json(errors)::text, '') FROM river_job
-			WHERE id > $1 AND state IN ('completed', 'cancelled', 'discarded') ORDER BY id LIMIT $2`,
+		page: `SELECT id, state = 'running',
+				coalesce(args->>'session_id' IN (SELECT jsonb_array_elements_text($1::jsonb))
+					OR args->>'export_id' IN (SELECT jsonb_array_elements_text($2::jsonb))
+					OR ($3 <> '' AND args->>'user_id' = $3), false),
+				CASE WHEN state IN ('completed', 'cancelled', 'discarded') THEN metadata::text ELSE '' END,
+				CASE WHEN state IN ('completed', 'cancelled', 'discarded') THEN coalesce(array_to_json(errors)::text, '') ELSE '' END
+			FROM river_job WHERE id > $4 ORDER BY id LIMIT $5`,
 		byID: `DELETE FROM river_job WHERE state <> 'running' AND id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)`,
 	},
 	DialectSQLite: {
-		byArgs: `(json_extract(args, '$.session_id') IN (SELECT value FROM json_each($1))
-			OR json_extract(args, '$.export_id') IN (SELECT value FROM json_each($2))
-			OR ($3 <> '' AND json_extract(args, '$.user_id') = $3))`,
-		byText: `SELECT id, json(metadata), coalesce(json(errors), '') FROM river_job
-			WHERE id > $1 AND state IN ('completed', 'cancelled', 'discarded') ORDER BY id LIMIT $2`,
+		page: `SELECT id, state = 'running',
+				coalesce(json_extract(args, '$.session_id') IN (SELECT value FROM json_each($1))
+					OR json_extract(args, '$.export_id') IN (SELECT value FROM json_each($2))
+					OR ($3 <> '' AND json_extract(args, '$.user_id') = $3), 0),
+				CASE WHEN state IN ('completed', 'cancelled', 'discarded') THEN json(metadata) ELSE '' END,
+				CASE WHEN state IN ('completed', 'cancelled', 'discarded') THEN coalesce(json(errors), '') ELSE '' END
+			FROM river_job WHERE id > $4 ORDER BY id LIMIT $5`,
 		byID: `DELETE FROM river_job WHERE state <> 'running' AND id IN (SELECT value FROM json_each($1))`,
 	},
 }
 
-// scrubPage is how many finished jobs ScrubJobs reads at a time.
+// scrubPage is how many jobs ScrubJobs reads at a time.
 const scrubPage = 1000
 
-// ScrubJobs is linear in River's finished jobs: it reads each once, in
-// pages by id, splits the strings of its metadata and errors into tokens
-// and looks each up in a set of the user's ids, where it once searched
-// every job's text for every id in SQL (jobs × ids substring searches).
-// All of it runs where it is called (one transaction, if the caller holds
-// one); the erasure takes the two halves apart.
+// ScrubJobs is linear in River's jobs: it reads each once, in pages by id
+// (ScrubJobsPage), where it once searched every job's text for every id in
+// SQL (jobs × ids substring searches). It runs where it is called (in one
+// transaction, if the caller holds one); the erasure takes its pages
+// outside any.
 func (q queries) ScrubJobs(ctx context.Context, refs JobRefs) (deleted, running int64, err error) {
-	if len(refs.All()) == 0 {
-		return 0, 0, nil
-	}
-	if deleted, _, err = q.ScrubJobArgs(ctx, refs); err != nil {
-		return 0, 0, err
-	}
 	for after, done := int64(0), false; !done; {
-		var n int64
-		if n, after, done, err = q.ScrubJobTexts(ctx, refs, after, scrubPage); err != nil {
-			return deleted, 0, err
+		var d, r int64
+		if d, r, after, done, err = q.ScrubJobsPage(ctx, refs, after, scrubPage); err != nil {
+			return deleted, running, err
 		}
-		deleted += n
+		deleted, running = deleted+d, running+r
 	}
-	// Counted last, as before: a job that finished while the pages were
-	// read is no longer counted as running.
-	running, err = q.countRunningJobs(ctx, refs)
-	return deleted, running, err
+	return deleted, running, nil
 }
 
-// scrubArgs are the parameters of scrubJobsSQL's byArgs.
-func scrubArgs(refs JobRefs) []any {
-	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
-	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
-	return []any{string(sessions), string(exports), refs.UserID}
-}
-
-func (q queries) ScrubJobArgs(ctx context.Context, refs JobRefs) (deleted, running int64, err error) {
-	if len(refs.All()) == 0 {
-		return 0, 0, nil
-	}
-	sq, ok := scrubJobsSQL[q.e.dialect()]
-	if !ok {
-		return 0, 0, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
-	}
-	if deleted, err = q.e.exec(ctx, "DELETE FROM river_job WHERE state <> 'running' AND "+sq.byArgs, scrubArgs(refs)...); err != nil {
-		return 0, 0, fmt.Errorf("scrub jobs: %w", err)
-	}
-	running, err = q.countRunningJobs(ctx, refs)
-	return deleted, running, err
-}
-
-// countRunningJobs counts the running jobs whose args name refs.
-func (q queries) countRunningJobs(ctx context.Context, refs JobRefs) (running int64, err error) {
-	sq, ok := scrubJobsSQL[q.e.dialect()]
-	if !ok {
-		return 0, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
-	}
-	err = q.queryOne(ctx, "SELECT count(*) FROM river_job WHERE state = 'running' AND "+sq.byArgs, scrubArgs(refs),
-		func(r rows) error { return r.Scan(&running) })
-	if err != nil {
-		return 0, fmt.Errorf("scrub jobs: %w", err)
-	}
-	return running, nil
-}
-
-func (q queries) ScrubJobTexts(ctx context.Context, refs JobRefs, after int64, limit int) (deleted, next int64, done bool, err error) {
-	sq, ok := scrubJobsSQL[q.e.dialect()]
-	if !ok {
-		return 0, after, false, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
-	}
-	if limit < 1 {
-		limit = scrubPage
-	}
+func (q queries) ScrubJobsPage(ctx context.Context, refs JobRefs, after int64, limit int) (deleted, running, next int64, done bool, err error) {
 	// The text of a finished job names an id only where the id stands as a
 	// token: "e" is not named by "kind=export" or by "u-e" (issue 22).
 	set := make(map[string]bool)
@@ -436,23 +387,32 @@ func (q queries) ScrubJobTexts(ctx context.Context, refs JobRefs, after int64, l
 		}
 	}
 	if len(set) == 0 {
-		return 0, after, true, nil
+		return 0, 0, after, true, nil
 	}
+	sq, ok := scrubJobsSQL[q.e.dialect()]
+	if !ok {
+		return 0, 0, after, false, fmt.Errorf("scrub jobs: dialect %q", q.e.dialect())
+	}
+	if limit < 1 {
+		limit = scrubPage
+	}
+	sessions, _ := json.Marshal(nonNil(refs.SessionIDs))
+	exports, _ := json.Marshal(nonNil(refs.ExportIDs))
 	type job struct {
-		id    int64
-		named bool
+		id             int64
+		running, named bool
 	}
-	page, err := queryAll(ctx, q, sq.byText, []any{after, limit}, func(r rows) (job, error) {
+	page, err := queryAll(ctx, q, sq.page, []any{string(sessions), string(exports), refs.UserID, after, limit}, func(r rows) (job, error) {
 		var j job
 		var metadata, errs string
-		if err := r.Scan(&j.id, &metadata, &errs); err != nil {
+		if err := r.Scan(&j.id, &j.running, &j.named, &metadata, &errs); err != nil {
 			return j, err
 		}
-		j.named = jsonNamesAny(metadata, set) || jsonNamesAny(errs, set)
+		j.named = j.named || jsonNamesAny(metadata, set) || jsonNamesAny(errs, set)
 		return j, nil
 	})
 	if err != nil {
-		return 0, after, false, fmt.Errorf("scrub jobs: %w", err)
+		return 0, 0, after, false, fmt.Errorf("scrub jobs: %w", err)
 	}
 	var named []int64
 	for _, j := range page {
@@ -463,13 +423,15 @@ func (q queries) ScrubJobTexts(ctx context.Context, refs JobRefs, after int64, l
 	if len(named) > 0 {
 		list, _ := json.Marshal(named)
 		if deleted, err = q.e.exec(ctx, sq.byID, string(list)); err != nil {
-			return 0, after, false, fmt.Errorf("scrub jobs: %w", err)
+			return 0, 0, after, false, fmt.Errorf("scrub jobs: %w", err)
 		}
 	}
 	if len(page) > 0 {
 		after = page[len(page)-1].id
 	}
-	return deleted, after, len(page) < limit, nil
+	// What names refs and was not deleted was running when deleted (its
+	// worker holds it; it may have started since the page was read).
+	return deleted, int64(len(named)) - deleted, after, len(page) < limit, nil
 }
 
 // jsonNamesAny reports whether a string anywhere in the JSON document doc

@@ -143,9 +143,9 @@ var exportCases = []testCase{
 		}
 	}},
 	{"ScrubJobsInPages", func(t *testing.T, s store.Store) {
-		// The two halves an erasure takes apart: the args in its
-		// transaction, then the finished jobs' texts a page at a time,
-		// leaving what ScrubJobs leaves; a second pass finds nothing.
+		// The pages an erasure takes outside any transaction leave what
+		// ScrubJobs leaves, count the running jobs that name the user, and
+		// a second pass finds nothing.
 		ctx := context.Background()
 		jobs := riverJobs(t, s)
 		var gone, kept []int64
@@ -160,38 +160,36 @@ var exportCases = []testCase{
 		}
 		gone = append(gone, jobs.add(t, "available", `{"session_id":"s-1"}`, `{}`))
 		kept = append(kept, jobs.add(t, "running", `{"session_id":"s-1"}`, `{}`))
+		// A running job whose log names the user is not counted: only its
+		// args say it is theirs.
+		kept = append(kept, jobs.add(t, "running", `{"batch":"trends"}`, `{"river:log":[{"log":"user u-1"}]}`))
 		gone = append(gone, jobs.addErrors(t, "discarded", `{"batch":"trends"}`, `{}`, `{"attempt":1,"error":"user u-1: decode"}`))
 		refs := store.JobRefs{UserID: "u-1", SessionIDs: []string{"s-1"}}
 
-		byArgs, running, err := s.ScrubJobArgs(ctx, refs)
-		must(t, err)
-		if byArgs != 1 || running != 1 {
-			t.Fatalf("the args' scrub deleted %d and counted %d running; want 1 and 1", byArgs, running)
-		}
-		pass := func() (deleted int64, pages int) {
+		pass := func() (deleted, running int64, pages int) {
 			for after, done := int64(0), false; !done; pages++ {
-				var n int64
-				n, after, done, err = s.ScrubJobTexts(ctx, refs, after, 2)
+				var d, r int64
+				var err error
+				d, r, after, done, err = s.ScrubJobsPage(ctx, refs, after, 2)
 				must(t, err)
-				deleted += n
+				deleted, running = deleted+d, running+r
 			}
-			return deleted, pages
+			return deleted, running, pages
 		}
-		deleted, pages := pass()
-		if want := int64(len(gone)) - byArgs; deleted != want || pages != 5 {
-			t.Fatalf("the texts' pages deleted %d in %d pages; want %d in 5 (eight finished jobs by two, then an empty page)", deleted, pages, want)
+		deleted, running, pages := pass()
+		if deleted != int64(len(gone)) || running != 1 || pages != 6 {
+			t.Fatalf("the pages deleted %d, counted %d running, in %d pages; want %d, 1, in 6 (eleven jobs by two)", deleted, running, pages, len(gone))
 		}
 		left, err := jobs.ids(ctx)
 		must(t, err)
-		slices.Sort(kept)
 		if !slices.Equal(left, kept) {
 			t.Fatalf("jobs left %v; want %v", left, kept)
 		}
-		if again, _ := pass(); again != 0 {
-			t.Fatalf("a second pass deleted %d jobs; want none", again)
+		if again, running, _ := pass(); again != 0 || running != 1 {
+			t.Fatalf("a second pass deleted %d jobs and counted %d running; want none and 1", again, running)
 		}
-		if n, next, done, err := s.ScrubJobTexts(ctx, store.JobRefs{}, 0, 2); err != nil || n != 0 || next != 0 || !done {
-			t.Fatalf("a page for no ids = %d, %d, %v, %v; want nothing, done", n, next, done, err)
+		if d, r, next, done, err := s.ScrubJobsPage(ctx, store.JobRefs{}, 0, 2); err != nil || d != 0 || r != 0 || next != 0 || !done {
+			t.Fatalf("a page for no ids = %d, %d, %d, %v, %v; want nothing, done", d, r, next, done, err)
 		}
 	}},
 	{"ScrubJobsOfAOneLetterUser", func(t *testing.T, s store.Store) {
