@@ -27,6 +27,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/mnemo-ai/mnemo/internal/pgbouncertest"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
@@ -54,6 +55,9 @@ import (
 //	MNEMO_BENCH_CONFIGS   worker settings to run, ';'-separated; each is
 //	                      "default" or space-separated extract=N poll=D
 //	                      pool=N (pool: Postgres connections, pool_max_conns)
+//	                      cooldown=D, paused, pgbouncer[=N] (Postgres through
+//	                      a real PgBouncer in transaction pooling, N server
+//	                      connections, 20 by default; MNEMO_PG_POOLER=transaction)
 //	                      ("default; extract=128 poll=20ms pool=64")
 func BenchmarkE2E(b *testing.B) {
 	n := envInt("MNEMO_BENCH_N", 2000)
@@ -221,6 +225,7 @@ func runE2E(b *testing.B, bin, bk, cfg string, n, c int) e2eRow {
 		"MNEMO_LOG_FORMAT=json",
 	)
 	paused := false
+	pgbouncer := 0 // PgBouncer's server connections; 0: none
 	for _, kv := range strings.Fields(cfg) {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
@@ -238,6 +243,18 @@ func runE2E(b *testing.B, bin, bk, cfg string, n, c int) e2eRow {
 			env = append(env, "MNEMO_DB_POOL_SIZE="+v)
 		case "cooldown":
 			env = append(env, "MNEMO_FETCH_COOLDOWN="+v)
+		case "pgbouncer":
+			// Postgres through a real PgBouncer in transaction pooling,
+			// with v server connections (default 20), the worker set for
+			// it (MNEMO_PG_POOLER=transaction: poll-only River, no named
+			// prepared statements).
+			pgbouncer = 20
+			if v != "" {
+				if pgbouncer, _ = strconv.Atoi(v); pgbouncer < 1 {
+					b.Fatalf("config %q: pgbouncer=%q is not a pool size", cfg, v)
+				}
+			}
+			env = append(env, "MNEMO_PG_POOLER=transaction")
 		default:
 			b.Fatalf("config %q: unknown setting %q", cfg, k)
 		}
@@ -257,7 +274,17 @@ func runE2E(b *testing.B, bin, bk, cfg string, n, c int) e2eRow {
 			return p, f, err
 		}
 		pgPids = func() []int { return backendPids(ctx, b, admin) }
+		if pgbouncer > 0 {
+			bin := pgbouncertest.Binary()
+			if bin == "" {
+				b.Fatalf("config %q: pgbouncer is not installed (apt-get install pgbouncer)", cfg)
+			}
+			dbURL = pgbouncertest.Start(b, bin, dbURL, "", pgbouncer)
+		}
 	default:
+		if pgbouncer > 0 {
+			b.Skipf("config %q: PgBouncer is for Postgres", cfg)
+		}
 		path := filepath.Join(b.TempDir(), "mnemo.db")
 		dbURL = "sqlite://" + path
 		var db *sql.DB

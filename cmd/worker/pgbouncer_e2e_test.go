@@ -1,17 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mnemo-ai/mnemo/internal/testwait"
+	"github.com/mnemo-ai/mnemo/internal/pgbouncertest"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -23,7 +17,7 @@ import (
 // installs it and sets that).
 func TestHandoffThroughPgBouncerInTransactionPooling(t *testing.T) {
 	t.Parallel()
-	bin := pgbouncerBinary()
+	bin := pgbouncertest.Binary()
 	if bin == "" {
 		if os.Getenv("MNEMO_REQUIRE_PGBOUNCER") == "1" {
 			t.Fatal("MNEMO_REQUIRE_PGBOUNCER=1 but pgbouncer is not installed (apt-get install pgbouncer)")
@@ -31,7 +25,7 @@ func TestHandoffThroughPgBouncerInTransactionPooling(t *testing.T) {
 		t.Skip("pgbouncer is not installed")
 	}
 	schema := storetest.PostgresSchema(t) // skips (or fails) without Postgres
-	dsn := startPgBouncer(t, bin, os.Getenv("TEST_DATABASE_URL"), schema)
+	dsn := pgbouncertest.Start(t, bin, os.Getenv("TEST_DATABASE_URL"), schema, 20)
 
 	w := startWorker(t, map[string]string{
 		"DATABASE_URL":         dsn,
@@ -67,107 +61,4 @@ func TestHandoffThroughPgBouncerInTransactionPooling(t *testing.T) {
 	if log := w.stderr.String(); strings.Contains(log, "prepared statement") || strings.Contains(log, "LISTEN") {
 		t.Fatalf("the worker's log names prepared statements or LISTEN behind PgBouncer:\n%s", log)
 	}
-}
-
-// pgbouncerBinary is the path of pgbouncer ("" when not installed); Debian
-// puts it in /usr/sbin, which a user's PATH may lack.
-func pgbouncerBinary() string {
-	if p, err := exec.LookPath("pgbouncer"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/sbin/pgbouncer"); err == nil {
-		return "/usr/sbin/pgbouncer"
-	}
-	return ""
-}
-
-// startPgBouncer starts pgbouncer in transaction pooling on a free port of
-// 127.0.0.1, in front of the database of pgURL, its server connections in
-// schema, and returns the DSN that reaches it. It is stopped at cleanup.
-func startPgBouncer(t *testing.T, bin, pgURL, schema string) string {
-	t.Helper()
-	u, err := url.Parse(pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := strings.TrimPrefix(u.Path, "/")
-	host, port := u.Hostname(), u.Port()
-	if port == "" {
-		port = "5432"
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-
-	dir := t.TempDir()
-	// pgbouncer will not run as root; it then runs as postgres (or nobody),
-	// which must read the ini.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The server connections take the test's schema when they connect
-	// (connect_query), as a client's search_path startup parameter is
-	// refused by PgBouncer. auth_type any: PgBouncer logs in as the
-	// database entry's user, Postgres trusts 127.0.0.1.
-	entry := fmt.Sprintf("host=%s port=%s dbname=%s user=%s connect_query='SET search_path TO %s'", host, port, db, u.User.Username(), schema)
-	ini := fmt.Sprintf(`[databases]
-mnemo = %s
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = any
-pool_mode = transaction
-max_client_conn = 500
-default_pool_size = 20
-ignore_startup_parameters = extra_float_digits
-`, entry, listen)
-	path := filepath.Join(dir, "pgbouncer.ini")
-	if err := os.WriteFile(path, []byte(ini), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{path}
-	if os.Geteuid() == 0 {
-		for _, name := range []string{"postgres", "nobody"} {
-			if _, err := user.Lookup(name); err == nil {
-				args = []string{"-u", name, path}
-				break
-			}
-		}
-	}
-	cmd := exec.Command(bin, args...)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("pgbouncer's log:\n%s", out.String())
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", listen)
-	testwait.Until(t, "pgbouncer to listen on "+addr, func() (bool, string) {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("pgbouncer exited: %v\n%s", err, out.String())
-		default:
-		}
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			return false, err.Error()
-		}
-		conn.Close()
-		return true, ""
-	})
-	return fmt.Sprintf("postgres://%s@%s/mnemo?sslmode=disable", u.User.Username(), addr)
 }
