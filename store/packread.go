@@ -1,0 +1,238 @@
+// The bounded read of a context pack: the few memories a kind's pack can
+// tell (extract.PackBound), through the indexes of migration 0016, instead
+// of every active memory of the user.
+
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PackRead is what ReadPackMemories asks for: a user's active memories not
+// expired at Now that are
+//
+//   - of one of Keys (equal, byte for byte);
+//   - last used at or after UsedSince (when not zero);
+//   - holding one of Words: every memory whose value or key, lower-cased by
+//     strings.ToLower, contains a word (and maybe more);
+//   - among the Limit most important (importance, highest first, then
+//     updated_at, newest first) of each of Tops, of its Category (equal) or
+//     of any category when "";
+//   - irregular (IrregularMemory): always, whatever else is asked.
+type PackRead struct {
+	Now       time.Time
+	Keys      []string
+	UsedSince time.Time
+	Words     []string
+	Tops      []PackTop
+}
+
+// PackTop is one list of the most important memories of a PackRead.
+type PackTop struct {
+	Category string
+	Limit    int
+}
+
+// PackRows is what ReadPackMemories read.
+type PackRows struct {
+	// Memories are the memories read, each once, in no particular order.
+	Memories []PackMemory
+	// Tops are the ids of each PackRead.Tops list, at most its Limit: fewer
+	// when the list holds every memory of its category.
+	Tops [][]string
+	// Active is the number of the user's active memories not expired at
+	// Now, read or not.
+	Active int
+}
+
+// A memory is irregular when its key or category holds a character that
+// strings.ToLower, strings.TrimSpace or strings.EqualFold read as another
+// ASCII character or remove (an upper-case ASCII letter, white space, İ, ſ
+// or the Kelvin sign), or its value holds none of packVisible, so that it
+// may be blank. A regular memory's key equals, byte for byte, every
+// lower-case ASCII key it matches as a kind's pack compares keys, and its
+// category likewise; and its value is not blank. ReadPackMemories reads
+// every irregular memory (through a partial index that is empty while the
+// store writes only what extract cleans), so that equality in SQL decides
+// the rest.
+var (
+	caseOrSpace = [][2]rune{{'A', 'Z'}, {'\t', '\r'}, {' ', ' '}, {0x85, 0x85}, {0xa0, 0xa0}, {0x130, 0x130},
+		{0x17f, 0x17f}, {0x1680, 0x1680}, {0x2000, 0x200a}, {0x2028, 0x2029}, {0x202f, 0x202f}, {0x205f, 0x205f},
+		{0x212a, 0x212a}, {0x3000, 0x3000}}
+	// packVisible are characters that are neither space, control, format
+	// (Cf) nor U+FFFD: letters and digits of the common scripts.
+	packVisible = [][2]rune{{'0', '9'}, {'A', 'Z'}, {'a', 'z'}, {0xc0, 0x24f}, {0x370, 0x3ff}, {0x400, 0x4ff},
+		{0x5d0, 0x5ea}, {0x620, 0x64a}, {0x904, 0x939}, {0x3041, 0x30ff}, {0x4e00, 0x9fff}, {0xac00, 0xd7a3}}
+)
+
+// IrregularMemory is the SQL condition of an irregular memory, as the
+// partial index mnemo_memories_pack_irregular_idx (migration 0016) holds it
+// for dialect.
+func IrregularMemory(dialect string) string {
+	if dialect == DialectPostgres {
+		return "(key ~ '" + regexClass(caseOrSpace) + "' OR category ~ '" + regexClass(caseOrSpace) +
+			"' OR value !~ '" + regexClass(packVisible) + "')"
+	}
+	return "(key GLOB " + globClass(caseOrSpace) + " OR category GLOB " + globClass(caseOrSpace) +
+		" OR value NOT GLOB " + globClass(packVisible) + ")"
+}
+
+// regexClass is a Postgres regular expression matching a text that holds
+// a character of rs.
+func regexClass(rs [][2]rune) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for _, r := range rs {
+		fmt.Fprintf(&b, `\u%04x`, r[0])
+		if r[1] != r[0] {
+			fmt.Fprintf(&b, `-\u%04x`, r[1])
+		}
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// globClass is a SQLite GLOB pattern, written with char() so that the
+// statement shows no invisible character, matching a text that holds a
+// character of rs.
+func globClass(rs [][2]rune) string {
+	var cps []string
+	for _, r := range rs {
+		cps = append(cps, strconv.Itoa(int(r[0])))
+		if r[1] != r[0] {
+			cps = append(cps, strconv.Itoa('-'), strconv.Itoa(int(r[1])))
+		}
+	}
+	return "('*[' || char(" + strings.Join(cps, ", ") + ") || ']*')"
+}
+
+// likeWord is a LIKE pattern (ILIKE on Postgres) that matches every text
+// whose strings.ToLower contains w: a character of w that another
+// character than its ASCII upper case lowers to (k, from the Kelvin sign;
+// i, from İ; é, from É) is any character, and so is one LIKE would read
+// as a wildcard.
+func likeWord(w string) string {
+	var b strings.Builder
+	b.WriteString("%")
+	for _, r := range w {
+		if r == '%' || r == '_' || r == '\\' || r == utf8.RuneError || lowerFromOther(r) {
+			b.WriteString("_")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	b.WriteString("%")
+	return b.String()
+}
+
+// lowerFromOther is whether a character other than r and its ASCII upper
+// case lowers (unicode.ToLower) to r.
+func lowerFromOther(r rune) bool {
+	_, ok := lowerPreimages()[r]
+	return ok
+}
+
+// lowerPreimages are the characters that a character other than
+// themselves and their ASCII upper case lowers to, computed once.
+var lowerPreimages = sync.OnceValue(func() map[rune]bool {
+	m := map[rune]bool{}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		l := unicode.ToLower(r)
+		if l == r || (l < utf8.RuneSelf && r >= 'A' && r <= 'Z') {
+			continue
+		}
+		m[l] = true
+	}
+	return m
+})
+
+func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRead) (PackRows, error) {
+	pg := q.e.dialect() == DialectPostgres
+	args := []any{userID, pr.Now}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	// Every part reads the user's active memories not expired at Now; the
+	// status is a literal, so that the partial indexes serve it.
+	from := " FROM mnemo_memories WHERE user_id = $1 AND status = '" + MemoryActive + "' AND (expires_at IS NULL OR expires_at > $2)"
+	part := func(tag, where string) string {
+		return "SELECT '" + tag + "' AS part, " + packMemoryCols + from + where
+	}
+	var parts []string
+	if len(pr.Keys) > 0 {
+		var in []string
+		for _, k := range pr.Keys {
+			in = append(in, arg(k))
+		}
+		parts = append(parts, part("k", " AND key IN ("+strings.Join(in, ", ")+")"))
+	}
+	for i, t := range pr.Tops {
+		where := ""
+		if t.Category != "" {
+			where = " AND category = " + arg(t.Category)
+		}
+		parts = append(parts, "SELECT * FROM ("+part("t"+strconv.Itoa(i), where)+
+			" ORDER BY importance DESC, updated_at DESC LIMIT "+strconv.Itoa(max(t.Limit, 0))+") AS t"+strconv.Itoa(i))
+	}
+	if !pr.UsedSince.IsZero() {
+		parts = append(parts, part("u", " AND last_used_at >= "+arg(pr.UsedSince)))
+	}
+	parts = append(parts, part("i", " AND "+IrregularMemory(q.e.dialect())))
+	if len(pr.Words) > 0 {
+		like := " LIKE "
+		if pg {
+			like = " ILIKE "
+		}
+		var or []string
+		for _, w := range pr.Words {
+			p := arg(likeWord(w))
+			or = append(or, "value"+like+p, "key"+like+p)
+		}
+		parts = append(parts, part("w", " AND ("+strings.Join(or, " OR ")+")"))
+	}
+	// The count comes last, as a row of its own.
+	parts = append(parts, "SELECT 'n', '', '', '', '', count(*), NULL, NULL, NULL, NULL, ''"+from)
+	r, err := q.e.query(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return PackRows{}, fmt.Errorf("read pack memories: %w", err)
+	}
+	defer r.Close()
+	out := PackRows{Memories: []PackMemory{}, Tops: make([][]string, len(pr.Tops))}
+	seen := map[string]bool{}
+	for r.Next() {
+		var (
+			tag        string
+			m          PackMemory
+			importance int64
+		)
+		if err := r.Scan(&tag, &m.ID, &m.Key, &m.Value, &m.Category, &importance, scanNullTime{&m.ExpiresAt},
+			scanNullTime{&m.LastUsedAt}, scanTime{&m.UpdatedAt}, scanTime{&m.StatedAt}, &m.EventDate); err != nil {
+			return PackRows{}, translate(err)
+		}
+		m.Importance = int(importance)
+		if tag == "n" {
+			out.Active = m.Importance
+			continue
+		}
+		if tag[0] == 't' {
+			i, _ := strconv.Atoi(tag[1:])
+			out.Tops[i] = append(out.Tops[i], m.ID)
+		}
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			out.Memories = append(out.Memories, m)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return PackRows{}, fmt.Errorf("read pack memories: %w", err)
+	}
+	return out, nil
+}
