@@ -185,7 +185,7 @@ func packMemories(ctx context.Context, st store.Store, kind extract.Kind, userID
 		if err != nil {
 			return nil, 0, err
 		}
-		if packBoundHolds(bound, pr, rows, now) {
+		if packBoundHolds(bound, pr, rows) {
 			return rows.Memories, rows.Active - len(rows.Memories), nil
 		}
 	}
@@ -196,20 +196,22 @@ func packMemories(ctx context.Context, st store.Store, kind extract.Kind, userID
 // packTopLimit is how many memories a bounded read takes of a list of
 // which the pack needs n: more than n, so that blank, expired or name
 // memories and ties with the last one read seldom leave it short (then
-// the pack reads every memory).
-func packTopLimit(n int) int { return 2*n + 4 }
+// the pack reads every memory). A variable for the tests, which try
+// tighter ones.
+var packTopLimit = func(n int) int { return 2*n + 4 }
 
 // packBoundHolds reports whether rows, read for bound (as pr), hold what
 // extract.PackBound asks of a pack's memories: each list of the most
 // important memories holds every memory of its category (fewer than its
-// limit), or the N its bound needs, not blank, not expired at now, of none
-// of the bound's keys and of the list's category as a kind compares them,
+// limit), or the N its bound needs, not blank, of none
+// of the bound's keys as a kind compares them,
 // ahead of every memory left out: of importance and update above those of
-// the list's last row (which a memory left out may tie). Every memory the
+// the list's last row (which a memory left out may tie). (A list's
+// memories are of its category byte for byte, store.PackRead.) Every memory the
 // read left out is active, not expired (the count and the read use one
 // condition) and regular, so not blank: the read takes every irregular
 // memory (store.IrregularMemory).
-func packBoundHolds(bound extract.PackBound, pr store.PackRead, rows store.PackRows, now time.Time) bool {
+func packBoundHolds(bound extract.PackBound, pr store.PackRead, rows store.PackRows) bool {
 	byID := make(map[string]*store.PackMemory, len(rows.Memories))
 	for i := range rows.Memories {
 		byID[rows.Memories[i].ID] = &rows.Memories[i]
@@ -229,9 +231,8 @@ func packBoundHolds(bound extract.PackBound, pr store.PackRead, rows store.PackR
 		for _, id := range ids {
 			m := byID[id]
 			if m.Importance < last.Importance || m.Importance == last.Importance && !m.UpdatedAt.After(last.UpdatedAt) ||
-				extract.PackBlank(m.Value) || m.ExpiresAt != nil && !m.ExpiresAt.After(now) ||
-				slices.Contains(bound.Keys, strings.ToLower(strings.TrimSpace(m.Key))) ||
-				t.Category != "" && !strings.EqualFold(strings.TrimSpace(m.Category), t.Category) {
+				extract.PackBlank(m.Value) ||
+				slices.Contains(bound.Keys, strings.ToLower(strings.TrimSpace(m.Key))) {
 				continue
 			}
 			ahead++
