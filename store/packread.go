@@ -5,8 +5,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,44 +116,70 @@ func globClass(rs [][2]rune) string {
 }
 
 // likeWord is a LIKE pattern (ILIKE on Postgres) that matches every text
-// whose strings.ToLower contains w: a character of w that another
-// character than its ASCII upper case lowers to (k, from the Kelvin sign;
-// i, from İ; é, from É) is any character, and so is one LIKE would read
-// as a wildcard.
-func likeWord(w string) string {
-	var b strings.Builder
-	b.WriteString("%")
+// whose strings.ToLower contains w, but for the rare texts that hold a
+// character lowered to an ASCII letter (İ to i, the Kelvin sign to k:
+// foldsToASCII), which wild matches: in both, a character that another
+// character than its ASCII upper case lowers to (é, from É) is any
+// character, and so is one LIKE would read as a wildcard; in wild, so is
+// an ASCII letter that a character outside ASCII lowers to. wild is ""
+// when it is pattern.
+func likeWord(w string) (pattern, wild string) {
+	var p, x strings.Builder
+	p.WriteString("%")
+	x.WriteString("%")
 	for _, r := range w {
-		if r == '%' || r == '_' || r == '\\' || r == utf8.RuneError || lowerFromOther(r) {
-			b.WriteString("_")
-		} else {
-			b.WriteRune(r)
+		switch {
+		case r == '%' || r == '_' || r == '\\' || r == utf8.RuneError || r >= utf8.RuneSelf && lowered().from[r]:
+			p.WriteString("_")
+			x.WriteString("_")
+		case lowered().from[r]:
+			p.WriteRune(r)
+			x.WriteString("_")
+		default:
+			p.WriteRune(r)
+			x.WriteRune(r)
 		}
 	}
-	b.WriteString("%")
-	return b.String()
+	p.WriteString("%")
+	x.WriteString("%")
+	if x.String() == p.String() {
+		return p.String(), ""
+	}
+	return p.String(), x.String()
 }
 
-// lowerFromOther is whether a character other than r and its ASCII upper
-// case lowers (unicode.ToLower) to r.
-func lowerFromOther(r rune) bool {
-	_, ok := lowerPreimages()[r]
-	return ok
-}
-
-// lowerPreimages are the characters that a character other than
-// themselves and their ASCII upper case lowers to, computed once.
-var lowerPreimages = sync.OnceValue(func() map[rune]bool {
-	m := map[rune]bool{}
+// lowered is, computed once, what strings.ToLower makes of characters:
+// from, the characters that a character other than themselves and their
+// ASCII upper case lowers to (unicode.ToLower); toASCII, the characters
+// outside ASCII that it lowers to an ASCII letter.
+var lowered = sync.OnceValue(func() (l struct{ from, toASCII map[rune]bool }) {
+	l.from, l.toASCII = map[rune]bool{}, map[rune]bool{}
 	for r := rune(0); r <= unicode.MaxRune; r++ {
-		l := unicode.ToLower(r)
-		if l == r || (l < utf8.RuneSelf && r >= 'A' && r <= 'Z') {
+		low := unicode.ToLower(r)
+		if low == r || (r >= 'A' && r <= 'Z') {
 			continue
 		}
-		m[l] = true
+		l.from[low] = true
+		if low < utf8.RuneSelf {
+			l.toASCII[r] = true
+		}
 	}
-	return m
+	return l
 })
+
+// foldsToASCII is the SQL condition of a text that holds a character
+// outside ASCII that strings.ToLower lowers to an ASCII letter.
+func foldsToASCII(dialect, col string) string {
+	var rs [][2]rune
+	for r := range lowered().toASCII {
+		rs = append(rs, [2]rune{r, r})
+	}
+	slices.SortFunc(rs, func(a, b [2]rune) int { return cmp.Compare(a[0], b[0]) })
+	if dialect == DialectPostgres {
+		return col + " ~ '" + regexClass(rs) + "'"
+	}
+	return col + " GLOB " + globClass(rs)
+}
 
 func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRead) (PackRows, error) {
 	pg := q.e.dialect() == DialectPostgres
@@ -193,8 +221,13 @@ func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRea
 		}
 		var or []string
 		for _, w := range pr.Words {
-			p := arg(likeWord(w))
+			pattern, wild := likeWord(w)
+			p := arg(pattern)
 			or = append(or, "value"+like+p, "key"+like+p)
+			if wild != "" {
+				x := arg(wild)
+				or = append(or, "(("+foldsToASCII(q.e.dialect(), "value")+" OR "+foldsToASCII(q.e.dialect(), "key")+") AND (value"+like+x+" OR key"+like+x+"))")
+			}
 		}
 		parts = append(parts, part("w", " AND ("+strings.Join(or, " OR ")+")"))
 	}
