@@ -112,3 +112,6 @@ var (
 	PackVisible = packVisible
 	LikeWord    = likeWord
 )
+
+// PackReadSQL is ReadPackMemories' statement, for the query plans.
+var PackReadSQL = packReadSQL

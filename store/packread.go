@@ -182,58 +182,8 @@ func foldsToASCII(dialect, col string) string {
 }
 
 func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRead) (PackRows, error) {
-	pg := q.e.dialect() == DialectPostgres
-	args := []any{userID, pr.Now}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	// Every part reads the user's active memories not expired at Now; the
-	// status is a literal, so that the partial indexes serve it.
-	from := " FROM mnemo_memories WHERE user_id = $1 AND status = '" + MemoryActive + "' AND (expires_at IS NULL OR expires_at > $2)"
-	part := func(tag, where string) string {
-		return "SELECT '" + tag + "' AS part, " + packMemoryCols + from + where
-	}
-	var parts []string
-	if len(pr.Keys) > 0 {
-		var in []string
-		for _, k := range pr.Keys {
-			in = append(in, arg(k))
-		}
-		parts = append(parts, part("k", " AND key IN ("+strings.Join(in, ", ")+")"))
-	}
-	for i, t := range pr.Tops {
-		where := ""
-		if t.Category != "" {
-			where = " AND category = " + arg(t.Category)
-		}
-		parts = append(parts, "SELECT * FROM ("+part("t"+strconv.Itoa(i), where)+
-			" ORDER BY importance DESC, updated_at DESC LIMIT "+strconv.Itoa(max(t.Limit, 0))+") AS t"+strconv.Itoa(i))
-	}
-	if !pr.UsedSince.IsZero() {
-		parts = append(parts, part("u", " AND last_used_at >= "+arg(pr.UsedSince)))
-	}
-	parts = append(parts, part("i", " AND "+IrregularMemory(q.e.dialect())))
-	if len(pr.Words) > 0 {
-		like := " LIKE "
-		if pg {
-			like = " ILIKE "
-		}
-		var or []string
-		for _, w := range pr.Words {
-			pattern, wild := likeWord(w)
-			p := arg(pattern)
-			or = append(or, "value"+like+p, "key"+like+p)
-			if wild != "" {
-				x := arg(wild)
-				or = append(or, "(("+foldsToASCII(q.e.dialect(), "value")+" OR "+foldsToASCII(q.e.dialect(), "key")+") AND (value"+like+x+" OR key"+like+x+"))")
-			}
-		}
-		parts = append(parts, part("w", " AND ("+strings.Join(or, " OR ")+")"))
-	}
-	// The count comes last, as a row of its own.
-	parts = append(parts, "SELECT 'n', '', '', '', '', count(*), NULL, NULL, NULL, NULL, ''"+from)
-	r, err := q.e.query(ctx, strings.Join(parts, " UNION ALL "), args...)
+	sql, args := packReadSQL(q.e.dialect(), userID, pr)
+	r, err := q.e.query(ctx, sql, args...)
 	if err != nil {
 		return PackRows{}, fmt.Errorf("read pack memories: %w", err)
 	}
@@ -268,4 +218,61 @@ func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRea
 		return PackRows{}, fmt.Errorf("read pack memories: %w", err)
 	}
 	return out, nil
+}
+
+// packReadSQL is ReadPackMemories' statement for dialect, one part per
+// kind of memory asked, each tagged, and its arguments.
+func packReadSQL(dialect, userID string, pr PackRead) (string, []any) {
+	pg := dialect == DialectPostgres
+	args := []any{userID, pr.Now}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	// Every part reads the user's active memories not expired at Now; the
+	// status is a literal, so that the partial indexes serve it.
+	from := " FROM mnemo_memories WHERE user_id = $1 AND status = '" + MemoryActive + "' AND (expires_at IS NULL OR expires_at > $2)"
+	part := func(tag, where string) string {
+		return "SELECT '" + tag + "' AS part, " + packMemoryCols + from + where
+	}
+	var parts []string
+	if len(pr.Keys) > 0 {
+		var in []string
+		for _, k := range pr.Keys {
+			in = append(in, arg(k))
+		}
+		parts = append(parts, part("k", " AND key IN ("+strings.Join(in, ", ")+")"))
+	}
+	for i, t := range pr.Tops {
+		where := ""
+		if t.Category != "" {
+			where = " AND category = " + arg(t.Category)
+		}
+		parts = append(parts, "SELECT * FROM ("+part("t"+strconv.Itoa(i), where)+
+			" ORDER BY importance DESC, updated_at DESC LIMIT "+strconv.Itoa(max(t.Limit, 0))+") AS t"+strconv.Itoa(i))
+	}
+	if !pr.UsedSince.IsZero() {
+		parts = append(parts, part("u", " AND last_used_at >= "+arg(pr.UsedSince)))
+	}
+	parts = append(parts, part("i", " AND "+IrregularMemory(dialect)))
+	if len(pr.Words) > 0 {
+		like := " LIKE "
+		if pg {
+			like = " ILIKE "
+		}
+		var or []string
+		for _, w := range pr.Words {
+			pattern, wild := likeWord(w)
+			p := arg(pattern)
+			or = append(or, "value"+like+p, "key"+like+p)
+			if wild != "" {
+				x := arg(wild)
+				or = append(or, "(("+foldsToASCII(dialect, "value")+" OR "+foldsToASCII(dialect, "key")+") AND (value"+like+x+" OR key"+like+x+"))")
+			}
+		}
+		parts = append(parts, part("w", " AND ("+strings.Join(or, " OR ")+")"))
+	}
+	// The count comes last, as a row of its own.
+	parts = append(parts, "SELECT 'n', '', '', '', '', count(*), NULL, NULL, NULL, NULL, ''"+from)
+	return strings.Join(parts, " UNION ALL "), args
 }
