@@ -5,7 +5,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -167,18 +166,23 @@ var lowered = sync.OnceValue(func() (l struct{ from, toASCII map[rune]bool }) {
 	return l
 })
 
-// foldsToASCII is the SQL condition of a text that holds a character
-// outside ASCII that strings.ToLower lowers to an ASCII letter.
-func foldsToASCII(dialect, col string) string {
-	var rs [][2]rune
+// foldsToASCII is a pattern (GLOB on SQLite, a regular expression on
+// Postgres) of a text that holds a character outside ASCII that
+// strings.ToLower lowers to an ASCII letter.
+func foldsToASCII(dialect string) string {
+	var rs []rune
 	for r := range lowered().toASCII {
-		rs = append(rs, [2]rune{r, r})
+		rs = append(rs, r)
 	}
-	slices.SortFunc(rs, func(a, b [2]rune) int { return cmp.Compare(a[0], b[0]) })
+	slices.Sort(rs)
 	if dialect == DialectPostgres {
-		return col + " ~ '" + regexClass(rs) + "'"
+		var b strings.Builder
+		for _, r := range rs {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		return "[" + b.String() + "]"
 	}
-	return col + " GLOB " + globClass(rs)
+	return "*[" + string(rs) + "]*"
 }
 
 func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRead) (PackRows, error) {
@@ -260,17 +264,28 @@ func packReadSQL(dialect, userID string, pr PackRead) (string, []any) {
 		if pg {
 			like = " ILIKE "
 		}
-		var or []string
+		// The exact patterns, then the wild ones for the texts that hold a
+		// character lowered to an ASCII letter (checked once a row).
+		var exact, wild []string
 		for _, w := range pr.Words {
-			pattern, wild := likeWord(w)
+			pattern, x := likeWord(w)
 			p := arg(pattern)
-			or = append(or, "value"+like+p, "key"+like+p)
-			if wild != "" {
-				x := arg(wild)
-				or = append(or, "(("+foldsToASCII(dialect, "value")+" OR "+foldsToASCII(dialect, "key")+") AND (value"+like+x+" OR key"+like+x+"))")
+			exact = append(exact, "value"+like+p, "key"+like+p)
+			if x != "" {
+				p := arg(x)
+				wild = append(wild, "value"+like+p, "key"+like+p)
 			}
 		}
-		parts = append(parts, part("w", " AND ("+strings.Join(or, " OR ")+")"))
+		cond := strings.Join(exact, " OR ")
+		if len(wild) > 0 {
+			f := arg(foldsToASCII(dialect))
+			match := " GLOB "
+			if pg {
+				match = " ~ "
+			}
+			cond += " OR ((value" + match + f + " OR key" + match + f + ") AND (" + strings.Join(wild, " OR ") + "))"
+		}
+		parts = append(parts, part("w", " AND ("+cond+")"))
 	}
 	// The count comes last, as a row of its own.
 	parts = append(parts, "SELECT 'n', '', '', '', '', count(*), NULL, NULL, NULL, NULL, ''"+from)
