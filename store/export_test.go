@@ -110,7 +110,7 @@ func (t countingTx) Rollback() error { t.n.Add(1); return t.tx.Rollback() }
 var (
 	CaseOrSpace = caseOrSpace
 	PackVisible = packVisible
-	LikeWord    = likeWord
+	WordPattern = wordPattern
 )
 
 // PackReadSQL is ReadPackMemories' statement, for the query plans.

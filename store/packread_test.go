@@ -68,19 +68,26 @@ func TestRegularTextIsComparedExactly(t *testing.T) {
 	}
 }
 
-// TestLikeWordMatchesTheLowerCase: a word's patterns leave as any character
-// what another character lowers to, and its wild pattern the ASCII letters
-// a character outside ASCII lowers to (i, k).
-func TestLikeWordMatchesTheLowerCase(t *testing.T) {
-	for _, c := range []struct{ w, pattern, wild string }{
-		{"tea", "%tea%", ""},
-		{"king", "%king%", "%__ng%"},
-		{"café", "%caf_%", ""},
-		{"東京", "%東京%", ""},
-		{"50%", "%50_%", ""},
+// TestWordPatternMatchesTheLowerCase: a word's patterns leave as any
+// character what another character lowers to, and its wild pattern the
+// ASCII letters a character outside ASCII lowers to (i, k).
+func TestWordPatternMatchesTheLowerCase(t *testing.T) {
+	for _, c := range []struct {
+		w                                  string
+		like, likeWild, regexp, regexpWild string
+	}{
+		{"tea", "%tea%", "", "tea", ""},
+		{"king", "%king%", "%__ng%", "king", "..ng"},
+		{"café", "%caf_%", "", "caf.", ""},
+		{"東京", "%東京%", "", "東京", ""},
+		{"50%", "%50_%", "", "50.", ""},
+		{"a.b_c", "%a.b_c%", "", "a.b.c", ""},
 	} {
-		if p, x := store.LikeWord(c.w); p != c.pattern || x != c.wild {
-			t.Errorf("LikeWord(%q) = %q, %q; want %q, %q", c.w, p, x, c.pattern, c.wild)
+		if p, x := store.WordPattern(c.w, false); p != c.like || x != c.likeWild {
+			t.Errorf("WordPattern(%q) = %q, %q; want %q, %q", c.w, p, x, c.like, c.likeWild)
+		}
+		if p, x := store.WordPattern(c.w, true); p != c.regexp || x != c.regexpWild {
+			t.Errorf("WordPattern(%q) on Postgres = %q, %q; want %q, %q", c.w, p, x, c.regexp, c.regexpWild)
 		}
 	}
 }
