@@ -236,7 +236,10 @@ func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRea
 // kind of memory asked, each tagged, and its arguments.
 func packReadSQL(dialect, userID string, pr PackRead) (string, []any) {
 	pg := dialect == DialectPostgres
-	args := []any{userID, pr.Now}
+	// The databases hold microseconds: Now cut to them (not rounded, as a
+	// driver might) leaves out what expired at or before Now, as Go's
+	// !ExpiresAt.After(Now) does, whatever the nanoseconds.
+	args := []any{userID, pr.Now.Truncate(time.Microsecond)}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
