@@ -212,6 +212,9 @@ var packTopLimit = func(n int) int { return 2*n + 4 }
 // condition) and regular, so not blank: the read takes every irregular
 // memory (store.IrregularMemory).
 func packBoundHolds(bound extract.PackBound, pr store.PackRead, rows store.PackRows) bool {
+	if rows.Active == len(rows.Memories) {
+		return true // every active memory was read
+	}
 	byID := make(map[string]*store.PackMemory, len(rows.Memories))
 	for i := range rows.Memories {
 		byID[rows.Memories[i].ID] = &rows.Memories[i]

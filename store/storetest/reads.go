@@ -320,6 +320,28 @@ func readPackMemories(t *testing.T, s store.Store) {
 			t.Fatalf("ReadPackMemories reads %+v", m)
 		}
 	}
+	// A user with few memories has them all read, the lists as the
+	// statement makes them.
+	must(t, s.UpsertUser(ctx, store.User{ID: "u-3", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+	var few []store.Memory
+	for i, m := range ms[:16] {
+		m.UserID, m.ID, m.Key = "u-3", "few-"+m.ID, m.Key+"_3"
+		m.Importance = i
+		if m.ID == "few-pref2" {
+			m.Importance = 14 // as pref3, which is newer
+		}
+		few = append(few, m)
+	}
+	must(t, s.InsertMemories(ctx, few))
+	small, err := s.ReadPackMemories(ctx, "u-3", store.PackRead{Now: now, Tops: []store.PackTop{{Limit: 4}, {Category: "preference", Limit: 2}}})
+	must(t, err)
+	// 16 memories: one deprecated, one expired at now.
+	if len(small.Memories) != 14 || small.Active != 14 {
+		t.Fatalf("ReadPackMemories(u-3) read %d memories and counted %d; want the 14 active unexpired ones", len(small.Memories), small.Active)
+	}
+	if tops := [][]string{{"few-used", "few-pref3", "few-pref2", "few-pref1"}, {"few-pref3", "few-pref2"}}; !reflect.DeepEqual(small.Tops, tops) {
+		t.Fatalf("ReadPackMemories(u-3) lists %v; want %v", small.Tops, tops)
+	}
 	empty, err := s.ReadPackMemories(ctx, "nobody", store.PackRead{Now: now, Tops: []store.PackTop{{Limit: 3}}})
 	must(t, err)
 	if empty.Memories == nil || len(empty.Memories) != 0 || empty.Active != 0 || len(empty.Tops) != 1 || len(empty.Tops[0]) != 0 {
