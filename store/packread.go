@@ -204,15 +204,26 @@ func foldsToASCII(dialect string) string {
 const packSmallUser = 16
 
 func (q queries) ReadPackMemories(ctx context.Context, userID string, pr PackRead) (PackRows, error) {
-	now := pr.Now.Truncate(time.Microsecond) // as packReadSQL
-	small, err := queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = '"+MemoryActive+
-		"' AND (expires_at IS NULL OR expires_at > $2) LIMIT "+strconv.Itoa(packSmallUser+1), []any{userID, now}, scanPackMemory)
+	// The user's first active memories by key: the order is that of the
+	// index on (user_id, key), which the LIMIT then stops early (without
+	// it, Postgres chose to walk another index of every user's memories
+	// for the LIMIT, all of it for a user with fewer).
+	all, err := queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = '"+MemoryActive+
+		"' ORDER BY key LIMIT "+strconv.Itoa(packSmallUser+1), []any{userID}, scanPackMemory)
 	if err != nil {
 		return PackRows{}, fmt.Errorf("read pack memories: %w", err)
 	}
-	if len(small) <= packSmallUser {
-		// Every active memory: the lists are made here, in the order the
-		// statement would make them.
+	if len(all) <= packSmallUser {
+		// Every active memory: the ones not expired at Now (cut to
+		// microseconds, which the stored times are, as packReadSQL), and
+		// the lists made here, in the order the statement would make them.
+		now := pr.Now.Truncate(time.Microsecond)
+		small := []PackMemory{}
+		for _, m := range all {
+			if m.ExpiresAt == nil || m.ExpiresAt.After(now) {
+				small = append(small, m)
+			}
+		}
 		out := PackRows{Memories: small, Tops: make([][]string, len(pr.Tops)), Active: len(small)}
 		byRank := slices.Clone(small)
 		slices.SortFunc(byRank, func(a, b PackMemory) int {
