@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -31,6 +32,12 @@ const MaxContextBudget = 8000
 // over budget (0 means the app's default). Memories it includes are marked
 // used. The demo command prints the same pack.
 func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time) (extract.ContextPack, error) {
+	return buildContext(ctx, st, apps, userID, query, budget, now, true)
+}
+
+// buildContext is BuildContext; bounded false reads every active memory
+// whatever the kind's bound (the tests' reference).
+func buildContext(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time, bounded bool) (extract.ContextPack, error) {
 	user, err := st.GetUser(ctx, userID)
 	if err != nil {
 		return extract.ContextPack{}, err
@@ -109,11 +116,14 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		in.Cues = append(in.Cues, extract.PackCue{Type: c.Type, Field: c.Field, Detail: detail, At: c.CreatedAt})
 	}
 	// Only the columns the pack reads, in no particular order: the pack
-	// does not depend on it (extract.PackInput.Memories).
-	mems, err := st.ListPackMemories(ctx, userID)
+	// does not depend on it (extract.PackInput.Memories). A kind that
+	// bounds what it can tell (extract.PackBounder) gets only those, when
+	// the read proves it holds them all (packMemories).
+	mems, unread, err := packMemories(ctx, st, kind, userID, query, now, forgot.Empty(), bounded)
 	if err != nil {
 		return extract.ContextPack{}, err
 	}
+	in.UnreadMemories = unread
 	in.Memories = make([]extract.PackMemory, 0, len(mems))
 	for _, m := range mems {
 		if m.ExpiresAt != nil && !m.ExpiresAt.After(now) || !forgot.Empty() && forgot.Memory(m.Key, m.Category, m.StatedAt) {
@@ -156,6 +166,85 @@ func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		}
 	}
 	return pack, nil
+}
+
+// packMemories reads the memories of a user's pack: every active one, or,
+// for a kind that bounds what its pack can tell (extract.PackBounder), when
+// bounded is true and the user forgot nothing (a forget marker hides
+// memories the read would count), the ones its bound names and the number
+// of the others (unread), when the read proves the bound holds
+// (packBoundHolds); else every active one after all.
+func packMemories(ctx context.Context, st store.Store, kind extract.Kind, userID, query string, now time.Time, noForgets, bounded bool) (mems []store.PackMemory, unread int, err error) {
+	if b, ok := kind.(extract.PackBounder); ok && bounded && noForgets {
+		bound := b.PackBound(query, now)
+		pr := store.PackRead{Now: now, Keys: bound.Keys, UsedSince: bound.UsedSince, Words: bound.Words}
+		for _, t := range bound.Top {
+			pr.Tops = append(pr.Tops, store.PackTop{Category: t.Category, Limit: packTopLimit(t.N)})
+		}
+		rows, err := st.ReadPackMemories(ctx, userID, pr)
+		if err != nil {
+			return nil, 0, err
+		}
+		if packBoundHolds(bound, pr, rows) {
+			return rows.Memories, rows.Active - len(rows.Memories), nil
+		}
+	}
+	mems, err = st.ListPackMemories(ctx, userID)
+	return mems, 0, err
+}
+
+// packTopLimit is how many memories a bounded read takes of a list of
+// which the pack needs n: more than n, so that blank, expired or name
+// memories and ties with the last one read seldom leave it short (then
+// the pack reads every memory). A variable for the tests, which try
+// tighter ones.
+var packTopLimit = func(n int) int { return 2*n + 4 }
+
+// packBoundHolds reports whether rows, read for bound (as pr), hold what
+// extract.PackBound asks of a pack's memories: each list of the most
+// important memories holds every memory of its category (fewer than its
+// limit), or the N its bound needs, not blank, of none
+// of the bound's keys as a kind compares them,
+// ahead of every memory left out: of importance and update above those of
+// the list's last row (which a memory left out may tie). (A list's
+// memories are of its category byte for byte, store.PackRead.) Every memory the
+// read left out is active, not expired (the count and the read use one
+// condition) and regular, so not blank: the read takes every irregular
+// memory (store.IrregularMemory).
+func packBoundHolds(bound extract.PackBound, pr store.PackRead, rows store.PackRows) bool {
+	if rows.Active == len(rows.Memories) {
+		return true // every active memory was read
+	}
+	byID := make(map[string]*store.PackMemory, len(rows.Memories))
+	for i := range rows.Memories {
+		byID[rows.Memories[i].ID] = &rows.Memories[i]
+	}
+	for i, t := range bound.Top {
+		ids := rows.Tops[i]
+		if len(ids) < pr.Tops[i].Limit {
+			continue // every memory of the category was read
+		}
+		last := byID[ids[len(ids)-1]]
+		for _, id := range ids {
+			if m := byID[id]; m.Importance < last.Importance || m.Importance == last.Importance && m.UpdatedAt.Before(last.UpdatedAt) {
+				last = m
+			}
+		}
+		ahead := 0
+		for _, id := range ids {
+			m := byID[id]
+			if m.Importance < last.Importance || m.Importance == last.Importance && !m.UpdatedAt.After(last.UpdatedAt) ||
+				extract.PackBlank(m.Value) ||
+				slices.Contains(bound.Keys, strings.ToLower(strings.TrimSpace(m.Key))) {
+				continue
+			}
+			ahead++
+		}
+		if ahead < t.N {
+			return false
+		}
+	}
+	return true
 }
 
 // rollingText renders a stored rolling summary as one line for the pack:

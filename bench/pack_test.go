@@ -18,12 +18,15 @@ import (
 // with MNEMO_BENCH_PACK_KEYS (10 000) memory keys and
 // MNEMO_BENCH_PACK_SESSIONS (1 000) sessions over a year: the figure to
 // profile (-cpuprofile) when BenchmarkScalePack grows with the memories.
-// Runs only with MNEMO_BENCH_SCALE=1, on the databases of scaleBackends.
+// MNEMO_BENCH_PACK_QUERY is the request's q (none by default), whose words
+// the pack reads memories for. Runs only with MNEMO_BENCH_SCALE=1, on the
+// databases of scaleBackends.
 func BenchmarkScalePackInProcess(b *testing.B) {
 	scaleEnabled(b)
 	bin := buildWorker(b)
 	keys := envInt("MNEMO_BENCH_PACK_KEYS", 10000)
 	sessions := envInt("MNEMO_BENCH_PACK_SESSIONS", 1000)
+	query := envStr("MNEMO_BENCH_PACK_QUERY", "")
 	for _, bk := range scaleBackends() {
 		b.Run(bk, func(b *testing.B) {
 			d := newScaleDB(b, bin, bk)
@@ -45,14 +48,14 @@ func BenchmarkScalePackInProcess(b *testing.B) {
 			// The clock stands still, as two requests a few ms apart see it
 			// (the marks the pack makes are the same at every iteration).
 			now := time.Now().UTC()
-			pack, err := api.BuildContext(ctx, st, apps, "p-mona-0", "", 0, now)
+			pack, err := api.BuildContext(ctx, st, apps, "p-mona-0", query, 0, now)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("pack: %d tokens, parts %+v", pack.Tokens, pack.Parts)
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := api.BuildContext(ctx, st, apps, "p-mona-0", "", 0, now); err != nil {
+				if _, err := api.BuildContext(ctx, st, apps, "p-mona-0", query, 0, now); err != nil {
 					b.Fatal(err)
 				}
 			}

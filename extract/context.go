@@ -34,6 +34,11 @@ type PackInput struct {
 	// (the store reads them unsorted): a kind's pack must not depend on it,
 	// ordering by its own total order (ties broken by ID).
 	Memories []PackMemory
+	// UnreadMemories are the active, unexpired memories not in Memories,
+	// none of them blank: a read bounded by the kind's PackBound (see
+	// PackBounder) left them out as ones the pack cannot tell. 0 when
+	// Memories holds them all.
+	UnreadMemories int
 	// Records are the user's structured records (Record), for a kind that
 	// keeps them.
 	Records []Record

@@ -104,3 +104,14 @@ type countingTx struct {
 
 func (t countingTx) Commit() error   { t.n.Add(1); return t.tx.Commit() }
 func (t countingTx) Rollback() error { t.n.Add(1); return t.tx.Rollback() }
+
+// The character classes and word patterns of the bounded pack read, for
+// packread_test.go.
+var (
+	CaseOrSpace = caseOrSpace
+	PackVisible = packVisible
+	WordPattern = wordPattern
+)
+
+// PackReadSQL is ReadPackMemories' statement, for the query plans.
+var PackReadSQL = packReadSQL

@@ -68,11 +68,14 @@ func (q queries) ListPackMemories(ctx context.Context, userID string) ([]PackMem
 	// "status = $2" cannot use the partial index on (user_id, key) WHERE
 	// status = 'active', and reads every user's active memories instead.
 	return queryAll(ctx, q, "SELECT "+packMemoryCols+" FROM mnemo_memories WHERE user_id = $1 AND status = '"+MemoryActive+"'",
-		[]any{userID}, func(r rows) (m PackMemory, err error) {
-			err = r.Scan(&m.ID, &m.Key, &m.Value, &m.Category, &m.Importance, scanNullTime{&m.ExpiresAt},
-				scanNullTime{&m.LastUsedAt}, scanTime{&m.UpdatedAt}, scanTime{&m.StatedAt}, &m.EventDate)
-			return m, err
-		})
+		[]any{userID}, scanPackMemory)
+}
+
+// scanPackMemory reads packMemoryCols.
+func scanPackMemory(r rows) (m PackMemory, err error) {
+	err = r.Scan(&m.ID, &m.Key, &m.Value, &m.Category, &m.Importance, scanNullTime{&m.ExpiresAt},
+		scanNullTime{&m.LastUsedAt}, scanTime{&m.UpdatedAt}, scanTime{&m.StatedAt}, &m.EventDate)
+	return m, err
 }
 
 // markUsedBatch bounds the ids of one MarkMemoriesUsed statement.

@@ -532,6 +532,10 @@ type Querier interface {
 	// memories (the same memories as ListMemories with an empty filter), in
 	// no particular order; empty when there is none.
 	ListPackMemories(ctx context.Context, userID string) ([]PackMemory, error)
+	// ReadPackMemories reads the memories of a user that pr names (PackRead)
+	// and the number of their active unexpired memories, in one statement
+	// through the indexes of migration 0016: a context pack's bounded read.
+	ReadPackMemories(ctx context.Context, userID string, pr PackRead) (PackRows, error)
 	// MarkMemoriesUsed sets last_used_at to at on the user's memories of
 	// ids, and nothing else, in one statement (per 1 000 ids); an id the
 	// user has no memory of is skipped.

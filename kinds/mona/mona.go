@@ -36,3 +36,6 @@ func (kindMona) Rules(res *extract.Result, p prompts.Policy, s extract.Session, 
 	grammar.MineSession(res, p, s, now)
 }
 func (kindMona) Pack(in extract.PackInput) *extract.PackPlan { return packMona(in) }
+func (kindMona) PackBound(query string, now time.Time) extract.PackBound {
+	return packBound(query, now)
+}

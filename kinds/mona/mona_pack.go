@@ -159,12 +159,44 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 		m := mems[others[k]]
 		p.Add(extract.PackItem{Section: relevant, Prio: 100, Text: packMonaLine(m, in.Now, in.Location), MemoryIDs: []string{m.ID}})
 	}
-	for range len(others) - len(best) {
+	// The memories a bounded read left out are others no better than the
+	// ten (packBound).
+	for range len(others) - len(best) + in.UnreadMemories {
 		p.Capped(relevant)
 	}
 
 	p.AddCut(summary, 1000, "", extract.PlainText(in.RollingSummary, extract.PackTextRunes))
 	return p
+}
+
+// packBound is what packMona may tell of a user's memories
+// (extract.PackBound): the name and nickname; the five most important
+// preferences; of the others, the ten best by score. A memory of score
+// importance×5 alone (no word shared with the query, not used in the last
+// seven days) comes after every one more important, or as important and
+// newer, as the score is a nondecreasing function of the importance and
+// byImportance breaks its ties: so the fifteen most important memories
+// that are neither name nor nickname hold ten others (at most five are the
+// core preferences) that beat every memory left out, and a read that holds
+// them, the preferences' top five, the memories used in the last seven
+// days and those that share a word with the query holds the pack.
+func packBound(query string, now time.Time) extract.PackBound {
+	b := extract.PackBound{
+		Keys:      []string{"name", "nickname"},
+		UsedSince: now.Add(-7 * 24 * time.Hour),
+		Top: []extract.PackTop{
+			{Category: extract.CategoryPreference, N: packCorePrefs},
+			{N: packCorePrefs + packRelevant},
+		},
+	}
+	// A memory's words are stems of its lower-cased words (packMonaWords),
+	// and a stem is a prefix of its word: a memory that shares one contains
+	// it.
+	for w := range packMonaWords(query) {
+		b.Words = append(b.Words, w)
+	}
+	slices.Sort(b.Words)
+	return b
 }
 
 // packTop is the first n of xs in the order of compare, which must be a
@@ -185,17 +217,9 @@ func packTop(xs []int, n int, compare func(a, b int) int) []int {
 	return top
 }
 
-// packBlank reports whether PlainText(s, …) is empty: whether s holds no
-// character that PlainText keeps. (The first character it keeps is never a
-// zero-width joiner, which is in Cf, and a cut never empties a text.)
-func packBlank(s string) bool {
-	for _, r := range s {
-		if r != utf8.RuneError && !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
-			return false
-		}
-	}
-	return true
-}
+// packBlank reports whether a value is blank: PlainText leaves nothing of
+// it (extract.PackBlank, which the bounded read of PackBound knows too).
+func packBlank(s string) bool { return extract.PackBlank(s) }
 
 // packEventDay renders an event by its own day, counted in calendar days
 // in the user's zone: "Coming up (in 3 days, Mon 14 Dec): sister's wedding",

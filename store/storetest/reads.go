@@ -1,10 +1,12 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -231,4 +233,118 @@ func cueIDs(cs []store.Cue) string {
 		out += c.ID
 	}
 	return out
+}
+
+func init() {
+	cases = append(cases, testCase{"ReadPackMemoriesReadsWhatTheBoundNames", readPackMemories})
+}
+
+// readPackMemories: ReadPackMemories reads the user's active, unexpired
+// memories of the keys asked, used since the time asked, holding a word
+// asked however upper case writes it (the Kelvin sign, İ, É), the most
+// important of each list (by importance, then update), and every irregular
+// one (a key or category in another case or with spaces, a value that may
+// be blank); each once, and nothing else; and counts the active unexpired
+// ones.
+func readPackMemories(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	seedSession(t, s, "u-1", "s-1")
+	must(t, s.UpsertUser(ctx, store.User{ID: "u-2", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+	now := T0.Add(123456789 * time.Nanosecond)
+	since := now.Add(-7 * 24 * time.Hour)
+	type mem struct {
+		id, key, value, category string
+		importance               int
+		updated                  time.Duration // before T0
+		expires, used            *time.Time
+		status, user             string
+	}
+	mems := []mem{
+		{id: "name", key: "name", value: "Sam", category: "fact", importance: 1},
+		{id: "Name", key: " Name", value: "Sam", category: "fact", importance: 1},
+		{id: "nick-kelvin", key: "nic\u212aname", value: "Sammy", category: "fact", importance: 1},
+		{id: "blank", key: "likes:x", value: "\u200b ", category: "fact", importance: 1},
+		{id: "cjk", key: "plan:trip", value: "東京", category: "fact", importance: 1},
+		{id: "cat-upper", key: "likes:y", value: "y", category: "Preference", importance: 1},
+		{id: "cat-space", key: "likes:z", value: "z", category: "preference\u00a0", importance: 1},
+		{id: "top1", key: "k1", value: "v", category: "fact", importance: 90, updated: time.Hour},
+		{id: "top2", key: "k2", value: "v", category: "fact", importance: 90},
+		{id: "top-expired", key: "k3", value: "v", category: "fact", importance: 95, expires: ptr(now.Truncate(time.Microsecond))},
+		{id: "top-old", key: "k4", value: "v", category: "fact", importance: 99, status: store.MemoryDeprecated},
+		{id: "top3", key: "k5", value: "v", category: "preference", importance: 80, expires: ptr(now.Truncate(time.Microsecond).Add(time.Microsecond))},
+		{id: "pref1", key: "likes:a", value: "a", category: "preference", importance: 50},
+		{id: "pref2", key: "likes:b", value: "b", category: "preference", importance: 50, updated: time.Second},
+		{id: "pref3", key: "likes:c", value: "c", category: "preference", importance: 40},
+		{id: "used", key: "k6", value: "v", category: "fact", importance: 2, used: ptr(since.Truncate(time.Microsecond).Add(time.Microsecond))},
+		{id: "used-long-ago", key: "k7", value: "v", category: "fact", importance: 2, used: ptr(since.Add(-time.Second))},
+		{id: "king", key: "works_at", value: "\u212aING's bakery", category: "fact", importance: 3},
+		{id: "istanbul", key: "lives_in", value: "İSTANBUL", category: "fact", importance: 3},
+		{id: "cafe", key: "favorite_drink", value: "CAFÉ au lait", category: "fact", importance: 3},
+		{id: "tokyo-key", key: "plan:東京", value: "soon", category: "fact", importance: 3},
+		{id: "tea-key", key: "likes:green_TEA", value: "yes", category: "fact", importance: 3},
+		{id: "plain", key: "k8", value: "nothing asked", category: "fact", importance: 3},
+		{id: "other-user", key: "name", value: "Kim", category: "fact", importance: 100, user: "u-2"},
+	}
+	var ms []store.Memory
+	for _, m := range mems {
+		ms = append(ms, store.Memory{ID: m.id, UserID: cmp.Or(m.user, "u-1"), App: appE, Key: m.key, Value: m.value, Category: m.category,
+			Importance: m.importance, Confidence: 0.5, Status: cmp.Or(m.status, store.MemoryActive), Confirmations: 1,
+			ExpiresAt: m.expires, LastUsedAt: m.used, CreatedAt: T0, UpdatedAt: T0.Add(-m.updated), StatedAt: T0})
+	}
+	must(t, s.InsertMemories(ctx, ms))
+	got, err := s.ReadPackMemories(ctx, "u-1", store.PackRead{Now: now, Keys: []string{"name", "nickname"}, UsedSince: since,
+		Words: []string{"king", "istanbul", "café", "東京", "tea"},
+		Tops:  []store.PackTop{{Limit: 3}, {Category: "preference", Limit: 2}, {Category: "event", Limit: 2}}})
+	must(t, err)
+	var ids []string
+	for _, m := range got.Memories {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	want := []string{"Name", "blank", "cafe", "cat-space", "cat-upper", "cjk", "istanbul", "king", "name", "nick-kelvin",
+		"pref1", "tea-key", "tokyo-key", "top1", "top2", "top3", "used"}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Fatalf("ReadPackMemories read %v; want %v", ids, want)
+	}
+	// pref1 and pref2 tie on importance: the newer first.
+	if tops := [][]string{{"top2", "top1", "top3"}, {"top3", "pref1"}, nil}; !reflect.DeepEqual(got.Tops, tops) {
+		t.Fatalf("ReadPackMemories lists %v; want %v", got.Tops, tops)
+	}
+	if active := len(mems) - 3; got.Active != active {
+		t.Fatalf("ReadPackMemories counts %d active unexpired memories; want %d", got.Active, active)
+	}
+	for _, m := range got.Memories {
+		if m.ID == "top3" && (m.Key != "k5" || m.Value != "v" || m.Category != "preference" || m.Importance != 80 || m.ExpiresAt == nil ||
+			!m.UpdatedAt.Equal(T0) || !m.StatedAt.Equal(T0)) {
+			t.Fatalf("ReadPackMemories reads %+v", m)
+		}
+	}
+	// A user with few memories has them all read, the lists as the
+	// statement makes them.
+	must(t, s.UpsertUser(ctx, store.User{ID: "u-3", App: appE, CreatedAt: T0, UpdatedAt: T0}))
+	var few []store.Memory
+	for i, m := range ms[:16] {
+		m.UserID, m.ID, m.Key = "u-3", "few-"+m.ID, m.Key+"_3"
+		m.Importance = i
+		if m.ID == "few-pref2" {
+			m.Importance = 14 // as pref3, which is newer
+		}
+		few = append(few, m)
+	}
+	must(t, s.InsertMemories(ctx, few))
+	small, err := s.ReadPackMemories(ctx, "u-3", store.PackRead{Now: now, Tops: []store.PackTop{{Limit: 4}, {Category: "preference", Limit: 2}}})
+	must(t, err)
+	// 16 memories: one deprecated, one expired at now.
+	if len(small.Memories) != 14 || small.Active != 14 {
+		t.Fatalf("ReadPackMemories(u-3) read %d memories and counted %d; want the 14 active unexpired ones", len(small.Memories), small.Active)
+	}
+	if tops := [][]string{{"few-used", "few-pref3", "few-pref2", "few-pref1"}, {"few-pref3", "few-pref2"}}; !reflect.DeepEqual(small.Tops, tops) {
+		t.Fatalf("ReadPackMemories(u-3) lists %v; want %v", small.Tops, tops)
+	}
+	empty, err := s.ReadPackMemories(ctx, "nobody", store.PackRead{Now: now, Tops: []store.PackTop{{Limit: 3}}})
+	must(t, err)
+	if empty.Memories == nil || len(empty.Memories) != 0 || empty.Active != 0 || len(empty.Tops) != 1 || len(empty.Tops[0]) != 0 {
+		t.Fatalf("ReadPackMemories(nobody) = %#v; want nothing", empty)
+	}
 }

@@ -1,0 +1,4 @@
+DROP INDEX mnemo_memories_pack_irregular_idx;
+DROP INDEX mnemo_memories_pack_used_idx;
+DROP INDEX mnemo_memories_pack_category_idx;
+DROP INDEX mnemo_memories_pack_top_idx;
