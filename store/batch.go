@@ -109,6 +109,13 @@ type Batcher interface {
 	// rows after key in order of (age, id), returning the key of the last
 	// it deleted (key when none), the next page's key.
 	DeleteOlderAfter(ctx context.Context, what string, cutoff time.Time, key SweepKey, limit int) (int64, SweepKey, error)
+	// LazyCommit lets the transaction it is called in commit without
+	// waiting for its write-ahead log to reach the disk (on Postgres
+	// synchronous_commit off for that transaction alone; outside a
+	// transaction, and on SQLite, it does nothing). A crash may then lose
+	// the last such commits, never half of one: only for work that is
+	// idempotent and is run again after a crash, as the sweeps are.
+	LazyCommit(ctx context.Context) error
 
 	// MarkDirty marks the ledger periods a late change touches as dirty:
 	// those of m.Batch that have started (a period not yet started will read
@@ -544,11 +551,47 @@ func (q queries) ExpireTranscripts(ctx context.Context, now time.Time, limit int
 	return n, err
 }
 
+// LazyCommit queues SET LOCAL with the transaction's next statement: no
+// round trip of its own. SQLite needs nothing: the store opens it with
+// synchronous=NORMAL in WAL mode, where a commit does not wait for a sync
+// either (the WAL is synced at checkpoints).
+func (q queries) LazyCommit(ctx context.Context) error {
+	if q.lazyTx() == nil {
+		return nil
+	}
+	return q.later(ctx, step{what: "lazy commit", sql: "SET LOCAL synchronous_commit = off"})
+}
+
 // ExpireTranscriptsAfter takes the sessions whose retention ended after key,
 // in order of (retain_until, id) through mnemo_sessions_retain_key_idx, and
-// returns the key of the last it took.
+// returns the key of the last it took. On Postgres one statement a page
+// (the pick, the sessions' update by physical address as in
+// ExpireMemoriesAfter, and the delete of their chunks from the update's
+// RETURNING), so that a page of any size is one round trip and no list of
+// parameters; on SQLite three.
 func (q queries) ExpireTranscriptsAfter(ctx context.Context, now time.Time, key SweepKey, limit int) (int64, SweepKey, error) {
 	after, keyArgs := afterKey("retain_until", key, 3)
+	if q.e.dialect() == DialectPostgres {
+		var n int64
+		var next SweepKey
+		err := q.queryOne(ctx, `WITH picked AS MATERIALIZED (SELECT ctid, retain_until, id FROM mnemo_sessions
+				WHERE transcript_retained AND retain_until <= $1`+after+` ORDER BY retain_until, id LIMIT $2 FOR UPDATE SKIP LOCKED),
+			taken AS (UPDATE mnemo_sessions SET transcript_retained = false, retain_until = NULL, updated_at = $1
+				WHERE ctid = ANY(ARRAY(SELECT ctid FROM picked)) AND transcript_retained AND retain_until <= $1
+				RETURNING id),
+			chunks AS (DELETE FROM mnemo_transcript_chunks WHERE session_id = ANY(ARRAY(SELECT id FROM taken)))
+			SELECT (SELECT count(*) FROM taken), coalesce(max(retain_until), $1), coalesce(max(id) FILTER (WHERE retain_until = (SELECT max(retain_until) FROM picked)), '')
+			FROM picked`, append([]any{now, limit}, keyArgs...), func(r rows) error {
+			return r.Scan(&n, scanTime{&next.At}, &next.ID)
+		})
+		if err != nil {
+			return 0, key, fmt.Errorf("expire transcripts: %w", err)
+		}
+		if next.ID == "" {
+			next = key
+		}
+		return n, next, nil
+	}
 	type taken struct {
 		id string
 		at time.Time
