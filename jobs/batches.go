@@ -39,6 +39,14 @@ func engineBatches(d *Deps) []batch.Batch {
 type BatchConfig struct {
 	// Rows is how many rows one bounded transaction touches (default 1000).
 	Rows int
+	// SweepRows is how many rows one transaction of the set-based sweeps
+	// (memory-ttl, the transcripts of buffer-cleanup, retention) takes:
+	// one statement a page, whatever its size, so a larger page spreads
+	// each commit and each statement's fixed work over more rows. Default
+	// 10 000 on Postgres, where a page's row locks are the page's own rows
+	// and block no other user's writes; Rows on SQLite, where a page holds
+	// the database's one write lock for its whole length.
+	SweepRows int
 	// BufferMaxAge is how long a buffered turn lives (default 24 h).
 	BufferMaxAge time.Duration
 	// SessionIdle expires a session without activity for this long (default 2 h).
@@ -57,6 +65,17 @@ type BatchConfig struct {
 }
 
 func (c BatchConfig) rows() int { return cmp.Or(c.Rows, 1000) }
+
+// sweepRows is SweepRows or its default for st's database.
+func (c BatchConfig) sweepRows(st store.Store) int {
+	if c.SweepRows > 0 {
+		return c.SweepRows
+	}
+	if st.Dialect() == store.DialectPostgres {
+		return 10_000
+	}
+	return c.rows()
+}
 func (c BatchConfig) bufferMaxAge() time.Duration {
 	return cmp.Or(c.BufferMaxAge, 24*time.Hour)
 }
@@ -70,13 +89,29 @@ const DefaultExportTTL = 7 * 24 * time.Hour
 
 // runMemoryTTL takes memories past their expiry out of the active set.
 func runMemoryTTL(ctx context.Context, d *Deps, p schedule.Period, now time.Time) (int64, error) {
-	limit := d.Batch.rows()
-	// Each page continues after the last memory the previous one took.
+	return sweep(ctx, d, d.Batch.sweepRows(d.Store), func(ctx context.Context, tx store.Tx, key store.SweepKey, limit int) (int64, store.SweepKey, error) {
+		return tx.ExpireMemoriesAfter(ctx, now, key, limit)
+	})
+}
+
+// sweep drains a keyset sweep one page a transaction, each page after the
+// last row the previous one took. The pages commit lazily
+// (store.Batcher.LazyCommit): a crash may lose the last pages' commits
+// (never part of one), and that loses nothing, because a sweep is
+// idempotent and its batch runs again. The rows a lost page had taken
+// are still due — still active past their expiry, or still retained past
+// their retention — and the next run takes them, with their audit rows,
+// as if the lost run had stopped before them; an expired memory's audit
+// row commits with its update, so neither is ever kept without the other.
+func sweep(ctx context.Context, d *Deps, limit int, page func(ctx context.Context, tx store.Tx, key store.SweepKey, limit int) (int64, store.SweepKey, error)) (int64, error) {
 	var key store.SweepKey
 	return batch.Drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
 		var next store.SweepKey
 		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			n, next, err = tx.ExpireMemoriesAfter(ctx, now, key, limit)
+			if err := tx.LazyCommit(ctx); err != nil {
+				return err
+			}
+			n, next, err = page(ctx, tx, key, limit)
 			return err
 		})
 		if err == nil {
@@ -96,17 +131,8 @@ func runBufferCleanup(ctx context.Context, d *Deps, p schedule.Period, now time.
 	if err != nil {
 		return buf, err
 	}
-	var key store.SweepKey
-	tr, err := batch.Drain(ctx, limit, func(ctx context.Context) (n int64, err error) {
-		var next store.SweepKey
-		err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
-			n, next, err = tx.ExpireTranscriptsAfter(ctx, now, key, limit)
-			return err
-		})
-		if err == nil {
-			key = next
-		}
-		return n, err
+	tr, err := sweep(ctx, d, d.Batch.sweepRows(d.Store), func(ctx context.Context, tx store.Tx, key store.SweepKey, limit int) (int64, store.SweepKey, error) {
+		return tx.ExpireTranscriptsAfter(ctx, now, key, limit)
 	})
 	return buf + tr, err
 }
@@ -170,11 +196,8 @@ func runRetention(ctx context.Context, d *Deps, p schedule.Period, now time.Time
 		return total, err
 	}
 	for _, what := range []string{"extraction_runs", "batch_runs", "memory_history", "inactive_memories"} {
-		var key store.SweepKey // each page continues after the last row the previous one deleted
-		n, err := batch.Drain(ctx, limit, func(ctx context.Context) (int64, error) {
-			n, next, err := d.Store.DeleteOlderAfter(ctx, what, cutoff, key, limit)
-			key = next
-			return n, err
+		n, err := sweep(ctx, d, d.Batch.sweepRows(d.Store), func(ctx context.Context, tx store.Tx, key store.SweepKey, limit int) (int64, store.SweepKey, error) {
+			return tx.DeleteOlderAfter(ctx, what, cutoff, key, limit)
 		})
 		total += n
 		if err != nil {

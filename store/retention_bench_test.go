@@ -16,8 +16,11 @@ import (
 
 // BenchmarkExpiryAndRetention measures the memory-ttl and retention steps
 // on Postgres over MNEMO_BENCH_RETENTION_ROWS rows (1000000 for the
-// issue 25 figure), in the pages the batches use (1,000 rows), each page
-// continuing where the last ended, as the batches do: ExpireMemoriesAfter
+// issue 25 figure), in the pages the batches use (MNEMO_BENCH_RETENTION_PAGE,
+// default 10,000 as jobs.BatchConfig.SweepRows on Postgres), one
+// transaction a page committed lazily (MNEMO_BENCH_RETENTION_LAZY=0 waits
+// for each commit's flush), each page continuing where the last ended, as
+// the batches do: ExpireMemoriesAfter
 // over that many active memories past their expiry (each expiry audited),
 // then DeleteOlderAfter of as many audit rows, then of the memories, now
 // inactive. It reports rows/s of each. Unset, it is skipped: seeding a
@@ -31,8 +34,26 @@ func BenchmarkExpiryAndRetention(b *testing.B) {
 	if n <= 0 || os.Getenv("TEST_DATABASE_URL") == "" {
 		b.Skip("set MNEMO_BENCH_RETENTION_ROWS and TEST_DATABASE_URL to run it")
 	}
-	const page, users = 1000, 10_000
+	const users = 10_000
+	page := 10_000
+	if p, _ := strconv.Atoi(os.Getenv("MNEMO_BENCH_RETENTION_PAGE")); p > 0 {
+		page = p
+	}
+	lazy := os.Getenv("MNEMO_BENCH_RETENTION_LAZY") != "0"
 	ctx := context.Background()
+	// inTx runs one page in a transaction, as jobs' sweep does.
+	inTx := func(st store.Store, fn func(tx store.Tx) (int64, store.SweepKey, error)) (n int64, key store.SweepKey, err error) {
+		err = st.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			if lazy {
+				if err := tx.LazyCommit(ctx); err != nil {
+					return err
+				}
+			}
+			n, key, err = fn(tx)
+			return err
+		})
+		return n, key, err
+	}
 	var expireTook, historyTook, memoriesTook time.Duration
 	for range b.N {
 		b.StopTimer()
@@ -56,19 +77,23 @@ func BenchmarkExpiryAndRetention(b *testing.B) {
 		t0 := time.Now()
 		var key store.SweepKey
 		expired := drainPages(b, page, func() (n int64, err error) {
-			n, key, err = st.ExpireMemoriesAfter(ctx, now, key, page)
+			n, key, err = inTx(st, func(tx store.Tx) (int64, store.SweepKey, error) { return tx.ExpireMemoriesAfter(ctx, now, key, page) })
 			return n, err
 		})
 		t1 := time.Now()
 		var from store.SweepKey
 		audit := drainPages(b, page, func() (n int64, err error) {
-			n, from, err = st.DeleteOlderAfter(ctx, "memory_history", now.Add(time.Second), from, page)
+			n, from, err = inTx(st, func(tx store.Tx) (int64, store.SweepKey, error) {
+				return tx.DeleteOlderAfter(ctx, "memory_history", now.Add(time.Second), from, page)
+			})
 			return n, err
 		})
 		t2 := time.Now()
 		from = store.SweepKey{}
 		inactive := drainPages(b, page, func() (n int64, err error) {
-			n, from, err = st.DeleteOlderAfter(ctx, "inactive_memories", now.Add(time.Second), from, page)
+			n, from, err = inTx(st, func(tx store.Tx) (int64, store.SweepKey, error) {
+				return tx.DeleteOlderAfter(ctx, "inactive_memories", now.Add(time.Second), from, page)
+			})
 			return n, err
 		})
 		t3 := time.Now()

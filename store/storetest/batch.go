@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -259,6 +260,68 @@ var batchCases = []testCase{
 			if chunks, err := s.ListChunks(ctx, fmt.Sprintf("s-%d", i)); err != nil || len(chunks) != 0 {
 				t.Fatalf("s-%d keeps %d chunks (%v)", i, len(chunks), err)
 			}
+		}
+	}},
+	{"LazyCommitKeepsWhatCommitsAndNothingElse", func(t *testing.T, s store.Store) {
+		// A sweep page committed lazily keeps its writes once committed; a
+		// page that fails is rolled back whole, LazyCommit or not. Outside
+		// a transaction LazyCommit does nothing.
+		ctx := context.Background()
+		must(t, s.LazyCommit(ctx))
+		seedSession(t, s, "u-1", "s-1")
+		for i := 0; i < 2; i++ {
+			exp := T0.Add(-time.Hour)
+			must(t, s.InsertMemory(ctx, store.Memory{ID: store.NewID(), UserID: "u-1", App: appE, Key: fmt.Sprintf("event:k%d", i), Value: "x",
+				Category: "event", Importance: 60, Confidence: 0.6, Status: store.MemoryActive, Confirmations: 1, ExpiresAt: &exp, CreatedAt: T0, UpdatedAt: T0}))
+		}
+		must(t, s.InsertChunks(ctx, []store.Chunk{{SessionID: "s-1", Seq: 0, UserID: "u-1", KeyID: "k", Nonce: []byte{1}, Ciphertext: []byte{1}, SHA256: []byte{1}, CreatedAt: T0}}))
+		until := T0.Add(-time.Minute)
+		must(t, s.SetTranscriptRetention(ctx, "s-1", true, &until, T0))
+
+		failed := errors.New("the page failed")
+		err := s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			must(t, tx.LazyCommit(ctx))
+			if n, _, err := tx.ExpireTranscriptsAfter(ctx, T0, store.SweepKey{}, 10); err != nil || n != 1 {
+				t.Fatalf("expired %d transcripts (%v); want 1", n, err)
+			}
+			return failed
+		})
+		if !errors.Is(err, failed) {
+			t.Fatalf("InTx = %v", err)
+		}
+		chunks, err := s.ListChunks(ctx, "s-1")
+		must(t, err)
+		sess, err := s.GetSession(ctx, "s-1")
+		must(t, err)
+		if len(chunks) != 1 || !sess.TranscriptRetained || sess.RetainUntil == nil {
+			t.Fatalf("a rolled-back page left %d chunks, retained %v until %v", len(chunks), sess.TranscriptRetained, sess.RetainUntil)
+		}
+
+		must(t, s.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+			must(t, tx.LazyCommit(ctx))
+			n, _, err := tx.ExpireMemoriesAfter(ctx, T0, store.SweepKey{}, 10)
+			if err == nil && n != 2 {
+				t.Fatalf("expired %d memories; want 2", n)
+			}
+			if err != nil {
+				return err
+			}
+			n, _, err = tx.ExpireTranscriptsAfter(ctx, T0, store.SweepKey{}, 10)
+			if err == nil && n != 1 {
+				t.Fatalf("expired %d transcripts; want 1", n)
+			}
+			return err
+		}))
+		active, err := s.ListMemories(ctx, "u-1", store.MemoryFilter{})
+		must(t, err)
+		audit, err := s.ListMemoryChanges(ctx, "u-1")
+		must(t, err)
+		chunks, err = s.ListChunks(ctx, "s-1")
+		must(t, err)
+		sess, err = s.GetSession(ctx, "s-1")
+		must(t, err)
+		if len(active) != 0 || len(audit) != 2 || len(chunks) != 0 || sess.TranscriptRetained || sess.RetainUntil != nil || !sess.UpdatedAt.Equal(T0) {
+			t.Fatalf("after a lazily committed page: %d active, %d audit rows, %d chunks, session %+v", len(active), len(audit), len(chunks), sess)
 		}
 	}},
 	{"IdleSessionsAndRecordPages", func(t *testing.T, s store.Store) {
