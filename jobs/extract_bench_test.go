@@ -91,7 +91,12 @@ func benchLongHistory(b *testing.B, st store.Store, statements *atomic.Int64) {
 	// age), the history before them.
 	first := now.AddDate(0, 0, -(b.N + 31))
 	t0 := time.Now()
-	seedHistory(b, st, "u-old", first)
+	seedHistory(b, st, "u-old", first, historyMemories, historySaid)
+	// A returning user with a short history (10 memories, the name said in
+	// 10 sessions): what a returning user's session costs whatever its
+	// history (its statements written, its memories confirmed), against
+	// which the long history's cost is the cost of data size alone.
+	seedHistory(b, st, "u-short", first, 10, 10)
 	b.Logf("seeded in %s", time.Since(t0))
 
 	extractOne := func(id, user string, at time.Time) time.Duration {
@@ -129,6 +134,7 @@ func benchLongHistory(b *testing.B, st store.Store, statements *atomic.Int64) {
 	// Warm-up: the returning user's first extraction folds its long run.
 	fold := extractOne("old-warm", "u-old", first.Add(-12*time.Hour))
 	extractOne("new-warm", "u-new-warm", first.Add(-12*time.Hour))
+	extractOne("short-warm", "u-short", first.Add(-12*time.Hour))
 	sts, err := st.ListStatements(ctx, "u-old", []string{"name"})
 	if err != nil {
 		b.Fatal(err)
@@ -137,8 +143,8 @@ func benchLongHistory(b *testing.B, st store.Store, statements *atomic.Int64) {
 		b.Fatalf("%d statements of the name after the warm-up; want the long run folded", len(sts))
 	}
 
-	var newTook, oldTook time.Duration
-	var newStmts, oldStmts int64
+	var newTook, oldTook, shortTook time.Duration
+	var newStmts, oldStmts, shortStmts int64
 	b.ResetTimer()
 	for i := range b.N {
 		at := first.Add(time.Duration(i) * 24 * time.Hour)
@@ -146,16 +152,21 @@ func benchLongHistory(b *testing.B, st store.Store, statements *atomic.Int64) {
 		newTook, newStmts = newTook+d, newStmts+n
 		d, n = counted(func() time.Duration { return extractOne(fmt.Sprintf("old-%06d", i), "u-old", at.Add(time.Hour)) })
 		oldTook, oldStmts = oldTook+d, oldStmts+n
+		d, n = counted(func() time.Duration { return extractOne(fmt.Sprintf("short-%06d", i), "u-short", at.Add(2*time.Hour)) })
+		shortTook, shortStmts = shortTook+d, shortStmts+n
 	}
 	b.StopTimer()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
 	b.ReportMetric(ms(newTook), "new-ms/op")
 	b.ReportMetric(ms(oldTook), "returning-ms/op")
+	b.ReportMetric(ms(shortTook), "short-ms/op")
 	b.ReportMetric(float64(oldTook)/float64(newTook), "ratio")
+	b.ReportMetric(float64(oldTook)/float64(shortTook), "ratio-short")
 	b.ReportMetric(float64(fold.Microseconds())/1000, "fold-ms")
 	if statements != nil {
 		b.ReportMetric(float64(newStmts)/float64(b.N), "new-stmts/op")
 		b.ReportMetric(float64(oldStmts)/float64(b.N), "returning-stmts/op")
+		b.ReportMetric(float64(shortStmts)/float64(b.N), "short-stmts/op")
 	}
 	if sts, err = st.ListStatements(ctx, "u-old", []string{"name"}); err != nil || len(sts) > 2*historyFoldKeep+1 {
 		b.Fatalf("%d statements of the name after %d sessions (%v); want at most %d", len(sts), b.N, err, 2*historyFoldKeep+1)
@@ -164,31 +175,31 @@ func benchLongHistory(b *testing.B, st store.Store, statements *atomic.Int64) {
 
 const historyFoldKeep = 16 // jobs' foldKeep
 
-// seedHistory stores, through the store API, a Mona user with 10,000
-// memories of one statement each, and a name said in 1,000 sessions, one a
-// day, ending before before.
-func seedHistory(b *testing.B, st store.Store, user string, before time.Time) {
+// seedHistory stores, through the store API, a Mona user with memories
+// (10,000 in the benchmark's long history) of one statement each, and a
+// name said in said sessions (1,000), one a day, ending before before.
+func seedHistory(b *testing.B, st store.Store, user string, before time.Time, memories, said int) {
 	ctx := context.Background()
-	since := before.AddDate(0, 0, -historySaid-1)
+	since := before.AddDate(0, 0, -said-1)
 	if err := st.UpsertUser(ctx, store.User{ID: user, App: "mona", Timezone: "Europe/Berlin", CreatedAt: since, UpdatedAt: since}); err != nil {
 		b.Fatal(err)
 	}
 	var mems []store.Memory
 	var stmts []store.Statement
-	for i := range historyMemories {
+	for i := range memories {
 		at := since.Add(time.Duration(i) * time.Hour)
 		m := store.Memory{ID: store.NewID(), UserID: user, App: "mona", Key: fmt.Sprintf("likes:thing %05d", i), Value: "yes",
 			Category: extract.CategoryPreference, Importance: 50, Confidence: 0.8, Status: store.MemoryActive, Confirmations: 1,
-			SourceSessionID: fmt.Sprintf("h-%04d", i%historySaid), SourceMessageID: "m1", StatedAt: at, CreatedAt: at, UpdatedAt: at}
+			SourceSessionID: fmt.Sprintf("h-%04d", i%said), SourceMessageID: "m1", StatedAt: at, CreatedAt: at, UpdatedAt: at}
 		mems = append(mems, m)
 		stmts = append(stmts, store.Statement{MemoryID: m.ID, UserID: user, Key: m.Key, Value: m.Value, Category: m.Category,
 			Importance: m.Importance, Confidence: m.Confidence, StatedAt: at, SessionID: m.SourceSessionID, MessageID: "m1", Weight: 1, CreatedAt: at})
 	}
 	name := store.Memory{ID: store.NewID(), UserID: user, App: "mona", Key: "name", Value: "Peggy", Category: extract.CategoryFact,
-		Importance: 100, Confidence: 0.9, Status: store.MemoryActive, Confirmations: historySaid, SourceSessionID: "h-0000",
+		Importance: 100, Confidence: 0.9, Status: store.MemoryActive, Confirmations: said, SourceSessionID: "h-0000",
 		SourceMessageID: "m1", StatedAt: since, CreatedAt: since, UpdatedAt: since}
 	mems = append(mems, name)
-	for i := range historySaid {
+	for i := range said {
 		at := since.AddDate(0, 0, i)
 		stmts = append(stmts, store.Statement{MemoryID: name.ID, UserID: user, Key: "name", Value: "Peggy", Category: name.Category,
 			Importance: 90, Confidence: 0.9, StatedAt: at, SessionID: fmt.Sprintf("h-%04d", i), MessageID: "m1", Weight: 1, CreatedAt: at})
