@@ -142,5 +142,17 @@ func decayMastery(r extract.Record, now time.Time, p decay.Policy) (extract.Reco
 	l.MasteryLevel, l.MasteryBase, l.MasteryBaseAt, l.MasteryDecayed = next.Level, &next.Base, l.LastPracticed, next.Decayed
 	l.UpdatedAt, l.DecayedAt = decay.Stamp(now), decay.Stamp(now)
 	r.Data = extract.EncodeData(l, st)
+	// The fields the decay writes are written in their own form, even where
+	// the value equals one stored in another (a level stored as the text
+	// "2" and still 2): EncodeData keeps such a field as it was stored.
+	written := extract.EncodeData(l, extract.AsStored{})
+	for _, k := range masteryWritten {
+		if v, ok := written[k]; ok {
+			r.Data[k] = v
+		}
+	}
 	return r, true
 }
+
+// masteryWritten are the fields decayMastery writes.
+var masteryWritten = []string{"mastery_level", "mastery_base", "mastery_base_at", "mastery_decayed", "updated_at", "decayed_at"}
