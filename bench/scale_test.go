@@ -434,34 +434,32 @@ func (d *scaleDB) weeklyDigest(b *testing.B) (int64, uint64) {
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", user, week, data)
 	}
 	ctx := context.Background()
+	// pgx's rows and database/sql's are read alike.
+	var rows interface {
+		Next() bool
+		Scan(...any) error
+		Err() error
+	}
 	if d.pool != nil {
-		rows, err := d.pool.Query(ctx, q)
+		r, err := d.pool.Query(ctx, q)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var user, week, data string
-			if err := rows.Scan(&user, &week, &data); err != nil {
-				b.Fatal(err)
-			}
-			add(user, week, data)
-		}
-		if err := rows.Err(); err != nil {
+		defer r.Close()
+		rows = r
+	} else {
+		db, err := sql.Open("sqlite", "file:"+d.path+"?_pragma=busy_timeout(10000)")
+		if err != nil {
 			b.Fatal(err)
 		}
-		return n, h.Sum64()
+		defer db.Close()
+		r, err := db.QueryContext(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		rows = r
 	}
-	db, err := sql.Open("sqlite", "file:"+d.path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
 	for rows.Next() {
 		var user, week, data string
 		if err := rows.Scan(&user, &week, &data); err != nil {
