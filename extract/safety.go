@@ -1046,7 +1046,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		if !ok {
 			continue
 		}
-		res.Risks = append(res.Risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor})
+		res.Risks = append(res.Risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor, Source: RiskSourceRules})
 	}
 	drop := func(messageID, reason string) {
 		d := Dropped{MessageID: messageID, Reason: reason}

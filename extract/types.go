@@ -129,7 +129,17 @@ type Risk struct {
 	Severity  string `json:"severity"` // high, medium, low
 	MessageID string `json:"message_id"`
 	Actor     string `json:"actor"` // user, or other when the user reports someone else's words
+	// Source is who found it: RiskSourceRules, RiskSourceTrained or
+	// RiskSourceModel (docs/safety.md, "Sources and the policy").
+	Source string `json:"source,omitempty"`
 }
+
+// The sources of a risk finding.
+const (
+	RiskSourceRules   = "rules"   // the hand-written phrasings and frames (RiskInApp)
+	RiskSourceTrained = "trained" // the trained linear layer (extract/riskml)
+	RiskSourceModel   = "model"   // the LLM's own judgement, or a moderation endpoint
+)
 
 // Usage is what one LLM extraction cost.
 type Usage struct {
