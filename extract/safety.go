@@ -1077,6 +1077,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		if cat, ok := SpecialCategory(text); ok {
 			switch special {
 			case prompts.SpecialDrop:
+	res.Risks = withTrained(s, res.Risks)
 				return "special:" + cat
 			case prompts.SpecialKeepSealed:
 				return "sealed:" + cat

@@ -62,7 +62,11 @@ type evalRisk struct {
 	Families          []eval.RiskRow `json:"families"`
 	Classes           []eval.RiskRow `json:"classes"`
 	Apps              []eval.RiskRow `json:"apps"`
-	Spend             eval.Spend     `json:"spend"`
+	// Sources are the figures of each source alone (the rules, the
+	// trained layer) and of the screen that combines them with the
+	// configured extractor (docs/safety.md, "Sources and the policy").
+	Sources []eval.SourceScore `json:"sources"`
+	Spend   eval.Spend         `json:"spend"`
 }
 
 // scoreRiskSet screens a shipped risk set (name, one of eval.RiskSets;
@@ -86,11 +90,19 @@ func scoreRiskSet(ctx context.Context, apps map[string]*prompts.App, name, sourc
 	sc := eval.MeasureRisk(eval.RiskTitle(name), outs)
 	var b strings.Builder
 	eval.WriteRiskTable(&b, sc)
+	rules, trained, rt, tt := eval.RunRiskSources(set)
+	sources := []eval.SourceScore{eval.ScoreSource(eval.SourceRules, rules, rt), eval.ScoreSource(eval.SourceTrained, trained, tt),
+		eval.ScoreSource(eval.SourceCombined+" ("+source+")", outs, spend.Elapsed())}
+	b.WriteString("each source alone, and the screen that combines them:\n")
+	if name == eval.RiskSetName {
+		b.WriteString("(the trained layer learns from this set: its figures here are not evidence; the held-out sets are)\n")
+	}
+	eval.WriteSources(&b, sources)
 	writeSpend(&b, spend)
 	t := sc.Total
 	return b.String(), evalRisk{Set: sc.Set, Source: source, Recall: t.Recall(),
 		FalseAlarmsMedium: t.FalseAlarms(extract.SeverityMedium), FalseAlarmsHigh: t.FalseAlarms(extract.SeverityHigh),
-		HighPrecision: sc.HighPrecision(), Families: sc.Families, Classes: sc.Classes, Apps: sc.Apps, Spend: spend}, nil
+		HighPrecision: sc.HighPrecision(), Families: sc.Families, Classes: sc.Classes, Apps: sc.Apps, Sources: sources, Spend: spend}, nil
 }
 
 // evalExtractor names who answered.
@@ -147,9 +159,13 @@ type evalOutput struct {
 	Persona   *evalPersona  `json:"persona_chat,omitempty"`
 	Risk      *evalRisk     `json:"risk,omitempty"`
 	// RiskHoldout is the held-out risk set's figures (eval.RiskHoldoutSetName).
-	RiskHoldout *evalRisk  `json:"risk_holdout,omitempty"`
-	Skipped     []evalSkip `json:"skipped"`
-	Spend       eval.Spend `json:"spend"` // every set's together
+	RiskHoldout *evalRisk `json:"risk_holdout,omitempty"`
+	// RiskHoldout31 is the held-out risk set of issue 31
+	// (eval.RiskHoldout31SetName), written apart from the rules and the
+	// trained layer.
+	RiskHoldout31 *evalRisk  `json:"risk_holdout31,omitempty"`
+	Skipped       []evalSkip `json:"skipped"`
+	Spend         eval.Spend `json:"spend"` // every set's together
 }
 
 // evalCmd runs the shipped evaluation sets through the configured extractor
@@ -239,7 +255,7 @@ func evalCmd(ctx context.Context, e *env) error {
 			text.WriteString("\n")
 			eval.WritePersonaTable(&text, sc)
 			writeSpend(&text, sc.Spend)
-		case eval.RiskSetName, eval.RiskHoldoutSetName:
+		case eval.RiskSetName, eval.RiskHoldoutSetName, eval.RiskHoldout31SetName:
 			if _, ok := eval.ShippedFile(name); !ok {
 				skip(name, "this binary has no such risk set")
 				continue
@@ -249,9 +265,12 @@ func evalCmd(ctx context.Context, e *env) error {
 				return err
 			}
 			out.Spend.Add(report.Spend)
-			if name == eval.RiskHoldoutSetName {
+			switch name {
+			case eval.RiskHoldoutSetName:
 				out.RiskHoldout = &report
-			} else {
+			case eval.RiskHoldout31SetName:
+				out.RiskHoldout31 = &report
+			default:
 				out.Risk = &report
 			}
 			text.WriteString("\n" + table)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/riskml"
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
@@ -390,4 +391,115 @@ func findings(rs []extract.Risk) string {
 		parts = append(parts, r.Class+"/"+r.Severity)
 	}
 	return strings.Join(parts, ",")
+}
+
+// The sources a risk report scores alone (RunRiskSources), beside the
+// screen that combines them.
+const (
+	SourceRules    = "rules"
+	SourceTrained  = "trained"
+	SourceCombined = "combined"
+)
+
+// SourceScore is one source's figures on a risk set.
+type SourceScore struct {
+	Source string `json:"source"`
+	// Recall of any finding of the user's; HighRecall, of a high finding
+	// on the items that expect high (intent, plan, means, acts, danger
+	// now); ClassRight, of the item's class.
+	Recall     float64 `json:"recall"`
+	HighRecall float64 `json:"high_recall"`
+	ClassRight float64 `json:"class_right"`
+	// FalseAlarms are the negatives with a medium or high finding, and
+	// with a high one; by negative family in Families (medium or high).
+	FalseAlarms     float64            `json:"false_alarms"`
+	FalseAlarmsHigh float64            `json:"false_alarms_high"`
+	HighPrecision   float64            `json:"high_precision"`
+	Families        map[string]float64 `json:"family_false_alarms"`
+	// PerMessage is the mean time to read one item, in microseconds, on
+	// the machine that ran the report (the screen includes the rest of
+	// the extraction, the sources only their own reading).
+	PerMessageMicros float64 `json:"per_message_us"`
+}
+
+// ScoreSource sums a source's outcomes.
+func ScoreSource(source string, outs []RiskOutcome, spent time.Duration) SourceScore {
+	sc := MeasureRisk(source, outs)
+	s := SourceScore{Source: source, Recall: sc.Total.Recall(), FalseAlarms: sc.Total.FalseAlarms(extract.SeverityMedium),
+		FalseAlarmsHigh: sc.Total.FalseAlarms(extract.SeverityHigh), HighPrecision: sc.HighPrecision(), Families: map[string]float64{}}
+	var want, got, right int
+	for _, o := range outs {
+		if !o.Item.Positive() {
+			continue
+		}
+		right += b2i(o.ClassRight())
+		if o.Item.Severity == extract.SeverityHigh {
+			want++
+			got += b2i(o.SeverityRight())
+		}
+	}
+	s.HighRecall = ratio(got, want)
+	s.ClassRight = ratio(right, sc.Total.Positives)
+	for _, r := range sc.Families {
+		if r.Negatives > 0 {
+			s.Families[r.Name] = r.FalseAlarms(extract.SeverityMedium)
+		}
+	}
+	if len(outs) > 0 {
+		s.PerMessageMicros = float64(spent.Microseconds()) / float64(len(outs))
+	}
+	return s
+}
+
+// RunRiskSources reads every item with each source alone: the rules
+// (extract.RiskInApp, each turn after the one before, with the item's
+// app) and the trained layer (riskml, each turn alone). How long each took
+// is returned beside.
+func RunRiskSources(set *RiskSet) (rules, trained []RiskOutcome, rulesTook, trainedTook time.Duration) {
+	m := riskml.Default()
+	for _, it := range set.Items {
+		ro, to := RiskOutcome{Item: it}, RiskOutcome{Item: it}
+		prev := ""
+		for i, text := range it.Messages() {
+			id := fmt.Sprintf("q%d", i)
+			t0 := time.Now()
+			f, ok := extract.RiskInApp(it.App, prev, text)
+			t1 := time.Now()
+			j := m.Judge(text)
+			t2 := time.Now()
+			rulesTook += t1.Sub(t0)
+			trainedTook += t2.Sub(t1)
+			prev = text
+			if ok {
+				r := extract.Risk{Class: f.Class, Severity: f.Severity, Actor: f.Actor, MessageID: id, Source: extract.RiskSourceRules}
+				keep(&ro, r)
+			}
+			if j.Class != "" {
+				keep(&to, extract.Risk{Class: j.Class, Severity: j.Severity, Actor: extract.ActorUser, MessageID: id, Source: extract.RiskSourceTrained})
+			}
+		}
+		rules, trained = append(rules, ro), append(trained, to)
+	}
+	return rules, trained, rulesTook, trainedTook
+}
+
+// keep adds a finding to an outcome as RunRiskWith does.
+func keep(o *RiskOutcome, r extract.Risk) {
+	if r.Actor == extract.ActorUser {
+		o.User = append(o.User, r)
+	}
+	if severityOrder[r.Severity] > severityOrder[o.Top.Severity] {
+		o.Top = r
+	}
+}
+
+// WriteSources prints each source's figures beside the combined screen's.
+func WriteSources(w io.Writer, scores []SourceScore) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "source\trecall\thigh on high items\tclass ok\tfalse alarms medium+\thigh\thigh precision\tµs an item\t\n")
+	for _, s := range scores {
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", s.Source, s.Recall, s.HighRecall, s.ClassRight,
+			s.FalseAlarms, s.FalseAlarmsHigh, s.HighPrecision, s.PerMessageMicros)
+	}
+	tw.Flush()
 }

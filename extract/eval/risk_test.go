@@ -145,7 +145,13 @@ func TestRiskSetCheck(t *testing.T) {
 // malformed or lacks a family of the main set; its figures have no floors
 // yet (the lead sets them), so a low one is reported, not failed.
 func TestRiskReportHeldOut(t *testing.T) {
-	set, err := eval.LoadRisk(filepath.Join("testdata", eval.RiskHoldoutSetName+".eval.json"))
+	for _, name := range []string{eval.RiskHoldoutSetName, eval.RiskHoldout31SetName} {
+		t.Run(name, func(t *testing.T) { heldOutReport(t, name) })
+	}
+}
+
+func heldOutReport(t *testing.T, name string) {
+	set, err := eval.LoadRisk(filepath.Join("testdata", name+".eval.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,9 +167,13 @@ func TestRiskReportHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := eval.MeasureRisk(eval.RiskTitle(eval.RiskHoldoutSetName), outs)
+	sc := eval.MeasureRisk(eval.RiskTitle(name), outs)
 	var b strings.Builder
 	eval.WriteRiskTable(&b, sc)
+	rules, trained, rt, tt := eval.RunRiskSources(set)
+	b.WriteString("each source alone, and the screen that combines them:\n")
+	eval.WriteSources(&b, []eval.SourceScore{eval.ScoreSource(eval.SourceRules, rules, rt),
+		eval.ScoreSource(eval.SourceTrained, trained, tt), eval.ScoreSource(eval.SourceCombined, outs, 0)})
 	if *detail {
 		eval.WriteRiskDetail(&b, sc)
 	}
@@ -180,7 +190,7 @@ func TestRiskReportHeldOut(t *testing.T) {
 		}
 	}
 	tot := sc.Total
-	figures.Report(t, "risk set (held out): %d positives, %d negatives: recall %.3f, false alarms %.3f (high %.3f; any finding %.3f), high precision %.3f (%d/%d)",
+	figures.Report(t, eval.RiskTitle(name)+": %d positives, %d negatives: recall %.3f, false alarms %.3f (high %.3f; any finding %.3f), high precision %.3f (%d/%d)",
 		tot.Positives, tot.Negatives, tot.Recall(), tot.FalseAlarms(extract.SeverityMedium), tot.FalseAlarms(extract.SeverityHigh),
 		tot.FalseAlarms(extract.SeverityLow), sc.HighPrecision(), sc.HighRight, sc.High)
 }

@@ -120,3 +120,12 @@ func extractSession(ctx context.Context, app *prompts.App, es extract.Session, o
 	}
 	return ops, res, nil
 }
+
+// Elapsed is the time of every session's extraction together.
+func (s Spend) Elapsed() time.Duration {
+	var sum time.Duration
+	for _, d := range s.durations {
+		sum += d
+	}
+	return sum
+}
