@@ -1,22 +1,31 @@
 package extract
 
-import "github.com/mnemo-ai/mnemo/extract/riskml"
+import (
+	"regexp"
+
+	"github.com/mnemo-ai/mnemo/extract/riskml"
+)
 
 // withTrained joins the trained layer's findings (extract/riskml) to the
 // rules' findings of a session, per user message (docs/safety.md,
 // "Sources and the policy"):
 //
 //   - a message the rules found nothing in takes the trained layer's
-//     finding (medium, or high with an intent, plan, means, time or act
-//     signal), with source trained, actor user;
+//     finding, with source trained and actor user: medium, or high when
+//     the layer's acute head and the words of an intent, a plan, means, a
+//     time or an act (acuteSignal) are both there;
+//   - such a finding gives way to the rules' frames (trainedFramed): a
+//     topic, a joke, play, an accident, hyperbole, a title, the past, an
+//     animal as the actor, "end it" about a relationship; and it needs the
+//     anchor of its class (a body or blood for self-harm, a person for
+//     abuse, a substance for a substance crisis, a sign of acute distress,
+//     a word of no future);
 //   - a message the rules found the user's medium risk in is raised to
-//     high when the trained layer finds high there (source trained);
-//   - a finding of the trained layer alone gives way to the rules' frames
-//     (trainedFramed): a topic, a joke, play, an accident, hyperbole, a
-//     title, the past;
+//     high, in the rules' class, when the trained layer finds high there
+//     (source trained);
 //   - the trained layer never lowers a finding, and never touches one the
 //     rules gave to someone else or to the user's resolved past (low):
-//     those are the rules' frames, which it does not read.
+//     those are the rules' own frames.
 //
 // rules is in the order of the session's messages, and so is the result.
 func withTrained(s Session, rules []Risk) []Risk {
@@ -26,31 +35,32 @@ func withTrained(s Session, rules []Risk) []Risk {
 		byMsg[r.MessageID] = i
 	}
 	out := make([]Risk, 0, len(rules))
+	prev := ""
 	for _, msg := range s.Messages {
 		if !isUser(msg.Role) {
 			continue
 		}
+		before := prev
+		prev = msg.Content
 		i, has := byMsg[msg.ID]
 		if has && (rules[i].Actor != ActorUser || rules[i].Severity != SeverityMedium) {
 			out = append(out, rules[i])
 			continue
 		}
 		f := m.Judge(msg.Content)
+		if f.Class != "" {
+			f = trainedFinding(f, msg.Content, before)
+		}
 		switch {
 		case f.Class == "":
 			if has {
 				out = append(out, rules[i])
 			}
-		case !has && trainedFramed(msg.Content, f.Severity):
-			// The rules' frames qualify what the trained layer reads.
 		case !has:
 			out = append(out, Risk{Class: f.Class, Severity: f.Severity, MessageID: msg.ID, Actor: ActorUser, Source: RiskSourceTrained})
 		case f.Severity == SeverityHigh:
 			r := rules[i]
-			r.Severity, r.Source = SeverityHigh, RiskSourceTrained
-			if r.Class != f.Class && f.Class != RiskHopelessness && f.Class != RiskDistress {
-				r.Class = f.Class
-			}
+			r.Severity, r.Source = SeverityHigh, RiskSourceTrained // the rules' class stands
 			out = append(out, r)
 		default:
 			out = append(out, rules[i])
@@ -59,17 +69,75 @@ func withTrained(s Session, rules []Risk) []Risk {
 	return out
 }
 
-// trainedFramed reports whether the rules read a frame in a message that
-// the trained layer found a risk in and the rules found none: the frames
-// of docs/safety.md, which a bag of words does not see. A medium finding
-// gives way to any of them; a high one (an intent, plan, means or act
-// signal) only to the past, a joke, play or an accident, not to a topic
-// word beside it ("everyone in my class hates me and I have the pills").
-func trainedFramed(text, severity string) bool {
-	t := riskFold(text)
+// trainedFinding applies the frames, anchors and signals to a finding of
+// the trained layer in text (prev is the user's turn before): the finding,
+// possibly lowered to medium, or none.
+func trainedFinding(f riskml.Finding, text, prev string) riskml.Finding {
+	t, p := riskFold(text), riskFold(prev)
+	if trainedFramed(t, p, f.Severity) || !anchored(f.Class, t) {
+		return riskml.Finding{}
+	}
+	if f.Severity == SeverityHigh && !acuteSignal.MatchString(t) {
+		f.Severity = SeverityMedium
+	}
+	return f
+}
+
+var (
+	// acuteSignal: the words of an intent, a plan, means, a time or an act,
+	// without which the trained layer's finding is medium at most.
+	acuteSignal = regexp.MustCompile(`\b(?:going\s+to|gonna|gunna|will|i'll|ill|i'm\s+(?:doing|ending|taking|going)|decided|plan\w*|ready|tonight|tomorrow|today|now|this\s+(?:weekend|week|time)|friday|saturday|sunday|monday|tuesday|wednesday|thursday|when|after|before|pills?|tablets?|meds|rope|noose|belt|gun|knife|knives|blade|razor|bridge|roof|ledge|edge|cliff|train|tracks|car|overdos\w*|od|bottle|took|taken|swallowed|downed|cut\w*|burn\w*|slit|stabb?\w*|hang\w*|jump\w*|tried|attempt\w*|bled|bleeding|blood|hit|hits|punch\w*|beat\w*|chok\w*|strangl\w*|rap\w*|touch\w*|grabbed|locked|follow\w*|outside|door|waiting|mixed|mixing|can't\s+(?:breathe|feel|stand|move)|goodbye\w*|notes?|letters?|gave|giving|given|saved|saving|stash\w*|bought)\b`)
+	// animalActor: an animal in the message or the turn before, for
+	// whom being hit, bitten, scratched or followed is no abuse or harm.
+	animalActor = regexp.MustCompile(`\b(?:cat|cats|kitten|kitty|dog|dogs|puppy|pup|doggo|hamster|rabbit|bunny|bird|parrot|budgie|horse|pony|goose|geese|duck|chicken|goat|cow|sheep|wasp|bee|squirrel|fox|tabby|pet|pets|ferret|guinea\s+pig)\b`)
+	// The anchors of a class: words any statement of it holds.
+	selfHarmAnchor     = regexp.MustCompile(`\b(?:myself|my\s*self|self[- ]?harm\w*|sh|skin|wrists?|arms?|thighs?|legs?|stomach|body|hips?|face|head|hands?|fingers?|knuckles|blood|bleed\w*|bled|scars?|blades?|razors?|cuts|cutting|burns|deeper|punish\w*|starv\w*|hurt\w*|wound\w*)\b`)
+	abuseAnchor        = regexp.MustCompile(`\b(?:he|she|they|him|her|them|someone|somebody|man|woman|guy|men|boyfriend|girlfriend|husband|wife|partner|ex|dad|father|mum|mom|mother|stepdad|stepfather|stepmum|stepmom|uncle|aunt|brother|sister|cousin|grandad|grandpa|grandma|teacher|coach|boss|neighbou?r|stranger|friend|bf|gf|son|daughter|carer|nurse|landlord|people|everyone)\b`)
+	distressAnchor     = regexp.MustCompile(`\b(?:panic\w*|cry\w*|cried|sob\w*|tears|shak\w*|trembl\w*|breath\w*|breathe|falling\s+apart|fall\s+apart|break(?:ing)?\s+down|broke\s+down|breakdown|cope|coping|overwhelm\w*|scared|terrified|frightened|afraid|hate\s+myself|hate\s+me|numb|losing\s+my\s+mind|lose\s+my\s+mind|spiral\w*|can't\s+(?:stop|sleep|eat|function|think|take)|haven't\s+(?:slept|eaten)|days|nights|hours|screaming|collapse\w*|shut\w*\s+down|pieces|unbearable|agony|torture|worthless|disgusting)\b`)
+	hopelessnessAnchor = regexp.MustCompile(`\b(?:never|nothing|no\s+(?:point|future|hope|way|reason|one)|hopeless\w*|pointless|give\s+up|given\s+up|gave\s+up|forever|always|anymore|any\s+more|can't\s+see|point|worthless|useless|doomed|over|trapped|stuck|end|ever)\b`)
+	substanceAnchor    = regexp.MustCompile(`\b(?:drunk|drank|drink\w*|alcohol|booze|vodka|whiskey|whisky|wine|beer|gin|rum|bottles?|pills?|tablets?|meds|medication|xanax|benzos?|oxy\w*|opioids?|heroin|fent\w*|coke|cocaine|crack|meth|mdma|molly|ketamine|weed|high|od|overdos\w*|dose|doses|used|using|relaps\w*|needle|shot|shots|mixed|mixing|took|taken|swallowed|downed|line|lines)\b`)
+)
+
+// anchored reports whether t holds the anchor of class.
+func anchored(class, t string) bool {
+	switch class {
+	case RiskSelfHarm:
+		return selfHarmAnchor.MatchString(t)
+	case RiskAbuse:
+		return abuseAnchor.MatchString(t)
+	case RiskSubstance:
+		return substanceAnchor.MatchString(t)
+	case RiskDistress:
+		return distressAnchor.MatchString(t)
+	case RiskHopelessness:
+		return hopelessnessAnchor.MatchString(t)
+	}
+	return true
+}
+
+// trainedFramed reports whether the rules read a frame in a message (t,
+// folded; p, the user's turn before, folded) that the trained layer found
+// a risk in and the rules found none: the frames of docs/safety.md, which
+// a bag of words does not see. A medium finding gives way to any of them;
+// a high one (an intent, plan, means or act signal) only to the past, a
+// joke, play, an accident, an animal or a relationship's end, not to a
+// topic word beside it ("everyone in my class hates me and I have the
+// pills").
+func trainedFramed(t, p, severity string) bool {
 	if historyMarks.MatchString(t) || resolvedPast.MatchString(t) || otherPast.MatchString(t) ||
-		jokeFrame.MatchString(t) || playFrame.MatchString(t) || (accidentFrame.MatchString(t) && !deliberate.MatchString(t)) {
+		jokeFrame.MatchString(t) || playFrame.MatchString(t) || (accidentFrame.MatchString(t) && !deliberate.MatchString(t)) ||
+		animalActor.MatchString(t) || animalActor.MatchString(p) || mishap.MatchString(t) {
+		return true
+	}
+	if endsThing.MatchString(t) && (relationshipFrame.MatchString(t) || relationshipFrame.MatchString(p)) {
 		return true
 	}
 	return severity != SeverityHigh && (topicFrame.MatchString(t) || hyperbole.MatchString(t) || titleContext.MatchString(t))
 }
+
+// mishap: contact by accident ("he didn't see me", "bumped into me").
+var mishap = regexp.MustCompile(`\b(?:didn't|did\s+not|couldn't|never)\s+see\s+me\b|\bby\s+accident\b|\baccidental\w*|\b(?:bumped|knocked|crashed|ran)\s+into\s+me\b`)
+
+// endsThing: ending something, which a relationship, a contract or a game
+// makes a break-up.
+var endsThing = regexp.MustCompile(`\bend(?:ing|s)?\s+(?:it|things|this|everything)\b`)

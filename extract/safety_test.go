@@ -221,7 +221,7 @@ func TestScreenMonaRules(t *testing.T) {
 			t.Errorf("dropped %v lacks %q", res.Dropped, want)
 		}
 	}
-	if len(res.Risks) != 1 || res.Risks[0] != (extract.Risk{Class: extract.RiskDistress, Severity: extract.SeverityMedium, MessageID: "m1", Actor: extract.ActorUser}) {
+	if len(res.Risks) != 1 || res.Risks[0] != (extract.Risk{Class: extract.RiskDistress, Severity: extract.SeverityMedium, MessageID: "m1", Actor: extract.ActorUser, Source: extract.RiskSourceRules}) {
 		t.Errorf("risks %+v", res.Risks)
 	}
 

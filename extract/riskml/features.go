@@ -131,6 +131,11 @@ func set(words ...string) map[string]bool {
 	return m
 }
 
+// maxGramWord is the longest word read by its letters: a longer one is a
+// run of letters ("xxxxxxxx…", a link, a hash), whose many n-grams would
+// outweigh the sentence's words.
+const maxGramWord = 24
+
 // maxWords bounds the words read of one window: a longer text is read in
 // windows (Model.Judge), never whole at once.
 const maxWords = 400
@@ -185,7 +190,9 @@ func eachFeature(t []byte, f func(h uint32)) {
 		}
 		// Letter n-grams of the word with its edges: " cut " gives " cu",
 		// "cut", "ut ", " cut", "cut ", " cut ".
-		charGrams(w, f)
+		if len(w) <= maxGramWord {
+			charGrams(w, f)
+		}
 		prev = hw
 		i = j
 	}

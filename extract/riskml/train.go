@@ -53,6 +53,9 @@ type Options struct {
 	// precision the acute threshold keeps on it (default 0.97).
 	FalseAlarm    float64
 	HighPrecision float64
+	// MinThreshold is the least probability a class's threshold may have
+	// (default 0.5): below it, a class is not the model's best guess.
+	MinThreshold float64
 }
 
 func (o *Options) defaults() {
@@ -79,6 +82,9 @@ func (o *Options) defaults() {
 	}
 	if o.HighPrecision == 0 {
 		o.HighPrecision = 0.97
+	}
+	if o.MinThreshold == 0 {
+		o.MinThreshold = 0.5
 	}
 }
 
@@ -377,7 +383,8 @@ func calibrate(m *Model, dev []Example, opt Options) {
 	m.Meta.Threshold = map[string]float64{}
 	for k := 1; k < 7; k++ {
 		// The lowest threshold at which this class flags at most
-		// FalseAlarm of the ordinary negatives, and never below 0.35. The
+		// FalseAlarm of the ordinary negatives, and never below
+		// MinThreshold. The
 		// relabelled posts of people in distress that hold no risk of the
 		// taxonomy (borderline) are not counted: a medium finding on one
 		// of them is a judgement call, and they would set the bar by their
@@ -390,7 +397,7 @@ func calibrate(m *Model, dev []Example, opt Options) {
 		}
 		sort.Sort(sort.Reverse(sort.Float64Slice(neg)))
 		allowed := int(opt.FalseAlarm * float64(len(neg)))
-		th := 0.35
+		th := opt.MinThreshold
 		if allowed < len(neg) {
 			th = max(th, neg[allowed]+1e-6)
 		}

@@ -163,3 +163,14 @@ for j, r in enumerate(csv.DictReader(io.StringIO(show("t-davidson+hate-speech-an
     if j % 5 == 0 and not DOUBT.search(t):
         rows.append({"id": f"davidson-{r['']}", "text": t, "class": "none"})
 write("davidson", rows)
+
+# --- GoEmotions: Reddit comments, all none -----------------------------------
+rows = []
+for j, line in enumerate(show("monologg+GoEmotions-pytorch", "data/original/train.tsv").decode("utf-8").splitlines()):
+    parts = line.split("\t")
+    if len(parts) < 3 or j % 3 != 0:
+        continue
+    t = parts[0].strip()
+    if t and not DOUBT.search(t):
+        rows.append({"id": f"goemotions-{parts[2]}", "text": t, "class": "none"})
+write("goemotions", rows)
