@@ -28,13 +28,16 @@ import (
 //     those are the rules' own frames.
 //
 // rules is in the order of the session's messages, and so is the result.
-func withTrained(s Session, rules []Risk) []Risk {
+// grey lists the user messages worth a model's second look that have no
+// finding: the trained layer's grey zone (riskml.Finding.Grey), and its
+// findings that gave way to a frame or lacked an anchor.
+func withTrained(s Session, rules []Risk) (out []Risk, grey []string) {
 	m := riskml.Default()
 	byMsg := make(map[string]int, len(rules))
 	for i, r := range rules {
 		byMsg[r.MessageID] = i
 	}
-	out := make([]Risk, 0, len(rules))
+	out = make([]Risk, 0, len(rules))
 	prev := ""
 	for _, msg := range s.Messages {
 		if !isUser(msg.Role) {
@@ -49,12 +52,16 @@ func withTrained(s Session, rules []Risk) []Risk {
 		}
 		f := m.Judge(msg.Content)
 		if f.Class != "" {
-			f = trainedFinding(f, msg.Content, before)
+			if f = trainedFinding(f, msg.Content, before); f.Class == "" {
+				f.Grey = true
+			}
 		}
 		switch {
 		case f.Class == "":
 			if has {
 				out = append(out, rules[i])
+			} else if f.Grey {
+				grey = append(grey, msg.ID)
 			}
 		case !has:
 			out = append(out, Risk{Class: f.Class, Severity: f.Severity, MessageID: msg.ID, Actor: ActorUser, Source: RiskSourceTrained})
@@ -66,7 +73,7 @@ func withTrained(s Session, rules []Risk) []Risk {
 			out = append(out, rules[i])
 		}
 	}
-	return out
+	return out, grey
 }
 
 // trainedFinding applies the frames, anchors and signals to a finding of

@@ -1077,8 +1077,8 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		if cat, ok := SpecialCategory(text); ok {
 			switch special {
 			case prompts.SpecialDrop:
-	res.Risks = withTrained(s, res.Risks)
 				return "special:" + cat
+	res.Risks, res.RiskGrey = withTrained(s, res.Risks)
 			case prompts.SpecialKeepSealed:
 				return "sealed:" + cat
 			}

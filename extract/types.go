@@ -166,6 +166,10 @@ type Result struct {
 	// RiskLowered records each rules finding the model lowered with a frame
 	// code (CombineRisks): message, from, to and frame, never the text.
 	RiskLowered []Lowering `json:"risk_lowered,omitempty"`
+	// RiskGrey lists the user messages without a finding that are worth a
+	// model's second look (Screen: the trained layer's grey zone, and its
+	// findings that gave way to a frame or lacked an anchor).
+	RiskGrey []string `json:"-"`
 	// ModelRisks is the model's own risk judgement from its answer, which
 	// Screen combines with the rules' findings; nil on the rules path.
 	ModelRisks []ModelRisk `json:"-"`
