@@ -141,19 +141,21 @@ var corePatterns = []riskPattern{
 	// Preparation: farewells, giving things away, researching a method or
 	// a quantity, stockpiling, a chosen time.
 	rp(RiskSuicidal, `\b(?:wrote|written|writing|write|left|leave|leaving)\s+(?:a\s+|my\s+|the\s+)?(?:goodbye|farewell|suicide|last)\s+(?:letters?|notes?|messages?|videos?)\b|\b(?:note|letter)\s+for\s+whoever\s+finds\s+me\b|\b(?:letters?|notes?|messages?)\b(?:\s+[a-z']+){0,4}?\s+(?:saying|to\s+say)\s+(?:sorry\s+and\s+)?goodbye\b`,
-		`(?:on|in)\s+(?:(?:a|the|my|his|her|their|[a-z]+'s)\s+){1,2}(?:[a-z]+\s+)?card|to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`),
-	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:[\s,]+[a-z']+){0,10}?[\s,]+(?:(?:won't|wont|will\s+not)\s+(?:be\s+)?need(?:ing)?\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, ""),
+		`(?:on|in)\s+(?:(?:a|the|my|his|her|their|[a-z]+'s)\s+){1,2}(?:[a-z]+\s+)?card|to\s+(?:my\s+)?(?:old\s+)?(?:school|team|class|job|coworkers?|colleagues?|teacher|office|students)|for\s+(?:my\s+)?(?:colleague|coworker|boss|teacher|class|team)`).except(movingFrame),
+	rp(RiskSuicidal, `\b(?:gave|giving|give|given|handing|handed)\b(?:[\s,]+[a-z']+){0,10}?[\s,]+(?:(?:won't|wont|will\s+not)\s+(?:be\s+)?need(?:ing)?\s+(?:it|them|those|these|anything|any\s+of)|to\s+remember\s+me\s+by|(?:when|after|once)\s+i'm\s+(?:gone|dead|not\s+around))\b`, "").
+		except(movingFrame + `|\b(?:gave|giving|give|given|handed|handing)\s+(?:(?:him|her|them)\s+)?(?:(?:all|most)\s+(?:of\s+)?)?(?:his|her|their|(?:\w+\s+){0,3}?back\b)`),
 	rp(RiskSuicidal, `\b(?:easiest|quickest|fastest|painless|surest|least\s+painful|best)\s+ways?\s+to\s+(?:die|kill\s+myself|end\s+(?:it|my\s+life))\b|\blethal\s+dose\b|\bhow\s+to\s+(?:kill\s+myself|end\s+my\s+life|hang\s+myself|overdose)\b|\bhow\s+(?:many|much)\s+(?:of\s+)?(?:my\s+|the\s+|these\s+|those\s+)?(?:[a-z]+\s+)?`+pills+`\b(?:\s+[a-z']+){0,3}?\s+(?:take|kill|be\s+enough|be\s+fatal|i'd\s+need|i\s+would\s+need)\b|\bhow\s+(?:high|tall)\s+(?:a|the)\s+(?:bridge|building|roof|cliff|balcony)\s+(?:has|would\s+have|needs)\s+to\s+be\b|\b(?:letters?|notes?)\b(?:\s+[a-z']+){0,5}?\s+explaining\s+why\b`, `for\s+(?:a|my|the)\s+(?:headache|cold|pain|flu|fever|back|period|migraine)`),
 	rp(RiskSuicidal, `\b(?:saving|saved|stockpil\w*|hoard\w*|stashing|stashed|collecting)\s+(?:up\s+)?(?:all\s+)?(?:my\s+|of\s+my\s+)?`+pills+`\b|\benough\s+(?:of\s+)?(?:my\s+)?`+pills+`\s+(?:saved|stashed|hidden|put\s+away|to\s+(?:die|do\s+it|end\s+it|not\s+wake))`, `for\s+(?:the|a|my)\s+(?:trip|holiday|vacation|flight)`),
-	{class: RiskSuicidal, weak: true, re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
+	{class: RiskSuicidal, weak: true, unless: regexp.MustCompile(movingFrame), re: regexp.MustCompile(`\b(?:picked|chosen|chose|set|decided\s+on)\s+(?:a|the)\s+(?:day|date|time|night|place|spot)\b|\b(?:do|doing)\s+it\s+(?:tonight|tomorrow|this\s+weekend)\b|\btonight\s+is\s+the\s+night\b|\bsaid\s+(?:all\s+)?my\s+goodbyes\b|\bhow\s+i(?:'d|\s+would|\s+will|'ll|'m\s+going\s+to)\s+do\s+it\b|\b(?:letters?|notes?)\s+(?:to|for)\s+(?:everyone|each\s+of|my\s+(?:family|kids|children|parents|mum|mom|dad|wife|husband|sister|brother))\b`)},
 	// Acts: an overdose, an attempt.
-	rp(RiskSuicidal, `\b(?:tried|attempted)\s+to\s+(?:overdose|od)\b|\bi(?:'ve|\s+have)?\s+overdosed?\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, ""),
+	rp(RiskSuicidal, `\b(?:tried|attempted)\s+to\s+(?:overdose|od)\b|\bi(?:'ve|\s+have)?\s+overdosed?\b|\b(?:took|taken|swallowed)\s+(?:like\s+)?(?:[0-9][0-9]+|twenty|thirty|forty|fifty|a\s+(?:whole|full)\s+(?:bottle|box|pack|packet)\s+of)\s+(?:of\s+)?(?:my\s+|the\s+)?(?:`+pills+`|pills)\b|\b(?:take|swallow|down)\s+(?:all|every\s+one\s+of|the\s+whole\s+(?:bottle|box|pack)\s+of)\s+(?:of\s+)?(?:my|the|these|those)\s+`+pills+`\b|\b(?:took|taken|swallowed)\b(?:\s+[a-z']+){0,5}?\s+`+pills+`\s+on\s+purpose\b`, "").
+		except(`\boverdos(?:e|ed|ing)\s+on\s+(?:\w+\s+)?(?:garlic|salt|sugar|chocolate|cheese|carbs|caffeine|coffee|netflix|tv|anime|memes|cuteness|sun|candy|sweets|pizza|food|work|drama|nostalgia|spice|chil(?:l)?i|cinnamon|butter|hot\s+sauce|glitter|pasta|bread|fun|k-?dramas?|reality\s+tv|music|podcasts?|true\s+crime)\b`),
 	// Intent to "end it": a relationship, a call or a game cancels it.
 	{class: RiskSuicidal, endIt: true, re: regexp.MustCompile(`\b(?:want|wanna|going|gonna|ready|plan|planning|decided|will|i'll|just|i'm)\s+(?:to\s+)?(?:just\s+)?end(?:ing)?\s+(?:it|everything)\b`),
 		not: regexp.MustCompile(`^\s*(?:with|all\s+with|between|before\s+(?:the|we|i|my|our|a|lunch|dinner|christmas|summer|\w+day)\b|after|here|there|now\s+with|early|off|on\s+a|for\s+us|already)`)},
 
 	// Self-harm.
-	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident),
+	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|hurt|hurts|hurting|harm|harms|harmed|harming|scratch|scratched|scratching|starve|starving|punish|punishing|hit|hitting|punch(?:ed|ing)?|slap(?:ped|ping)?|bite|bit|biting|bang(?:ed|ing)?|pinch(?:ed|ing)?)\s+`+reflexive+`\b`, accident+`|(?:all\s+(?:day|week)\s+)?(?:for|before)\s+(?:this|the|a|tonight's|my|our)\s+(?:\w+\s+)?(?:buffet|dinner|feast|meal|barbecue|bbq|brunch|roast|curry|pizza|all-you-can-eat)\b`),
 	{class: RiskSelfHarm, mention: true, re: regexp.MustCompile(`\bself[- ]?(?:harm|injur)\w*`)},
 	rp(RiskSelfHarm, `\b(?:cut|cuts|cutting|slash(?:ed|ing)?|slit|carv(?:e|ed|ing)|burn(?:ed|t|ing|s)?|scratch(?:ed|es|ing)?|stab(?:bed|bing)?|press(?:ed|ing)?|razor|blade|lighter)\b(?:\s+[a-z']+){0,6}?\s+(?:on\s+|into\s+|in\s+)?(?:my|his|her)\s+(?:own\s+)?`+bodyPart+`\b`, accident),
 	rp(RiskSelfHarm, `\bcutting\s+again\b|\b(?:until|till|til)\s+(?:it|they|i|my\s+\w+)\s+(?:bled|bleeds|bleed|was\s+bleeding|started\s+bleeding|hurt|hurts|broke\s+the\s+skin|bruise[sd]?)\b|\b(?:until|till|and)\b(?:\s+[a-z']+){0,5}?\s+(?:it|they)\s+(?:bleeds|bled|bleed)\b|\bto\s+feel\s+something\b|\bon\s+purpose\b|\bdeliberately\b|\b(?:bang\w*|smash\w*|bash\w*|hit\w*|slam\w*|punch\w*)\s+my\s+(?:head|fists?|hands?)\s+(?:against|on|into)\s+(?:the\s+|a\s+)?walls?\b`,
@@ -161,7 +163,7 @@ var corePatterns = []riskPattern{
 
 	// Abuse and danger from others.
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:hits|hit|hitting|beats|beat|beating|kicks|kicked|kicking|slaps|slapped|slapping|punches|punched|punching|chokes|choked|choking|strangles|strangled|rapes|raped|abuses|abused|abusing|molests|molested|burns|burned|threatens|threatened|grabbed|attacked|jumped|mugged|assaulted|hurts)\s+me\b`),
-		not: regexp.MustCompile(`^\s*(?:up\b|off\b|out\b|a\b|an\b|some\b|by\s+(?:the\s+hand|saying|ignoring|lying|not|leaving|cheating)|and\s+hugged|to\s+(?:dance|help|show)|when\s+(?:he|she|they)\s+(?:says|said|ignores|lies|leaves|talks)|feelings|emotionally|so\s+much\s+by|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match))`)},
+		not: regexp.MustCompile(`^\s*(?:up\b|off\b|out\b|a\b|an\b|some\b|by\s+(?:the\s+hand|saying|ignoring|lying|not|leaving|cheating)|and\s+hugged|to\s+(?:dance|help|show)|when\s+(?:he|she|they)\s+(?:says|said|ignores|lies|leaves|talks)|feelings|emotionally|so\s+much\s+by|with (?:a|the) (?:ball|pillow|snowball)|in (?:a|the) (?:game|match)|` + inGame + `)`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\b(?:threatens|threatened|threatening|said\s+(?:he|she|they)(?:'d|'ll|\s+would|\s+will)?)\s+(?:to\s+)?(?:kill|hurt|hit|beat)\s+me\b`)},
 	rp(RiskAbuse, `\b(?:i'm|i\s+am|i\s+was|i've\s+been|i\s+have\s+been|i\s+got|i\s+get|i\s+keep\s+getting)\s+(?:being\s+|repeatedly\s+|sexually\s+)?(?:abused|raped|assaulted|molested|beaten(?:\s+up)?|groped|trafficked|strangled)\b`,
 		`by (?:a|the) (?:car|ball|bus|truck|bike|train|wave|branch|door)|at (?:chess|cards|tennis|poker)`),
@@ -185,7 +187,7 @@ var corePatterns = []riskPattern{
 	{class: RiskAbuse, sev: SeverityMedium, re: regexp.MustCompile(`\b(?:if\s+i\s+(?:ever\s+)?(?:tell|told)|not\s+to\s+tell|(?:don't|dont|never|can't|cant|mustn't|shouldn't)\s+tell|keep\s+(?:it|this)\s+(?:a\s+)?secret|(?:our|a|it's\s+our|its\s+our)\s+(?:little\s+|special\s+)?secret|(?:no\s+one|nobody)\s+(?:would|will)\s+(?:ever\s+)?believe\s+(?:me|you))\b`),
 		needs: regexp.MustCompile(`\b(?:touch\w*|private|hurt\w*|kill|trouble|hit|punish\w*|kiss\w*|naked|pants|clothes|photos?\s+of\s+me|does\s+to\s+me|did\s+to\s+me|what\s+(?:he|she|they)\s+(?:does|did)|send\s+me\s+away|take\s+me\s+away|taken\s+away|prison|my\s+fault|cry|break\s+up|in\s+trouble|hate\s+me|won't\s+love|sorry|regret|pay\s+for|or\s+else|believe)\b`)},
 	{class: RiskAbuse, person: true, re: regexp.MustCompile(`\btouch(?:es|ed|ing)?\s+me\b|\b(?:does|did|doing)\s+(?:things|stuff)\s+to\s+me\b|\bmakes?\s+me\s+(?:touch|take\s+(?:off\s+)?my\s+clothes)`),
-		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one))\b`)},
+		needs: regexp.MustCompile(`\b(?:private|down\s+there|under|between|at\s+night|bed|bedroom|room|bath|shower|secret|inappropriately|weird|uncomfortable|alone|pants|clothes|don't\s+like|when\s+(?:mum|mom|dad|nobody|no\s+one)|nightmares?|flashbacks?|trauma\w*|used\s+to\s+touch|when\s+i\s+was\s+(?:[0-9]+|little|young|small|a\s+(?:kid|child|little\s+\w+)))\b`)},
 
 	// Hopelessness.
 	rp(RiskHopelessness, `\bhopeless(?:ness)?\b`, `at\b|with\b|when it comes|romantic|case|cook|at math`),
@@ -210,7 +212,7 @@ var corePatterns = []riskPattern{
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\bi(?:'ve|\s+have|'m|\s+am|\s+was|\s+keep|\s+just\s+keep)?\s+(?:been\s+)?crying\s+(?:for\s+(?:hours|days|the\s+whole\s+day)|all\s+(?:day|night)|non-?stop|and\s+(?:i\s+)?can'?t\s+stop)\b`)},
 	rp(RiskDistress, `\b(?:my\s+)?life\s+(?:is|feels)\s+(?:so\s+)?(?:pointless|meaningless)\b|\bmy\s+life\s+is\s+(?:a\s+living\s+hell|hell|meaningless|pointless|worthless|ruined|over|falling\s+apart|a\s+nightmare)\b`, ""),
 	{class: RiskDistress, first: true, re: regexp.MustCompile(`\b(?:i'm|i\s+am)\s+(?:completely\s+|totally\s+)?falling\s+apart\b|\b(?:i'm|i\s+am)\s+drowning\b`),
-		not: regexp.MustCompile(`^\s*(?:in\b|with\b|under\b)`)},
+		not: regexp.MustCompile(`^\s*(?:in\b|with\b|under\b|(?:the|a|an|it|them|my|his|her|some|this|that|these|those|our|your|everything)\b)`)},
 	rp(RiskDistress, `\bwant\s+to\s+disappear\b`, `for\s+(?:a|the)\s+(?:day|weekend|week)|on\s+(?:a|an)\s+(?:island|holiday|vacation)|into\b|in\b`),
 	rp(RiskDistress, `\bpanic\s+attacks?\b|\bcan'?t\s+breathe\b|\b(?:feel|felt|feeling)\s+like\s+i'm\s+(?:dying|having\s+a\s+heart\s+attack|going\s+to\s+die)\b|\bheart\s+won't\s+stop\s+(?:pounding|racing)\b`, `of\b|from|laughing|lol|haha|in\s+(?:this|that|these|here)|with\s+(?:this|my)\s+(?:cold|mask)`),
 	rp(RiskDistress, `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|cannot|couldn't|barely|unable\s+to)\s+(?:been\s+able\s+to\s+)?(?:eaten|slept|eat|sleep|been\s+(?:eating|sleeping))(?:\s+(?:or|and|nor)\s+(?:eaten|slept|eat|sleep))?\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink))?\s+(?:in|for)\s+(?:[a-z0-9]+\s+)?(?:days|nights|weeks|a\s+week)\b|\b(?:awake|up)\s+for\s+(?:[a-z0-9]+\s+)?(?:days|nights)\s+(?:straight|in\s+a\s+row)\b`, ""),
@@ -394,12 +396,12 @@ var (
 	jokeFrame = regexp.MustCompile(`\b(?:lol|lmao|rofl|haha\w*|hehe\w*|jk|just\s+kidding|kidding|joking)\b|😂|🤣`)
 	// hyperbole in the sentence cancels a wish to die: a ride, an illness,
 	// laughter.
-	hyperbole = regexp.MustCompile(`\b(?:roller\s?coasters?|rides?|flu|fever|food\s+poisoning|hangover|laugh\w*|embarrass\w*|hilarious|so\s+funny|cringe)\b`)
+	hyperbole = regexp.MustCompile(`\b(?:(?:ate|eaten|eating)\s+(?:so|too|way\s+too)\s+much|food\s+coma|roller\s?coasters?|rides?|flu|fever|food\s+poisoning|hangover|laugh\w*|embarrass\w*|hilarious|so\s+funny|cringe)\b`)
 	// playFrame in the message cancels being hit, pushed or held.
 	playFrame = regexp.MustCompile(`\b(?:play[- ]?fight\w*|playing|play|messing\s+around|mucking\s+about|horsing\s+around|chas(?:e|ed|ing)\s+each\s+other|wrestl\w*|pillow\s+fight|tickl\w*|as\s+a\s+joke|for\s+a\s+joke|for\s+fun|so\s+fun|joking|kidding|lol|lmao|rofl|haha\w*|hide\s+and\s+seek|hilarious|tag|water\s+fight|snowball\w*|prank\w*|game)\b`)
 	// accidentFrame in the sentence cancels a self-harm act unless it was
 	// on purpose.
-	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*|nick|plasters?|band-?aids?|just\s+a\s+(?:little|small|tiny))\b`)
+	accidentFrame = regexp.MustCompile(`\b(?:accident\w*|shaved|shave|slipped|tripped|fell|falling|cooking|chopping|slicing|shaving|oven|stove|pan|iron|kettle|paper\s+cut|rosebush|thorns?|garden\w*|rocks?|beach|bike|skateboard|by\s+mistake|broken\s+glass|bites?|mosquito\w*|itch\w*|eczema|rash|scabs?|sunburn\w*|nick|plasters?|band-?aids?|just\s+a\s+(?:little|small|tiny))\b`)
 	// victimMe: a silence kept about what is done to the user.
 	victimMe   = regexp.MustCompile(`\btouch\w*\s+me\b|\bto\s+me\b|\bif\s+i\s+(?:ever\s+)?(?:tell|told)\b|\bme\s+away\b|\bphotos?\s+of\s+me\b`)
 	deliberate = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|to\s+feel\s+something|to\s+punish\s+myself|because\s+i\s+(?:wanted|deserved?|was\s+bad|hate\s+myself)|until\s+i\s+(?:couldn't|could\s+not)|(?:until|till|til)\s+it\s+(?:bled|hurt|blistered|burned|bruised)|so\s+i(?:'d|\s+would)\s+(?:stop|feel)|wanted\s+to\s+feel)\b`)
@@ -603,14 +605,21 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if p.not != nil && p.not.MatchString(sent[end:]) {
 		return RiskFinding{}, false
 	}
-	if p.needs != nil && !p.needs.MatchString(ctx.msg) && !p.needs.MatchString(ctx.previous()) {
-		return RiskFinding{}, false // the cues a phrasing needs, in the message or the turn before
+	borrowed := false // a cue was read in the turn before: its explanation is read there too
+	if p.needs != nil && !p.needs.MatchString(ctx.msg) {
+		if !p.needs.MatchString(ctx.previous()) {
+			return RiskFinding{}, false // the cues a phrasing needs, in the message or the turn before
+		}
+		borrowed = true
 	}
-	if p.also != nil && !p.also.MatchString(ctx.msg) && !p.also.MatchString(ctx.previous()) {
-		return RiskFinding{}, false
+	if p.also != nil && !p.also.MatchString(ctx.msg) {
+		if !p.also.MatchString(ctx.previous()) {
+			return RiskFinding{}, false
+		}
+		borrowed = true
 	}
-	if p.unless != nil && p.unless.MatchString(ctx.msg) {
-		return RiskFinding{}, false // the innocent explanation of the cue
+	if p.unless != nil && (p.unless.MatchString(ctx.msg) || borrowed && p.unless.MatchString(ctx.previous())) {
+		return RiskFinding{}, false // the innocent explanation of the cue ("too much coffee" | "awake all night")
 	}
 	prefix := sent[:start]
 	clause := prefix
@@ -620,7 +629,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if titleContext.MatchString(clause) {
 		return RiskFinding{}, false
 	}
-	if (p.agent || p.class == RiskSelfHarm) && !namesOther(match) && actedByOther(clause) {
+	if (p.agent || p.class == RiskSelfHarm) && !namesOther(match) && (actedByOther(clause) || elidedSubjectOther(prefix, clause)) {
 		return RiskFinding{}, false // "the cat scratched my arm": not the user's act
 	}
 	if strings.Contains(prefix, "accidentally") || strings.Contains(prefix, "by accident") {
@@ -658,8 +667,8 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if p.class == RiskAbuse && !p.secret && playFrame.MatchString(ctx.msg) {
 		return RiskFinding{}, false // play-fighting, a pillow fight
 	}
-	if p.class == RiskAbuse && !p.grave && sportFrame.MatchString(ctx.msg) {
-		return RiskFinding{}, false // a tackle, a kick by accident
+	if p.class == RiskAbuse && !p.grave && (sportFrame.MatchString(ctx.msg) || accidentContact.MatchString(ctx.msg) && !onPurpose.MatchString(ctx.msg)) {
+		return RiskFinding{}, false // a tackle, a kick by accident, "he didn't see me"
 	}
 	if p.class == RiskSelfHarm && !p.agent && accidentFrame.MatchString(sent) && !deliberate.MatchString(sent) {
 		return RiskFinding{}, false // an accident or a minor injury
@@ -752,6 +761,27 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		default:
 			f.Severity = SeverityMedium
 		}
+	}
+	if p.class == RiskAbuse && !p.secret && pronounSubject(prefix, match) {
+		// "she hits me": whose blow the pronoun stands for is read in the
+		// message and the turn before. What a pet or an animal does (a
+		// bite, a blow, following) is no abuse, unless what is said is
+		// something no animal does ("when he's drunk"); a bare blow or
+		// following ("she hits me", "he followed me home") with no one
+		// named at all and no harm said is medium.
+		switch ref, inPrev := ctx.referent(sent, start); ref {
+		case referentAnimal:
+			if animalAct.MatchString(match) && !humanOnly.MatchString(ctx.msg) && (!inPrev || !harmNamed.MatchString(ctx.msg)) {
+				return RiskFinding{}, false // "my cat is so needy | she hits me when she wants food"
+			}
+		case referentNone:
+			if !p.grave && f.Severity == SeverityHigh && bareAct.MatchString(match) && !harmSaid.MatchString(ctx.msg) && !harmSaid.MatchString(ctx.previous()) {
+				f.Severity = SeverityMedium
+			}
+		}
+	}
+	if p.class == RiskAbuse && p.person && !p.grave && smallChild[nearestPerson(prefix)] && childCare.MatchString(ctx.msg) {
+		return RiskFinding{}, false // "my nephew kicked me in the face while I was changing him"
 	}
 	if p.class == RiskAbuse && p.person && !p.grave && peers[nearestPerson(prefix)] {
 		if madeUp.MatchString(ctx.msg) {

@@ -77,6 +77,14 @@ const (
 	symptom = `\b(?:feels?|feeling|felt)\s+(?:really\s+|so\s+|very\s+|all\s+)?(?:wrong|weird|off|strange|peculiar|not\s+right|funny|like\s+i'm\s+dying|cold|sick|scared)|\b(?:don't|do\s+not)\s+feel\s+right\b|\bcan'?t\s+(?:feel|breathe|stand|stop\s+shaking|see\s+straight|remember|move|think\s+straight|wake)|\bheart(?:'s|\s+is)?\s+(?:racing|pounding|beating|going\s+crazy|doing\s+something|won't\s+slow|skipping)|\bchest\b|\bnumb\b|\bdizzy\b|\bconfused\b|\bspinning\b|\bpass(?:ing)?\s+out|\bblack(?:ing)?\s+out|\bthrowing\s+up|\bvomit\w*|\bblurry\b|\bbreathing\s+(?:feels\s+)?(?:slow|weird|shallow|funny)|\bshaking\b|\bfuzzy\b|\bscared\b|\bfrightened\b|\bseeing\s+things|\bhallucinat\w*|\bdon'?t\s+care\b|\bwhatever\s+happens`
 )
 
+// selfHarmOnPurpose: what says a hurt the user did to their own body was
+// on purpose, and selfHarmInnocent what explains it away (a kitchen, a
+// fall, a haircut, frustration with homework).
+const (
+	selfHarmOnPurpose = `on\s+purpose|deliberately|to\s+feel|because\s+i\s+(?:was\s+bad|deserve|hate|was\s+stupid|messed)|so\s+i(?:'d|\s+would|\s+could)\s+(?:stop|feel|not)|punish|\bagain\b|\btill\b|\buntil\b|\btil\b|bled|bleed|bleeding|blood|marks|scars?|fresh|blade|razor|scissors|glass|lighter|cigarette|boiling|hot\s+iron|compass|urge|relapsed|clean\s+for|days\s+clean|long\s+sleeves|bandage|went\s+purple|bruise|patchy|bald|it\s+helps|calms?\s+me|every\s+(?:day|night|time)|when\s+(?:i'm|i\s+get|it\s+gets|i\s+feel)\s+(?:anxious|angry|upset|sad|bad|stressed|overwhelmed|like)|after\s+the\s+fight|can't\s+stop|couldn't\s+stop|wanted\s+to\s+hurt`
+	selfHarmInnocent  = `\b(?:washing\s+up|dishes|broke\s+a\s+glass|broken\s+glass|dropped|onions?|bread|veg\w*|carrots?|kitchen|cooking|chopping|knife\s+slipped|oven|stove|pan|kettle|baking|curling\s+iron|straighteners?|ironing|hair\s+dryer|glue\s+gun|toaster|menace|clumsy|fell\s+off|falling\s+off|came\s+off\s+my\s+(?:bike|board|scooter|horse)|skateboard\w*|scooter|climbing|football|rugby|pavement|gravel|brambles?|thorns?|nettles?|mosquito\w*|bug\s+bites?|itch\w*|eczema|chickenpox|sunburn\w*|tattoo\w*|piercing|waxing|hair\s*cut|haircut|dye|braid\w*|barber|hairdresser|spreadsheet|homework|maths?|exam|frustrat\w*\s+with|over\s+this|trying\s+to\s+(?:remember|figure|work\s+out)|drummer|drums|gym|boxing|workout|nail\s+polish|manicure|dentist|braces|lol|haha)\b`
+)
+
 var familyPatterns = []riskPattern{
 	// ---- Passive ideation: a wish not to live, said without intent. Medium.
 	lx(RiskSuicidal, SeverityMedium, `\b(?:i'd|i\s+would|i'll|i\s+will|i'm|i\s+am|honestly\s+i'd)\s+(?:be\s+)?(?:ok|okay|fine|alright|happy|glad|relieved|at\s+peace|content)\s+(?:with\s+it\s+)?if\s+i\s+(?:just\s+)?(?:never|didn't|did\s+not|don't|do\s+not|wouldn't)\s+(?:woke|wake|waking)\s+up\b`),
@@ -127,10 +135,10 @@ var familyPatterns = []riskPattern{
 	// ---- Preparation: high.
 	lx(RiskSuicidal, "", `\b(?:gave|giving|give|given|handing|handed|giving\s+out)\s+(?:away\s+)?(?:out\s+)?(?:all\s+(?:of\s+)?|most\s+of\s+)?(?:my|the)\s+(?:[a-z]+\s+)?(?:things|stuff|belongings|possessions|toys|books|records|clothes|games|guitar|jewel\w*|watch|cat|dog|pets?|rabbit|hamster|plants|furniture|savings|money|car|phone|bike|collection)\b`).
 		needing(`(?:won't|wont|will\s+not)\s+(?:be\s+)?need|remember(?:s)?\s+me|rembers\s+me|while\s+i\s+(?:can|still\s+can)|(?:after|when|once)\s+i'm\s+(?:gone|dead)|not\s+(?:be\s+)?around|goodbye|goodby|\bnote\b|letter|nothing\s+left|for\s+after|won't\s+be\s+around|since\s+i\s+won't|sorted\s+(?:out\s+)?everything|everything\s+sorted|affairs|my\s+will\b|last\s+time|for\s+good`).
-		except(`\b(?:moving|move\s+house|declutter\w*|charity\s+shop|car\s+boot|outgrown|spring\s+clean\w*|minimalis\w*|new\s+one|upgrade\w*|birthday|christmas\s+present)\b`),
+		except(`\b(?:moving|move\s+house|declutter\w*|charity\s+shop|car\s+boot|outgrown|spring\s+clean\w*|minimalis\w*|new\s+one|upgrade\w*|birthday|christmas\s+present)\b|` + movingFrame),
 	lx(RiskSuicidal, "", `\b(?:wrote|written|writing|write|finished|left|leaving|started\s+writing|writing\s+out)\s+(?:a\s+|my\s+|the\s+|some\s+|all\s+my\s+)?(?:goodbye\s+|goodby\s+|farewell\s+|suicide\s+|last\s+|final\s+)?(?:letters?|notes?|messages?)\b`).
 		needing(`for\s+after|(?:after|when|once)\s+i'm\s+(?:gone|dead|not\s+here)|goodbye|goodby|farewell|explain(?:ing)?\s+why|to\s+read\s+(?:after|when)|under\s+my\s+pillow|for\s+whoever|people\s+i\s+love|each\s+of\s+(?:them|my|the)|remembers?\s+me|rembers\s+me|just\s+in\s+case\s+i|in\s+case\s+i\s+(?:do|don't)|for\s+each\s+of|i'll\s+be\s+gone|when\s+they\s+find\s+me`).
-		except(`\b(?:card|retir\w*|team|jobs?|company|changing\s+(?:jobs|schools)|leaving\s+do|farewell\s+party|coworker|colleague|class|teacher|new\s+job|moving\s+away|pen\s*pal|thank[- ]you|santa|tooth\s+fairy|christmas|birthday)\b`),
+		except(`\b(?:card|retir\w*|team|jobs?|company|changing\s+(?:jobs|schools)|leaving\s+do|farewell\s+party|coworker|colleague|class|teacher|new\s+job|moving\s+away|pen\s*pal|thank[- ]you|santa|tooth\s+fairy|christmas|birthday)\b|` + movingFrame),
 	lx(RiskSuicidal, "", `\bmy\s+(?:note|letters?)\s+(?:is|are)\s+(?:written|done|ready|finished)\b|\b(?:said|saying)\s+(?:all\s+)?(?:my\s+)?goodbyes?\s+(?:to\s+(?:people|everyone|everybody)\s+)?(?:and\s+(?:there's\s+)?nothing\s+left|for\s+good|they\s+don't\s+know)|\bthey\s+don't\s+know\s+(?:that's|that\s+was|it\s+was)\s+(?:what\s+it\s+was|goodbye|the\s+last)`),
 	lx(RiskSuicidal, "", `\b(?:said|saying|say)\s+(?:my\s+)?goodbyes?\s+to\s+(?:people|everyone|everybody|my\s+\w+)`).
 		needing(`without\s+(?:them|anyone|anybody)\s+(?:realising|realizing|knowing)|(?:they|nobody|no\s+one)\s+(?:don't|doesn't|didn't)\s+know\s+(?:that's|that\s+was|it\s+was|it's)`),
@@ -162,15 +170,18 @@ var familyPatterns = []riskPattern{
 
 	// ---- Self-harm acts without the word: high, when the user is the
 	// one acting and something says it was on purpose.
-	lx(RiskSelfHarm, "", `\b(?:cut|cutting|cuts|sliced|slicing|slash(?:ed|ing)|carv(?:ed|ing)|scratch(?:ed|ing)|scrach(?:ed|ing)?|scrap(?:ed|ing)|burn(?:ed|t|ing)|bit|biting|bite|hit|hitting|punch(?:ed|ing)|bang(?:ed|ing)|smash(?:ed|ing)|bash(?:ed|ing)|pull(?:ed|ing)|ripp?(?:ed|ing)|dug|digging|dig|stabb?(?:ed|ing)|press(?:ed|ing)|held|hold|holding|poured|pouring|put\s+out|stubbed|dragged|dragging|picked|picking|pinch(?:ed|ing)|squeez(?:ed|ing)|froze|freezing|starv(?:ed|ing))\b(?:\s+[a-z']+){0,5}?\s+(?:on\s+|into\s+|across\s+|over\s+|against\s+)?my\s+(?:own\s+)?(?:arms?|wrists?|thighs?|legs?|skin|stomach|tummy|hands?|fingers?|head|face|hair|hips?|belly|chest|ankles?|knuckles|fists?|cheeks?|lips?|body)\b`).
-		needing(`on\s+purpose|deliberately|to\s+feel|because\s+i\s+(?:was\s+bad|deserve|hate|was\s+stupid|messed)|so\s+i(?:'d|\s+would|\s+could)\s+(?:stop|feel|not)|punish|\bagain\b|\btill\b|\buntil\b|\btil\b|bled|bleed|bleeding|blood|marks|scars?|fresh|blade|razor|scissors|glass|lighter|cigarette|boiling|hot\s+iron|compass|urge|relapsed|clean\s+for|days\s+clean|long\s+sleeves|bandage|went\s+purple|bruise|patchy|bald|it\s+helps|calms?\s+me|every\s+(?:day|night|time)|when\s+(?:i'm|i\s+get|it\s+gets|i\s+feel)\s+(?:anxious|angry|upset|sad|bad|stressed|overwhelmed|like)|after\s+the\s+fight|can't\s+stop|couldn't\s+stop|wanted\s+to\s+hurt`).
-		except(`\b(?:washing\s+up|dishes|broke\s+a\s+glass|broken\s+glass|dropped|onions?|bread|veg\w*|carrots?|kitchen|cooking|chopping|knife\s+slipped|oven|stove|pan|kettle|baking|curling\s+iron|straighteners?|ironing|hair\s+dryer|glue\s+gun|toaster|menace|clumsy|brambles?|thorns?|nettles?|mosquito\w*|bug\s+bites?|itch\w*|eczema|chickenpox|sunburn\w*|tattoo\w*|piercing|waxing|hair\s*cut|haircut|dye|braid\w*|barber|hairdresser|spreadsheet|homework|maths?|exam|frustrat\w*\s+with|over\s+this|trying\s+to\s+(?:remember|figure|work\s+out)|drummer|drums|gym|boxing|workout|nail\s+polish|manicure|lol|haha)\b`).byUser(),
+	lx(RiskSelfHarm, "", `\b(?:cut|cutting|cuts|sliced|slicing|slash(?:ed|ing)|carv(?:ed|ing)|scratch(?:ed|ing)|scrach(?:ed|ing)?|scrap(?:ed|ing)|burn(?:ed|t|ing)|bit|biting|bite|hit|hitting|punch(?:ed|ing)|bang(?:ed|ing)|smash(?:ed|ing)|bash(?:ed|ing)|pull(?:ed|ing)|ripp?(?:ed|ing)|dug|digging|dig|stabb?(?:ed|ing)|press(?:ed|ing)|held|hold|holding|poured|pouring|put\s+out|stubbed|dragged|dragging|picked|picking|pinch(?:ed|ing)|squeez(?:ed|ing)|froze|freezing|starv(?:ed|ing))\b(?:\s+[a-z']+){0,5}?\s+(?:on\s+|into\s+|across\s+|over\s+|against\s+)?my\s+(?:own\s+)?(?:arms?|wrists?|thighs?|legs?|skin|stomach|tummy|hands?|fingers?|head|face|hips?|belly|chest|ankles?|knuckles|fists?|cheeks?|lips?|body)\b`).
+		needing(selfHarmOnPurpose).except(selfHarmInnocent).byUser(),
+	// Hair is pulled out, not cut: a haircut is no self-harm ("I cut my
+	// hair!").
+	lx(RiskSelfHarm, "", `\b(?:pull(?:ed|ing|s)?|ripp?(?:ed|ing|s)?|tear(?:ing|s)?|tore|yank(?:ed|ing|s)?|pluck(?:ed|ing|s)?)\s+(?:out\s+)?(?:(?:clumps|chunks|handfuls)\s+of\s+)?my\s+(?:own\s+)?(?:hair|eyelashes|lashes|eyebrows)\b`).
+		needing(selfHarmOnPurpose).except(selfHarmInnocent + `|\b(?:over|because\s+of)\s+(?:this|that|the|my)\s+\w+|ponytail|bun\b|tied|back\s+(?:into|in\s+a|up)|brush\w*|comb\w*|tweez\w*|shape|threading`).byUser(),
 	lx(RiskSelfHarm, "", `\b(?:i|i've|i\s+have|i\s+was|been)\s+(?:been\s+)?(?:cut|cutting|self-?harm\w*|burn(?:ed|t|ing)\s+myself|scratch(?:ed|ing)\s+myself)\s+(?:again|last\s+night|today|yesterday|this\s+(?:morning|week)|every\s+day|on\s+the\s+days|more|deeper|after)\b|\b(?:relapsed|slipped)\s+(?:with|on)\s+(?:the\s+)?(?:blade|razor|cutting|self-?harm\w*)\b|\b(?:used|picked\s+up|got\s+out)\s+(?:the|my|a)\s+(?:razor|blade|blades|scissors|compass|lighter)\s+again\b|\b(?:took|take|taking)\s+(?:a|the|my)\s+(?:razor|blade|knife|scissors|glass|lighter|compass)\s+to\s+(?:my|myself)\b|\b(?:marks|cuts|scars|burns|wounds)\s+on\s+my\s+\w+\s+(?:are\s+)?(?:fresh|new|open)\b|\b(?:covered\s+in|new|fresh)\s+(?:new\s+)?(?:marks|cuts|burns|scratches)\b|\bwhat\s+i\s+did\s+to\s+my\s+(?:wrists?|arms?|legs?|thighs?|skin|stomach)\b|\bmade\s+(?:my\s+\w+|myself)\s+bleed\b|\b(?:urge|urges)\s+(?:won|got\s+the\s+better|was\s+too\s+strong)\b|\bthe\s+urge\s+to\s+(?:cut|hurt\s+myself|burn)\b`).
 		except(`\b(?:chopping|slicing\s+(?:onions|bread|veg\w*)|cooking|kitchen|shaving|paper\s+cut|garden\w*|fell|tripped|slipped|accident\w*|bike|tattoo|hair\s*cut|grass|lawn|hedge|fabric|coupons?|cut\s+(?:back|down)\s+on|cutting\s+(?:back|down|carbs|sugar|class|school)|lol)\b`),
 
 	// ---- Danger from others: high; control: medium.
 	lx(RiskAbuse, "", `\b(?:push(?:ed|es|ing)?|shov(?:ed|es|ing|e)|smack(?:ed|s)?|whack(?:ed|s)?|spat\s+at|spits\s+at|bit|bites|scratched|pinned|pins|kicks|kicked|tripped|threw\s+(?:\w+\s+){0,2}at)\s+me\b`).
-		notAfter(`(?:really\s+)?hard\s+(?:in|at|to|during)|to\s+(?:do|be|try|work|train|improve|succeed|the\s+limit|my\s+limits)|in\s+(?:training|practice|class|the\s+(?:pram|wheelchair|buggy|swing|queue))|out\s+of\s+my\s+comfort|forward|ahead|away\b|on\s+the\s+swing|around\s+in|to\s+apply|towards?|into\s+(?:applying|it|doing|going|trying)|the\s+ball|a\s+(?:ball|frisbee|party)|off\s+(?:my\s+)?(?:plate|list)|(?:off|out\s+of)\s+(?:the|a|my|our)\s+(?:team|squad|server|chat|group|course|list|bus|game|class|project|band|club)`).byPerson(),
+		notAfter(`(?:really\s+)?hard\s+(?:in|at|to|during)|to\s+(?:do|be|try|work|train|improve|succeed|the\s+limit|my\s+limits)|in\s+(?:training|practice|class|the\s+(?:pram|wheelchair|buggy|swing|queue))|out\s+of\s+my\s+comfort|forward|ahead|away\b|on\s+the\s+swing|around\s+in|to\s+apply|towards?|into\s+(?:applying|it|doing|going|trying)|the\s+ball|a\s+(?:ball|frisbee|party)|off\s+(?:my\s+)?(?:plate|list)|(?:off|out\s+of)\s+(?:the|a|my|our)\s+(?:team|squad|server|chat|group|course|list|bus|game|class|project|band|club)|` + inGame).byPerson(),
 	lx(RiskAbuse, "", `\b(?:push(?:ed|es|ing)?|shov(?:ed|es|ing|e)|knock(?:ed|s)?|threw|throws|slamm?(?:ed|s)|dragg?(?:ed|s)|kick(?:ed|s))\s+me\s+(?:over|down|into|against|onto|across|out\s+of|off|to\s+the)\b`).byPerson().
 		notAfter(`(?:\w+\s+)?(?:the|a|my|our)\s+(?:team|squad|server|chat|group|course|list|bus|game|class|project)|off\s+(?:the|a|my|our)\s+(?:team|squad|server|chat|group|course|list|bus|game|class|project)|out\s+of\s+(?:the|a|my|our)\s+(?:team|squad|server|chat|group|course|game|class|band|club)`),
 	lx(RiskAbuse, "", `\b(?:hands?|fingers|arms?)\s+(?:round|around)\s+my\s+(?:neck|throat)\b|\b(?:held|holds|pulled|pointed|waved|had|put)\s+(?:a|his|her|the|their)\s+(?:knife|gun|blade|bat|hammer|weapon)\s+(?:up\s+)?(?:to|at|on|against)\s+(?:me|my)\b|\bthreaten(?:ed|s)?\s+me\s+with\s+(?:a|his|her|the)\s+(?:knife|gun|blade|bat|hammer)\b|\b(?:strangl|chok)(?:ed|ing|es)\s+me\b`).byPerson().severe(),
@@ -229,7 +240,7 @@ var familyPatterns = []riskPattern{
 		needing(`scared|frightened|terrified|panick?\w*|freaking\s+out|can'?t\s+(?:calm\s+down|think|settle|make\s+it\s+stop|cope|hold)|going\s+crazy|going\s+mad|falling\s+apart|crying|sobbing|scream\w*|too\s+much|walls\s+(?:are\s+)?closing|want\s+(?:my\s+)?(?:mum|mom|mummy)|don't\s+know\s+where\s+i\s+am|explode|losing\s+(?:it|my\s+mind)|everything\s+is|4am|3am|floor|kitchen\s+floor|numb|shaking`).
 		except(`\b(?:excited|exciting|run\b|running|ran\b|exercise|workout|gym|cardio|spin\s+class|hike|stairs|rollercoaster|ride|film|movie|horror|scary\s+movie|coffee|caffeine|espresso|exam|test|interview|date|concert|crush|lol|haha|cold\s+(?:water|plunge)|game)\b`),
 	lx(RiskDistress, "", `\bhyperventilat\w*|\bcan'?t\s+calm\s+(?:myself\s+)?down\b|\bwalls\s+(?:are\s+)?closing\s+in\b|\bscream\s+inside\s+me\b|\b(?:screaming|sobbing|crying|shaking)\s+(?:in|on)\s+(?:my|the)\s+(?:car|floor|bathroom\s+floor|kitchen\s+floor|bed)\b|\bsobbing\s+so\s+hard\b|\b(?:i'm|i\s+am)\s+(?:in\s+(?:a|such\s+a)\s+(?:terrible|awful|bad|horrible)\s+state|losing\s+my\s+mind|freaking\s+out|going\s+crazy|seeing\s+things)\b|\bfeel\s+like\s+i'm\s+(?:going\s+(?:to\s+)?(?:explode|crazy|mad)|losing\s+my\s+mind|going\s+insane)\b|\bdon't\s+know\s+where\s+i\s+am\b`).
-		except(`\b(?:excited|exam|test|interview|lol|haha|lmao|game|level|film|movie|karaoke|sing\w*|concert|rollercoaster|ride|party|wedding|meme|baby\s+(?:was|is))\b|\bin\s+(?:the\s+)?(?:game|book|film|show)\b`),
+		except(`\b(?:excited|exam|test|interview|lol|haha|lmao|game|level|film|movie|karaoke|sing\w*|concert|rollercoaster|ride|party|wedding|meme|baby\s+(?:was|is)|app|keeps\s+crashing|crashed\s+again|bugs?|code|laptop|computer|wifi|printer|software|spreadsheet|this\s+(?:traffic|noise|weather|song))\b|\bin\s+(?:the\s+)?(?:game|book|film|show)\b`),
 	lx(RiskDistress, "", `\b(?:haven't|have\s+not|hasn't|not|didn't|can't|couldn't|barely|no)\s+(?:been\s+able\s+to\s+|really\s+)?(?:slept|eaten|eat|sleep|sleeping|eating|food)\b(?:\s+(?:anything|properly|at\s+all|a\s+thing|much|a\s+wink|or\s+(?:eaten|slept|eat|sleep)|and\s+(?:eaten|slept)))*\s+(?:since\s+(?:`+days+`|last\s+\w+|yesterday\s+morning|the\s+(?:funeral|phone\s+call|accident|news|weekend))|for\s+(?:ages|days|weeks|[a-z0-9]+\s+(?:days|nights|weeks))|in\s+(?:days|weeks|[a-z0-9]+\s+(?:days|nights|weeks)))\b|\b(?:[a-z0-9]+\s+)?(?:days|nights)\s+(?:of\s+)?(?:no|without)\s+(?:sleep|food|eating|sleeping)\b|\bin\s+bed\s+for\s+(?:days|[a-z0-9]+\s+days)\b`).
 		except(`\b(?:baby|newborn|fasting|ramadan|lent|diet|jet\s*lag|flight|deadline|festival|busy|night\s+shifts?|we're\s+managing|but\s+(?:i'm|we're)\s+(?:ok|okay|fine|managing|good)|lol|haha|so\s+excited|camping|flu|cold|covid|sick|ill\b|fever|surgery|operation|virus|bug|injury|dentist|tooth|wisdom|cleanse|detox|exam\s+season|revision|gaming|binge\w*|netflix)\b`),
 	lx(RiskDistress, "", `\b(?:sitting|lying|curled\s+up|been)\s+(?:in|on)\s+(?:my|the)\s+(?:car|floor|bathroom\s+floor|kitchen\s+floor|bed|bathroom)\s+(?:screaming|sobbing|crying|shaking|rocking)\b`).
@@ -238,13 +249,13 @@ var familyPatterns = []riskPattern{
 		except(`\b(?:spiders?|dogs?|heights|clowns|flying|exam|lol|haha)\b`),
 	lx(RiskDistress, "", `\b(?:everything|it\s+all|it)\s+(?:is|feels|'s)\s+(?:too\s+much|falling\s+(?:down|apart)\s+(?:on|around)\s+me)\b|\bcan'?t\s+think\s+straight\b`).
 		needing(`scared|frightened|terrified|panick?\w*|can'?t\s+(?:calm|breathe|stop|cope|hold|think)|crying|shaking|heart|chest|falling|too\s+much`).
-		except(`\b(?:exam|test|interview|lol|haha|excited|hangover|tired|busy\s+week|work\s+is|deadline|wedding\s+planning|emails)\b`),
+		except(`\b(?:exam|test|interview|lol|haha|excited|hangover|hungover|tired|busy\s+week|work\s+is|deadline|wedding\s+planning|emails|all[- ]nighters?|essay|coffee|caffeine|energy\s+drinks?|jet\s*lag\w*)\b`),
 
 	// ---- Substance crisis: high. An excess and a symptom, with a
 	// substance named; or the substance at hand and not caring.
 	lx(RiskSubstance, "", `\b(?:way|far|a\s+lot|much|so\s+much|loads|twice|double|triple)\s+(?:more|too\s+much)\b|\bmore\s+than\s+(?:usual|normal|i\s+(?:usually|normally|ever|should))\b|\bmore\s+than\s+i\s+(?:normally|usually|ever)\s+(?:do|have)\b|\btoo\s+much\b|\bdouble\s+(?:my|the)\s+(?:usual\s+)?(?:dose|amount)\b|\b(?:a\s+)?(?:double|triple)\s+dose\b|\b(?:taken|took|had)\s+(?:my\s+)?(?:[a-z]+\s+)?(?:pills|tablets|meds|medication|dose)\s+(?:twice|two\s+times|three\s+times|again)\b|\ba\s+(?:whole|full)\s+(?:bottle|bag|eighth|gram|packet|box)\b|\ba\s+handful\b|\b(?:a\s+(?:whole\s+)?bunch|a\s+couple|loads)\s+of\s+(?:\w+\s+)?(?:pills|tablets|sleeping)\b|\b(?:two|three|four|2|3|4)\s+bottles\b|\ball\s+day\b|\bsince\s+(?:noon|lunch|midday|this\s+morning|last\s+night)\b|\bon\s+top\b|\bmixed\b|\bwith\s+the\s+(?:wine|vodka|whiske?y|beer|booze|alcohol|sherry|gin)\b|\bstreet\s+stuff\b|\bwhatever\s+was\s+in\b|\bsomething\s+someone\s+gave\s+me\b|\bcan't\s+remember\s+what\b|\ba\s+few\s+extra\b|\bextra\s+(?:pills|tablets|doses?)\b|\bso\s+(?:high|drunk|wasted|off\s+my\s+face)\b|\bsame\s+amount\s+as\s+before\b|\bwhat\s+i\s+used\s+to\s+take\b|\bthe\s+next\s+(?:eight|seven|six|five|four|few|[0-9]+)\b|\b(?:after|from)\s+what\s+i\s+(?:took|had|used|drank|smoked|snorted|injected)\b|\bhad\s+so\s+much\b|\bsome\s+of\s+my\s+(?:\w+'s\s+)?(?:pills|tablets)\b|\btook\s+(?:some|a\s+few)\s+of\s+(?:my\s+)?\w+'s\s+(?:pills|tablets)\b`).
 		needing(symptom).with2(drugWord).
-		except(`\b(?:hungover|hangover|lol|haha|lmao|fun\b|caffeine|coffee|sugar|cake|chocolate|pizza|food|ate|eating|gym|workout|training|homework|work\b|emails?|screen\s*time|netflix|tv)\b`),
+		except(`\b(?:hungover|hangover|lol|haha|lmao|fun\b|caffeine|coffee|energy\s+drinks?|red\s*bull|monster\s+(?:energy|cans?)|pre-?workout|espresso|sugar|cake|chocolate|pizza|food|ate|eating|gym|workout|training|homework|work\b|emails?|screen\s*time|netflix|tv)\b`),
 	lx(RiskSubstance, "", `\b(?:don't|dont|do\s+not)\s+(?:really\s+)?care\s+(?:what\s+happens|any\s?more|if\s+i\s+(?:wake|die|live|overdose|od)|how\s+much|if\s+it's\s+too\s+much)|\bpast\s+caring\b|\bwhatever\s+happens\s+happens\b|\bcouldn't\s+care\s+less\s+(?:what\s+happens|if)\b`).
 		needing(`holding|hand|have|got|bought|ready|staring\s+at|sitting|poured|in\s+front\s+of\s+me|here|next\s+to\s+me|finish\s+it|going\s+to\s+(?:drink|use|take|finish)|goes\s+in|took|drank|used`).
 		with2(`\b(?:drinks?|bottle|wine|vodka|whiske?y|beer|gin|booze|pills|tablets|bag|needle|syringe|stash|baggie|eighth|gram|gear|dose|drug|used|using|relapsed|drunk|high)\b`).
@@ -338,7 +349,7 @@ func actedByOther(prefix string) bool {
 		switch {
 		case w == "i" || w == "i'm" || w == "i've" || w == "i'd" || w == "i'll" || w == "myself" || w == "me":
 			return false
-		case agentNotUser[w] || personNouns[w]:
+		case agentNotUser[w] || personNouns[w] || animals[w]:
 			return true
 		}
 	}
@@ -381,7 +392,7 @@ func abuseOfUser(p riskPattern, match string) bool {
 
 // benignVisit: the innocent explanation of someone waiting or showing up
 // outside ("it was the delivery guy").
-var benignVisit = regexp.MustCompile(`\b(?:delivery|deliver\w*|parcel|package|postman|post\s+man|courier|taxi|uber|cab|lift|pick\s+me\s+up|picking\s+me\s+up|surprise|lost\s+(?:dog|cat)|false\s+alarm|it\s+was\s+(?:just|only|the|my)|mum|mom|dad|nan|grandma|grandpa|friend|bestie|date|lol|haha|pick\s+up|to\s+collect|school\s+run)\b`)
+var benignVisit = regexp.MustCompile(`\b(?:to\s+(?:fix|repair|check|service|look\s+at|inspect|fit|install)\s+(?:the|my|our)\s+(?:boiler|heating|sink|shower|leak|pipes?|meter|wifi|router|fridge|washing\s+machine|oven|lock|door|window|roof|radiator|toilet|smoke\s+alarm)|read\s+the\s+meter|delivery|deliver\w*|parcel|package|postman|post\s+man|courier|taxi|uber|cab|lift|pick\s+me\s+up|picking\s+me\s+up|surprise|lost\s+(?:dog|cat)|false\s+alarm|it\s+was\s+(?:just|only|the|my)|mum|mom|dad|nan|grandma|grandpa|friend|bestie|date|lol|haha|pick\s+up|to\s+collect|school\s+run)\b`)
 
 // namesOther reports whether a phrasing names someone else's body or self
 // ("cutting her arms", "hurts himself"): then it is that person's act.
@@ -509,7 +520,7 @@ var conceptPatterns = []riskPattern{
 		except(`\b(?:committee|petition|residents|neighbours|about\s+the|club|team|class|thank\s*you|thanks|christmas|xmas|birthday|wedding|invitations?|cv|application|council|mp\b|complain\w*|valentine|postcards?|holiday|retire\w*|leaving\s+do|new\s+job|moving\s+(?:house|abroad|away)|funeral\s+plan|solicitor)\b`),
 	lx(RiskSuicidal, "", `\b(?:gave|giving|given|give)\s+(?:away\s+)?(?:all\s+|most\s+|the\s+rest\s+)?(?:of\s+)?my\s+(?:\w+\s+){0,2}?(?:stuff|things|belongings|clothes|books|games|jewellery|jewelry|records|tools|collection|possessions|savings|guitar|console|switch|xbox|playstation|bike|plants)\b|\b(?:been\s+)?giving\s+(?:away\s+)?(?:all\s+)?(?:my|everything|all\s+my)\b(?:\s+[a-z']+){0,3}?\s+away\b`).
 		needing(`won'?t\s+(?:be\s+)?(?:need|needing|using|use|around|here)|not\s+(?:going\s+to|gonna)\s+need|no\s+use\s+to\s+me|(?:after|when)\s+i'?m\s+gone|\beverything\b|all\s+week|wont\s+need|where\s+i'?m\s+going|for\s+when|last\s+(?:few|things)|nothing\s+left|keep\s+them\s+safe|remember\s+me`).
-		except(`\b(?:baby|babies|outgrow\w*|old\s+(?:baby|school|work)|due|pregnant|expecting|charity|charity\s+shop|clear\w*\s+out|declutter\w*|moving|move\b|outgrown|too\s+small|spring\s+clean\w*|kondo|car\s+boot|ebay|vinted|sell\w*|sold|upgrade|new\s+one|bigger|smaller\s+flat|downsiz\w*|minimalis\w*|freecycle)\b`),
+		except(`\b(?:baby|babies|outgrow\w*|old\s+(?:baby|school|work)|due|pregnant|expecting|charity|charity\s+shop|clear\w*\s+out|declutter\w*|moving|move\b|outgrown|too\s+small|spring\s+clean\w*|kondo|car\s+boot|ebay|vinted|sell\w*|sold|upgrade|new\s+one|bigger|smaller\s+flat|downsiz\w*|minimalis\w*|freecycle)\b|` + movingFrame),
 	lx(RiskSuicidal, "", `\b(?:new\s+home|someone\s+to\s+(?:take|look\s+after|have)|somewhere\s+(?:to\s+go|safe))\s+for\s+(?:my\s+|the\s+)?(?:cat|dog|pets?|bird|rabbit|hamster|fish|budgie|kitten|puppy)\b|\b(?:rehomed|rehoming|rehome|found\s+a\s+(?:new\s+)?home\s+for)\s+(?:my\s+|the\s+)?(?:cat|dog|pets?|bird|rabbit|hamster|fish|budgie)\b|\bmade\s+sure\s+(?:my\s+|the\s+)?(?:cat|dog|pets?|kids|children)\s+(?:has|have|will\s+have|is|are|will\s+be)\b`).
 		needing(`\bafter\b|be\s+around|won'?t\s+be|when\s+i'?m\s+gone|better\s+off|someone\s+who'?ll|look\s+after\s+(?:her|him|them)|taken\s+care\s+of\s+(?:after|when)|not\s+(?:here|around)|somewhere\s+to\s+go`).
 		except(`\b(?:moving|move\b|allerg\w*|landlord|new\s+(?:flat|job|baby|house)|can't\s+afford|baby|holiday|trip|vacation|kennels?|cattery|sitter|while\s+(?:i'm|we're)\s+away|working\s+away|hospital\s+(?:stay|for\s+(?:a|the))|operation|surgery)\b`),
@@ -586,7 +597,7 @@ var conceptPatterns = []riskPattern{
 	// binge or a mix, and what it does to the body. High.
 	lx(RiskSubstance, "", `\b(?:double|twice|triple|way\s+too\s+much|far\s+too\s+much|too\s+much|too\s+many|a\s+lot\s+more|loads\s+more|way\s+more|much\s+more|most\s+of\s+a\s+bottle|a\s+whole\s+(?:bottle|packet|box)|a\s+load\s+of|loads\s+of|since\s+this\s+morning|all\s+(?:day|night))\b|\b(?:don't|dont|do\s+not)\s+know\s+how\s+(?:much|many)\s+(?:i've|i\s+have|i)\s+(?:had|taken|took|drunk|drank|done|used|smoked)\b|\blost\s+count\b|\bon\s+(?:it|a\s+bender|a\s+binge|the\s+\w+)\s+(?:since|for\s+(?:\w+\s+)?(?:days|nights|hours))\b|\b(?:grams?|pills|tablets|lines|bags|pints|shots)\b(?:\s+[a-z']+){0,3}?\s+(?:and|with|plus|on\s+top\s+of)\s+(?:\w+\s+){0,3}?(?:bottles?|drinks?|wine|vodka|whiske?y|beer|pills|tablets|gin|rum|cans)\b|\b(?:after|from)\s+what\s+i\s+(?:took|had|used|smoked|drank|snorted)\b`).
 		needing(bodyHarm + `|` + symptom).with2(drugWord + `|\b(?:took|had|used|drank|on\s+it)\b`).
-		except(`\b(?:hungover|hangover|lol|haha|lmao|caffeine|coffee|sugar|cake|chocolate|pizza|food|ate|eating|gym|workout|training|run\b|running|homework|emails?|screen\s*time|netflix|flu|cold|covid|food\s+poisoning|dentist|anaesthetic|anesthetic|surgery|operation|hospital\s+gave|doctor\s+gave|prescribed|side\s+effects?\s+of\s+my\s+new)\b`),
+		except(`\b(?:hungover|hangover|lol|haha|lmao|caffeine|coffee|energy\s+drinks?|red\s*bull|monster\s+(?:energy|cans?)|pre-?workout|espresso|sugar|cake|chocolate|pizza|food|ate|eating|gym|workout|training|run\b|running|homework|emails?|screen\s*time|netflix|flu|cold|covid|food\s+poisoning|dentist|anaesthetic|anesthetic|surgery|operation|hospital\s+gave|doctor\s+gave|prescribed|side\s+effects?\s+of\s+my\s+new)\b`),
 	lx(RiskSubstance, SeverityMedium, `\b(?:had|drunk|drank|downed|done|taken|took|on\s+(?:my|about))\s+(?:about\s+|like\s+|around\s+|maybe\s+|over\s+|at\s+least\s+)?(?:[6-9]|1[0-9]|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s+(?:drinks|pints|shots|cans|units|glasses|beers|bottles|lines|pills|tablets)\b`).
 		needing(`still\s+(?:going|drinking|at\s+it)|can't\s+stop|cant\s+stop|keep\s+going|not\s+stopping|won't\s+stop|another\s+one|more\s+on\s+the\s+way|getting\s+more|alone|by\s+myself|on\s+my\s+own|don't\s+care|relapse\w*|sober|clean\b|days?\s+\d+|day\s+\w+`).
 		except(`\b(?:lol|haha|party|wedding|stag|hen|birthday|celebrat\w*|mates|friends|the\s+lads|the\s+girls|pub\s+quiz|over\s+the\s+(?:week|month|year)|in\s+(?:a|the)\s+(?:week|month|year)|last\s+(?:year|month)|used\s+to|years\s+ago|back\s+then|water|coffee|tea|espresso|cups)\b`),
@@ -619,3 +630,182 @@ var conceptPatterns = []riskPattern{
 	lx(RiskDistress, "", `\b(?:having|had|having\s+another|had\s+another)\s+(?:a|another)?\s*(?:breakdown|meltdown|nervous\s+breakdown)\b|\bscreaming\s+into\s+(?:my|a|the)\s+pillow\b`).
 		except(`\bin\s+my\s+(?:teens|twenties|thirties|forties|fifties|sixties|\d+s)\b|\byears\s+ago\b|\bwhen\s+i\s+was\b|\bback\s+(?:in|then)\b|\bused\s+to\b|\bstronger\s+now\b|\b(?:car|laptop|computer|phone|washing\s+machine|boiler|toddler|baby|my\s+(?:son|daughter|kid|dog|cat)|lol|haha|the\s+kids|she\s+had|he\s+had|they\s+had)\b`),
 }
+
+// accidentContact: a push or a knock by someone who did not see the user
+// ("some guy pushed me cause he didn't see me in the rain").
+var accidentContact = regexp.MustCompile(`\b(?:he|she|they|guy|man|woman|lady|driver|cyclist|person|kid|bloke)\s+(?:just\s+|obviously\s+|probably\s+|clearly\s+|simply\s+)?(?:didn't|did\s+not|couldn't|could\s+not|never)\s+(?:even\s+)?see\s+me(?:\s*$|\s*[,.!;)]|\s+(?:there|coming|in\s+the|at\s+all|behind|at\s+first|until|and|so|because|lol|haha))|\b(?:wasn't|weren't|was\s+not|were\s+not|not)\s+looking\s+where\b|\bbumped\s+into\s+me\b`)
+
+// Referents of a pronoun that is the subject of an abuse phrasing.
+const (
+	referentNone = iota
+	referentPerson
+	referentAnimal
+)
+
+// animals are the pets and animals a "she" or a "he" may be ("my cat is so
+// needy | she hits me when she wants food").
+var animals = set("cat", "cats", "kitty", "kitten", "kittens", "dog", "dogs", "doggo", "doggy", "pup", "pups", "puppy", "puppies",
+	"pooch", "mutt", "horse", "horses", "pony", "goose", "geese", "duck", "ducks", "swan", "swans", "seagull", "seagulls", "gull",
+	"bird", "birds", "parrot", "budgie", "cockatoo", "hamster", "gerbil", "rabbit", "bunny", "guinea", "ferret", "rat", "rats",
+	"mouse", "goat", "goats", "cow", "cows", "bull", "sheep", "ram", "rooster", "cockerel", "chicken", "chickens", "hen", "hens",
+	"pig", "donkey", "llama", "alpaca", "monkey", "squirrel", "fox", "raccoon", "crow", "magpie", "pigeon", "pigeons", "snake",
+	"lizard", "gecko", "tortoise", "turtle", "crab", "pet", "pets", "furball", "moggy", "kitteh", "pupper", "lamb", "deer")
+
+// pronounSubject reports whether the one who acts in an abuse phrasing is
+// a bare pronoun ("she hits me"), not a person named ("my mum hits me").
+func pronounSubject(prefix, match string) bool {
+	if i := strings.IndexAny(match, " '"); i > 0 && subjectOther[match[:i]] {
+		return true // "he'll kill me"
+	}
+	words := riskWords.FindAllString(prefix, -1)
+	for i := len(words) - 1; i >= 0; i-- {
+		w := words[i]
+		switch {
+		case w == "me" || w == "us" || w == "myself":
+			continue
+		case riskPersons[strings.TrimSuffix(w, "'s")] || subjectGeneric[w] || subjectUser[w] || animals[strings.TrimSuffix(w, "'s")]:
+			return false
+		case subjectOther[w]:
+			return true
+		}
+	}
+	return false
+}
+
+// referent is who a pronoun at start in sent stands for: the last person
+// or animal named before it in the message, else in the turn before
+// (inPrev), else the first named after it ("she follows me everywhere, the
+// cat"). An animal is the referent only when no person is named at all:
+// "my ex has a dog | he followed me home" may be the ex.
+func (c *riskCtx) referent(sent string, start int) (ref int, inPrev bool) {
+	at := len(c.msg)
+	if i := strings.Index(c.msg, sent); i >= 0 {
+		at = i + start
+	}
+	ref = mentioned(c.msg[:at], true)
+	if ref == referentNone {
+		ref, inPrev = mentioned(c.previous(), true), true
+	}
+	if ref == referentNone {
+		ref, inPrev = mentioned(c.msg[at:], false), false
+	}
+	if ref == referentAnimal && (namesPerson(c.msg) || namesPerson(c.previous())) {
+		ref = referentPerson
+	}
+	return ref, inPrev
+}
+
+// namesPerson reports whether text names a person.
+func namesPerson(text string) bool {
+	for _, w := range riskWords.FindAllString(text, -1) {
+		if w = strings.TrimSuffix(w, "'s"); riskPersons[w] || w == "someone" || w == "somebody" {
+			return true
+		}
+	}
+	return false
+}
+
+// mentioned is the last (or first) person or animal text names.
+func mentioned(text string, last bool) int {
+	words := riskWords.FindAllString(text, -1)
+	for k := range words {
+		i := k
+		if last {
+			i = len(words) - 1 - k
+		}
+		w := strings.TrimSuffix(words[i], "'s")
+		switch {
+		case animals[w] && pronounBefore(words[:i]):
+			return referentPerson // "he kicked the dog": the dog is his object, not the pronoun
+		case animals[w]:
+			return referentAnimal
+		case riskPersons[w] || w == "someone" || w == "somebody":
+			return referentPerson
+		}
+	}
+	return referentNone
+}
+
+// pronounBefore reports whether a person's pronoun acts among the few
+// words before an animal named: the animal is that person's object ("he
+// locked the dog out and then he hit me"), not the pronoun itself ("he's
+// such a velcro dog").
+func pronounBefore(words []string) bool {
+	for i := len(words) - 1; i >= 0 && i >= len(words)-4; i-- {
+		if subjectOther[words[i]] && !copula[words[i]] && (i+1 >= len(words) || !copula[words[i+1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// copula: "he's", "she is": what follows names the pronoun, not its object.
+var copula = set("he's", "she's", "they're", "it's", "is", "was", "are", "were", "such", "so", "a", "an", "the", "my", "our", "being")
+
+// animalAct is what a pet or an animal does to the user: a bite, a blow,
+// a jump, following, keeping the user in.
+var animalAct = regexp.MustCompile(`^(?:hits?|hitting|kicks?|kicked|kicking|bit|bites|biting|scratch\w*|push\w*|shov\w*|smack\w*|whack\w*|jumped|attacked|grabbed|grabs|pinned|pins|tripped|hurts)\s+me(?:\s+(?:down|over))?$|^(?:pushed|pushes|knocked|knocks|knock)\s+me\s+(?:over|down)$|^follow(?:s|ed|ing)?\s+me\s+(?:home|around|everywhere|from|to\s+(?:my|the)\s+\w+)$|^(?:is|are|was|were|been|keeps?|kept|'s|started|start)\s+follow(?:ing)?\s+me$|^(?:won't|wouldn't|doesn't|didn't|will\s+not|would\s+not|never)\s+let\s+me\s+(?:leave|go|out|sleep)\b|^(?:sitting|waiting|standing|watching)\s+(?:outside|at|by)\s+(?:my|our)\s+(?:door|window|house|room)$`)
+
+// onPurpose: a contact done on purpose, which no accident explains.
+var onPurpose = regexp.MustCompile(`\b(?:on\s+purpose|deliberately|intentionally|meant\s+to)\b`)
+
+// humanOnly: what no animal does or is ("when he's drunk", "said sorry"),
+// which keeps a pronoun a person whatever animal is named beside it.
+var humanOnly = regexp.MustCompile(`\b(?:drunk|drinking|high\s+on|angry|furious|mad\s+at|yell\w*|shout\w*|swear\w*|says?|said|told\s+me|tells\s+me|call(?:s|ed)?\s+me|belt|fists?|slap\w*|punch\w*|chok\w*|strangl\w*|rap(?:e|ed|es|ing)|apologi\w*|sorry|threat\w*|police|knife|gun|husband|wife|boyfriend|girlfriend|partner)\b`)
+
+// harmSaid: harm, fear or repetition said beside a bare "she hits me",
+// which keeps it high though no one is named.
+var harmSaid = regexp.MustCompile(harmWords + `|\b(?:again|every\s+(?:day|night|time|week)|always|all\s+the\s+time|keeps?|won't\s+stop|right\s+now|just\s+(?:hit|punched|slapped|kicked|pushed|grabbed|attacked|choked)|tonight|last\s+night|this\s+morning)\b`)
+
+// harmWords: harm or fear said in so many words, which keeps a pronoun
+// that an animal was named before a person ("my cat is so needy | he hit
+// me and I'm scared").
+const harmWords = `\b(?:hurt\w*|bruis\w*|blood\w*|bleed\w*|black\s+eye|marks\b|scared|afraid|terrified|frightened|fear|drunk|high\b|angry|belt|fists?|help\b|police|hospital|broke\s+my|broken|pain|cry\w*|nightmares?|threat\w*|kill|knife|gun|locked|attack\w*|assault\w*|mugg\w*|robbed|stabb\w*|held\s+me\s+(?:under|down)|drown\w*|on\s+purpose|deliberately)\b`
+
+var harmNamed = regexp.MustCompile(harmWords)
+
+// movingFrame: moving house or away, which explains goodbyes, notes and
+// things given away ("writing a goodbye note for the next tenants").
+const movingFrame = `\b(?:mov(?:e|ed|ing)\s+(?:house|out|in|away|abroad|back|cities|countries|flats?|home)|movers|removal\s+(?:van|men|company)|new\s+(?:flat|place|house|home|apartment|city|country|job|school|room|tenants?)|old\s+(?:flat|place|house|home|apartment|school|job|room|street|neighbou?rhood)|last\s+(?:night|day|week)\s+(?:in|at)\s+(?:the|this|my|our)\s+(?:flat|place|house|home|apartment|room|town|city|halls)|(?:next|new|old)\s+tenants?|emigrat\w*|relocat\w*|leaving\s+(?:for|the\s+country|town|the\s+flat|the\s+house|uni|home)|off\s+to\s+(?:uni|university|college)|gap\s+year)\b`
+
+// inGame, after "beat me", "killed me", "jumped me": a game or a match
+// ("she beat me at chess again", "they jumped me at the bridge in the
+// raid").
+const inGame = `(?:(?:again|twice|easily|badly|so\s+bad(?:ly)?|hard|up)\s+)?(?:(?:at|in|on|by|near|from)\s+(?:(?:the|a|an|our|my)\s+)?[a-z']+\s+)?(?:at|in|on|during|playing)\s+(?:(?:the|a|an|our|my|this|that|their|his|her)\s+)?(?:[a-z]+\s+)?(?:chess|cards|poker|scrabble|monopoly|uno|darts|snooker|tennis|ping\s*pong|badminton|squash|golf|bowling|trivia|quiz|mario\s*kart|smash\s+bros|fifa|fortnite|minecraft|among\s+us|call\s+of\s+duty|cod|valorant|overwatch|apex|halo|roblox|raid|ranked|games?|matches|match|level|arena|pvp|tournament|arm\s+wrestling|xbox|playstation|ps5|online|finals?|semis?)\b`
+
+// bareAct is a blow or a following said with nothing more ("hits me",
+// "followed me home"), which an animal, a child or a game may be; a
+// specific act ("threw me against the wall", "dragged me out of the car")
+// is danger whoever did it.
+var bareAct = regexp.MustCompile(`^(?:hits?|hitting|beats?|beating|kicks?|kicked|kicking|slaps?|slapped|slapping|punch\w*|bit|bites|biting|scratch\w*|push\w*|shov\w*|smack\w*|whack\w*|jumped|attacked|grabbed|grabs|pinned|pins|tripped|hurts)\s+me$|^follow(?:s|ed|ing)?\s+me\s+(?:home|around|everywhere)$|^(?:is|are|was|were|been|keeps?|kept|'s|started|start)\s+follow(?:ing)?\s+me$`)
+
+// elidedSubjectOther reports whether a self-harm act whose clause has no
+// subject of its own ("... and scratched my arm") continues a clause whose
+// subject is someone or something else ("my rabbit kicked me and scratched
+// my arm").
+func elidedSubjectOther(prefix, clause string) bool {
+	if strings.TrimSpace(clause) != "" || len(prefix) <= len(clause) {
+		return false
+	}
+	before := prefix[:len(prefix)-len(clause)]
+	if locs := clauseBoundary.FindAllStringIndex(before, -1); len(locs) > 1 {
+		before = before[locs[len(locs)-2][1]:]
+	}
+	for _, w := range riskWords.FindAllString(before, -1) {
+		w = strings.TrimSuffix(w, "'s")
+		switch {
+		case w == "i" || w == "i'm" || w == "i've" || w == "i'd" || w == "i'll":
+			return false
+		case agentNotUser[w] || personNouns[w] || animals[w]:
+			return true
+		}
+	}
+	return false
+}
+
+// smallChild: people who may be a small child in the user's care, whose
+// kick while being changed or put to bed is no abuse (childCare).
+var smallChild = set("nephew", "niece", "son", "daughter", "grandson", "granddaughter", "grandkid", "grandchild", "kid", "boy", "girl")
+
+// childCare: a small child being cared for.
+var childCare = regexp.MustCompile(`\b(?:toddler|newborn|infant|nappy|nappies|diapers?|changing\s+(?:him|her)|teething|tantrum|(?:\d|one|two|three|four)[- ]year[- ]old|(?:\d+|six|eight|ten|eighteen)[- ]months?[- ]old|car\s+seat|high\s*chair|buggy|pram|cot\b|crib)\b`)
