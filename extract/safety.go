@@ -1078,6 +1078,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		}
 		res.Risks = append(res.Risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor, Source: RiskSourceRules})
 	}
+	res.Risks, res.RiskGrey = withTrained(s, res.Risks)
 	drop := func(messageID, reason string) {
 		d := Dropped{MessageID: messageID, Reason: reason}
 		if !slices.Contains(res.Dropped, d) {
@@ -1108,7 +1109,6 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 			switch special {
 			case prompts.SpecialDrop:
 				return "special:" + cat
-	res.Risks, res.RiskGrey = withTrained(s, res.Risks)
 			case prompts.SpecialKeepSealed:
 				return "sealed:" + cat
 			}
