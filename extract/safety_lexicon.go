@@ -645,7 +645,7 @@ const (
 // animals are the pets and animals a "she" or a "he" may be ("my cat is so
 // needy | she hits me when she wants food").
 var animals = set("cat", "cats", "kitty", "kitten", "kittens", "dog", "dogs", "doggo", "doggy", "pup", "pups", "puppy", "puppies",
-	"pooch", "mutt", "horse", "horses", "pony", "goose", "geese", "duck", "ducks", "swan", "swans", "seagull", "seagulls", "gull",
+	"pooch", "mutt", "tabby", "stray", "horse", "horses", "pony", "goose", "geese", "duck", "ducks", "swan", "swans", "seagull", "seagulls", "gull",
 	"bird", "birds", "parrot", "budgie", "cockatoo", "hamster", "gerbil", "rabbit", "bunny", "guinea", "ferret", "rat", "rats",
 	"mouse", "goat", "goats", "cow", "cows", "bull", "sheep", "ram", "rooster", "cockerel", "chicken", "chickens", "hen", "hens",
 	"pig", "donkey", "llama", "alpaca", "monkey", "squirrel", "fox", "raccoon", "crow", "magpie", "pigeon", "pigeons", "snake",
