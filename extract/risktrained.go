@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/mnemo-ai/mnemo/extract/riskml"
 )
@@ -126,21 +127,45 @@ func anchored(class, t string) bool {
 // folded; p, the user's turn before, folded) that the trained layer found
 // a risk in and the rules found none: the frames of docs/safety.md, which
 // a bag of words does not see. A medium finding gives way to any of them;
-// a high one (an intent, plan, means or act signal) only to the past, a
-// joke, play, an accident, an animal or a relationship's end, not to a
-// topic word beside it ("everyone in my class hates me and I have the
-// pills").
+// a high one (an intent, plan, means or act signal) to the past, a joke,
+// play, an accident, an animal, "end it" about a relationship, a thing or a
+// group, "no point" about a chore, and to a topic or a title unless the
+// user's own means or act is beside it ("everyone in my class hates me and
+// I have the pills").
 func trainedFramed(t, p, severity string) bool {
 	if historyMarks.MatchString(t) || resolvedPast.MatchString(t) || otherPast.MatchString(t) ||
 		jokeFrame.MatchString(t) || playFrame.MatchString(t) || (accidentFrame.MatchString(t) && !deliberate.MatchString(t)) ||
 		animalActor.MatchString(t) || animalActor.MatchString(p) || mishap.MatchString(t) {
 		return true
 	}
-	if endsThing.MatchString(t) && (relationshipFrame.MatchString(t) || relationshipFrame.MatchString(p)) {
+	if endsThing.MatchString(t) && (relationshipFrame.MatchString(t) || relationshipFrame.MatchString(p) ||
+		thingsFrame.MatchString(t) || thingsFrame.MatchString(p) || endsWith.MatchString(t) || committee.MatchString(t)) {
 		return true
 	}
-	return severity != SeverityHigh && (topicFrame.MatchString(t) || hyperbole.MatchString(t) || titleContext.MatchString(t))
+	if trivialPoint.MatchString(t) || (strings.Contains(t, "if ") && trivialIf.MatchString(t) && idiomDeath.MatchString(t)) {
+		return true
+	}
+	if topicFrame.MatchString(t) || titleContext.MatchString(t) {
+		// A topic or a title frames a high finding too, unless the user's
+		// own means or act is there beside it ("everyone in my class
+		// hates me and I have the pills"), which the rules read.
+		return severity != SeverityHigh || !ownMeans.MatchString(t)
+	}
+	return severity != SeverityHigh && (hyperbole.MatchString(t) || idiomDeath.MatchString(t))
 }
+
+var (
+	// endsWith: ending something with someone, or a thing a group runs.
+	endsWith  = regexp.MustCompile(`\bend(?:ing)?\s+(?:it|things)(?:\s+all)?\s+with\b`)
+	committee = regexp.MustCompile(`\b(?:committee|club|team|group|choir|band|class|course|rota|volunteering|job|role|post)\b`)
+	// trivialPoint: "no point" about a chore or a thing ("what's the point
+	// of tidying my room").
+	trivialPoint = regexp.MustCompile(`\b(?:what'?s\s+the|no|any)\s+point\s+(?:of|in)\s+(?:\w+ing|doing\s+(?:the|my)\s+\w+)\b`)
+	// idiomDeath: dying of something that is not death.
+	idiomDeath = regexp.MustCompile(`\b(?:die|dying|died|dead)\s+(?:of|from)\s+(?:boredom|embarrassment|shame|laughter|laughing|cringe|cuteness|happiness|excitement|jealousy|hunger|thirst|heat|the\s+heat)\b|\b(?:bored|embarrassed)\s+to\s+death\b`)
+	// ownMeans: the user's own means or act, which no topic frames.
+	ownMeans = regexp.MustCompile(`\b(?:i|i've|i'm|im|ive|i\s+have|i've\s+got|i\s+got)\b(?:\s+\w+){0,4}\s+(?:pills?|tablets?|rope|noose|gun|knife|blade|razor|bridge|roof|ledge|cut|cutting|overdos\w*|took|swallowed|jump\w*)\b`)
+)
 
 // mishap: contact by accident ("he didn't see me", "bumped into me").
 var mishap = regexp.MustCompile(`\b(?:didn't|did\s+not|couldn't|never)\s+see\s+me\b|\bby\s+accident\b|\baccidental\w*|\b(?:bumped|knocked|crashed|ran)\s+into\s+me\b`)
