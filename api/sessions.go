@@ -271,15 +271,16 @@ type sessionView struct {
 	RetainUntil        *time.Time      `json:"transcript_retained_until,omitempty"`
 	Jobs               []store.JobRef  `json:"jobs"`
 	// Risks are the distress and crisis statements found in the session
-	// (class, severity, message, actor; never the text).
+	// (class, severity, message, actor, source, and the frame when the
+	// model lowered one; never the text).
 	Risks []riskView `json:"risks"`
-	// RiskLowered are the rules' findings the model lowered with a frame
+	// RiskLowered are the findings the model lowered with a frame
 	// code (extract.CombineRisks): message, classes, severities and frame;
 	// never the text.
 	RiskLowered []loweredView `json:"risk_lowered"`
 }
 
-// loweredView is a rules risk finding the model lowered.
+// loweredView is a risk finding the model lowered.
 type loweredView struct {
 	MessageID    string    `json:"message_id"`
 	FromClass    string    `json:"from_class"`
@@ -296,6 +297,13 @@ type riskView struct {
 	Severity  string `json:"severity"`
 	MessageID string `json:"message_id"`
 	Actor     string `json:"actor,omitempty"`
+	// Source is who found it: rules, trained or model (absent on a cue
+	// recorded before sources were).
+	Source string `json:"source,omitempty"`
+	// Lowered is the frame code the model lowered the finding with: the
+	// cue was recorded and counted, not posted (docs/safety.md, "Sources
+	// and the policy").
+	Lowered string `json:"lowered,omitempty"`
 }
 
 // recordView is a record the session wrote (a learner's progress, a

@@ -1036,10 +1036,11 @@ func AboutPerson(value string) bool {
 //     combined with the model's own judgement (res.ModelRisks) by
 //     CombineRisks, which records in res.RiskLowered what the model
 //     lowered. Nothing of a message holding the user's own risk
-//     statement of medium or high severity is stored: its memories are
-//     dropped with reason risk:<class>. Any candidate whose own text holds
-//     a risk phrasing (a model's paraphrase, a summary line) is dropped
-//     too, whoever's words and however negated.
+//     statement of medium or high severity (before any lowering) is
+//     stored: its memories are dropped with reason risk:<class>. Any
+//     candidate whose own text holds a risk phrasing (a model's
+//     paraphrase, a summary line) is dropped too, whoever's words and
+//     however negated.
 //   - A like or dislike of a person is dropped as about_person.
 //   - A candidate holding a special category of personal data
 //     (SpecialCategory) is dropped with special:<category> under the
@@ -1085,16 +1086,25 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 			res.Dropped = append(res.Dropped, d)
 		}
 	}
-	if res.ModelRisks != nil {
-		var ignored []Dropped
-		res.Risks, res.RiskLowered, ignored = CombineRisks(s, res.Risks, res.ModelRisks)
-		for _, d := range ignored {
-			drop(d.MessageID, d.Reason)
-		}
+	// One policy for every source (docs/safety.md, "Sources and the
+	// policy"): the screen's findings, joined one per message, and the
+	// model's judgement when there is one, which may add and raise but
+	// never lower a high finding nor give the user's risk to someone else.
+	var ignored []Dropped
+	res.Risks, res.RiskLowered, ignored = CombineRisks(s, res.Risks, res.ModelRisks)
+	for _, d := range ignored {
+		drop(d.MessageID, d.Reason)
 	}
 	for _, r := range res.Risks {
 		if r.Actor == ActorUser && r.Severity != SeverityLow {
 			unsafe[r.MessageID] = r.Class
+		}
+	}
+	// The memory drop follows the strongest finding before any lowering: a
+	// medium the model lowered with a frame still keeps its message out.
+	for _, l := range res.RiskLowered {
+		if _, ok := unsafe[l.MessageID]; !ok && l.Actor == ActorUser && l.FromSeverity != SeverityLow {
+			unsafe[l.MessageID] = l.FromClass
 		}
 	}
 	// verdict is why a candidate's text must not be stored, or "".

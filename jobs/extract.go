@@ -440,7 +440,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			if err := applyProfile(ctx, tx, sess, app, in, res, &forgot, now); err != nil {
 				return err
 			}
-			if err := recordRisks(ctx, tx, d, sess, in, res.Risks, now); err != nil {
+			if err := recordRisks(ctx, tx, d, sess, in, res.Risks, res.RiskLowered, now); err != nil {
 				return err
 			}
 			if lowered, err = recordLowerings(ctx, tx, sess, res.RiskLowered, now); err != nil {

@@ -22,14 +22,16 @@ import (
 )
 
 // RiskMetrics is what a Metrics may also count: every risk cue recorded,
-// by app, class and severity. A Metrics without it counts none.
+// lowered ones included, by app, class, severity and source (one of
+// extract's RiskSource constants, or "unknown"). A Metrics without it
+// counts none.
 type RiskMetrics interface {
-	Risk(app, class, severity string)
+	Risk(app, class, severity, source string)
 }
 
-// LoweringMetrics is what a Metrics may also count: every rules risk
-// finding the model lowered with a frame code (extract.Lowering), by app,
-// the rules' class and severity, and the frame. Counted once, when the
+// LoweringMetrics is what a Metrics may also count: every risk finding
+// the model lowered with a frame code (extract.Lowering), by app, the
+// finding's class and severity, and the frame. Counted once, when the
 // extraction that recorded it commits.
 type LoweringMetrics interface {
 	RiskLowered(app, fromClass, fromSeverity, frame string)
@@ -37,9 +39,9 @@ type LoweringMetrics interface {
 
 // RiskCueArgs is the job of one recorded risk cue: it counts the cue once
 // and, when the app's policy names a risk_webhook and the cue is the
-// user's own of medium or high severity, posts it there with River's
-// retries. It carries ids, class and severity only: never text, never the
-// URL (read from the policy when the job runs).
+// user's own of medium or high severity and not lowered, posts it there
+// with River's retries. It carries ids, class, severity, source and frame
+// only: never text, never the URL (read from the policy when the job runs).
 type RiskCueArgs struct {
 	UserID    string    `json:"user_id"`
 	SessionID string    `json:"session_id"`
@@ -49,6 +51,12 @@ type RiskCueArgs struct {
 	MessageID string    `json:"message_id"`
 	Actor     string    `json:"actor"`
 	At        time.Time `json:"at"`
+	// Source is who found it (extract.RiskSourceRules, …); empty in a job
+	// enqueued before sources were recorded.
+	Source string `json:"source,omitempty"`
+	// Lowered is the frame code the model lowered the finding with
+	// (extract.Lowering): the cue is counted, never posted.
+	Lowered string `json:"lowered,omitempty"`
 }
 
 // Kind is the River job kind.
@@ -72,32 +80,50 @@ type RiskWebhookBody struct {
 
 // recordRisks stores a session's risks as cues inside the extraction
 // transaction and enqueues a RiskCueArgs job for each in it, so that a cue
-// is counted and posted exactly when it is committed. With no queue (a
-// test's Deps), the cues are counted at once and nothing is posted.
-func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, in extract.Session, risks []extract.Risk, now time.Time) error {
+// is counted and posted exactly when it is committed. The findings the
+// model lowered (docs/safety.md, "Sources and the policy") are stored
+// too, as cues whose detail names the frame in "lowered", and counted, but
+// never posted. Each cue's detail holds the class, severity, message id,
+// actor and source; never the text. With no queue (a test's Deps), the
+// cues are counted at once and nothing is posted.
+func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, in extract.Session, risks []extract.Risk, lowered []extract.Lowering, now time.Time) error {
+	cues := make([]RiskCueArgs, 0, len(risks)+len(lowered))
 	for _, r := range risks {
-		detail, err := json.Marshal(map[string]string{"class": r.Class, "severity": r.Severity, "message_id": r.MessageID, "actor": r.Actor})
+		cues = append(cues, RiskCueArgs{Class: r.Class, Severity: r.Severity, MessageID: r.MessageID, Actor: r.Actor, Source: r.Source})
+	}
+	for _, l := range lowered {
+		cues = append(cues, RiskCueArgs{Class: l.FromClass, Severity: l.FromSeverity, MessageID: l.MessageID, Actor: l.Actor,
+			Source: l.Source, Lowered: l.Frame})
+	}
+	for _, a := range cues {
+		a.UserID, a.SessionID, a.App, a.At = sess.UserID, sess.ID, sess.App, statedAt(in, a.MessageID)
+		fields := map[string]string{"class": a.Class, "severity": a.Severity, "message_id": a.MessageID, "actor": a.Actor}
+		if a.Source != "" {
+			fields["source"] = a.Source
+		}
+		if a.Lowered != "" {
+			fields["lowered"] = a.Lowered
+		}
+		detail, err := json.Marshal(fields)
 		if err != nil {
 			return err
 		}
-		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Type: memory.CueRisk, Field: r.MessageID,
+		if err := tx.InsertCue(ctx, store.Cue{UserID: sess.UserID, App: sess.App, Type: memory.CueRisk, Field: a.MessageID,
 			Detail: detail, SessionID: sess.ID, CreatedAt: now}); err != nil {
 			return err
 		}
-		args := RiskCueArgs{UserID: sess.UserID, SessionID: sess.ID, App: sess.App, Class: r.Class, Severity: r.Severity,
-			MessageID: r.MessageID, Actor: r.Actor, At: statedAt(in, r.MessageID)}
 		if d.Queue == nil {
-			d.countRisk(args)
+			d.countRisk(a)
 			continue
 		}
-		if _, err := d.Queue.InsertTx(ctx, tx, args, nil); err != nil {
+		if _, err := d.Queue.InsertTx(ctx, tx, a, nil); err != nil {
 			return fmt.Errorf("enqueue risk cue: %w", err)
 		}
 	}
 	return nil
 }
 
-// recordLowerings stores, inside the extraction transaction, each rules
+// recordLowerings stores, inside the extraction transaction, each screen
 // finding the model lowered (extract.CombineRisks): message id, classes,
 // severities and frame, never the text. It returns those it recorded now
 // (not those a re-run of the session had recorded before), to be counted
@@ -130,8 +156,18 @@ func (d *Deps) countLowerings(app string, lowered []extract.Lowering) {
 
 func (d *Deps) countRisk(a RiskCueArgs) {
 	if m, ok := d.metrics().(RiskMetrics); ok {
-		m.Risk(a.App, a.Class, a.Severity)
+		m.Risk(a.App, a.Class, a.Severity, riskSourceLabel(a.Source))
 	}
+}
+
+// riskSourceLabel keeps the source label to the known sources: anything
+// else (a job enqueued before sources were recorded) is "unknown".
+func riskSourceLabel(source string) string {
+	switch source {
+	case extract.RiskSourceRules, extract.RiskSourceTrained, extract.RiskSourceModel:
+		return source
+	}
+	return "unknown"
 }
 
 // webhookClient posts risk cues; a slow endpoint fails the attempt, which
@@ -151,7 +187,7 @@ type RiskCueWorker struct {
 func NewRiskCueWorker(d *Deps) *RiskCueWorker { return &RiskCueWorker{deps: d} }
 
 // Work counts the cue on its first attempt and posts it when the policy
-// asks. A 4xx answer other than 408 and 429 is final; anything else that is
+// asks and the model did not lower it. A 4xx answer other than 408 and 429 is final; anything else that is
 // not 2xx, a redirect included, is retried.
 func (w *RiskCueWorker) Work(ctx context.Context, job *river.Job[RiskCueArgs]) error {
 	d, a := w.deps, job.Args
@@ -159,7 +195,7 @@ func (w *RiskCueWorker) Work(ctx context.Context, job *river.Job[RiskCueArgs]) e
 		d.countRisk(a)
 	}
 	app := d.Apps[a.App]
-	if app == nil || app.Policy.RiskWebhook == "" || !Alerting(a.Severity, a.Actor) {
+	if app == nil || app.Policy.RiskWebhook == "" || a.Lowered != "" || !Alerting(a.Severity, a.Actor) {
 		return nil
 	}
 	return postRisk(ctx, d, app, a)

@@ -29,10 +29,10 @@ type riskCounter struct {
 func (c *riskCounter) Job(string, string, time.Duration)          {}
 func (c *riskCounter) Extraction(jobs.ExtractionStat)             {}
 func (c *riskCounter) Batch(string, string, time.Duration, int64) {}
-func (c *riskCounter) Risk(app, class, severity string) {
+func (c *riskCounter) Risk(app, class, severity, source string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.counts[app+" "+class+" "+severity]++
+	c.counts[app+" "+class+" "+severity+" "+source]++
 }
 
 // A risk cue is counted once and posted to the app's webhook with ids,
@@ -60,7 +60,7 @@ func TestRiskCueWebhook(t *testing.T) {
 	w := jobs.NewRiskCueWorker(&jobs.Deps{Apps: map[string]*prompts.App{"mona": app}, Metrics: counter})
 	at := time.Date(2026, 11, 20, 9, 1, 0, 0, time.UTC)
 	args := jobs.RiskCueArgs{UserID: "u1", SessionID: "s1", App: "mona", Class: extract.RiskDistress,
-		Severity: extract.SeverityMedium, MessageID: "m1", Actor: extract.ActorUser, At: at}
+		Severity: extract.SeverityMedium, MessageID: "m1", Actor: extract.ActorUser, At: at, Source: extract.RiskSourceRules}
 	work := func(a jobs.RiskCueArgs, attempt int) error {
 		return w.Work(context.Background(), &river.Job[jobs.RiskCueArgs]{Args: a, JobRow: &rivertype.JobRow{Attempt: attempt}})
 	}
@@ -100,21 +100,27 @@ func TestRiskCueWebhook(t *testing.T) {
 	}
 	status.Store(http.StatusOK)
 
-	// A denial and a friend's words are counted, not posted.
+	// A denial, a friend's words and a finding the model lowered with a
+	// frame are counted, not posted; a job queued before sources were
+	// recorded is counted as of an unknown source.
 	posted := len(bodies)
 	low := args
 	low.Severity, low.MessageID = extract.SeverityLow, "m2"
 	other := args
 	other.Severity, other.Actor, other.MessageID = extract.SeverityLow, extract.ActorOther, "m3"
-	for _, a := range []jobs.RiskCueArgs{low, other} {
+	lowered := args
+	lowered.MessageID, lowered.Lowered = "m4", extract.FrameFiction
+	old := args
+	old.MessageID, old.Source, old.Severity = "m5", "", extract.SeverityLow
+	for _, a := range []jobs.RiskCueArgs{low, other, lowered, old} {
 		if err := work(a, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(bodies) != posted {
-		t.Errorf("low risks were posted: %v", bodies[posted:])
+		t.Errorf("low or lowered risks were posted: %v", bodies[posted:])
 	}
-	if c := counter.counts; c["mona distress medium"] != 1 || c["mona distress low"] != 2 {
+	if c := counter.counts; c["mona distress medium rules"] != 2 || c["mona distress low rules"] != 2 || c["mona distress low unknown"] != 1 {
 		t.Errorf("counts %v", c)
 	}
 }

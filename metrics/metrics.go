@@ -2,7 +2,7 @@
 // own: jobs by kind and outcome, job and batch durations, queue depth and
 // missed batch periods (read from the database on every scrape), extraction
 // outcomes, LLM tokens and cost, handoff requests by status, and risk cues by
-// class and severity.
+// class, severity and source.
 //
 // No label carries a user id, a session id or any text from a session: label
 // values are job kinds, queue, app, batch and model names, outcomes and HTTP
@@ -101,9 +101,10 @@ func New(cfg Config) *Registry {
 		"Handoff requests (close, messages) by the HTTP status they were answered with.", "endpoint", "code")
 
 	r.risks = counter("risk_cues_total",
-		"Risk cues recorded (distress and crisis statements, never their text), by app, class and severity.", "app", "class", "severity")
+		"Risk cues recorded (distress and crisis statements, never their text; those the model lowered included), by app, class, severity and source (rules, trained, model; unknown for a cue queued before sources were recorded).",
+		"app", "class", "severity", "source")
 	r.riskLowered = counter("risk_lowered_total",
-		"Rules risk findings the model lowered with a frame code (topic, fiction, hyperbole, past, other_person), by app, the rules' class and severity, and frame.",
+		"Risk findings the model lowered with a frame code (topic, fiction, hyperbole, past, other_person), by app, the finding's class and severity, and frame.",
 		"app", "class", "severity", "frame")
 
 	r.reg.MustRegister(r.jobs, r.jobDuration, r.extractions, r.extractionDuration, r.llmTokens, r.llmCost,
@@ -161,8 +162,8 @@ func (r *Registry) BatchSkipped(name, reason string, users int64) {
 }
 
 // Risk implements jobs.RiskMetrics.
-func (r *Registry) Risk(app, class, severity string) {
-	r.risks.WithLabelValues(app, class, severity).Inc()
+func (r *Registry) Risk(app, class, severity, source string) {
+	r.risks.WithLabelValues(app, class, severity, source).Inc()
 }
 
 // RiskLowered implements jobs.LoweringMetrics.

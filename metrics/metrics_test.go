@@ -36,6 +36,8 @@ func TestExposition(t *testing.T) {
 	reg.Handoff("close", 409)
 	var lowered jobs.LoweringMetrics = reg // a risk finding the model lowered reaches the registry
 	lowered.RiskLowered("mona", "suicidal", "high", "fiction")
+	var risks jobs.RiskMetrics = reg // a risk cue reaches the registry with its source
+	risks.Risk("mona", "suicidal", "high", "model")
 
 	rec := httptest.NewRecorder()
 	reg.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -60,6 +62,7 @@ func TestExposition(t *testing.T) {
 		`mnemo_handoff_requests_total{code="202",endpoint="close"} 2`,
 		`mnemo_handoff_requests_total{code="409",endpoint="close"} 1`,
 		`mnemo_risk_lowered_total{app="mona",class="suicidal",frame="fiction",severity="high"} 1`,
+		`mnemo_risk_cues_total{app="mona",class="suicidal",severity="high",source="model"} 1`,
 		"go_goroutines ",
 	} {
 		if !strings.Contains(body, want) {

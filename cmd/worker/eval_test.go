@@ -358,14 +358,21 @@ func TestEvalRiskLLM(t *testing.T) {
 		}
 	})
 	t.Run("lowers with a frame", func(t *testing.T) {
+		// A frame lowers the medium and low findings; no model answer lowers
+		// a high one (docs/safety.md, "Sources and the policy"): what is
+		// left is the rules' high findings.
 		r := score(t, entries("none", "low", extract.FrameFiction))
-		m := row(r.Apps, "mona")
-		alarms := 0
-		for _, n := range m.Alarms {
-			alarms += n
+		m, w := row(r.Apps, "mona"), row(rules.Apps, "mona")
+		for severity, n := range m.Alarms {
+			if severity != extract.SeverityHigh && n != 0 {
+				t.Errorf("mona: alarms %v; the model lowered every medium and low finding with a frame", m.Alarms)
+			}
 		}
-		if m.Caught != 0 || alarms != 0 {
-			t.Errorf("mona: caught %d, alarms %v; the model lowered every message with a frame", m.Caught, m.Alarms)
+		if m.Alarms[extract.SeverityHigh] != w.Alarms[extract.SeverityHigh] {
+			t.Errorf("mona: high alarms %d; the rules give %d, and no model answer lowers a high finding", m.Alarms[extract.SeverityHigh], w.Alarms[extract.SeverityHigh])
+		}
+		if m.Caught == 0 || m.Caught >= w.Caught {
+			t.Errorf("mona: caught %d; the rules catch %d: the high ones stay, the others are lowered", m.Caught, w.Caught)
 		}
 	})
 	t.Run("cannot lower without a frame", func(t *testing.T) {
