@@ -201,8 +201,9 @@ func TestEvalPersonaChat(t *testing.T) {
 
 // TestEvalRiskSet: `worker eval --sets risk` scores the shipped risk set
 // with the rules and reports what the eval package measures of it; the
-// held-out set (--sets risk.holdout) is reported apart, as "risk (held
-// out)", under risk_holdout.
+// held-out sets (--sets risk.holdout, risk.holdout31) are reported apart,
+// under risk_holdout and risk_holdout31, each with the figures of every
+// source alone and combined.
 func TestEvalRiskSet(t *testing.T) {
 	apps, err := prompts.Load("")
 	if err != nil {
@@ -224,12 +225,19 @@ func TestEvalRiskSet(t *testing.T) {
 			}
 			want := eval.MeasureRisk(eval.RiskTitle(name), outs)
 			got := runEval(t, map[string]string{}, "--llm=off", "--sets", name)
-			report, other := got.Risk, got.RiskHoldout
-			if name == eval.RiskHoldoutSetName {
-				report, other = other, report
+			reports := map[string]*evalRisk{eval.RiskSetName: got.Risk, eval.RiskHoldoutSetName: got.RiskHoldout,
+				eval.RiskHoldout31SetName: got.RiskHoldout31}
+			report := reports[name]
+			for n, r := range reports {
+				if (r != nil) != (n == name) {
+					t.Fatalf("reports %+v; want only the report of %s; skipped = %+v", reports, name, got.Skipped)
+				}
 			}
-			if report == nil || other != nil {
-				t.Fatalf("risk = %+v, risk_holdout = %+v; want only the report of %s; skipped = %+v", got.Risk, got.RiskHoldout, name, got.Skipped)
+			if len(report.Sources) != 3 || report.Sources[0].Source != eval.SourceRules || report.Sources[1].Source != eval.SourceTrained {
+				t.Errorf("%s sources = %+v; want the rules, the trained layer and the screen that combines them", name, report.Sources)
+			}
+			if c := report.Sources[2]; c.Recall != want.Total.Recall() {
+				t.Errorf("combined recall %v, the report's %v", c.Recall, want.Total.Recall())
 			}
 			if report.Set != eval.RiskTitle(name) || report.Recall != want.Total.Recall() || report.HighPrecision != want.HighPrecision() ||
 				report.FalseAlarmsHigh != want.Total.FalseAlarms(extract.SeverityHigh) || len(report.Families) != len(want.Families) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -416,6 +417,10 @@ type SourceScore struct {
 	FalseAlarmsHigh float64            `json:"false_alarms_high"`
 	HighPrecision   float64            `json:"high_precision"`
 	Families        map[string]float64 `json:"family_false_alarms"`
+	// FamilyRecall and ClassRecall are the recall (any finding of the
+	// user's) of each positive family and class.
+	FamilyRecall map[string]float64 `json:"family_recall"`
+	ClassRecall  map[string]float64 `json:"class_recall"`
 	// PerMessage is the mean time to read one item, in microseconds, on
 	// the machine that ran the report (the screen includes the rest of
 	// the extraction, the sources only their own reading).
@@ -426,7 +431,8 @@ type SourceScore struct {
 func ScoreSource(source string, outs []RiskOutcome, spent time.Duration) SourceScore {
 	sc := MeasureRisk(source, outs)
 	s := SourceScore{Source: source, Recall: sc.Total.Recall(), FalseAlarms: sc.Total.FalseAlarms(extract.SeverityMedium),
-		FalseAlarmsHigh: sc.Total.FalseAlarms(extract.SeverityHigh), HighPrecision: sc.HighPrecision(), Families: map[string]float64{}}
+		FalseAlarmsHigh: sc.Total.FalseAlarms(extract.SeverityHigh), HighPrecision: sc.HighPrecision(), Families: map[string]float64{},
+		FamilyRecall: map[string]float64{}, ClassRecall: map[string]float64{}}
 	var want, got, right int
 	for _, o := range outs {
 		if !o.Item.Positive() {
@@ -443,6 +449,14 @@ func ScoreSource(source string, outs []RiskOutcome, spent time.Duration) SourceS
 	for _, r := range sc.Families {
 		if r.Negatives > 0 {
 			s.Families[r.Name] = r.FalseAlarms(extract.SeverityMedium)
+		}
+		if r.Positives > 0 {
+			s.FamilyRecall[r.Name] = r.Recall()
+		}
+	}
+	for _, r := range sc.Classes {
+		if r.Positives > 0 {
+			s.ClassRecall[r.Name] = r.Recall()
 		}
 	}
 	if len(outs) > 0 {
@@ -493,7 +507,9 @@ func keep(o *RiskOutcome, r extract.Risk) {
 	}
 }
 
-// WriteSources prints each source's figures beside the combined screen's.
+// WriteSources prints each source's figures beside the combined screen's:
+// the headline, then recall by positive family and class and false alarms
+// (medium or high) by negative family, a column a source.
 func WriteSources(w io.Writer, scores []SourceScore) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "source\trecall\thigh on high items\tclass ok\tfalse alarms medium+\thigh\thigh precision\tµs an item\t\n")
@@ -501,5 +517,27 @@ func WriteSources(w io.Writer, scores []SourceScore) {
 		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t\n", s.Source, s.Recall, s.HighRecall, s.ClassRight,
 			s.FalseAlarms, s.FalseAlarmsHigh, s.HighPrecision, s.PerMessageMicros)
 	}
+	if len(scores) == 0 {
+		tw.Flush()
+		return
+	}
+	table := func(title string, pick func(SourceScore) map[string]float64) {
+		names := slices.Sorted(maps.Keys(pick(scores[0])))
+		fmt.Fprintf(tw, "%s", title)
+		for _, s := range scores {
+			fmt.Fprintf(tw, "\t%s", s.Source)
+		}
+		fmt.Fprintf(tw, "\t\n")
+		for _, n := range names {
+			fmt.Fprintf(tw, "%s", n)
+			for _, s := range scores {
+				fmt.Fprintf(tw, "\t%.2f", pick(s)[n])
+			}
+			fmt.Fprintf(tw, "\t\n")
+		}
+	}
+	table("recall by family", func(s SourceScore) map[string]float64 { return s.FamilyRecall })
+	table("recall by class", func(s SourceScore) map[string]float64 { return s.ClassRecall })
+	table("false alarms by family", func(s SourceScore) map[string]float64 { return s.Families })
 	tw.Flush()
 }
