@@ -210,8 +210,10 @@ func (m *Model) Judge(text string) Finding {
 	bp := m.bufs.Get().(*[]byte)
 	t := normalize((*bp)[:0], text)
 	maxP, acuteAt := m.windows(t)
-	*bp = t
-	m.bufs.Put(bp)
+	if cap(t) <= 1<<16 { // a huge message's buffer is not kept
+		*bp = t
+		m.bufs.Put(bp)
+	}
 	k, r := bestClass(m, maxP)
 	if k == 0 || r < 1 {
 		return Finding{Grey: k > 0 && m.Meta.Grey > 0 && r >= 1-m.Meta.Grey}
@@ -249,32 +251,27 @@ func (m *Model) Score(text string) Scores {
 
 // eachWindow calls f with the whole normalised text t, each of its
 // sentences and each pair of neighbouring sentences (a text of one
-// sentence is read once), as sub-slices of t.
+// sentence is read once), as sub-slices of t. Every window is read up to
+// maxWords words, so the work is linear in the text.
 func eachWindow(t []byte, f func([]byte)) {
 	f(t)
-	var starts [64]int
-	ns := 0
-	starts[ns] = 0
-	ns++
-	for i, c := range t {
-		if c == '|' && ns < len(starts) {
-			starts[ns] = i + 1
-			ns++
-		}
-	}
-	if ns == 1 {
+	first := bytes.IndexByte(t, '|')
+	if first < 0 {
 		return
 	}
-	end := func(k int) int {
-		if k+1 < ns {
-			return starts[k+1] - 1
+	prev := -1 // start of the previous sentence
+	start := 0
+	for start <= len(t) {
+		end := bytes.IndexByte(t[start:], '|')
+		if end < 0 {
+			end = len(t)
+		} else {
+			end += start
 		}
-		return len(t)
-	}
-	for k := range ns {
-		f(t[starts[k]:end(k)])
-		if k+1 < ns && ns > 2 {
-			f(t[starts[k]:end(k+1)])
+		f(t[start:end])
+		if prev >= 0 && !(prev == 0 && end == len(t)) { // the pair that is the whole text was read
+			f(t[prev:end])
 		}
+		prev, start = start, end+1
 	}
 }

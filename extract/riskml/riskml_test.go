@@ -2,6 +2,8 @@ package riskml
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +105,34 @@ func BenchmarkJudge(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		m.Judge(msgs[i%len(msgs)])
+	}
+}
+
+func TestEachWindow(t *testing.T) {
+	for in, want := range map[string][]string{
+		"a b":     {"a b"},
+		"a|b":     {"a|b", "a", "b"},
+		"a|b|c d": {"a|b|c d", "a", "b", "a|b", "c d", "b|c d"},
+	} {
+		var got []string
+		eachWindow([]byte(in), func(w []byte) { got = append(got, string(w)) })
+		if !slices.Equal(got, want) {
+			t.Errorf("eachWindow(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestJudgeReadsALongMessageToItsEnd: one sentence of crisis after a
+// hundred ordinary ones is read as it would be alone.
+func TestJudgeReadsALongMessageToItsEnd(t *testing.T) {
+	m := Default()
+	crisis := "I have the pills ready and I'm taking all of them tonight."
+	alone := m.Judge(crisis)
+	if alone.Class == "" {
+		t.Fatalf("the shipped model finds nothing in %q alone", crisis)
+	}
+	long := strings.Repeat("We went to the market and bought some apples. ", 100) + crisis
+	if got := m.Judge(long); got.Class != alone.Class || got.Severity != alone.Severity {
+		t.Errorf("after 100 sentences: %+v; alone: %+v", got, alone)
 	}
 }
