@@ -173,3 +173,19 @@ var mishap = regexp.MustCompile(`\b(?:didn't|did\s+not|couldn't|never)\s+see\s+m
 // endsThing: ending something, which a relationship, a contract or a game
 // makes a break-up.
 var endsThing = regexp.MustCompile(`\bend(?:ing|s)?\s+(?:it|things|this|everything)\b`)
+
+// TrainedRisk is the trained layer's reading of one user message as the
+// screen takes it (withTrained): the model's finding with the rules'
+// frames and the class's anchor applied, and high only with an acute
+// signal; prev is the user's turn before ("" for none). It is what the
+// trained source contributes on its own, for reports.
+func TrainedRisk(prev, text string) (RiskFinding, bool) {
+	f := riskml.Default().Judge(text)
+	if f.Class == "" {
+		return RiskFinding{}, false
+	}
+	if f = trainedFinding(f, text, prev); f.Class == "" {
+		return RiskFinding{}, false
+	}
+	return RiskFinding{Class: f.Class, Severity: f.Severity, Actor: ActorUser}, true
+}

@@ -90,9 +90,7 @@ func scoreRiskSet(ctx context.Context, apps map[string]*prompts.App, name, sourc
 	sc := eval.MeasureRisk(eval.RiskTitle(name), outs)
 	var b strings.Builder
 	eval.WriteRiskTable(&b, sc)
-	rules, trained, rt, tt := eval.RunRiskSources(set)
-	sources := []eval.SourceScore{eval.ScoreSource(eval.SourceRules, rules, rt), eval.ScoreSource(eval.SourceTrained, trained, tt),
-		eval.ScoreSource(eval.SourceCombined+" ("+source+")", outs, spend.Elapsed())}
+	sources := eval.SourceScores(set, eval.SourceCombined+" ("+source+")", outs, spend.Elapsed())
 	b.WriteString("each source alone, and the screen that combines them:\n")
 	if name == eval.RiskSetName {
 		b.WriteString("(the trained layer learns from this set: its figures here are not evidence; the held-out sets are)\n")

@@ -233,10 +233,11 @@ func TestEvalRiskSet(t *testing.T) {
 					t.Fatalf("reports %+v; want only the report of %s; skipped = %+v", reports, name, got.Skipped)
 				}
 			}
-			if len(report.Sources) != 3 || report.Sources[0].Source != eval.SourceRules || report.Sources[1].Source != eval.SourceTrained {
-				t.Errorf("%s sources = %+v; want the rules, the trained layer and the screen that combines them", name, report.Sources)
+			if len(report.Sources) != 4 || report.Sources[0].Source != eval.SourceRules || report.Sources[1].Source != eval.SourceTrained ||
+				report.Sources[2].Source != eval.SourceTrainedBare {
+				t.Errorf("%s sources = %+v; want the rules, the trained layer, its bare model and the screen that combines them", name, report.Sources)
 			}
-			if c := report.Sources[2]; c.Recall != want.Total.Recall() {
+			if c := report.Sources[3]; c.Recall != want.Total.Recall() {
 				t.Errorf("combined recall %v, the report's %v", c.Recall, want.Total.Recall())
 			}
 			if report.Set != eval.RiskTitle(name) || report.Recall != want.Total.Recall() || report.HighPrecision != want.HighPrecision() ||

@@ -397,9 +397,10 @@ func findings(rs []extract.Risk) string {
 // The sources a risk report scores alone (RunRiskSources), beside the
 // screen that combines them.
 const (
-	SourceRules    = "rules"
-	SourceTrained  = "trained"
-	SourceCombined = "combined"
+	SourceRules       = "rules"
+	SourceTrained     = "trained"
+	SourceTrainedBare = "trained (bare model)"
+	SourceCombined    = "combined"
 )
 
 // SourceScore is one source's figures on a risk set.
@@ -467,34 +468,49 @@ func ScoreSource(source string, outs []RiskOutcome, spent time.Duration) SourceS
 
 // RunRiskSources reads every item with each source alone: the rules
 // (extract.RiskInApp, each turn after the one before, with the item's
-// app) and the trained layer (riskml, each turn alone). How long each took
+// app), the trained layer as the screen takes it (extract.TrainedRisk:
+// with the rules' frames and its classes' anchors), and the model of the
+// trained layer bare (riskml's Judge, each turn alone). How long each took
 // is returned beside.
-func RunRiskSources(set *RiskSet) (rules, trained []RiskOutcome, rulesTook, trainedTook time.Duration) {
+func RunRiskSources(set *RiskSet) (rules, trained, bare []RiskOutcome, took [3]time.Duration) {
 	m := riskml.Default()
 	for _, it := range set.Items {
-		ro, to := RiskOutcome{Item: it}, RiskOutcome{Item: it}
+		ro, to, bo := RiskOutcome{Item: it}, RiskOutcome{Item: it}, RiskOutcome{Item: it}
 		prev := ""
 		for i, text := range it.Messages() {
 			id := fmt.Sprintf("q%d", i)
 			t0 := time.Now()
 			f, ok := extract.RiskInApp(it.App, prev, text)
 			t1 := time.Now()
-			j := m.Judge(text)
+			tf, tok := extract.TrainedRisk(prev, text)
 			t2 := time.Now()
-			rulesTook += t1.Sub(t0)
-			trainedTook += t2.Sub(t1)
+			j := m.Judge(text)
+			t3 := time.Now()
+			took[0] += t1.Sub(t0)
+			took[1] += t2.Sub(t1)
+			took[2] += t3.Sub(t2)
 			prev = text
 			if ok {
-				r := extract.Risk{Class: f.Class, Severity: f.Severity, Actor: f.Actor, MessageID: id, Source: extract.RiskSourceRules}
-				keep(&ro, r)
+				keep(&ro, extract.Risk{Class: f.Class, Severity: f.Severity, Actor: f.Actor, MessageID: id, Source: extract.RiskSourceRules})
+			}
+			if tok {
+				keep(&to, extract.Risk{Class: tf.Class, Severity: tf.Severity, Actor: extract.ActorUser, MessageID: id, Source: extract.RiskSourceTrained})
 			}
 			if j.Class != "" {
-				keep(&to, extract.Risk{Class: j.Class, Severity: j.Severity, Actor: extract.ActorUser, MessageID: id, Source: extract.RiskSourceTrained})
+				keep(&bo, extract.Risk{Class: j.Class, Severity: j.Severity, Actor: extract.ActorUser, MessageID: id, Source: extract.RiskSourceTrained})
 			}
 		}
-		rules, trained = append(rules, ro), append(trained, to)
+		rules, trained, bare = append(rules, ro), append(trained, to), append(bare, bo)
 	}
-	return rules, trained, rulesTook, trainedTook
+	return rules, trained, bare, took
+}
+
+// SourceScores runs RunRiskSources and scores each source, then the
+// combined screen's outcomes (combined, with the time they took).
+func SourceScores(set *RiskSet, combinedName string, combined []RiskOutcome, combinedTook time.Duration) []SourceScore {
+	rules, trained, bare, took := RunRiskSources(set)
+	return []SourceScore{ScoreSource(SourceRules, rules, took[0]), ScoreSource(SourceTrained, trained, took[1]),
+		ScoreSource(SourceTrainedBare, bare, took[2]), ScoreSource(combinedName, combined, combinedTook)}
 }
 
 // keep adds a finding to an outcome as RunRiskWith does.

@@ -170,10 +170,8 @@ func heldOutReport(t *testing.T, name string) {
 	sc := eval.MeasureRisk(eval.RiskTitle(name), outs)
 	var b strings.Builder
 	eval.WriteRiskTable(&b, sc)
-	rules, trained, rt, tt := eval.RunRiskSources(set)
 	b.WriteString("each source alone, and the screen that combines them:\n")
-	eval.WriteSources(&b, []eval.SourceScore{eval.ScoreSource(eval.SourceRules, rules, rt),
-		eval.ScoreSource(eval.SourceTrained, trained, tt), eval.ScoreSource(eval.SourceCombined, outs, 0)})
+	eval.WriteSources(&b, eval.SourceScores(set, eval.SourceCombined, outs, 0))
 	if *detail {
 		eval.WriteRiskDetail(&b, sc)
 	}
