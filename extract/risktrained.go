@@ -131,10 +131,12 @@ func anchored(class, t string) bool {
 // play, an accident, an animal, "end it" about a relationship, a thing or a
 // group, "no point" about a chore, and to a topic or a title unless the
 // user's own means or act is beside it ("everyone in my class hates me and
-// I have the pills").
+// I have the pills"). A grown-up's secret, touching or a threat is framed
+// by no game and no story.
 func trainedFramed(t, p, severity string) bool {
+	secret := secretCue.MatchString(t)
 	if historyMarks.MatchString(t) || resolvedPast.MatchString(t) || otherPast.MatchString(t) ||
-		jokeFrame.MatchString(t) || playFrame.MatchString(t) || (accidentFrame.MatchString(t) && !deliberate.MatchString(t)) ||
+		jokeFrame.MatchString(t) || (playFrame.MatchString(t) && !secret) || (accidentFrame.MatchString(t) && !deliberate.MatchString(t)) ||
 		animalActor.MatchString(t) || animalActor.MatchString(p) || mishap.MatchString(t) {
 		return true
 	}
@@ -145,7 +147,7 @@ func trainedFramed(t, p, severity string) bool {
 	if trivialPoint.MatchString(t) || (strings.Contains(t, "if ") && trivialIf.MatchString(t) && idiomDeath.MatchString(t)) {
 		return true
 	}
-	if topicFrame.MatchString(t) || titleContext.MatchString(t) {
+	if !secret && (trainedTopic.MatchString(t) || titleContext.MatchString(t)) {
 		// A topic or a title frames a high finding too, unless the user's
 		// own means or act is there beside it ("everyone in my class
 		// hates me and I have the pills"), which the rules read.
@@ -155,6 +157,17 @@ func trainedFramed(t, p, severity string) bool {
 }
 
 var (
+	// secretCue: touching, clothes, a body, what is done to the user: a
+	// disclosure no game or story frames ("he says it's our special game
+	// and he touches me").
+	secretCue = regexp.MustCompile(`\b(?:touch\w*|private|naked|clothes|pants|knickers|lap|kiss\w*|photos?\s+of\s+me|(?:does|did|doing)\s+(?:things\s+|stuff\s+)?to\s+me)\b`)
+	// trainedTopic: school work, media, campaigns and study, the topics that
+	// frame a trained finding. Narrower than the rules' topicFrame, which
+	// reads a phrasing's own clause: a bag of words cannot tell "my essay
+	// on suicide" from "I gave my books away", so objects ("books",
+	// "records", "videos") and common verbs ("read", "show", "walk") do not
+	// frame it here.
+	trainedTopic = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|presentations?|lectures?|course(?:work)?|modules?|thesis|dissertation|research|paper\s+(?:on|about)|documentar(?:y|ies)|podcasts?|episodes?|series|films?|movies?|novels?|characters?|protagonist|villain|chapters?|lyrics|songs?|poems?|awareness|campaigns?|charity|fundrais\w*|prevention|training|workshop|webinar|seminar|articles?|news|(?:story|book|show|video|game)\s+(?:about|where|in\s+which)|(?:reading|learn(?:ed|t|ing)|studying|writing)\s+about|psychology|sociology|criminology|exams?|revis(?:e|ing|ion)|quiz)\b`)
 	// endsWith: ending something with someone, or a thing a group runs.
 	endsWith  = regexp.MustCompile(`\bend(?:ing)?\s+(?:it|things)(?:\s+all)?\s+with\b`)
 	committee = regexp.MustCompile(`\b(?:committee|club|team|group|choir|band|class|course|rota|volunteering|job|role|post)\b`)
