@@ -167,7 +167,7 @@ var (
 	// on suicide" from "I gave my books away", so objects ("books",
 	// "records", "videos") and common verbs ("read", "show", "walk") do not
 	// frame it here.
-	trainedTopic = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|presentations?|lectures?|course(?:work)?|modules?|thesis|dissertation|research|paper\s+(?:on|about)|documentar(?:y|ies)|podcasts?|episodes?|series|films?|movies?|novels?|characters?|protagonist|villain|chapters?|lyrics|songs?|poems?|awareness|campaigns?|charity|fundrais\w*|prevention|training|workshop|webinar|seminar|articles?|news|(?:story|book|show|video|game)\s+(?:about|where|in\s+which)|(?:reading|learn(?:ed|t|ing)|studying|writing)\s+about|psychology|sociology|criminology|exams?|revis(?:e|ing|ion)|quiz)\b`)
+	trainedTopic = regexp.MustCompile(`\b(?:essays?|assignments?|homework|projects?|presentations?|lectures?|course(?:work)?|modules?|thesis|dissertation|research|paper\s+(?:on|about)|documentar(?:y|ies)|podcasts?|episodes?|series|films?|movies?|novels?|characters?|protagonist|villain|chapters?|lyrics|songs?|poems?|awareness|campaigns?|charity|fundrais\w*|prevention|training|workshop|webinar|seminar|articles?|news|(?:story|book|show|video|game)\s+(?:about|where|in\s+which)|in\s+the\s+(?:book|film|movie|show|game|story|series|cartoon|comic)|(?:reading|learn(?:ed|t|ing)|studying|writing)\s+about|psychology|sociology|criminology|exams?|revis(?:e|ing|ion)|quiz)\b`)
 	// endsWith: ending something with someone, or a thing a group runs.
 	endsWith  = regexp.MustCompile(`\bend(?:ing)?\s+(?:it|things)(?:\s+all)?\s+with\b`)
 	committee = regexp.MustCompile(`\b(?:committee|club|team|group|choir|band|class|course|rota|volunteering|job|role|post)\b`)
