@@ -245,6 +245,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 				slog.String("session_id", id), slog.String("outcome", run.Outcome), slog.Int("attempt", job.Attempt))
 		}
 	}
+	w.escalateRisk(ctx, app, in, &result, &run) // the rules' result: a model's second look at its risks (riskescalate.go)
 	run.DurationMS = time.Since(started).Milliseconds()
 	run.Final = true
 	lowered, err := w.apply(ctx, app, in, result, run, now)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/api"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -56,6 +57,9 @@ type Config struct {
 	// LLMRPM and LLMTPM are the provider's requests and tokens per minute
 	// for the model, which this process keeps under (0: unlimited).
 	LLMRPM, LLMTPM int
+	// RiskModel is the second looks a model takes at the risk screen's
+	// flagged and grey messages on the rules path (MNEMO_RISK_MODEL).
+	RiskModel llmextract.RiskModel
 	// EncryptionKey seals transcripts at rest (a 32-byte base64 key or a passphrase).
 	EncryptionKey string
 	// AppsDir holds operator-defined app presets.
@@ -124,6 +128,7 @@ var settings = []setting{
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
 	{"llm-rpm", "MNEMO_LLM_RPM", "0", "LLM requests per minute this process keeps under, the provider's limit for the model; calls wait their turn (0: unlimited)"},
 	{"llm-tpm", "MNEMO_LLM_TPM", "0", "LLM tokens per minute (input and output) this process keeps under, the provider's limit for the model (0: unlimited)"},
+	{"risk-model", "MNEMO_RISK_MODEL", "off", "second look at the risk screen's flagged and grey messages of a session extracted by the rules (an LLM app's fallback; never an app whose policy says llm: false; not once the monthly budget is spent), which may add or raise findings but never lower a high one: off; escalate (one small risk-only call to MNEMO_LLM_MODEL per such session, tokens and cost counted in the extraction run and the budget); moderation (the endpoint's /moderations, omni-moderation-latest, one call per such message); or escalate,moderation. A failed call leaves the screen's findings; needs MNEMO_LLM_MODEL"},
 	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "transcript keys: id:base64-of-32-bytes or id:passphrase (PBKDF2), comma-separated for rotation, the last one writes (empty: a key generated in mnemo.key beside the SQLite database, or in ./data with Postgres)"},
 	{"apps-dir", "MNEMO_APPS_DIR", "", "directory of operator-defined app presets (one folder per app)"},
 	{"job-timeout", "MNEMO_JOB_TIMEOUT", "5m", "how long one job may run"},
@@ -243,6 +248,12 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.LLMTPM, err = strconv.Atoi(get("llm-tpm")); err != nil || c.LLMTPM < 0 {
 		return c, settingError("llm-tpm", "%q is not a non-negative number of tokens per minute", get("llm-tpm"))
+	}
+	if c.RiskModel, err = llmextract.ParseRiskModel(get("risk-model")); err != nil {
+		return c, settingError("risk-model", "%v", err)
+	}
+	if c.RiskModel.On() && c.LLMModel == "" {
+		return c, settingError("risk-model", "%s needs a model: set MNEMO_LLM_MODEL, or leave it off", c.RiskModel)
 	}
 	c.EncryptionKey = get("encryption-key")
 	c.AppsDir = get("apps-dir")

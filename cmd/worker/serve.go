@@ -108,7 +108,7 @@ func newLLM(cfg Config, log *slog.Logger) (*llmextract.Extractor, error) {
 		// Extraction and re-summaries call the LLM, at most one call per job.
 		Concurrency:       cfg.Concurrency[queue.QueueExtract] + cfg.Concurrency[queue.QueueDefault],
 		RequestsPerMinute: cfg.LLMRPM, TokensPerMinute: cfg.LLMTPM,
-		LimitMaxWait: min(llm.DefaultLimitMaxWait, cfg.JobTimeout/2)})
+		LimitMaxWait: min(llm.DefaultLimitMaxWait, cfg.JobTimeout/2), RiskModel: cfg.RiskModel})
 	if err != nil {
 		return nil, fmt.Errorf("MNEMO_LLM_MODEL: %w", err)
 	}

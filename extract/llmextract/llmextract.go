@@ -48,6 +48,9 @@ type Config struct {
 	// MaxMemories is the most memories kept of one answer (of all its parts
 	// together); the rest are cut (see Extract). 0 is extract.DefaultMaxMemories.
 	MaxMemories int
+	// RiskModel is the second looks at the risk screen's findings on the
+	// rules path (see Escalate); the zero value takes none.
+	RiskModel RiskModel
 }
 
 // Extractor extracts memories, profile updates and summaries with a chat
@@ -56,6 +59,8 @@ type Extractor struct {
 	client  *llm.Client
 	maxIn   int
 	maxMems int
+	risk    RiskModel
+	riskApp *prompts.App // the risk check (prompts.RiskCheck)
 }
 
 // New checks cfg and returns an extractor. It makes no call.
@@ -77,7 +82,11 @@ func New(cfg Config) (*Extractor, error) {
 	if maxMems == 0 {
 		maxMems = extract.DefaultMaxMemories
 	}
-	return &Extractor{client: c, maxIn: cfg.MaxInputTokens, maxMems: maxMems}, nil
+	riskApp, err := prompts.RiskCheck()
+	if err != nil {
+		return nil, err
+	}
+	return &Extractor{client: c, maxIn: cfg.MaxInputTokens, maxMems: maxMems, risk: cfg.RiskModel, riskApp: riskApp}, nil
 }
 
 // Model is the configured model.

@@ -7,7 +7,9 @@
 //
 // Each request to POST /v1/chat/completions takes the next scripted Reply;
 // when the script is empty the default reply function answers, and without
-// one the request fails the test. Every request is recorded.
+// one the request fails the test. Every request is recorded. Requests to
+// POST /v1/moderations have a script, a default and a record of their own
+// (PushModeration, SetModerationDefault, ModerationRequests).
 package llmtest
 
 import (
@@ -34,6 +36,10 @@ type Server struct {
 	script   []Reply
 	fallback func(Request) Reply
 	requests []Request
+
+	modScript   []Reply
+	modFallback func(ModerationRequest) Reply
+	modRequests []ModerationRequest
 }
 
 // Option configures a Server.
@@ -51,6 +57,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/moderations", s.moderate)
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		close(s.done)
@@ -95,6 +102,35 @@ func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.script)
+}
+
+// PushModeration appends replies to the moderation script.
+func (s *Server) PushModeration(r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modScript = append(s.modScript, r...)
+}
+
+// SetModerationDefault sets the reply for moderation requests that find
+// their script empty.
+func (s *Server) SetModerationDefault(f func(ModerationRequest) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modFallback = f
+}
+
+// ModerationRequests returns every moderation request received so far, in
+// order of arrival.
+func (s *Server) ModerationRequests() []ModerationRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ModerationRequest(nil), s.modRequests...)
+}
+
+// ModerationRequest is one moderation request as the server decoded it.
+type ModerationRequest struct {
+	Model string `json:"model"`
+	Input string `json:"input"`
 }
 
 // Request is one chat completion request as the server decoded it.
@@ -147,6 +183,7 @@ type Reply struct {
 	then       *Reply
 	usage      [2]int
 	mustBeJSON bool
+	moderation map[string]float64 // the category scores of a Moderation reply
 }
 
 // defaultUsage is the usage every successful reply reports unless told otherwise.
@@ -162,6 +199,24 @@ func Valid(json string) Reply {
 func Content(text string) Reply {
 	return Reply{status: http.StatusOK, content: text, usage: defaultUsage}
 }
+
+// Moderation answers a moderation request with one result whose category
+// scores are scores, by the endpoint's names ("self-harm/intent",
+// "violence", …; the others are 0). A category scored 0.5 or more is
+// flagged, and so is the result when any is. A chat request that gets it
+// fails the test; a moderation request that gets Content has that content
+// as its body (a malformed answer).
+func Moderation(scores map[string]float64) Reply {
+	m := make(map[string]float64, len(scores))
+	for k, v := range scores {
+		m[k] = v
+	}
+	return Reply{status: http.StatusOK, moderation: m}
+}
+
+// moderationCategories are the categories of a moderation result.
+var moderationCategories = []string{"harassment", "harassment/threatening", "hate", "hate/threatening", "illicit", "illicit/violent",
+	"self-harm", "self-harm/intent", "self-harm/instructions", "sexual", "sexual/minors", "violence", "violence/graphic"}
 
 // Status fails with an HTTP status and an OpenAI-style error body; a
 // non-empty retryAfter is sent as the Retry-After header.
@@ -308,6 +363,9 @@ func (s *Server) write(w http.ResponseWriter, req Request, n int, reply Reply) {
 		}})
 		return
 	}
+	if reply.moderation != nil {
+		s.t.Errorf("llmtest: a Moderation reply was used for chat request %d", n)
+	}
 	if reply.mustBeJSON && !json.Valid([]byte(reply.content)) {
 		s.t.Errorf("llmtest: Valid reply for request %d is not valid JSON", n)
 	}
@@ -329,6 +387,84 @@ func (s *Server) write(w http.ResponseWriter, req Request, n int, reply Reply) {
 	})
 }
 
+func (s *Server) moderate(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req ModerationRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.t.Errorf("llmtest: undecodable moderation request: %v", err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.modRequests = append(s.modRequests, req)
+	n := len(s.modRequests)
+	var (
+		reply Reply
+		ok    bool
+	)
+	if len(s.modScript) > 0 {
+		reply, s.modScript, ok = s.modScript[0], s.modScript[1:], true
+	} else if s.modFallback != nil {
+		reply, ok = s.modFallback(req), true
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.t.Errorf("llmtest: moderation request %d found the script empty and no default reply", n)
+		reply = Error(http.StatusInternalServerError, "llmtest: no reply scripted")
+	}
+	if !s.wait(r, s.latency) {
+		return
+	}
+	for reply.delay > 0 || reply.hang {
+		if reply.hang {
+			s.wait(r, -1)
+			return
+		}
+		if !s.wait(r, reply.delay) {
+			return
+		}
+		reply = *reply.then
+	}
+	if reply.status != http.StatusOK || reply.moderation == nil {
+		if reply.status == http.StatusOK && reply.mustBeJSON {
+			s.t.Errorf("llmtest: a chat reply was used for moderation request %d", n)
+		}
+		if reply.status == http.StatusOK {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, reply.content)
+			return
+		}
+		s.write(w, Request{Model: req.Model}, n, reply)
+		return
+	}
+	cats, scores := map[string]bool{}, map[string]float64{}
+	flagged := false
+	for _, c := range moderationCategories {
+		v := reply.moderation[c]
+		scores[c], cats[c] = v, v >= 0.5
+		flagged = flagged || v >= 0.5
+	}
+	for c := range reply.moderation {
+		if _, known := scores[c]; !known {
+			s.t.Errorf("llmtest: moderation reply %d scores an unknown category %q", n, c)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id":    "modr-llmtest-" + strconv.Itoa(n),
+		"model": req.Model,
+		"results": []any{map[string]any{
+			"flagged":         flagged,
+			"categories":      cats,
+			"category_scores": scores,
+		}},
+	})
+}
+
 // String describes a reply for test failure messages.
 func (r Reply) String() string {
 	switch {
@@ -338,6 +474,8 @@ func (r Reply) String() string {
 		return fmt.Sprintf("delay %s then %s", r.delay, *r.then)
 	case r.status != http.StatusOK:
 		return fmt.Sprintf("status %d", r.status)
+	case r.moderation != nil:
+		return fmt.Sprintf("moderation of %d categories", len(r.moderation))
 	default:
 		return fmt.Sprintf("content of %d bytes", len(r.content))
 	}
