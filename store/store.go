@@ -591,6 +591,11 @@ type Querier interface {
 	ListSessionCues(ctx context.Context, sessionID string) ([]Cue, error)
 	// DeleteCues removes every cue of a user (a fresh start) and returns how many.
 	DeleteCues(ctx context.Context, userID string) (int64, error)
+	// ResolveCues marks the user's unresolved cues of kind recorded at or
+	// before at as resolved at at (an operator's resolution), and returns
+	// them as they are now, oldest first; empty when there were none. A cue
+	// resolved before keeps its time.
+	ResolveCues(ctx context.Context, userID, kind string, at time.Time) ([]Cue, error)
 
 	// InsertRiskLowering records a lowered risk finding; one of the same
 	// session and message already recorded is left as it is. It reports
