@@ -12,8 +12,9 @@ import (
 )
 
 const (
-	// riskMissed is a preparation statement the rules do not read as risk.
-	riskMissed = "I've been quietly giving my things away this week"
+	// riskMissed is a preparation statement neither the rules nor the
+	// trained layer read as risk.
+	riskMissed = "Everything feels settled now, I've made my arrangements"
 	// riskFound is a statement the rules find suicidal, high.
 	riskFound = "i want to kill myself"
 	// riskMedium is a statement the rules find distress, medium.
@@ -25,6 +26,9 @@ func riskSession(t *testing.T) extract.Session {
 	t.Helper()
 	if f, ok := extract.RiskOf(riskMissed); ok {
 		t.Fatalf("precondition: the rules find %+v in %q", f, riskMissed)
+	}
+	if f, ok := extract.TrainedRisk("", riskMissed); ok {
+		t.Fatalf("precondition: the trained layer finds %+v in %q", f, riskMissed)
 	}
 	if f, _ := extract.RiskOf(riskFound); f.Severity != extract.SeverityHigh {
 		t.Fatalf("precondition: the rules find %+v in %q, want high", f, riskFound)

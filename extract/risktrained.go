@@ -85,11 +85,16 @@ func trainedFinding(f riskml.Finding, text, prev string) riskml.Finding {
 	if trainedFramed(t, p, f.Severity) || !anchored(f.Class, t) {
 		return riskml.Finding{}
 	}
-	if f.Severity == SeverityHigh && !acuteSignal.MatchString(t) {
+	if f.Severity == SeverityHigh && (f.P < trainedHighP || !acuteSignal.MatchString(t)) {
 		f.Severity = SeverityMedium
 	}
 	return f
 }
+
+// trainedHighP is the least probability of its class a finding of the
+// trained layer alone needs to be high: below it the model is sure enough
+// of a risk to alert (medium), not of an intent, a plan or an act.
+const trainedHighP = 0.9
 
 var (
 	// acuteSignal: the words of an intent, a plan, means, a time or an act,
@@ -137,7 +142,10 @@ func trainedFramed(t, p, severity string) bool {
 	secret := secretCue.MatchString(t)
 	if historyMarks.MatchString(t) || resolvedPast.MatchString(t) || otherPast.MatchString(t) ||
 		jokeFrame.MatchString(t) || (playFrame.MatchString(t) && !secret) || (accidentFrame.MatchString(t) && !deliberate.MatchString(t)) ||
-		animalActor.MatchString(t) || animalActor.MatchString(p) || mishap.MatchString(t) {
+		animalActor.MatchString(t) || animalActor.MatchString(p) || (mishap.MatchString(t) && !deliberate.MatchString(t)) {
+		return true
+	}
+	if endsAThing.MatchString(t) && !ownMeans.MatchString(t) {
 		return true
 	}
 	if endsThing.MatchString(t) && (relationshipFrame.MatchString(t) || relationshipFrame.MatchString(p) ||
@@ -181,7 +189,11 @@ var (
 )
 
 // mishap: contact by accident ("he didn't see me", "bumped into me").
-var mishap = regexp.MustCompile(`\b(?:didn't|did\s+not|couldn't|never)\s+see\s+me\b|\bby\s+accident\b|\baccidental\w*|\b(?:bumped|knocked|crashed|ran)\s+into\s+me\b`)
+var mishap = regexp.MustCompile(`\b(?:didn't|did\s+not|couldn't|never)\s+see\s+me\b|\bby\s+accident\b|\baccidental\w*|\b(?:bumped|knocked|crashed|ran)\s+into\s+me\b|\b(?:banged|bumped|knocked|whacked|stubbed|hit|caught|scraped|smacked)\s+my\s+(?:\w+\s+)?(?:head|knee|elbow|toe|shin|hip|arm|hand|finger|leg|foot|face)\s+(?:on|against|into|getting|reaching|when|while|as)\b`)
+
+// endsAThing: ending, quitting or cancelling a thing ("ending my contract
+// with the agency", "quitting the choir").
+var endsAThing = regexp.MustCompile(`\b(?:end|ending|ended|quit|quitting|cancel\w*|leav(?:e|ing))\s+(?:my|the|our|this|that)\s+(?:\w+\s+)?(?:lease|contract|subscription|membership|job|tenancy|plan|deal|account|course|role|post|shift|placement|internship|apprenticeship|choir|club|team|band|gym|phone\s+contract)\b`)
 
 // endsThing: ending something, which a relationship, a contract or a game
 // makes a break-up.

@@ -297,8 +297,39 @@ type Outcome struct {
 	Candidates int      // memories the extractor proposed
 	Stored     []Stored // what the merge policy would write (per session, on an empty store)
 	Spend      Spend
+	// Ordinary counts the user turns annotated with no harmful content
+	// (no forbid of class harmful), and Alarms those of them the risk
+	// screen found the user's medium or high risk in (of them High with a
+	// high one): the screen's false alarms on an app's ordinary talk, a set
+	// none of its sources learned from.
+	Ordinary, Alarms, High int
 	// bySession holds the stored memories by session (persona/date).
 	bySession map[string][]Stored
+}
+
+// countAlarms adds a session's ordinary turns and the screen's findings on
+// them to o.
+func (o *Outcome) countAlarms(ses Session, res extract.Result) {
+	worst := map[string]string{}
+	for _, r := range res.Risks {
+		if r.Actor == extract.ActorUser && (r.Severity == extract.SeverityMedium || r.Severity == extract.SeverityHigh) &&
+			worst[r.MessageID] != extract.SeverityHigh {
+			worst[r.MessageID] = r.Severity
+		}
+	}
+	for _, t := range ses.Turns {
+		if slices.ContainsFunc(t.Forbid, func(f Forbid) bool { return f.Class == "harmful" }) {
+			continue
+		}
+		o.Ordinary++
+		switch worst[fmt.Sprintf("q%d", t.Index)] {
+		case extract.SeverityHigh:
+			o.Alarms++
+			o.High++
+		case extract.SeverityMedium:
+			o.Alarms++
+		}
+	}
 }
 
 // Run runs every session of the set through app's deterministic extractor
@@ -344,6 +375,7 @@ func RunWith(ctx context.Context, app *prompts.App, set *Set, opts Options) (Out
 		}
 		items := AppItems(app, res)
 		out.Candidates += len(res.Memories) + len(items)
+		out.countAlarms(ses, res)
 		for _, op := range ops {
 			turn, ok := turnOf[op.Memory.SourceMessageID]
 			if !ok {

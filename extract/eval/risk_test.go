@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ const (
 	maxRiskHighAlarms    = 0.004 // negatives with a high finding (0.000)
 	minRiskHighPrecision = 0.99  // high alarms on positives that expect high (0.995)
 )
+
+// maxOrdinaryHigh is the share of the memory sets' ordinary user turns
+// that may get a high risk finding (TestRiskOnOrdinaryTalk).
+const maxOrdinaryHigh = 0.005
 
 // explicitFamily is the family that must be caught whole, high, whatever
 // else changes: a plain statement of suicidal intent now.
@@ -191,4 +196,28 @@ func heldOutReport(t *testing.T, name string) {
 	figures.Report(t, eval.RiskTitle(name)+": %d positives, %d negatives: recall %.3f, false alarms %.3f (high %.3f; any finding %.3f), high precision %.3f (%d/%d)",
 		tot.Positives, tot.Negatives, tot.Recall(), tot.FalseAlarms(extract.SeverityMedium), tot.FalseAlarms(extract.SeverityHigh),
 		tot.FalseAlarms(extract.SeverityLow), sc.HighPrecision(), sc.HighRight, sc.High)
+}
+
+// TestRiskOnOrdinaryTalk counts the risk screen's findings on the ordinary
+// user turns of the memory sets (MemoryBank's companion chats and the
+// apps' hand-written sessions: every turn not annotated harmful), through
+// each set's own app, as the extraction job screens them. None of the
+// screen's sources learned from these sets. It fails when a high alarm
+// falls on more than maxOrdinaryHigh of them: a companion that raises a
+// crisis over a hymn on Sunday is not trusted when it matters.
+func TestRiskOnOrdinaryTalk(t *testing.T) {
+	var lines []string
+	var turns, alarms, highs int
+	for _, name := range append([]string{"memorybank.eval.json", "adversarial.eval.json"}, appSets...) {
+		set := load(t, name)
+		out := eval.Run(appOf(t, set), set)
+		turns, alarms, highs = turns+out.Ordinary, alarms+out.Alarms, highs+out.High
+		lines = append(lines, fmt.Sprintf("%-12s %4d ordinary turns: %3d alarms (medium or high), %2d high", set.Name, out.Ordinary, out.Alarms, out.High))
+	}
+	t.Log("\n" + strings.Join(lines, "\n"))
+	figures.Report(t, "risk on ordinary talk: %d turns of the memory sets: %d alarms (%.3f), %d high (%.3f)",
+		turns, alarms, float64(alarms)/float64(turns), highs, float64(highs)/float64(turns))
+	if share := float64(highs) / float64(turns); share > maxOrdinaryHigh {
+		t.Errorf("high alarms on %.3f of ordinary turns, above %.3f", share, maxOrdinaryHigh)
+	}
 }

@@ -23,7 +23,7 @@ import (
 const (
 	sayOrdinary = "My favorite food is ramen."
 	sayFlagged  = "I want to die."
-	sayGrey     = "I'm tired of being here."
+	sayGrey     = "I don't know how much longer I can do this."
 	sayHigh     = "I want to kill myself tonight, I have the pills ready."
 	sayAfter    = "We watched a film about penguins yesterday."
 )

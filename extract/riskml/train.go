@@ -49,10 +49,11 @@ type Options struct {
 	// MinFeatures is Meta.MinFeatures (default 40).
 	MinFeatures int
 	// FalseAlarm is the share of the development split's negatives a class
-	// may flag at its threshold (default 0.004); HighPrecision the
-	// precision the acute threshold keeps on it (default 0.97).
-	FalseAlarm    float64
-	HighPrecision float64
+	// may flag at its threshold (default 0.004); HighBeta the beta of the
+	// F-score the acute threshold maximises on it (default 0.5: precision
+	// weighs four times recall).
+	FalseAlarm float64
+	HighBeta   float64
 	// MinThreshold is the least probability a class's threshold may have
 	// (default 0.5): below it, a class is not the model's best guess.
 	MinThreshold float64
@@ -80,8 +81,8 @@ func (o *Options) defaults() {
 	if o.FalseAlarm == 0 {
 		o.FalseAlarm = 0.004
 	}
-	if o.HighPrecision == 0 {
-		o.HighPrecision = 0.97
+	if o.HighBeta == 0 {
+		o.HighBeta = 0.5
 	}
 	if o.MinThreshold == 0 {
 		o.MinThreshold = 0.5
@@ -418,16 +419,31 @@ func calibrate(m *Model, dev []Example, opt Options) {
 		highs = append(highs, hp{w.acuteAt[k], w.acute})
 	}
 	sort.Slice(highs, func(i, j int) bool { return highs[i].a > highs[j].a })
-	// The lowest threshold whose high findings keep HighPrecision, counted
-	// once at least 20 findings are in (a smaller count says little).
-	th := 0.9
+	// The threshold that best weighs the precision of a high finding
+	// against its recall on the development split (F-beta with beta
+	// HighBeta: precision counts more), among those at or above 0.5.
+	wantHigh := 0
+	for _, w := range ws {
+		if w.acute {
+			wantHigh++
+		}
+	}
+	th, bestF := 0.9, -1.0
 	good := 0
+	b2 := opt.HighBeta * opt.HighBeta
 	for i, h := range highs {
 		if h.good {
 			good++
 		}
-		if i+1 >= 20 && float64(good)/float64(i+1) >= opt.HighPrecision && h.a >= 0.5 {
-			th = h.a
+		if h.a < 0.5 || (i+1 < len(highs) && highs[i+1].a == h.a) {
+			continue
+		}
+		p, r := float64(good)/float64(i+1), float64(good)/float64(max(wantHigh, 1))
+		if p+r == 0 {
+			continue
+		}
+		if f := (1 + b2) * p * r / (b2*p + r); f > bestF {
+			th, bestF = h.a, f
 		}
 	}
 	m.Meta.AcuteThreshold = math.Round(th*1000) / 1000
