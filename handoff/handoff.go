@@ -505,8 +505,14 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	u := start.User
 	memoryOff := u.MemoryDisabled
 	req.Timezone = u.Timezone
+	args := queue.ExtractArgs{SessionID: sessionID}
+	if memoryOff {
+		// Memory off is not safety off: the screen's findings, never the
+		// words, go with the job; the transcript is not stored.
+		args.Risks = screenMemoryOff(d.Apps[req.App], sessionID, req)
+	}
 	// The job goes in first, so that the session row is written once, with it.
-	ins, err := d.Queue.InsertTx(ctx, tx, queue.ExtractArgs{SessionID: sessionID}, &river.InsertOpts{
+	ins, err := d.Queue.InsertTx(ctx, tx, args, &river.InsertOpts{
 		UniqueOpts: river.UniqueOpts{ByArgs: true},
 	})
 	if err != nil {

@@ -248,7 +248,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 	w.escalateRisk(ctx, app, in, &result, &run) // the rules' result: a model's second look at its risks (riskescalate.go)
 	run.DurationMS = time.Since(started).Milliseconds()
 	run.Final = true
-	lowered, err := w.apply(ctx, app, in, result, run, now)
+	lowered, err := w.apply(ctx, app, in, result, job.Args.Risks, run, now)
 	if err != nil {
 		return err
 	}
@@ -389,8 +389,16 @@ func applyRecords(ctx context.Context, tx store.Tx, sess store.Session, recs []e
 //
 // It returns the risk lowerings it recorded, for the caller to count once
 // committed.
-func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.Session, res extract.Result, run store.ExtractionRun, now time.Time) ([]extract.Lowering, error) {
+//
+// Memory off is not safety off (docs/safety.md): a session of a user with
+// memory off keeps its risk findings as cues, and alerts on them, and
+// nothing else. carried are the findings the hand-off screened in a
+// session handed over while memory was off, whose transcript was never
+// stored (queue.ExtractArgs.Risks).
+func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.Session, res extract.Result, carried []queue.RiskFinding,
+	run store.ExtractionRun, now time.Time) ([]extract.Lowering, error) {
 	d := w.deps
+	risks, riskIn := withCarriedRisks(in, res.Risks, carried)
 	var lowered []extract.Lowering
 	err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 		lowered = nil // a retried transaction counts what its last try recorded
@@ -441,7 +449,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			if err := applyProfile(ctx, tx, sess, app, in, res, &forgot, now); err != nil {
 				return err
 			}
-			if err := recordRisks(ctx, tx, d, sess, in, res.Risks, res.RiskLowered, now); err != nil {
+			if err := recordRisks(ctx, tx, d, sess, riskIn, risks, res.RiskLowered, now); err != nil {
 				return err
 			}
 			if lowered, err = recordLowerings(ctx, tx, sess, res.RiskLowered, now); err != nil {
@@ -461,7 +469,16 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			}
 		}
 		if user.MemoryDisabled {
-			// The user turned memory off: the session is processed, nothing of it kept.
+			// The user turned memory off: the session is processed, and
+			// nothing of it is kept but its risk findings (class, severity,
+			// source, time; never the words), so that a crisis still
+			// reaches a person.
+			if err := recordRisks(ctx, tx, d, sess, riskIn, risks, res.RiskLowered, now); err != nil {
+				return err
+			}
+			if lowered, err = recordLowerings(ctx, tx, sess, res.RiskLowered, now); err != nil {
+				return err
+			}
 			res.SessionSummary = map[string]any{"memory_disabled": true}
 		}
 		summary, err := json.Marshal(res.SessionSummary)
@@ -483,6 +500,34 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		return nil, err
 	}
 	return lowered, nil
+}
+
+// withCarriedRisks joins the findings the hand-off screened in a session
+// of a user with memory off (carried) to the extraction's own, one per
+// message (the extraction's first: a carried finding's message has no
+// transcript to read again). The session it returns holds, besides in's
+// messages, a stand-in for each carried finding's message (its id, role
+// and time; no words), so that the cue is stated at the message's time.
+func withCarriedRisks(in extract.Session, risks []extract.Risk, carried []queue.RiskFinding) ([]extract.Risk, extract.Session) {
+	if len(carried) == 0 {
+		return risks, in
+	}
+	out := slices.Clone(risks)
+	seen := map[string]bool{}
+	for _, r := range risks {
+		seen[r.MessageID] = true
+	}
+	msgs := slices.Clone(in.Messages)
+	for _, c := range carried {
+		if seen[c.MessageID] {
+			continue
+		}
+		seen[c.MessageID] = true
+		out = append(out, extract.Risk{Class: c.Class, Severity: c.Severity, MessageID: c.MessageID, Actor: c.Actor, Source: c.Source})
+		msgs = append(msgs, extract.Message{ID: c.MessageID, Role: "user", At: c.At})
+	}
+	in.Messages = msgs
+	return out, in
 }
 
 // profileWrites reports whether applyProfile may write, or raise a cue

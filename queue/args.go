@@ -1,15 +1,37 @@
 package queue
 
-import "github.com/riverqueue/river"
+import (
+	"time"
+
+	"github.com/riverqueue/river"
+)
 
 // The arguments of the jobs enqueued outside package jobs (by the hand-off
 // and the API). Each Kind is the River job kind stored with every job row:
 // never rename one, or jobs already in a database are no longer worked.
 
 // ExtractArgs is the extraction job of one session. It carries the session
-// id only: never transcript text or memory values.
+// id and, for a session of a user with memory off, what the risk screen
+// found when it was handed over (Risks): never transcript text or memory
+// values. It is unique by the session id alone.
 type ExtractArgs struct {
-	SessionID string `json:"session_id"`
+	SessionID string `json:"session_id" river:"unique"`
+	// Risks are the risk screen's findings in a session handed over while
+	// its user had memory off, whose transcript is never stored: screened
+	// at the hand-off, they are what the extraction records of it
+	// ("Memory off is not safety off", docs/safety.md).
+	Risks []RiskFinding `json:"risks,omitempty"`
+}
+
+// RiskFinding is one finding of the risk screen: class, severity, whose,
+// who found it, the message id and the message's time. Never its words.
+type RiskFinding struct {
+	Class     string    `json:"class"`
+	Severity  string    `json:"severity"`
+	MessageID string    `json:"message_id"`
+	Actor     string    `json:"actor"`
+	Source    string    `json:"source,omitempty"`
+	At        time.Time `json:"at"`
 }
 
 // Kind is the River job kind.
