@@ -66,6 +66,7 @@ func concernNotes(sum map[string]any) []extract.CaregiverNote {
 // concernNames says each concern to a caregiver; another is written with
 // its "_" as spaces.
 var concernNames = map[string]string{
+	ConcernOverdose:       "Too much medication at once",
 	ConcernFall:           "Fall",
 	ConcernPain:           "Pain",
 	ConcernNotEating:      "Not eating",
@@ -586,6 +587,9 @@ func claraID(v any) string {
 // should know of. Each is a fixed label, the message it was said in and a
 // date, never the words: the label names the kind of concern only.
 const (
+	// ConcernOverdose: many tablets taken at once ("I took all my tablets
+	// at once"). It is also a risk (RiskExtras): an overdose now.
+	ConcernOverdose       = "medication_overdose"
 	ConcernFall           = "fall"
 	ConcernPain           = "pain"
 	ConcernNotEating      = "not_eating"
@@ -597,14 +601,16 @@ const (
 	ConcernSleep          = "poor_sleep"
 )
 
-// ClaraConcerns lists the concern labels, in the order a summary names them.
-// The first six are issue 23's; a caller after money or a password (scam),
+// ClaraConcerns lists the concern labels, in the order a summary names them:
+// too much medication at once first (issue 32), as the most urgent. The
+// six after it are issue 23's; a caller after money or a password (scam),
 // new symptoms (dizziness, swelling, shaking) and broken nights are what a
 // caregiver follows up as well.
-var ClaraConcerns = []string{ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernLost, ConcernStrangerAtDoor, ConcernScam, ConcernUnwell, ConcernSleep}
+var ClaraConcerns = []string{ConcernOverdose, ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernLost, ConcernStrangerAtDoor, ConcernScam, ConcernUnwell, ConcernSleep}
 
 // claraConcernWords say a concern in the summary's text.
 var claraConcernWords = map[string]string{
+	ConcernOverdose:       "taking too much medication at once",
 	ConcernFall:           "a fall",
 	ConcernPain:           "pain",
 	ConcernNotEating:      "not eating",
@@ -626,7 +632,46 @@ const (
 	claraMeal     = `(?:breakfast|lunch|dinner|supper|tea|a\s+meal|meals|anything|a\s+bite|food|a\s+proper\s+meal|something\s+to\s+eat)`
 	claraStranger = `(?:strangers?|(?:a|an|some|this|that)\s+(?:young\s+|old\s+|strange\s+|big\s+|tall\s+|odd\s+)?(?:man|woman|person|guy|lady|chap|fellow|bloke|lad|men|people|couple)|someone|somebody)`
 	claraNight    = `(?:one|two|three|four|1|2|3|4)(?:\s+o'clock|\s*am)?`
+	// claraOwnMeds is the user's medication: "my tablets", "the little
+	// white pills", "a week's tablets".
+	claraOwnMeds = `(?:(?:my|the|these|those)\s+)?(?:[a-z']+\s+){0,2}?` + claraMeds
 )
+
+// claraOverdose is the user taking many tablets at once, now or just now:
+// all of them at once or in one go, a whole box or a week's worth, too many,
+// a handful. Read on a lower-cased sentence with straight apostrophes (a
+// concern) and on the risk screen's folded text (RiskExtras). Taking all of
+// one's tablets is no overdose without "at once": "I took all my tablets
+// this morning as usual" is the day's dose.
+const claraOverdose = `\b(?:i|and)(?:'ve|\s+have)?\s+(?:just\s+|accidentally\s+|gone\s+and\s+|went\s+and\s+)?(?:took|taken|swallowed|had)\s+(?:` +
+	`(?:all|all\s+of|every\s+one\s+of|the\s+lot\s+of)\s+` + claraOwnMeds + `\s+(?:[a-z']+\s+){0,2}?(?:all\s+)?(?:at\s+once|in\s+one\s+go)` +
+	`|(?:the\s+whole|a\s+whole|the\s+entire|a\s+full)\s+(?:(?:box|packet|pack|bottle|tub|strip|jar|week's|month's|fortnight's)(?:\s+worth)?\s+(?:of\s+)?` + claraOwnMeds +
+	`|dosette(?:\s+box)?|pill\s*box|pill\s*organi[sz]er|blister\s+pack)` +
+	`|(?:far\s+|way\s+|much\s+)?too\s+many\s+(?:of\s+)?` + claraOwnMeds +
+	`|(?:a\s+handful|handfuls|a\s+load|loads)\s+of\s+` + claraOwnMeds +
+	`)\b`
+
+// claraOverdoseNot is what makes an overdose's words the day's dose or
+// someone else's tablets: as usual, as prescribed, his or her tablets.
+const claraOverdoseNot = `\b(?:as\s+usual|like\s+always|as\s+always|as\s+normal|like\s+every\s+(?:day|morning|night)|as\s+prescribed|as\s+i\s+should|as\s+the\s+doctor\s+said)\b|\b(?:all|every\s+one\s+of|too\s+many\s+of|the\s+lot\s+of|whole\s+[a-z']+\s+of)\s+(?:his|her|their)\b`
+
+// claraOverdoseIntent is a wish to die beside an overdose: suicidal, not
+// only a substance emergency.
+const claraOverdoseIntent = `\b(?:on\s+purpose|so\s+(?:that\s+)?i\s+(?:wouldn't|would\s+not|won't|will\s+not|don't|do\s+not)\s+wake|never\s+wake\s+up|to\s+die|want(?:ed)?\s+to\s+die|to\s+end\s+(?:it|it\s+all|my\s+life|things)|be\s+done\s+with\s+(?:it|everything|life)|don't\s+want\s+to\s+(?:be\s+here|live|go\s+on)|can't\s+go\s+on|so\s+i\s+(?:can|could)\s+be\s+with)\b`
+
+var claraOverdoseNotRe = regexp.MustCompile(claraOverdoseNot)
+
+// RiskExtras: many tablets taken at once is an overdose now, a substance
+// emergency of high severity (docs/safety.md: over-use, "the whole box");
+// with a wish to die beside it, suicidal, high (an attempt). Read in
+// Clara's messages only, where "my tablets" are an older person's
+// prescription; the core lexicons read the other apps'.
+func (kindClara) RiskExtras() []extract.RiskPhrasing { return riskExtras }
+
+var riskExtras = []extract.RiskPhrasing{
+	extract.Phrasing(extract.RiskSubstance, extract.SeverityHigh, claraOverdose).Except(claraOverdoseNot),
+	extract.Phrasing(extract.RiskSuicidal, extract.SeverityHigh, claraOverdose).Except(claraOverdoseNot).Also(claraOverdoseIntent),
+}
 
 // claraConcernRes find a concern in a sentence of the user's, lower-cased
 // and with straight apostrophes. Each says the user's own: a fall or pain
@@ -640,10 +685,11 @@ var claraConcernRes = []struct {
 	// negation themselves.
 	negatable bool
 }{
-	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|had\s+a\s+(?:bad\s+|little\s+|nasty\s+)?fall|took\s+a\s+(?:bad\s+|little\s+|nasty\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?|\bi've\s+(?:had\s+a\s+(?:bad\s+|little\s+|nasty\s+)?fall|fallen)\b|\b(?:woke|woken|came\s+to|found\s+myself|ended\s+up|was\s+lying|been\s+lying)\s+(?:up\s+)?on\s+the\s+(?:floor|ground|carpet|bathroom\s+floor|kitchen\s+floor)\b|\b(?:i|and)\s+(?:couldn't|could\s+not|can't|cannot)\s+get\s+(?:back\s+)?up\s+(?:off|from)\s+the\s+(?:floor|ground)\b|\bmy\s+(?:legs?|knees?)\s+(?:gave\s+way|went\s+from\s+under\s+me|gave\s+out)\b`), true},
+	{ConcernOverdose, regexp.MustCompile(claraOverdose), true},
+	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|(?:had|took)\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?|\bi've\s+(?:had\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble)|fallen|taken\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+)?tumble)\b|^\W*(?:had|took)\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble)\b|\b(?:woke|woken|came\s+to|found\s+myself|ended\s+up|was\s+lying|been\s+lying)\s+(?:up\s+)?on\s+the\s+(?:floor|ground|carpet|bathroom\s+floor|kitchen\s+floor)\b|\b(?:i|and)\s+(?:couldn't|could\s+not|can't|cannot)\s+get\s+(?:back\s+)?up\s+(?:off|from)\s+the\s+(?:floor|ground)\b|\bmy\s+(?:legs?|knees?)\s+(?:gave\s+way|went\s+from\s+under\s+me|gave\s+out)\b`), true},
 	{ConcernPain, regexp.MustCompile(`\bmy\s+(?:\w+\s+)?(?:hurts?|is\s+(?:hurting|sore|aching|throbbing|killing\s+me)|aches?|are\s+(?:hurting|sore|aching|throbbing|killing\s+me))\b|\bmy\s+(?:\w+\s+)?` + claraBody + `\s+(?:is|are|has\s+been|have\s+been|feels?|keeps?|was|were)\s+(?:\w+\s+){0,2}?(?:sore|aching|hurting|throbbing|painful|agony|killing\s+me|giving\s+me\s+(?:gyp|jip|grief|trouble))\b|\bi(?:'m|\s+am)\s+in\s+(?:so\s+much\s+|a\s+lot\s+of\s+|terrible\s+|bad\s+|awful\s+|such\s+)?(?:pain|agony)\b|\bi(?:\s+have|'ve|\s+got|'ve\s+got|\s+have\s+got|'ve\s+had|\s+had)\s+(?:a\s+|an\s+|such\s+a\s+)?(?:terrible\s+|bad\s+|awful\s+|sharp\s+|dreadful\s+|nasty\s+|horrible\s+)?(?:pain|pains|headache|toothache|stomach\s*ache|tummy\s*ache|backache|earache|sore\s+\w+)\b|\bit\s+hurts\b|\beverything\s+hurts\b|\bi(?:'m|\s+am)\s+(?:so\s+|ever\s+so\s+|very\s+|really\s+)?(?:sore|aching)\b|\bi\s+ache\s+all\s+over\b`), true},
 	{ConcernNotEating, regexp.MustCompile(`\bi\s+(?:haven't|have\s+not|havent|didn't|did\s+not|didnt|can't|cannot|cant|couldn't|don't|do\s+not|dont)\s+(?:eaten|eat|had\s+` + claraMeal + `)\b|\bi(?:'ve|\s+have)\s+not\s+(?:eaten|had\s+(?:my\s+|any\s+)?` + claraMeal + `)\b|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+to\s+eat\b|\bi(?:'m|\s+am)\s+not\s+eating\b|\b(?:no|lost\s+my|lost\s+all\s+my)\s+appetite\b|\boff\s+my\s+food\b|\bnothing\s+to\s+eat\b|\bi\s+(?:don't|do\s+not|dont|haven't|have\s+not|didn't|did\s+not)\s+(?:felt|feel)\s+like\s+(?:eating|food)\b|\b(?:skipped|missed)\s+(?:my\s+)?(?:breakfast|lunch|dinner|supper|tea|meals?)\b|\b(?:only|just)\s+(?:been\s+)?eating\s+(?:only\s+|just\s+)?(?:toast|biscuits|crackers|cake|bread|soup|sweets|tea)\b|\beating\s+(?:only|nothing\s+but)\b|\bi\s+(?:can't|cannot|cant)\s+be\s+bothered\s+(?:to\s+)?(?:cook|eat|make\s+(?:a\s+)?(?:meal|food|dinner|lunch))\b|\bi(?:'m|\s+am)\s+never\s+hungry\b`), false},
-	{ConcernMedication, regexp.MustCompile(`\b(?:can't|cannot|cant|don't|do\s+not|dont|couldn't)\s+(?:remember|recall|know|tell)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*` + claraMedsThe + `|\bdid\s+i\s+(?:take|have)\s+` + claraMedsThe + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?` + claraMedsThe + `|\b(?:took|take|taken)\s+` + claraMedsThe + `\s+twice\b|\bwhat\s+(?:are|is)\s+` + claraMedsThe + `\s+for\b|\b(?:which|what)\s+(?:\w+\s+)?` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i|are\s+(?:they|these|those|for)|is\s+(?:it|this|that|for))\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|muddled|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))|\b(?:mixed\s+up|muddled|confused)\s+(?:about\s+|with\s+)?` + claraMedsThe + `|\b(?:couldn't|can't|cannot|could\s+not)\s+(?:work\s+out|figure\s+out|understand|make\s+sense\s+of|manage|open|read)\s+` + claraMedsThe + `|\b(?:stopped|stopped\s+taking|gave\s+up|not\s+taking|given\s+up)\s+` + claraMedsThe + `|\b` + claraMeds + `\b[^.]*\b(?:so\s+)?i\s+(?:didn't|did\s+not|haven't|have\s+not)\s+(?:take|taken)\s+(?:any|them|it)\b|\b(?:so\s+)?i(?:'ve|\s+have)\s+stopped\s+(?:taking\s+)?(?:them|it)\b`), false},
+	{ConcernMedication, regexp.MustCompile(`\b(?:(?:don't|do\s+not|dont)\s+think|not\s+sure(?:\s+if|\s+whether|\s+that)?)\s+i\s+(?:took|had|'ve\s+(?:taken|had)|have\s+(?:taken|had))\s+` + claraMedsThe + `|\b(?:can't|cannot|cant|don't|do\s+not|dont|couldn't)\s+(?:remember|recall|know|tell)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*` + claraMedsThe + `|\bdid\s+i\s+(?:take|have)\s+` + claraMedsThe + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?` + claraMedsThe + `|\b(?:took|take|taken)\s+` + claraMedsThe + `\s+twice\b|\bwhat\s+(?:are|is)\s+` + claraMedsThe + `\s+for\b|\b(?:which|what)\s+(?:\w+\s+)?` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i|are\s+(?:they|these|those|for)|is\s+(?:it|this|that|for))\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|muddled|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))|\b(?:mixed\s+up|muddled|confused)\s+(?:about\s+|with\s+)?` + claraMedsThe + `|\b(?:couldn't|can't|cannot|could\s+not)\s+(?:work\s+out|figure\s+out|understand|make\s+sense\s+of|manage|open|read)\s+` + claraMedsThe + `|\b(?:stopped|stopped\s+taking|gave\s+up|not\s+taking|given\s+up)\s+` + claraMedsThe + `|\b` + claraMeds + `\b[^.]*\b(?:so\s+)?i\s+(?:didn't|did\s+not|haven't|have\s+not)\s+(?:take|taken)\s+(?:any|them|it)\b|\b(?:so\s+)?i(?:'ve|\s+have)\s+stopped\s+(?:taking\s+)?(?:them|it)\b`), false},
 	{ConcernLost, regexp.MustCompile(`\b(?:i|and)\s+(?:got|get|was|am|'m|feel|felt|keep\s+getting|went|go)\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+|all\s+)?lost\b|\bi'm\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+)?lost\b|\b(?:i|and)\s+(?:couldn't|can't|could\s+not|cannot|cant)\s+(?:find|remember)\s+(?:my\s+way|the\s+way|my\s+(?:house|home|street|flat|road|room|front\s+door)|home|where\s+i\s+(?:lived?|was))\b|\b(?:i|and)\s+(?:don't|do\s+not|dont|didn't|did\s+not)\s+know\s+(?:where\s+i\s+(?:am|was)|how\s+to\s+get\s+(?:home|back)|the\s+way\s+(?:home|back))\b|\b(?:i|and)\s+(?:wandered|walked)\s+(?:off|away|too\s+far)\b|\b(?:i|and)\s+(?:ended\s+up|found\s+myself|woke\s+up)\s+(?:at|in|on)\s+the\s+wrong\s+\w+|\b(?:got\s+on|took)\s+the\s+wrong\s+(?:bus|train)\b|\b(?:found|brought|walked|took|drove|fetched)\s+me\s+(?:back\s+)?(?:home|back|wandering|in\s+the\s+(?:street|road|park)|outside|down\s+the\s+road)\b|\bi\s+(?:went|go|was)\s+(?:out\s+)?(?:wandering|walking\s+about)\s+(?:in|at|during)\s+the\s+night\b|\bi\s+went\s+out\s+in\s+the\s+(?:night|middle\s+of\s+the\s+night|dark)\b`), true},
 	{ConcernStrangerAtDoor, regexp.MustCompile(`\b` + claraStranger + `\b[^.]*\b(?:door|doorbell|doorstep|bell|knock|knocked|knocking|knocks|window|windows|garden|porch|letterbox|gate)\b|\b(?:knock(?:ed|ing)?|rang|ringing|banging)\b[^.]*\bdoor\b[^.]*\b(?:don't|didn't|do\s+not|did\s+not)\s+know\b`), true},
 	{ConcernScam, regexp.MustCompile(`\b(?:said|says|claimed|claiming|told\s+me)\s+(?:s?he|they|it|he'd|she'd)\s+(?:was|were|is|are|'s|was\s+calling|were\s+calling)\s+(?:calling\s+)?(?:from|with)\s+(?:the\s+|my\s+)?(?:bank|police|council|gas|electric|electricity|water|tax|taxman|revenue|post\s+office|microsoft|computer|pension)\b|\b(?:asked|asking|wanted|needed|needs|wants|asks)\s+(?:me\s+)?(?:for\s+)?(?:my\s+)?(?:password|pin|pin\s+number|bank\s+details|card\s+(?:number|details)|account\s+(?:number|details)|security\s+(?:number|code))\b|\bi\s+(?:told|gave|read\s+out\s+to)\s+(?:him|her|them|the\s+\w+)\s+my\s+(?:password|pin|bank|card|account|security)\b|\b(?:asked|asking|wanted|wants)\s+(?:me\s+)?for\s+(?:money|cash|a\s+payment)\b|\bfor\s+cash\s+(?:today|now|up\s+front|upfront)\b|\b(?:pay|paid)\s+(?:him|her|them)\s+(?:cash\s+)?(?:up\s*front|in\s+cash)\b|\bi(?:'ve|\s+have)\s+won\s+a\s+(?:prize|lottery)\b`), true},
@@ -651,9 +697,9 @@ var claraConcernRes = []struct {
 	{ConcernSleep, regexp.MustCompile(`\bi\s+(?:can't|cannot|cant|couldn't|could\s+not|don't|didn't|do\s+not|did\s+not|haven't|have\s+not)\s+(?:get\s+(?:to\s+)?|go\s+to\s+|been\s+(?:able\s+to\s+)?|slept|sleep|sleeping)?(?:sleep|slept|sleeping)\b|\bi(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:up|awake|wide\s+awake)\s+(?:at\s+` + claraNight + `\b|all\s+night|half\s+the\s+night|most\s+of\s+the\s+night|in\s+the\s+night|every\s+night|till\s+(?:dawn|morning|` + claraNight + `))|\b(?:no|hardly\s+any|barely\s+any|not\s+a\s+wink\s+of)\s+sleep\b|\bi\s+(?:hardly|barely|never)\s+(?:sleep|slept)\b|\b(?:lying|lie|lay)\s+awake\b|\bi\s+(?:keep\s+)?wak(?:e|ing)\s+up\s+(?:at\s+` + claraNight + `|all\s+night|every\s+hour|in\s+the\s+night)\b`), false},
 }
 
-// claraConcernNot are the phrases that make a match something else: falling
-// asleep or in love, a joke that fell flat, pain of the heart in a song.
-var claraConcernNot = regexp.MustCompile(`\b(?:fell|fall|falling)\s+(?:asleep|in\s+love|for|behind|apart|through|short|flat|silent)\b|\bslipped\s+my\s+mind\b|\bhurts?\s+my\s+feelings\b|\b(?:my|the)\s+(?:feelings?|heart|pride)\s+(?:hurts?|is)\b|\bsick\s+(?:of|and\s+tired)\b|\b(?:asked|asking|wanted|wants)\s+(?:me\s+)?for\s+(?:money|cash)\s+for\s+(?:the\s+)?(?:church|raffle|charity|the\s+club|my\s+birthday)\b`)
+// claraConcernNot are the phrases that make a match something else: a
+// tumble dryer, falling asleep or in love, a joke that fell flat, pain of the heart in a song.
+var claraConcernNot = regexp.MustCompile(`\btumble[\s-]*(?:dryer|drier)s?\b|\b(?:fell|fall|falling)\s+(?:asleep|in\s+love|for|behind|apart|through|short|flat|silent)\b|\bslipped\s+my\s+mind\b|\bhurts?\s+my\s+feelings\b|\b(?:my|the)\s+(?:feelings?|heart|pride)\s+(?:hurts?|is)\b|\bsick\s+(?:of|and\s+tired)\b|\b(?:asked|asking|wanted|wants)\s+(?:me\s+)?for\s+(?:money|cash)\s+for\s+(?:the\s+)?(?:church|raffle|charity|the\s+club|my\s+birthday)\b`)
 
 // claraConcernPast marks a sentence about long ago, not a concern now.
 var claraConcernPast = regexp.MustCompile(`\b(?:years|decades)\s+ago\b|\bwhen\s+i\s+was\s+(?:a\s+|young|little|small|\d)|\bas\s+a\s+(?:child|girl|boy)\b|\bused\s+to\b|\bin\s+the\s+war\b`)
@@ -720,6 +766,9 @@ func claraFindConcerns(s extract.Session) []ClaraConcern {
 					continue
 				}
 				if c.kind == ConcernStrangerAtDoor && claraStrangerKnown.MatchString(lower) {
+					continue
+				}
+				if c.kind == ConcernOverdose && claraOverdoseNotRe.MatchString(lower) {
 					continue
 				}
 				date := today

@@ -67,7 +67,21 @@ func TestClaraConcernsFromWords(t *testing.T) {
 		{"My ankles keep swelling up.", []ClaraConcern{{ConcernUnwell, "2026-11-20", "u1"}}},
 		{"I couldn't sleep a wink, I was awake till four.", []ClaraConcern{{ConcernSleep, "2026-11-20", "u1"}}},
 		{"I lie awake most nights.", []ClaraConcern{{ConcernSleep, "2026-11-20", "u1"}}},
+		// Issue 32: a tumble, a dose the user is not sure of, and many
+		// tablets at once.
+		{"I had a bit of a tumble.", []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}}},
+		{"Had a bit of a tumble in the garden yesterday.", []ClaraConcern{{ConcernFall, "2026-11-19", "u1"}}},
+		{"I've had a little tumble on the stairs.", []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}}},
+		{"I don't think I took my tablets.", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"I'm not sure I took my pills today.", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"I took all my tablets at once.", []ClaraConcern{{ConcernOverdose, "2026-11-20", "u1"}}},
+		{"I swallowed a whole week's tablets.", []ClaraConcern{{ConcernOverdose, "2026-11-20", "u1"}}},
+		{"I think I took too many of my heart pills.", []ClaraConcern{{ConcernOverdose, "2026-11-20", "u1"}}},
 		// Not a concern of the user's now.
+		{"I took all my tablets this morning as usual.", nil},
+		{"I had a tumble dryer delivered.", nil},
+		{"My husband took all his tablets at once.", nil},
+		{"Years ago I took all my tablets at once.", nil},
 		{"I'm up at seven every morning for the birds.", nil},
 		{"I'm sick of the rain.", nil},
 		{"My grandson's band is killing it.", nil},
@@ -153,4 +167,71 @@ func TestClaraConcernsRoundTrip(t *testing.T) {
 		t.Errorf("concerns %+v, want %+v", got, want)
 	}
 	_ = time.UTC
+}
+
+// Many tablets at once is an overdose now: a concern for the caregiver and
+// a risk of high severity (substance; suicidal with a wish to die beside
+// it), found by the rules in a Clara session. The day's dose, a tumble
+// dryer and someone else's tablets are neither.
+func TestClaraOverdoseIsARisk(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		said, class string // class "" for no risk
+	}{
+		{"I took all my tablets at once.", RiskSubstance},
+		{"I've taken all my pills in one go and I feel funny.", RiskSubstance},
+		{"I took the whole box of tablets.", RiskSubstance},
+		{"I swallowed a whole week's tablets.", RiskSubstance},
+		{"I took all my tablets at once so I wouldn't wake up.", RiskSuicidal},
+		{"I took all my tablets this morning as usual.", ""},
+		{"I had a tumble dryer delivered.", ""},
+		{"My husband took all his tablets at once.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.said, func(t *testing.T) {
+			t.Parallel()
+			res := Rules(nil, claraSaid(tt.said), claraAt(60))
+			if tt.class == "" {
+				if len(res.Risks) != 0 {
+					t.Fatalf("risks %+v, want none", res.Risks)
+				}
+				if cs := ClaraConcernsOf(res.SessionSummary["concerns"]); len(cs) != 0 {
+					t.Fatalf("concerns %+v, want none", cs)
+				}
+				return
+			}
+			want := Risk{Class: tt.class, Severity: SeverityHigh, MessageID: "u1", Actor: ActorUser, Source: RiskSourceRules}
+			if len(res.Risks) != 1 || res.Risks[0] != want {
+				t.Fatalf("risks %+v, want [%+v]", res.Risks, want)
+			}
+			if cs := ClaraConcernsOf(res.SessionSummary["concerns"]); len(cs) != 1 || cs[0].Concern != ConcernOverdose {
+				t.Fatalf("concerns %+v, want the overdose", cs)
+			}
+		})
+	}
+	// A tumble and a dose the user is not sure of are concerns, not risks
+	// of the rules.
+	for _, said := range []string{"I had a bit of a tumble.", "I don't think I took my tablets."} {
+		if f, ok := RiskInApp("clara", "", said); ok {
+			t.Errorf("%q: the rules found %+v", said, f)
+		}
+	}
+}
+
+// The caregiver's page says each new concern in words.
+func TestClaraConcernsReachTheCaregiver(t *testing.T) {
+	t.Parallel()
+	res := Rules(nil, claraSaid("I took all my tablets at once.", "I had a bit of a tumble.", "I don't think I took my tablets."), claraAt(60))
+	var got []string
+	for _, n := range Clara.View().Notes(res.SessionSummary) {
+		got = append(got, n.What+" "+n.Date)
+	}
+	want := []string{"Too much medication at once 2026-11-20", "Fall 2026-11-20", "Medication confusion 2026-11-20"}
+	if !slices.Equal(got, want) {
+		t.Errorf("caregiver notes %q, want %q", got, want)
+	}
+	text, _ := res.SessionSummary["summary"].(string)
+	if !strings.Contains(text, "taking too much medication at once, a fall and confusion about their medication") {
+		t.Errorf("summary %q", text)
+	}
 }
