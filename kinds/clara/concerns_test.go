@@ -172,7 +172,8 @@ func TestClaraConcernsRoundTrip(t *testing.T) {
 // Many tablets at once is an overdose now: a concern for the caregiver and
 // a risk of high severity (substance; suicidal with a wish to die beside
 // it), found by the rules in a Clara session. The day's dose, a tumble
-// dryer and someone else's tablets are neither.
+// dryer and someone else's tablets are neither a concern nor a finding of
+// the rules.
 func TestClaraOverdoseIsARisk(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -192,8 +193,11 @@ func TestClaraOverdoseIsARisk(t *testing.T) {
 			t.Parallel()
 			res := Rules(nil, claraSaid(tt.said), claraAt(60))
 			if tt.class == "" {
-				if len(res.Risks) != 0 {
-					t.Fatalf("risks %+v, want none", res.Risks)
+				// The rules find nothing here; the trained layer reads
+				// every message on its own (docs/safety.md, "The trained
+				// layer") and is measured by its own tests.
+				if f, ok := RiskInApp("clara", "", tt.said); ok {
+					t.Fatalf("the rules found %+v, want none", f)
 				}
 				if cs := ClaraConcernsOf(res.SessionSummary["concerns"]); len(cs) != 0 {
 					t.Fatalf("concerns %+v, want none", cs)
