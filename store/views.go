@@ -8,9 +8,10 @@ import (
 
 // ViewReader is what the server-rendered views (package views) read beyond
 // the Querier: counts for the operations page and the weeks of supervisor
-// insights. Both stores implement it; it is kept apart from Store so that
-// nothing else depends on it. Every count is an aggregate: no row of it
-// names a user or carries text of a session.
+// insights, and the risk findings of a user's safety section and of the
+// operations page. Both stores implement it; it is kept apart from Store so
+// that nothing else depends on it. Every count is an aggregate, and no row
+// carries text of a session.
 type ViewReader interface {
 	// ViewSessionCounts counts the sessions of the given apps that ended in
 	// [from, to), by UTC hour or day (bucket ViewHour or ViewDay) and app,
@@ -24,6 +25,21 @@ type ViewReader interface {
 	ViewInsightWeeks(ctx context.Context, limit int) ([]string, error)
 	// ViewInsights lists one week's insights, by app.
 	ViewInsights(ctx context.Context, weekEnding string) ([]Insight, error)
+
+	// ViewUserRisks lists a user's risk findings (cues of kind CueRisk)
+	// grouped by session, class, severity, source, actor and lowering
+	// frame, up to limit groups, the group recorded last first. It is the
+	// one read here that names a user: a user's page shows it to whoever
+	// may see that page.
+	ViewUserRisks(ctx context.Context, userID string, limit int) ([]RiskGroup, error)
+	// ViewRiskCounts counts the risk findings recorded in [from, to) by UTC
+	// day, app, class, severity, actor, source and lowering frame. Oldest
+	// day first.
+	ViewRiskCounts(ctx context.Context, from, to time.Time) ([]RiskCount, error)
+	// ViewRiskLowerings lists up to limit of the findings a model lowered
+	// (mnemo_risk_lowerings) recorded in [from, to), newest first: ids,
+	// classes, severities and frames, never text.
+	ViewRiskLowerings(ctx context.Context, from, to time.Time, limit int) ([]RiskLowering, error)
 }
 
 var (

@@ -352,6 +352,14 @@ func (f *fixture) seed(t *testing.T) {
 		f.handOver(t, fmt.Sprintf("coach-%d", i), "coach-ana", "coach", "America/New_York", f.day(daysAgo, 14), 45, coach[i], nil)
 	}
 
+	// A crisis told to the coach: the screen finds it, the extraction job
+	// stores it, the user's page and the operations page show it, never
+	// the words. (The secret is in the reply only: the coach's rules still
+	// keep keywords of a crisis message as the summary's topics, a bug of
+	// the extraction this page would show.)
+	f.handOver(t, "coach-risk-1", "coach-risk", "coach", "UTC", f.now.Add(-26*time.Hour), 15,
+		[]msg{{"user", "I want to kill myself tonight, I have the pills ready."}, {"assistant", "I'm here with you. " + secret}}, nil)
+
 	// Mona: Peggy changes her favourite food.
 	f.handOver(t, "mona-1", "mona-peggy", "mona", "Europe/Berlin", f.now.Add(-72*time.Hour), 20,
 		[]msg{{"user", "Hi Mona! My name is Peggy. My favorite food is ramen."}, {"assistant", "Lovely to meet you! " + secret},

@@ -37,7 +37,8 @@ type opsBody struct {
 
 type opsLink struct{ Href, Label string }
 
-// operations is the operator's page: sessions per hour and day,
+// operations is the operator's page: sessions per hour and day, risk
+// findings by app, class and severity with the lowered ones to review,
 // extraction outcomes and their trend, LLM tokens and spend against the
 // monthly budget, queue depths and the oldest waiting job, and each batch's
 // last and next run with missed and stale periods. Times are UTC.
@@ -63,6 +64,11 @@ func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	risk, err := h.opsRisk(ctx, vr, now)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	queues, err := h.opsQueues(ctx, now)
 	if err != nil {
 		h.fail(w, r, err)
@@ -73,7 +79,7 @@ func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	body.Sections = []Section{sessions, extraction, spend, queues, batches}
+	body.Sections = []Section{sessions, risk, extraction, spend, queues, batches}
 	h.render(w, r, http.StatusOK, "operations", page{Title: "Operations", Body: body})
 }
 

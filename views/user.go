@@ -68,6 +68,10 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if body.Sections, err = x.withSafety(ctx, body.Sections); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	// The name a chat service sent is printed as the pack prints it: no
 	// control, bidi or zero-width character can turn the title around.
 	title := extract.PlainText(u.DisplayName, maxTitleRunes)

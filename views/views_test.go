@@ -227,6 +227,20 @@ func testPages(t *testing.T, f *fixture) {
 		t.Errorf("%s shows a sealed value", path)
 	}
 
+	// Safety: a crisis a day ago puts the safety section first; a user
+	// without a finding has it last, saying so.
+	path = "/views/users/coach-risk"
+	body, _ = get(path, adminToken)
+	if ids := sectionIDs(body); len(ids) < 2 || ids[0] != views.SafetyID {
+		t.Errorf("%s: sections %v; want the safety section first", path, ids)
+	}
+	wantText(t, path, sectionOf(t, body, views.SafetyID), `data-section="safety recent"`, "Suicidal thoughts or plans", "High", "rules", "Alerted", "coach-risk-1")
+	path = "/views/users/coach-ana"
+	if ids := sectionIDs(pages[path]); len(ids) == 0 || ids[len(ids)-1] != views.SafetyID {
+		t.Errorf("%s: sections %v; want the safety section last", path, ids)
+	}
+	wantText(t, path, sectionOf(t, pages[path], views.SafetyID), "No risk finding in this user&#39;s sessions.")
+
 	// Mona: every value but the forgotten, with its history.
 	path = "/views/users/mona-peggy"
 	body, cs = get(path, monaToken)
@@ -282,6 +296,9 @@ func testPages(t *testing.T, f *fixture) {
 	wantPoints(t, path, cs, "ops-spend", f.now.Day())
 	if ys := cs["ops-spend"]; len(ys) == 0 || ys[len(ys)-1] <= 0 || ys[len(ys)-1] >= llmBudget {
 		t.Errorf("%s: spend %v; want some, under the budget", path, ys)
+	}
+	if rows := strings.Join(rowsOf(sectionOf(t, body, "risk")), "\n"); !strings.Contains(rows, "coach | Suicidal thoughts or plans (suicidal) | High | 1 | 1 | 1 | 0") {
+		t.Errorf("%s: risk findings\n%s\nwant the coach's crisis, alerting, in the 7 and the 30 days", path, rows)
 	}
 	if m := regexp.MustCompile(`Missed periods</dt><dd>(\d+)`).FindStringSubmatch(body); m == nil || m[1] == "0" {
 		t.Errorf("%s: missed periods %v; want memory-ttl's since its origin three hours ago", path, m)

@@ -33,7 +33,8 @@ const claraWindow = 30 * 24 * time.Hour
 // claraSessionCharts is how many recent sessions get a timeline of their own.
 const claraSessionCharts = 5
 
-// caregiver is the caregiver's page (docs/presets.md, Clara): emotions per session and over
+// caregiver is the caregiver's page (docs/presets.md, Clara): at the top
+// the risk findings (views' safety section) and the concerns, then emotions per session and over
 // 30 days, the distress baseline with morning and evening, repetition, and
 // which narratives calm. It reads the chat service's events and the
 // summaries' structured fields, never what the user typed.
@@ -277,7 +278,13 @@ func (x page) caregiver(ctx context.Context) ([]views.Section, error) {
 			Categories: cats, Series: []views.BarSeries{{Name: "Questions", Values: qs}, {Name: "Most repeats of one question", Values: maxes}},
 			Empty: "No session with question events in the last 30 days."}))
 	}
-	return []views.Section{over, concerns, per, base, rep, calm}, nil
+	// What the caregiver must see first: the risk findings (always at the
+	// top on this page, not only after a recent one) and the concerns.
+	safety, _, err := x.Safety(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []views.Section{safety, concerns, over, per, base, rep, calm}, nil
 }
 
 // arc is a summary's emotional arc when it is two labels ("anxious → calm").

@@ -228,6 +228,9 @@ func (x page) recovery(ctx context.Context) ([]views.Section, error) {
 		Empty: "No open cue. A relapse, a dropped fellowship, a sponsor change or a trigger named 5 times in 30 days appears here once the session that shows it is processed."}
 	for i := len(open) - 1; i >= 0; i-- {
 		c := open[i]
+		if c.Type == memory.CueRisk {
+			continue // the safety section shows them, a session's alike findings on one line
+		}
 		from := "a session"
 		if c.SessionID == "" {
 			from = "an edit of the profile"

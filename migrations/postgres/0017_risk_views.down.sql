@@ -1,0 +1,2 @@
+DROP INDEX mnemo_risk_lowerings_created_idx;
+DROP INDEX mnemo_cues_kind_created_idx;
