@@ -42,6 +42,7 @@ func (kindElderTree) View() extract.View {
 func (kindElderTree) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ time.Time) {
 	said := elderMine(s)
 	res.SessionSummary = elderTreeSummary(s.Events, said)
+	elderStreakState(res.SessionSummary, said.profile, said)
 	elderSummaryExtras(res.SessionSummary, said)
 	maps.Copy(res.ProfileUpdates, said.profile)
 }
@@ -262,6 +263,8 @@ type elderSaid struct {
 	profile    map[string]any
 	named      []string                // triggers named outright, outside an urge
 	events     []extract.UpcomingEvent // risky events ahead
+	streak     int                     // the last hint or plain statement of staying sober (streakNone, …)
+	since      string                  // the earliest day of the hints after the last plain statement
 }
 
 // elderClause is one clause of a user's sentence.
@@ -278,7 +281,8 @@ func elderMine(s extract.Session) elderSaid {
 	loc := extract.SessionZone(s.Timezone)
 	lastOutcome := ""
 	stepNow, stepDone := false, 0
-	prev := "" // the user's previous grammar.Sentence, in this message or the one before
+	prev := ""          // the user's previous grammar.Sentence, in this message or the one before
+	var recent []string // the past day each of the user's last sentences names ("" for none), oldest first
 	for _, msg := range s.Messages {
 		if !extract.IsUser(msg.Role) {
 			continue
@@ -293,7 +297,16 @@ func elderMine(s extract.Session) elderSaid {
 				prev = ""
 				continue
 			}
-			said.follow(prev, sent.Text, at, loc)
+			if elderStatesCount(said.profile, func() { said.follow(prev, sent.Text, at, loc) }) {
+				said.sober() // "Still clean. 323 days."
+			}
+			// The day a hint in this sentence is about.
+			own := elderPastDay(sent.Text, at, loc)
+			day := elderHintDay(own, recent, at, loc)
+			recent = append(recent, own)
+			if len(recent) > elderHintContext {
+				recent = recent[1:]
+			}
 			e, ok := elderUpcoming(sent.Text, at, loc)
 			if !ok && prev != "" && elderThatsDateRe.MatchString(sent.Text) {
 				// "Anniversaries are hard. That's next Tuesday."
@@ -308,15 +321,25 @@ func elderMine(s extract.Session) elderSaid {
 				}) {
 				said.events = append(said.events, e)
 			}
-			if sent.Question {
-				continue
-			}
-			if first, _ := grammar.FirstWord(sent.Text, grammar.SkipInterjections(sent.Text, 0)); grammar.QuestionStart(first) {
+			first, _ := grammar.FirstWord(sent.Text, grammar.SkipInterjections(sent.Text, 0))
+			if sent.Question || grammar.QuestionStart(first) {
+				// "Can we not talk about counting days?" is no question.
+				for _, c := range elderClauses(sent.Text, at) {
+					if elderHint(c, true) {
+						said.hint(day)
+					}
+				}
 				continue
 			}
 			clauses := elderClauses(sent.Text, at)
 			event := false // an urge or a relapse in this sentence
 			for _, c := range clauses {
+				hinted := elderHint(c, false)
+				if hinted {
+					said.hint(day)
+				} else if elderSoberSaid(c, loc) {
+					said.sober()
+				}
 				if elderSkip(c) {
 					continue
 				}
@@ -342,7 +365,9 @@ func elderMine(s extract.Session) elderSaid {
 				case aggregate.OutcomeOngoing:
 					lastOutcome = aggregate.OutcomeOngoing
 				}
-				elderProfile(c, loc, said.profile)
+				if elderStatesCount(said.profile, func() { elderProfile(c, loc, said.profile) }) && !hinted {
+					said.sober() // a time sober stated again, or a reset
+				}
 				elderIdentity(c, said.profile)
 				if n, done, ok := elderStep(c); ok {
 					if done {
@@ -554,30 +579,7 @@ func elderRelapse(c elderClause, loc *time.Location) (string, bool) {
 			return "", false
 		}
 	}
-	day := ""
-	if ds := extract.ResolveDatesTense(c.text, c.at, loc, extract.TensePast); len(ds) > 0 {
-		y, mo, d := c.at.In(loc).Date()
-		today := extract.Civil(y, mo, d)
-		day = ds[0].Date
-		// "last week", "last month": the relapse may be on any day of it;
-		// its last day (or today) keeps the streak from being overstated.
-		if t, err := time.Parse(time.DateOnly, day); err == nil {
-			switch strings.ToLower(strings.Join(strings.Fields(ds[0].Wording), " ")) {
-			case "last week":
-				t = t.AddDate(0, 0, 6)
-			case "last month":
-				t = t.AddDate(0, 1, -1)
-			}
-			if t.After(today) {
-				t = today
-			}
-			day = t.Format(time.DateOnly)
-		}
-		if day > today.Format(time.DateOnly) {
-			day = ""
-		}
-	}
-	return day, true
+	return elderPastDay(c.text, c.at, loc), true
 }
 
 var elderUrgeRe = regexp.MustCompile(`(?i)\b(?:urges?|cravings?|craved|craving|tempted|temptation|itching\s+(?:to|for)|(?:wanted|want|wanting|needed)\s+(?:to\s+(?:drink|use|get\s+(?:drunk|high)|gamble|pick\s+up)|a\s+(?:drink|beer|hit|bet))|wanna\s+(?:drink|use))\b`)
@@ -1450,11 +1452,19 @@ var riskExtras = []extract.RiskPhrasing{
 // ScoredProfile is the profile updates as the evaluation scores them
 // (eval.ProfileScorer): recovery_start_date is sobriety_days said as a date
 // (the rules set both from one statement), one fact, scored once, by the
-// count the user said.
+// count the user said. Whether the streak is unconfirmed is state the
+// rules keep beside what was said (unconfirmed.go), no fact of the
+// evaluation's.
 func (kindElderTree) ScoredProfile(profile map[string]any) map[string]any {
-	if _, ok := profile["sobriety_days"]; ok {
+	_, days := profile["sobriety_days"]
+	_, streak := profile[FieldStreakUnconfirmed]
+	if days || streak {
 		profile = maps.Clone(profile)
-		delete(profile, "recovery_start_date")
+		if days {
+			delete(profile, "recovery_start_date")
+		}
+		delete(profile, FieldStreakUnconfirmed)
+		delete(profile, FieldStreakUnconfirmedSince)
 	}
 	return profile
 }
@@ -1467,8 +1477,15 @@ func (kindElderTree) ScoredProfile(profile map[string]any) map[string]any {
 //     event's label;
 //   - every trigger named under "triggers", a key the evaluation's
 //     categories do not know (the profile's is known_triggers): scored as
-//     the triggers they are.
+//     the triggers they are;
+//   - the follow-up of a hint at a relapse (FollowUpUnconfirmed), a fixed
+//     sentence that names nothing said: not scored.
 func (kindElderTree) ScoredSummary(summary map[string]any, add func(key string, value any)) map[string]any {
+	if summary["follow_up_needed"] == FollowUpUnconfirmed {
+		// A fixed sentence that names nothing the user said.
+		summary = maps.Clone(summary)
+		delete(summary, "follow_up_needed")
+	}
 	if evs, ok := summary["upcoming_events"]; ok {
 		summary = maps.Clone(summary)
 		if summary["follow_up_needed"] == FollowUpRiskyEvent {

@@ -25,7 +25,8 @@ const (
 // step, sponsor and fellowship, the three known triggers most often primary
 // in the summaries, red/yellow/green zones), RECENT MOMENTUM (the streak
 // since the later of recovery_start_date and the last relapsed session, or
-// sobriety_days when no session relapsed; then the last three sessions:
+// sobriety_days when no session relapsed; while the streak is unconfirmed,
+// since when instead of a count (unconfirmed.go); then the last three sessions:
 // date, outcome, urge intensity, primary trigger, and the follow-up of all
 // but the newest) and CONVERSATION CUES (the newest session's follow-up,
 // each cue type once as a fixed sentence, the profile's current_focus).
@@ -83,7 +84,9 @@ func packElderTree(in extract.PackInput) *extract.PackPlan {
 	}
 
 	// RECENT MOMENTUM
-	if days, ok := packElderStreak(prof, in.Summaries, in.Now); ok {
+	if line, ok := packElderUnconfirmed(prof, in.Summaries); ok {
+		p.Add(extract.PackItem{Section: momentum, Prio: 5, Text: line})
+	} else if days, ok := packElderStreak(prof, in.Summaries, in.Now); ok {
 		p.Add(extract.PackItem{Section: momentum, Prio: 21, Text: "Current streak: " + extract.Count(days, "day", "days")})
 	}
 	sessions := &extract.PackGroup{One: "Last session", Many: "Last %d sessions", Nested: true}
@@ -92,8 +95,9 @@ func packElderTree(in extract.PackInput) *extract.PackPlan {
 		if t := extract.PackValue(s.Data["primary_trigger"]); t != "" {
 			line += "; trigger: " + t
 		}
-		// The newest session's follow-up is a cue of its own.
-		if f := extract.PackValue(s.Data["follow_up_needed"]); f != "" && i > 0 {
+		// The newest session's follow-up is a cue of its own; that of a
+		// hint at a relapse is the streak's line while it stands.
+		if f := extract.PackValue(s.Data["follow_up_needed"]); f != "" && i > 0 && !packElderHintFollowUp(s.Data) {
 			line += "; follow-up: " + f
 		}
 		p.Add(extract.PackItem{Section: momentum, Prio: 30, Group: sessions, Text: line})
@@ -101,7 +105,7 @@ func packElderTree(in extract.PackInput) *extract.PackPlan {
 
 	// CONVERSATION CUES
 	if len(sums) > 0 {
-		if f := extract.PackValue(sums[0].Data["follow_up_needed"]); f != "" {
+		if f := extract.PackValue(sums[0].Data["follow_up_needed"]); f != "" && !packElderHintFollowUp(sums[0].Data) {
 			p.Add(extract.PackItem{Section: cues, Prio: 10, Text: "Last session follow-up: " + f})
 		}
 	}
@@ -252,17 +256,8 @@ func packElderTriggers(prof map[string]any, sums []extract.PastSummary) []string
 // newest relapsed session; without a start date, sobriety_days when none of
 // the sessions relapsed.
 func packElderStreak(prof map[string]any, sums []extract.PastSummary, now time.Time) (int, bool) {
-	var relapse time.Time
-	for _, s := range sums {
-		if strings.EqualFold(extract.Text(s.Data["outcome"]), aggregate.OutcomeRelapsed) && s.At.After(relapse) {
-			relapse = s.At
-		}
-	}
-	if start, ok := extract.Date(prof["recovery_start_date"]); ok {
-		from := start
-		if !relapse.IsZero() && extract.PackCivilDays(start, relapse) > 0 {
-			from = relapse
-		}
+	from, relapse, ok := packElderStreakFrom(prof, sums)
+	if ok {
 		if d := extract.PackCivilDays(from, now); d >= 0 {
 			return d, true
 		}
@@ -272,6 +267,26 @@ func packElderStreak(prof map[string]any, sums []extract.PastSummary, now time.T
 		return days, true
 	}
 	return 0, false
+}
+
+// packElderStreakFrom is when the streak started: the later of
+// recovery_start_date and the newest relapsed session (ok false without a
+// start date); and that relapse (zero when none of sums relapsed).
+func packElderStreakFrom(prof map[string]any, sums []extract.PastSummary) (from, relapse time.Time, ok bool) {
+	for _, s := range sums {
+		if strings.EqualFold(extract.Text(s.Data["outcome"]), aggregate.OutcomeRelapsed) && s.At.After(relapse) {
+			relapse = s.At
+		}
+	}
+	start, ok := extract.Date(prof["recovery_start_date"])
+	if !ok {
+		return time.Time{}, relapse, false
+	}
+	from = start
+	if !relapse.IsZero() && extract.PackCivilDays(start, relapse) > 0 {
+		from = relapse
+	}
+	return from, relapse, true
 }
 
 func packElderOutcome(d map[string]any) string {
