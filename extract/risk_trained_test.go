@@ -13,18 +13,22 @@ import (
 // frames and anchors).
 
 // TestScreenCatchesTheReportedCrises: each was missed before the trained
-// layer; each is now a finding of the user's, high.
+// layer; each is now a finding of the user's, which alerts, and high where
+// the trained layer is sure enough of it (highBar). "I made the cuts deeper
+// this time" is read as self-harm below that bar: medium, an alert still.
 func TestScreenCatchesTheReportedCrises(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{
-		"Tonight I'm going to take all of my mom's sleeping pills",
-		"I bought a rope today and I know what it's for",
-		"I made the cuts deeper this time",
-		"I'm standing on the bridge right now",
+	for _, tt := range []struct {
+		text, least string
+	}{
+		{"Tonight I'm going to take all of my mom's sleeping pills", extract.SeverityHigh},
+		{"I bought a rope today and I know what it's for", extract.SeverityHigh},
+		{"I'm standing on the bridge right now", extract.SeverityHigh},
+		{"I made the cuts deeper this time", extract.SeverityMedium},
 	} {
-		user, _ := screenProbe(pos("mona", "", "", text))
-		if user.Severity != extract.SeverityHigh {
-			t.Errorf("%q: %+v, want a high finding of the user's", text, user)
+		user, _ := screenProbe(pos("mona", "", "", tt.text))
+		if user.Class == "" || (tt.least == extract.SeverityHigh && user.Severity != extract.SeverityHigh) {
+			t.Errorf("%q: %+v, want a finding of the user's, at least %s", tt.text, user, tt.least)
 		}
 	}
 }

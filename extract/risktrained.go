@@ -85,16 +85,20 @@ func trainedFinding(f riskml.Finding, text, prev string) riskml.Finding {
 	if trainedFramed(t, p, f.Severity) || !anchored(f.Class, t) {
 		return riskml.Finding{}
 	}
-	if f.Severity == SeverityHigh && (f.P < trainedHighP || !acuteSignal.MatchString(t)) {
+	if f.Severity == SeverityHigh && (f.P < highBar(f.Class) || !acuteSignal.MatchString(t)) {
 		f.Severity = SeverityMedium
 	}
 	return f
 }
 
-// trainedHighP is the least probability of its class a finding of the
-// trained layer alone needs to be high: below it the model is sure enough
-// of a risk to alert (medium), not of an intent, a plan or an act.
-const trainedHighP = 0.9
+// highBar is the least probability of its class a finding of the trained
+// layer needs to be high: halfway from the class's threshold to certainty.
+// Below it the model is sure enough of a risk to alert (medium), not of an
+// intent, a plan or an act.
+func highBar(class string) float64 {
+	th := riskml.Default().Meta.Threshold[class]
+	return th + (1-th)/2
+}
 
 var (
 	// acuteSignal: the words of an intent, a plan, means, a time or an act,

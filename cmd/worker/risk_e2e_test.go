@@ -473,7 +473,7 @@ func TestWorkerExtractRiskSources(t *testing.T) {
 	body := `{"user_id":"u-1","started_at":"2026-11-20T15:00:00Z","ended_at":"2026-11-20T15:20:00Z","messages":[
 	  {"id":"m1","role":"user","content":"` + crisisSaid + `","at":"2026-11-20T15:01:00Z"},
 	  {"id":"m2","role":"user","content":"I hate my life.","at":"2026-11-20T15:02:00Z"},
-	  {"id":"m3","role":"user","content":"I've been quietly giving my things away this week","at":"2026-11-20T15:03:00Z"},
+	  {"id":"m3","role":"user","content":"Everything feels settled now, I've made my arrangements","at":"2026-11-20T15:03:00Z"},
 	  {"id":"m4","role":"user","content":"My name is Robin.","at":"2026-11-20T15:04:00Z"}]}`
 	var out, errOut bytes.Buffer
 	env := mapEnv(map[string]string{"OPENAI_BASE_URL": llm.URL(), "OPENAI_API_KEY": "sk-test", "MNEMO_LLM_MODEL": "gpt-4o-mini"})
