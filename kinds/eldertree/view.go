@@ -220,6 +220,9 @@ func (x page) recovery(ctx context.Context) ([]views.Section, error) {
 		}
 	}
 
+	if err := x.streakLines(ctx, &progress); err != nil { // the streak while unconfirmed (streak_view.go)
+		return nil, err
+	}
 	open, err := x.Store.ListCues(ctx, x.User.ID, true)
 	if err != nil {
 		return nil, err
