@@ -66,3 +66,29 @@ func TestTrainedFindingsNameTheirSource(t *testing.T) {
 		t.Errorf("source %q, want rules", user.Source)
 	}
 }
+
+// TestClaraTalkOfTabletsIsNoCrisis: an older user's medicines in the day's
+// routine are no alarm, whatever the trained layer makes of "tablets"; an
+// amount, or a wish beside them, still is.
+func TestClaraTalkOfTabletsIsNoCrisis(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"The nurse sorted my tablets.",
+		"I took my tablets",
+		"I took all my tablets this morning as usual.",
+		"I don't think I took my tablets.",
+		"My daughter collected my new prescription today.",
+	} {
+		if _, top := screenProbe(neg("clara", text)); top.Severity == extract.SeverityMedium || top.Severity == extract.SeverityHigh {
+			t.Errorf("%q: %+v, want no alarm", text, top)
+		}
+	}
+	for _, text := range []string{
+		"I took all my sleeping tablets at once so I wouldn't wake up",
+		"I've been saving up my tablets, there's a whole box now, I've had enough of this life",
+	} {
+		if user, _ := screenProbe(pos("clara", "", "", text)); user.Class == "" {
+			t.Errorf("%q: no finding, want the user's", text)
+		}
+	}
+}

@@ -149,6 +149,9 @@ func trainedFramed(t, p, severity string) bool {
 		animalActor.MatchString(t) || animalActor.MatchString(p) || (mishap.MatchString(t) && !deliberate.MatchString(t)) {
 		return true
 	}
+	if medRoutine.MatchString(t) && (!medExcess.MatchString(t) || medUsual.MatchString(t)) && !riskWish.MatchString(t) {
+		return true
+	}
 	if endsAThing.MatchString(t) && !ownMeans.MatchString(t) {
 		return true
 	}
@@ -194,6 +197,18 @@ var (
 
 // mishap: contact by accident ("he didn't see me", "bumped into me").
 var mishap = regexp.MustCompile(`\b(?:didn't|did\s+not|couldn't|never)\s+see\s+me\b|\bby\s+accident\b|\baccidental\w*|\b(?:bumped|knocked|crashed|ran)\s+into\s+me\b|\b(?:banged|bumped|knocked|whacked|stubbed|hit|caught|scraped|smacked)\s+my\s+(?:\w+\s+)?(?:head|knee|elbow|toe|shin|hip|arm|hand|finger|leg|foot|face)\s+(?:on|against|into|getting|reaching|when|while|as)\b`)
+
+var (
+	// medRoutine: the user's medicines in the day's routine ("the nurse
+	// sorted my tablets", "I don't think I took my pills"), which a bag of
+	// words reads as means. medExcess is an amount that makes them means
+	// again, unless medUsual says it is the usual dose; riskWish a wish
+	// beside them ("so I wouldn't wake up").
+	medRoutine = regexp.MustCompile(`\b(?:took|take|taking|taken|had|have|sorted|sorts|collected|picked\s+up|forgot|forgotten|missed|ordered|need|needs|got|get|counted|started|stopped|changed)\b(?:\s+\w+){0,3}?\s+(?:my|the|his|her|our|these|those|new)\s+(?:\w+\s+)?(?:tablets?|pills?|meds|medication|medicine|prescription|inhaler|insulin|dose|doses|drops|vitamins)\b`)
+	medExcess  = regexp.MustCompile(`\b(?:all|whole|every|lot|handful|box|bottle|packet|pack|too\s+many|double|extra|[1-9][0-9]+|twenty|thirty|forty|fifty|hundred|at\s+once|in\s+one\s+go|stash\w*|sav(?:e|ed|ing)\s+up)\b`)
+	medUsual   = regexp.MustCompile(`\b(?:as\s+usual|as\s+prescribed|like\s+(?:the|my)\s+doctor\s+said|with\s+(?:my\s+)?(?:breakfast|tea|dinner|lunch|supper|food|water)|every\s+(?:morning|night|evening|day)|this\s+morning|daily|on\s+time|organi[sz]er|dosette|blister\s+pack)\b`)
+	riskWish   = regexp.MustCompile(`\b(?:die|dead|death|end\s+it|end\s+my|kill|wake\s+up|never\s+wake|not\s+wake|suicid\w*|gone|goodbye|for\s+good|overdos\w*|od)\b`)
+)
 
 // endsAThing: ending, quitting or cancelling a thing ("ending my contract
 // with the agency", "quitting the choir").
