@@ -31,13 +31,23 @@ const MaxContextBudget = 8000
 // their app lets a chat model know, counted with the real tokenizer and never
 // over budget (0 means the app's default). Memories it includes are marked
 // used. The demo command prints the same pack.
+//
+// For memory.DefaultCareNoteDays after a risk finding of the user's own,
+// of medium or high severity, not lowered and not resolved, the pack opens
+// with a care note (BuildContextCare).
 func BuildContext(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time) (extract.ContextPack, error) {
-	return buildContext(ctx, st, apps, userID, query, budget, now, true)
+	return buildContext(ctx, st, apps, userID, query, budget, now, memory.DefaultCareNoteDays, true)
 }
 
-// buildContext is BuildContext; bounded false reads every active memory
+// BuildContextCare is BuildContext with a care note for careDays days
+// after a finding (MNEMO_CARE_NOTE_DAYS): see careFinding.
+func BuildContextCare(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time, careDays int) (extract.ContextPack, error) {
+	return buildContext(ctx, st, apps, userID, query, budget, now, careDays, true)
+}
+
+// buildContext is BuildContextCare; bounded false reads every active memory
 // whatever the kind's bound (the tests' reference).
-func buildContext(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time, bounded bool) (extract.ContextPack, error) {
+func buildContext(ctx context.Context, st store.Store, apps map[string]*prompts.App, userID, query string, budget int, now time.Time, careDays int, bounded bool) (extract.ContextPack, error) {
 	user, err := st.GetUser(ctx, userID)
 	if err != nil {
 		return extract.ContextPack{}, err
@@ -59,6 +69,15 @@ func buildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 	in := extract.PackInput{DisplayName: user.DisplayName, Query: query, Now: now, Location: loc}
 	kind := extract.KindOfApp(app)
 	rules := kind.Name()
+	// The open cues, risk findings among them: a care note is safety, not
+	// memory, and opens every kind's pack, an isolated one's too.
+	cues, err := st.ListCues(ctx, userID, true)
+	if err != nil {
+		return extract.ContextPack{}, err
+	}
+	if in.Care, err = careFinding(ctx, st, user.App, cues, now, careDays); err != nil {
+		return extract.ContextPack{}, err
+	}
 	if kind.PackPolicy().Isolated {
 		// Cross-session data never enters an isolated kind's context: read nothing.
 		return extract.Pack(rules, in, budget), nil
@@ -102,10 +121,6 @@ func buildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		at := s.SessionAt // the session's end, which ListSummaries reads with the summary
 		forgotten(data, at, "")
 		in.Summaries = append(in.Summaries, extract.PastSummary{SessionID: s.SessionID, At: at, Data: data})
-	}
-	cues, err := st.ListCues(ctx, userID, true)
-	if err != nil {
-		return extract.ContextPack{}, err
 	}
 	for i := len(cues) - 1; i >= 0; i-- {
 		c := cues[i]
@@ -166,6 +181,47 @@ func buildContext(ctx context.Context, st store.Store, apps map[string]*prompts.
 		}
 	}
 	return pack, nil
+}
+
+// careFinding is the finding the care note of a user of app tells of
+// (memory.CareFindingOf), of the open cues: the gravest risk finding of the
+// user's own, medium or high and not lowered, said in the careDays days
+// before now; nil when there is none (or careDays is not positive). A
+// finding was said when its session ended (when it was recorded, for a
+// session no longer stored).
+func careFinding(ctx context.Context, st store.Store, app string, cues []store.Cue, now time.Time, careDays int) (*extract.CareFinding, error) {
+	if careDays <= 0 {
+		return nil, nil
+	}
+	period := time.Duration(careDays) * 24 * time.Hour
+	rows := make([]memory.CareCueRow, 0, len(cues))
+	for _, c := range cues {
+		// A session ends before its findings are recorded: one recorded
+		// before the period (and a day's slack for a client's clock) was
+		// said before it too, and its session is not read.
+		if c.Type == memory.CueRisk && c.CreatedAt.After(now.Add(-period-24*time.Hour)) {
+			rows = append(rows, memory.CareCueRow{Type: c.Type, Detail: c.Detail, SessionID: c.SessionID, CreatedAt: c.CreatedAt, Resolved: c.ResolvedAt != nil})
+		}
+	}
+	found := memory.CareCues(rows)
+	ends := map[string]time.Time{}
+	for i, c := range found {
+		end, ok := ends[c.SessionID]
+		if !ok {
+			s, err := st.GetSession(ctx, c.SessionID)
+			switch {
+			case err == nil && !s.EndedAt.IsZero():
+				end = s.EndedAt
+			case err == nil || errors.Is(err, store.ErrNotFound):
+				end = c.CreatedAt
+			default:
+				return nil, err
+			}
+			ends[c.SessionID] = end
+		}
+		found[i].Said = end
+	}
+	return memory.CareFindingOf(app, found, now, period), nil
 }
 
 // packMemories reads the memories of a user's pack: every active one, or,
@@ -295,7 +351,7 @@ func (h *handlers) getContext(w http.ResponseWriter, r *http.Request) {
 	if len(q) > 2000 {
 		q = q[:2000]
 	}
-	pack, err := BuildContext(withPackLog(r.Context(), h.log), h.Store, h.Handoff.Apps, userID, q, budget, h.now())
+	pack, err := BuildContextCare(withPackLog(r.Context(), h.log), h.Store, h.Handoff.Apps, userID, q, budget, h.now(), h.careNoteDays())
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -59,7 +59,7 @@ func TestBoundedPackIsThePackOfEveryMemory(t *testing.T) {
 				query := randomPackQuery(rng)
 				// The marks would change the next pack: the store keeps none.
 				ro := noMarks{st}
-				want, err := buildContext(ctx, ro, apps, id, query, 0, now, false)
+				want, err := buildContext(ctx, ro, apps, id, query, 0, now, 0, false)
 				must(t, err)
 				// The lists' limits as the pack takes them, and tighter ones
 				// for the short list (Mona's preferences) or the long one,
@@ -69,7 +69,7 @@ func TestBoundedPackIsThePackOfEveryMemory(t *testing.T) {
 					if extra[0] < 0 {
 						packTopLimit = limit
 					}
-					got, err := buildContext(ctx, ro, apps, id, query, 0, now, true)
+					got, err := buildContext(ctx, ro, apps, id, query, 0, now, 0, true)
 					must(t, err)
 					if !reflect.DeepEqual(got, want) {
 						t.Fatalf("user %d (%d memories, query %q, limits %d and %d for 5 and 15): bounded pack\n%s\n%+v\nwant\n%s\n%+v",

@@ -31,6 +31,17 @@ type Data struct {
 	// Schedules are the batches' schedules, by batch name: an aggregate not
 	// computed yet answers when its batch runs next.
 	Schedules map[string]*schedule.Schedule
+	// CareNoteDays is how many days after a risk finding the context pack
+	// carries a care note (MNEMO_CARE_NOTE_DAYS); 0 is
+	// memory.DefaultCareNoteDays.
+	CareNoteDays int
+}
+
+func (d Data) careNoteDays() int {
+	if d.CareNoteDays > 0 {
+		return d.CareNoteDays
+	}
+	return memory.DefaultCareNoteDays
 }
 
 func (d Data) now() time.Time {
@@ -54,6 +65,7 @@ func (s *Server) Mount(d Data) {
 	s.Handle("GET /v1/admin/insights", ScopeAdmin, http.HandlerFunc(h.getInsights))
 	h.mountUsers(s)
 	h.mountAdmin(s)
+	h.mountCare(s)
 }
 
 type handlers struct {

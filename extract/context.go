@@ -51,6 +51,10 @@ type PackInput struct {
 	// Location is the user's time zone: every date a pack writes (a
 	// session's day, a streak's days) is a calendar date there. nil is UTC.
 	Location *time.Location
+	// Care is the risk finding a care note tells of (memory.CareFindingOf),
+	// or nil: the pack then opens with the note, whatever the kind, an
+	// isolated one included (see Pack).
+	Care *CareFinding
 }
 
 // PackCue is an unresolved cue (see Cue) and when it was raised.
@@ -144,9 +148,27 @@ func PackBudget(rules string, budget int) int {
 //
 // budget is resolved by PackBudget. The pack's Tokens never exceed it; when
 // not even a cut item fits, Text is empty.
+//
+// With in.Care, the pack opens with a care note (CARE NOTE:, part
+// "care_note"), the kind's wording (CareNoter) of the finding, never the
+// user's words: it goes in before any other item, so that it takes the
+// first part of the budget, and a budget that cannot hold it (nor its short
+// form) gives an empty pack, as nothing is told without it. An isolated
+// kind's pack holds the note alone, and a pack with no budget at all gets
+// CareNoteBudget for it.
 func Pack(rules string, in PackInput, budget int) ContextPack {
 	budget = PackBudget(rules, budget)
 	kind := KindOf(rules)
+	if in.Care != nil {
+		if budget <= 0 {
+			budget = CareNoteBudget
+		}
+		var plan *PackPlan
+		if !kind.PackPolicy().Isolated {
+			plan = kind.Pack(packInZone(in))
+		}
+		return fitCare(kind, plan, *in.Care, in.Location, budget)
+	}
 	if kind.PackPolicy().Isolated {
 		return ContextPack{BudgetTokens: budget, Parts: []PackPart{}, memoryIDs: []string{}}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract/llmextract"
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/schedule"
 )
@@ -102,6 +103,9 @@ type Config struct {
 	Schedules map[string]*schedule.Schedule
 	// Batch tunes the scheduled batches.
 	Batch jobs.BatchConfig
+	// CareNoteDays is how many days after a risk finding the context pack
+	// carries a care note.
+	CareNoteDays int
 	// LogLevel and LogFormat shape the structured log.
 	LogLevel  string
 	LogFormat string
@@ -150,6 +154,7 @@ var settings = []setting{
 	{"session-idle", "MNEMO_SESSION_IDLE", "2h", "a session without new turns for this long is expired and processed"},
 	{"insights-k", "MNEMO_INSIGHTS_K", "5", "supervisor insights suppress groups of fewer users than this"},
 	{"keep-bookkeeping", "MNEMO_KEEP_BOOKKEEPING", "9600h", "how long extraction runs, batch runs, the memory audit log and inactive memories are kept"},
+	{"care-note-days", "MNEMO_CARE_NOTE_DAYS", strconv.Itoa(memory.DefaultCareNoteDays), "days after a risk finding of the user's own (medium or high, not lowered) that the context pack opens with a care note for the companion, unless an operator resolves it first (1 to " + strconv.Itoa(memory.MaxCareNoteDays) + ")"},
 	{"export-ttl", "MNEMO_EXPORT_TTL", "168h", "how long a user's export is served after it was requested (1m to 720h); retention deletes it then"},
 	{"log-level", "MNEMO_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"log-format", "MNEMO_LOG_FORMAT", "auto", "json, text, or auto (JSON unless stderr is a terminal)"},
@@ -363,6 +368,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.Batch.ExportTTL, err = parseExportTTL(get("export-ttl")); err != nil {
 		return c, settingError("export-ttl", "%v", err)
+	}
+	if c.CareNoteDays, err = strconv.Atoi(get("care-note-days")); err != nil || c.CareNoteDays < 1 || c.CareNoteDays > memory.MaxCareNoteDays {
+		return c, settingError("care-note-days", "%q is not a whole number of days from 1 to %d", get("care-note-days"), memory.MaxCareNoteDays)
 	}
 	if c.Batch.InsightsK, err = strconv.Atoi(get("insights-k")); err != nil || c.Batch.InsightsK < 2 {
 		return c, settingError("insights-k", "%q is not a number of at least 2", get("insights-k"))

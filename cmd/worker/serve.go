@@ -223,7 +223,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		}
 		return nil
 	}})
-	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes, Profile: cfg.Profile, Schedules: cfg.Schedules,
+	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes, Profile: cfg.Profile, Schedules: cfg.Schedules, CareNoteDays: cfg.CareNoteDays,
 		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys, MaxEvents: cfg.MaxSessionEvents}})
 	srv.MountMetrics(reg.Handler())
 	ui, err := api.NewUI(queue, log)
