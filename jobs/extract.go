@@ -60,6 +60,8 @@ type Deps struct {
 	Batch BatchConfig
 	// Metrics receives extraction runs and batch runs; nil observes nothing.
 	Metrics Metrics
+	// RiskAlerts is where each app's risk alerts go (riskalert.go); an app without an entry uses its policy's risk_webhook.
+	RiskAlerts RiskAlerts
 }
 
 func (d *Deps) now() time.Time {
@@ -98,6 +100,7 @@ func NewWorkers(d *Deps) *river.Workers {
 	river.AddWorker(w, &RewrapWorker{deps: d})
 	river.AddWorker(w, &ResummarizeWorker{deps: d})
 	river.AddWorker(w, NewRiskCueWorker(d))
+	river.AddWorker(w, NewRiskAlertWorker(d))
 	return w
 }
 

@@ -1,14 +1,9 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/queue"
@@ -17,7 +12,6 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/memory"
-	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -37,11 +31,10 @@ type LoweringMetrics interface {
 	RiskLowered(app, fromClass, fromSeverity, frame string)
 }
 
-// RiskCueArgs is the job of one recorded risk cue: it counts the cue once
-// and, when the app's policy names a risk_webhook and the cue is the
-// user's own of medium or high severity and not lowered, posts it there
-// with River's retries. It carries ids, class, severity, source and frame
-// only: never text, never the URL (read from the policy when the job runs).
+// RiskCueArgs is the job of one recorded risk cue: it counts the cue once.
+// The alert a person gets is not the cue's: it is one RiskAlertArgs job per
+// session and class (riskalert.go). It carries ids, class, severity,
+// source and frame only: never text.
 type RiskCueArgs struct {
 	UserID    string    `json:"user_id"`
 	SessionID string    `json:"session_id"`
@@ -55,8 +48,13 @@ type RiskCueArgs struct {
 	// enqueued before sources were recorded.
 	Source string `json:"source,omitempty"`
 	// Lowered is the frame code the model lowered the finding with
-	// (extract.Lowering): the cue is counted, never posted.
+	// (extract.Lowering): the cue is counted, never alerted.
 	Lowered string `json:"lowered,omitempty"`
+	// SessionAlert is set in every cue job enqueued since alerts are one per
+	// session and class: the job only counts. A job without it was queued by
+	// an older worker, whose cue jobs posted the alert themselves: it hands
+	// its alert to a RiskAlertArgs job (unique per session and class).
+	SessionAlert bool `json:"session_alert,omitempty"`
 }
 
 // Kind is the River job kind.
@@ -67,25 +65,17 @@ func (RiskCueArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: queue.QueueDefault, MaxAttempts: 12, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// RiskWebhookBody is what a risk webhook receives.
-type RiskWebhookBody struct {
-	UserID    string    `json:"user_id"`
-	SessionID string    `json:"session_id"`
-	App       string    `json:"app"`
-	Class     string    `json:"class"`
-	Severity  string    `json:"severity"`
-	MessageID string    `json:"message_id"`
-	At        time.Time `json:"at"`
-}
-
 // recordRisks stores a session's risks as cues inside the extraction
 // transaction and enqueues a RiskCueArgs job for each in it, so that a cue
-// is counted and posted exactly when it is committed. The findings the
-// model lowered (docs/safety.md, "Sources and the policy") are stored
-// too, as cues whose detail names the frame in "lowered", and counted, but
-// never posted. Each cue's detail holds the class, severity, message id,
-// actor and source; never the text. With no queue (a test's Deps), the
-// cues are counted at once and nothing is posted.
+// is counted exactly when it is committed; when the app's alerts go
+// somewhere (RiskAlerts), it enqueues in the same transaction one
+// RiskAlertArgs job per class of the user's own medium and high findings
+// (sessionAlerts). The findings the model lowered (docs/safety.md,
+// "Sources and the policy") are stored too, as cues whose detail names the
+// frame in "lowered", and counted, but never alerted. Each cue's detail
+// holds the class, severity, message id, actor and source; never the
+// text. With no queue (a test's Deps), the cues are counted at once and
+// nothing is alerted.
 func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, in extract.Session, risks []extract.Risk, lowered []extract.Lowering, now time.Time) error {
 	cues := make([]RiskCueArgs, 0, len(risks)+len(lowered))
 	for _, r := range risks {
@@ -97,6 +87,7 @@ func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, 
 	}
 	for _, a := range cues {
 		a.UserID, a.SessionID, a.App, a.At = sess.UserID, sess.ID, sess.App, statedAt(in, a.MessageID)
+		a.SessionAlert = true
 		fields := map[string]string{"class": a.Class, "severity": a.Severity, "message_id": a.MessageID, "actor": a.Actor}
 		if a.Source != "" {
 			fields["source"] = a.Source
@@ -118,6 +109,14 @@ func recordRisks(ctx context.Context, tx store.Tx, d *Deps, sess store.Session, 
 		}
 		if _, err := d.Queue.InsertTx(ctx, tx, a, nil); err != nil {
 			return fmt.Errorf("enqueue risk cue: %w", err)
+		}
+	}
+	if d.Queue == nil || d.riskAlertTarget(sess.App).URL == "" {
+		return nil
+	}
+	for _, a := range sessionAlerts(sess, in, risks) {
+		if _, err := d.Queue.InsertTx(ctx, tx, a, nil); err != nil {
+			return fmt.Errorf("enqueue risk alert: %w", err)
 		}
 	}
 	return nil
@@ -170,14 +169,7 @@ func riskSourceLabel(source string) string {
 	return "unknown"
 }
 
-// webhookClient posts risk cues; a slow endpoint fails the attempt, which
-// River retries with its backoff. It follows no redirect: a cue goes to the
-// URL the operator set and nowhere else, and a redirect would re-post it
-// with that URL (and any token in it) as the Referer.
-var webhookClient = &http.Client{Timeout: 10 * time.Second,
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-// RiskCueWorker counts a risk cue and posts it to the app's webhook.
+// RiskCueWorker counts a risk cue.
 type RiskCueWorker struct {
 	river.WorkerDefaults[RiskCueArgs]
 	deps *Deps
@@ -186,58 +178,25 @@ type RiskCueWorker struct {
 // NewRiskCueWorker returns the risk cue worker.
 func NewRiskCueWorker(d *Deps) *RiskCueWorker { return &RiskCueWorker{deps: d} }
 
-// Work counts the cue on its first attempt and posts it when the policy
-// asks and the model did not lower it. A 4xx answer other than 408 and 429 is final; anything else that is
-// not 2xx, a redirect included, is retried.
+// Work counts the cue on its first attempt. A cue job an older worker
+// queued (without SessionAlert) that would have posted its alert enqueues
+// the session's alert of its class instead, unique per session and class.
 func (w *RiskCueWorker) Work(ctx context.Context, job *river.Job[RiskCueArgs]) error {
 	d, a := w.deps, job.Args
 	if job.Attempt == 1 {
 		d.countRisk(a)
 	}
-	app := d.Apps[a.App]
-	if app == nil || app.Policy.RiskWebhook == "" || a.Lowered != "" || !Alerting(a.Severity, a.Actor) {
+	if a.SessionAlert || a.Lowered != "" || !Alerting(a.Severity, a.Actor) || d.Queue == nil || d.riskAlertTarget(a.App).URL == "" {
 		return nil
 	}
-	return postRisk(ctx, d, app, a)
+	_, err := d.Queue.Insert(ctx, queue.RiskAlertArgs{SessionID: a.SessionID, Class: a.Class, UserID: a.UserID, App: a.App,
+		Severity: a.Severity, MessageID: a.MessageID, At: a.At, Findings: 1}, nil)
+	return err
 }
 
-// Alerting reports whether a risk of severity and actor is posted to a
-// webhook: the user's own, medium or high. A denial ("I don't want to die")
-// and someone else's words are visible on the session and counted, never
-// posted.
+// Alerting reports whether a risk of severity and actor is alerted: the
+// user's own, medium or high. A denial ("I don't want to die") and someone
+// else's words are visible on the session and counted, never alerted.
 func Alerting(severity, actor string) bool {
 	return actor == extract.ActorUser && (severity == extract.SeverityHigh || severity == extract.SeverityMedium)
-}
-
-func postRisk(ctx context.Context, d *Deps, app *prompts.App, a RiskCueArgs) error {
-	body, err := json.Marshal(RiskWebhookBody{UserID: a.UserID, SessionID: a.SessionID, App: a.App, Class: a.Class,
-		Severity: a.Severity, MessageID: a.MessageID, At: a.At.UTC()})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, app.Policy.RiskWebhook, bytes.NewReader(body))
-	if err != nil {
-		return river.JobCancel(fmt.Errorf("risk webhook of %s: %w", a.App, err))
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "mnemo-risk-webhook")
-	resp, err := webhookClient.Do(req)
-	if err != nil {
-		// The error names the URL, which may carry a token: log the app only.
-		d.log().WarnContext(ctx, "risk webhook unreachable; retrying", slog.String("app", a.App))
-		return errors.New("risk webhook of " + a.App + " unreachable")
-	}
-	resp.Body.Close()
-	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return nil
-	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		// Not followed: the operator sets the final URL (its Location is not
-		// logged, as it may carry a token too).
-		d.log().ErrorContext(ctx, "risk webhook redirected the cue, which is not followed; set the final URL", slog.String("app", a.App), slog.Int("status", resp.StatusCode))
-	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests:
-		d.log().ErrorContext(ctx, "risk webhook refused the cue", slog.String("app", a.App), slog.Int("status", resp.StatusCode))
-		return river.JobCancel(errors.New("risk webhook of " + a.App + " answered " + strconv.Itoa(resp.StatusCode)))
-	}
-	return errors.New("risk webhook of " + a.App + " answered " + strconv.Itoa(resp.StatusCode))
 }

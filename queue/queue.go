@@ -101,6 +101,9 @@ type Config struct {
 	FetchCooldown time.Duration
 	// CompletedRetention keeps completed jobs this long.
 	CompletedRetention time.Duration
+	// FailedRetention keeps discarded and cancelled jobs this long (zero:
+	// River's 7 days and 24 hours).
+	FailedRetention time.Duration
 	// RetryPolicy schedules retries of failed jobs; nil is River's
 	// exponential backoff.
 	RetryPolicy river.ClientRetryPolicy
@@ -126,6 +129,8 @@ func (c Config) riverConfig() *river.Config {
 		RescueStuckJobsAfter:        c.RescueAfter,
 		FetchPollInterval:           c.FetchPollInterval,
 		CompletedJobRetentionPeriod: c.CompletedRetention,
+		DiscardedJobRetentionPeriod: c.FailedRetention,
+		CancelledJobRetentionPeriod: c.FailedRetention,
 		ErrorHandler:                c.ErrorHandler,
 		RetryPolicy:                 c.RetryPolicy,
 		Logger:                      c.Logger,

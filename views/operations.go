@@ -69,6 +69,11 @@ func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	alerts, err := h.opsFailedAlerts(ctx)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	queues, err := h.opsQueues(ctx, now)
 	if err != nil {
 		h.fail(w, r, err)
@@ -79,7 +84,7 @@ func (h *Handler) operations(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	body.Sections = []Section{sessions, risk, extraction, spend, queues, batches}
+	body.Sections = []Section{sessions, risk, alerts, extraction, spend, queues, batches}
 	h.render(w, r, http.StatusOK, "operations", page{Title: "Operations", Body: body})
 }
 

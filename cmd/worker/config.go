@@ -61,6 +61,9 @@ type Config struct {
 	// RiskModel is the second looks a model takes at the risk screen's
 	// flagged and grey messages on the rules path (MNEMO_RISK_MODEL).
 	RiskModel llmextract.RiskModel
+	// RiskAlertURLs are MNEMO_RISK_ALERTS by app, and RiskAlertSecrets
+	// MNEMO_RISK_ALERT_SECRETS by app ("*": every app without its own).
+	RiskAlertURLs, RiskAlertSecrets map[string]string
 	// EncryptionKey seals transcripts at rest (a 32-byte base64 key or a passphrase).
 	EncryptionKey string
 	// AppsDir holds operator-defined app presets.
@@ -133,6 +136,8 @@ var settings = []setting{
 	{"llm-rpm", "MNEMO_LLM_RPM", "0", "LLM requests per minute this process keeps under, the provider's limit for the model; calls wait their turn (0: unlimited)"},
 	{"llm-tpm", "MNEMO_LLM_TPM", "0", "LLM tokens per minute (input and output) this process keeps under, the provider's limit for the model (0: unlimited)"},
 	{"risk-model", "MNEMO_RISK_MODEL", "off", "second look at the risk screen's flagged and grey messages of a session extracted by the rules (an LLM app's fallback; never an app whose policy says llm: false; not once the monthly budget is spent), which may add or raise findings but never lower a high one: off; escalate (one small risk-only call to MNEMO_LLM_MODEL per such session, tokens and cost counted in the extraction run and the budget); moderation (the endpoint's /moderations, omni-moderation-latest, one call per such message); or escalate,moderation. A failed call leaves the screen's findings; needs MNEMO_LLM_MODEL"},
+	{"risk-alerts", "MNEMO_RISK_ALERTS", "", riskAlertsHelp},
+	{"risk-alert-secrets", "MNEMO_RISK_ALERT_SECRETS", "", riskAlertSecretsHelp},
 	{"encryption-key", "MNEMO_ENCRYPTION_KEY", "", "transcript keys: id:base64-of-32-bytes or id:passphrase (PBKDF2), comma-separated for rotation, the last one writes (empty: a key generated in mnemo.key beside the SQLite database, or in ./data with Postgres)"},
 	{"apps-dir", "MNEMO_APPS_DIR", "", "directory of operator-defined app presets (one folder per app)"},
 	{"job-timeout", "MNEMO_JOB_TIMEOUT", "5m", "how long one job may run"},
@@ -262,6 +267,9 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	c.EncryptionKey = get("encryption-key")
 	c.AppsDir = get("apps-dir")
+	if c.RiskAlertURLs, c.RiskAlertSecrets, err = parseRiskAlerts(get("risk-alerts"), get("risk-alert-secrets"), c.AppsDir); err != nil {
+		return c, err
+	}
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration

@@ -127,7 +127,7 @@ func TestRiskBeforeMemoryEndToEnd(t *testing.T) {
 				if ts, _ := p["at"].(string); ts != at(1) {
 					t.Errorf("webhook at = %v, want %s", p["at"], at(1))
 				}
-				if strings.Contains(body, "hate") || len(p) != 7 {
+				if strings.Contains(body, "hate") || len(p) != 9 || p["type"] != "risk_alert" || p["findings"] != 1.0 {
 					t.Errorf("webhook body %s", body)
 				}
 			case <-testwait.Deadline(t):

@@ -175,14 +175,16 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		return nil, usageError{err}
 	}
 	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: jobs.WithJobLog(log),
-		Schedules: cfg.Schedules, Batch: cfg.Batch}
+		Schedules: cfg.Schedules, Batch: cfg.Batch, RiskAlerts: riskAlertTargets(apps, cfg.RiskAlertURLs, cfg.RiskAlertSecrets)}
 	qc := queue.Config{
 		JobTimeout:        cfg.JobTimeout,
 		RescueAfter:       cfg.RescueAfter,
 		FetchPollInterval: cfg.PollInterval,
 		FetchCooldown:     cfg.FetchCooldown,
-		// A weekly batch's job outlives its period, for the operator's eyes.
+		// A weekly batch's job outlives its period, for the operator's eyes;
+		// a failed job (a dead-lettered risk alert) stays as long.
 		CompletedRetention: 30 * 24 * time.Hour,
+		FailedRetention:    30 * 24 * time.Hour,
 		Logger:             log,
 		PollOnly:           cfg.PGPooler == PoolerTransaction,
 	}
@@ -314,6 +316,7 @@ func serve(ctx context.Context, e *env) error {
 	log.Info("queue tuning", slog.String("concurrency", conc), slog.String("fetch_cooldown", cooldown),
 		slog.String("poll_interval", poll), slog.String("db_pool", pool), slog.Int("cores", e.cfg.Tuning.Cores),
 		slog.Bool("llm", e.cfg.Tuning.LLM))
+	logPresetsAndAlerts(log, e.cfg.AppsDir, sys.deps.Apps, sys.deps.RiskAlerts)
 	if len(e.cfg.Tokens) == 0 {
 		log.Warn("no MNEMO_API_TOKENS: every route is open to callers on this loopback address")
 	}
