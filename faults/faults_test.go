@@ -266,8 +266,13 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 					"ended_at": now.Add(10 * time.Minute).Format(time.RFC3339),
 					"messages": []map[string]any{{"id": "m1", "role": "user", "content": "My name is Peggy.", "at": now.Add(time.Minute).Format(time.RFC3339)}}}
 				// A handoff that meets a dead worker is sent again, as a chat
-				// service retries: the same body is idempotent.
-				for attempt := 0; attempt < 100; attempt++ {
+				// service retries: the same body is idempotent. It retries
+				// with a growing pause until a minute has passed, not a
+				// fixed count: a restarted worker on a busy machine may take
+				// seconds to listen again, and that is no lost session.
+				giveUp := time.Now().Add(time.Minute)
+				pause := 50 * time.Millisecond
+				for time.Now().Before(giveUp) {
 					addrMu.RLock()
 					a := addr
 					addrMu.RUnlock()
@@ -284,7 +289,8 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 						mu.Unlock()
 						break
 					}
-					<-time.After(50 * time.Millisecond)
+					<-time.After(pause)
+					pause = min(2*pause, time.Second)
 				}
 			}
 		}()
