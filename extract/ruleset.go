@@ -65,12 +65,15 @@ const (
 // Rules is the deterministic extractor. It never calls out, never guesses and
 // never copies text it cannot attribute to a user's own statement.
 //
-// It runs the rules of the app's kind (Kind.Rules; what each kind reads is
-// documented in its package under kinds/ and in docs/presets.md), then the
-// safety screen. The user's messages are read, never the assistant's or the
-// system's. A message with sensitive data yields no memory at all, only a
-// Dropped entry. When one key is stated twice, the later statement wins; the
-// merge policy keeps the history.
+// It reads the session's risks first (the risk screen of Screen), runs the
+// rules of the app's kind (Kind.Rules; what each kind reads is documented
+// in its package under kinds/ and in docs/presets.md) on the session with
+// the text of every message of the user's own medium or high risk withheld
+// (Session.Withheld), then passes the result through the rest of Screen.
+// The user's messages are read, never the assistant's or the system's. A
+// message with sensitive data yields no memory at all, only a Dropped
+// entry. When one key is stated twice, the later statement wins; the merge
+// policy keeps the history.
 //
 // app may be nil, in which case the session's app and an empty policy (no
 // TTLs) are used. The slices and maps of the result are never nil.
@@ -96,8 +99,13 @@ func Rules(app *prompts.App, s Session, now time.Time) Result {
 	if kind == "" {
 		kind = name
 	}
-	KindOf(kind).Rules(&res, policy, s, now)
-	Screen(&res, policy, s) // safety before memory, every kind
+	// Safety before memory, every kind: the risks are read first, and the
+	// kind's rules never read a message of the user's own medium or high
+	// risk (withhold); then the result passes the screen's gate.
+	k := KindOf(kind)
+	unsafe, _ := screenRisks(&res, k, s)
+	k.Rules(&res, policy, withhold(s, unsafe), now)
+	screenResult(&res, policy, k, s, unsafe, nil)
 	return res
 }
 

@@ -1037,10 +1037,14 @@ func AboutPerson(value string) bool {
 //     CombineRisks, which records in res.RiskLowered what the model
 //     lowered. Nothing of a message holding the user's own risk
 //     statement of medium or high severity (before any lowering) is
-//     stored: its memories are dropped with reason risk:<class>. Any
-//     candidate whose own text holds a risk phrasing (a model's
-//     paraphrase, a summary line) is dropped too, whoever's words and
-//     however negated.
+//     stored: the message is reported in Dropped with reason
+//     risk:<class> and its memories are dropped. Rules never lets the
+//     kind's rules read it (withhold, in withheld.go); a result whose
+//     author read it (a model's answer, or a rules result when only a
+//     model's second look found the risk) loses every string holding a
+//     word that only such a message said (crisisWords). Any candidate
+//     whose own text holds a risk phrasing (a model's paraphrase, a
+//     summary line) is dropped too, whoever's words and however negated.
 //   - A like or dislike of a person is dropped as about_person.
 //   - A candidate holding a special category of personal data
 //     (SpecialCategory) is dropped with special:<category> under the
@@ -1050,18 +1054,43 @@ func AboutPerson(value string) bool {
 // Memories, records with a "value", and, for kinds whose packs carry
 // what other sessions left (PackPolicy.Isolated), the strings of the profile
 // updates and the session summary are screened; a kind that keeps nothing
-// across sessions keeps its caregiver summary whole. Screen is
-// idempotent: a second call finds the same risks and drops nothing more.
+// across sessions keeps its caregiver summary whole but for the words of a
+// crisis message (crisisWords). Screen is idempotent: a second call finds
+// the same risks and drops nothing more.
 func Screen(res *Result, p prompts.Policy, s Session) {
-	name := p.Rules
-	if name == "" {
-		name = res.App
+	kind := screenKind(res, p)
+	unsafe, screened := screenRisks(res, kind, s)
+	// The messages whose words the result may hold: on the LLM path all of
+	// them (the model read the transcript); on the rules path those the
+	// kind's rules read because the screen alone found nothing there
+	// (Rules withheld the others), found by a model's second look.
+	heard := unsafe
+	if res.Source != SourceLLM {
+		heard = map[string]string{}
+		for id, class := range unsafe {
+			if _, ok := screened[id]; !ok {
+				heard[id] = class
+			}
+		}
 	}
-	kind := KindOf(name)
-	special := SpecialPolicy(p, kind.Name())
+	screenResult(res, p, kind, s, unsafe, heard)
+}
+
+// screenKind is the kind whose rule set the policy names, or the result's
+// app's.
+func screenKind(res *Result, p prompts.Policy) Kind {
+	return KindOf(cmp.Or(p.Rules, res.App))
+}
+
+// screenRisks is Screen's reading of the risks, the one place that decides
+// which messages nothing may be kept of: it sets res.Risks, RiskGrey and
+// RiskLowered, reports in Dropped the model's entries it ignored, and
+// returns unsafe, the messages of the user's own medium or high risk (before
+// any lowering), id -> class, and screened, those of them the screen found
+// without the model's judgement (the same set when there is none).
+func screenRisks(res *Result, kind Kind, s Session) (unsafe, screened map[string]string) {
 	res.Risks = nil
-	unsafe := map[string]string{} // message ID -> class of the user's own medium or high risk
-	var prev *riskCtx             // the user's previous turn: its frames and distress carry over
+	var prev *riskCtx // the user's previous turn: its frames and distress carry over
 	for _, m := range s.Messages {
 		if !isUser(m.Role) {
 			continue
@@ -1080,12 +1109,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 		res.Risks = append(res.Risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor, Source: RiskSourceRules})
 	}
 	res.Risks, res.RiskGrey = withTrained(s, res.Risks)
-	drop := func(messageID, reason string) {
-		d := Dropped{MessageID: messageID, Reason: reason}
-		if !slices.Contains(res.Dropped, d) {
-			res.Dropped = append(res.Dropped, d)
-		}
-	}
+	screen := res.Risks
 	// One policy for every source (docs/safety.md, "Sources and the
 	// policy"): the screen's findings, joined one per message, and the
 	// model's judgement when there is one, which may add and raise but
@@ -1093,23 +1117,62 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	var ignored []Dropped
 	res.Risks, res.RiskLowered, ignored = CombineRisks(s, res.Risks, res.ModelRisks)
 	for _, d := range ignored {
-		drop(d.MessageID, d.Reason)
+		if !slices.Contains(res.Dropped, d) {
+			res.Dropped = append(res.Dropped, d)
+		}
 	}
-	for _, r := range res.Risks {
+	unsafe = unsafeOf(res.Risks, res.RiskLowered)
+	if len(res.ModelRisks) == 0 {
+		return unsafe, unsafe
+	}
+	alone, lowered, _ := CombineRisks(s, screen, nil)
+	return unsafe, unsafeOf(alone, lowered)
+}
+
+// unsafeOf are the messages of the user's own medium or high risk among
+// risks, and among the findings lowered (the memory drop follows the
+// strongest finding before any lowering: a medium the model lowered with a
+// frame still keeps its message out), id -> class.
+func unsafeOf(risks []Risk, lowered []Lowering) map[string]string {
+	unsafe := map[string]string{}
+	for _, r := range risks {
 		if r.Actor == ActorUser && r.Severity != SeverityLow {
 			unsafe[r.MessageID] = r.Class
 		}
 	}
-	// The memory drop follows the strongest finding before any lowering: a
-	// medium the model lowered with a frame still keeps its message out.
-	for _, l := range res.RiskLowered {
+	for _, l := range lowered {
 		if _, ok := unsafe[l.MessageID]; !ok && l.Actor == ActorUser && l.FromSeverity != SeverityLow {
 			unsafe[l.MessageID] = l.FromClass
 		}
 	}
+	return unsafe
+}
+
+// screenResult is Screen's gate on what the result would store, given
+// unsafe and heard (Screen): each unsafe message is reported in Dropped as
+// risk:<class>, its memories are dropped, and every candidate's text is
+// judged (verdict), with the words only the messages in heard said
+// (crisisWords).
+func screenResult(res *Result, p prompts.Policy, kind Kind, s Session, unsafe, heard map[string]string) {
+	special := SpecialPolicy(p, kind.Name())
+	drop := func(messageID, reason string) {
+		d := Dropped{MessageID: messageID, Reason: reason}
+		if !slices.Contains(res.Dropped, d) {
+			res.Dropped = append(res.Dropped, d)
+		}
+	}
+	for _, m := range s.Messages {
+		if class, ok := unsafe[m.ID]; ok && isUser(m.Role) {
+			drop(m.ID, "risk:"+class) // nothing of it is kept, whatever it would have given
+		}
+	}
+	crisis := crisisWords(s, heard)
 	// verdict is why a candidate's text must not be stored, or "".
 	verdict := func(text string, preference bool) string {
 		if class, ok := riskyText(text); ok {
+			return "risk:" + class
+		}
+		if class, ok := crisisIn(text, crisis); ok {
 			return "risk:" + class
 		}
 		if preference && AboutPerson(text) {
@@ -1169,10 +1232,7 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 	}
 	res.Records = recs
 
-	if kind.PackPolicy().Isolated {
-		return
-	}
-	screenDoc := func(doc map[string]any) {
+	screenDoc := func(doc map[string]any, verdict func(string, bool) string) {
 		for k, v := range doc {
 			if nv, why := screenValue(v, verdict); why != "" {
 				drop("", why)
@@ -1180,8 +1240,23 @@ func Screen(res *Result, p prompts.Policy, s Session) {
 			}
 		}
 	}
-	screenDoc(res.ProfileUpdates)
-	screenDoc(res.SessionSummary)
+	if kind.PackPolicy().Isolated {
+		// The caregiver's summary stays whole but for the words of a
+		// message nothing may be kept of.
+		if crisis != nil {
+			only := func(text string, _ bool) string {
+				if class, ok := crisisIn(text, crisis); ok {
+					return "risk:" + class
+				}
+				return ""
+			}
+			screenDoc(res.ProfileUpdates, only)
+			screenDoc(res.SessionSummary, only)
+		}
+		return
+	}
+	screenDoc(res.ProfileUpdates, verdict)
+	screenDoc(res.SessionSummary, verdict)
 }
 
 // screenValue removes from a document value the strings verdict refuses:

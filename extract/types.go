@@ -62,6 +62,12 @@ type Session struct {
 	// is gone is folded again: what the rules mined from it then (its
 	// preferences, from its summary). Nil otherwise.
 	Said []Memory `json:"-"`
+
+	// unscreened and withheld are set by Rules on the session the kind's
+	// rules read (withhold): the messages as handed over, and the ids of
+	// those whose text was withheld.
+	unscreened []Message
+	withheld   map[string]bool
 }
 
 // History is a user's state before a session.

@@ -354,11 +354,11 @@ func (f *fixture) seed(t *testing.T) {
 
 	// A crisis told to the coach: the screen finds it, the extraction job
 	// stores it, the user's page and the operations page show it, never
-	// the words. (The secret is in the reply only: the coach's rules still
-	// keep keywords of a crisis message as the summary's topics, a bug of
-	// the extraction this page would show.)
+	// the words. The secret is in the crisis message itself: the coach's
+	// rules never read it (extract.Rules withholds it), so no topic or
+	// summary line holds it.
 	f.handOver(t, "coach-risk-1", "coach-risk", "coach", "UTC", f.now.Add(-26*time.Hour), 15,
-		[]msg{{"user", "I want to kill myself tonight, I have the pills ready."}, {"assistant", "I'm here with you. " + secret}}, nil)
+		[]msg{{"user", "I want to kill myself tonight, I have the pills ready. " + secret}, {"assistant", "I'm here with you. " + secret}}, nil)
 
 	// Mona: Peggy changes her favourite food.
 	f.handOver(t, "mona-1", "mona-peggy", "mona", "Europe/Berlin", f.now.Add(-72*time.Hour), 20,

@@ -154,7 +154,10 @@ const (
 func claraRules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	st := claraCollect(s)
 	res.SessionSummary = st.summary(s)
-	if cs := claraFindConcerns(s); len(cs) > 0 {
+	// A concern is a label, a date and a message id, never the words: it is
+	// read in every message, those the screen withheld for the user's own
+	// risk too ("I took all my tablets at once" is a concern and a crisis).
+	if cs := claraFindConcerns(s.Unscreened()); len(cs) > 0 {
 		list := make([]map[string]any, len(cs))
 		for i, c := range cs {
 			list[i] = map[string]any{"concern": c.Concern, "date": c.Date, "message_id": c.MessageID}

@@ -41,6 +41,14 @@ func (kindElderTree) View() extract.View {
 }
 func (kindElderTree) Rules(res *extract.Result, _ prompts.Policy, s extract.Session, _ time.Time) {
 	said := elderMine(s)
+	if whole := s.Unscreened(); len(whole.Messages) > 0 && !slices.Equal(whole.Messages, s.Messages) {
+		// A message the screen withheld (the user's own medium or high
+		// risk) gives none of its words, but whether the user had an urge
+		// or relapsed is a count, a number and a label: a relapse told in a
+		// crisis still ends the streak.
+		all := elderMine(whole)
+		said.urges, said.intensity, said.relapsed, said.outcome = all.urges, all.intensity, all.relapsed, all.outcome
+	}
 	res.SessionSummary = elderTreeSummary(s.Events, said)
 	elderStreakState(res.SessionSummary, said.profile, said)
 	elderSummaryExtras(res.SessionSummary, said)

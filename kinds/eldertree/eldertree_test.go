@@ -282,7 +282,9 @@ func TestElderTreeProfileFromText(t *testing.T) {
 func TestElderTreeEventsWin(t *testing.T) {
 	t.Parallel()
 	s := extract.Session{App: "eldertree", Messages: []extract.Message{
-		{ID: "m1", Role: "user", Content: "I drank on Saturday at my cousin's birthday party. I stopped going to AA."},
+		// (Not "I drank on Saturday at …": the trained layer reads that as
+		// the user's suicidal risk today, and the screen withholds it.)
+		{ID: "m1", Role: "user", Content: "I had a drink at my cousin's birthday party on Saturday. I stopped going to AA."},
 	}, Events: []extract.Event{elderEvent("urge", `{"intensity": 4, "trigger": "boredom", "outcome": "urge_passed"}`)}}
 	got := extract.Rules(&prompts.App{Name: "eldertree"}, s, presettest.Now)
 	if got.SessionSummary["outcome"] != aggregate.OutcomeUrgePassed || got.SessionSummary["primary_trigger"] != "boredom" || got.SessionSummary["urge_intensity"] != 4 {
