@@ -152,6 +152,9 @@ func trainedFramed(t, p, severity string) bool {
 	if medRoutine.MatchString(t) && (!medExcess.MatchString(t) || medUsual.MatchString(t)) && !riskWish.MatchString(t) {
 		return true
 	}
+	if severity != SeverityHigh && (addictionNamed.MatchString(t) || livesFor.MatchString(t)) && !riskWish.MatchString(t) {
+		return true
+	}
 	if endsAThing.MatchString(t) && !ownMeans.MatchString(t) {
 		return true
 	}
@@ -208,6 +211,16 @@ var (
 	medExcess  = regexp.MustCompile(`\b(?:all|whole|every|lot|handful|box|bottle|packet|pack|too\s+many|double|extra|[1-9][0-9]+|twenty|thirty|forty|fifty|hundred|at\s+once|in\s+one\s+go|stash\w*|sav(?:e|ed|ing)\s+up)\b`)
 	medUsual   = regexp.MustCompile(`\b(?:as\s+usual|as\s+prescribed|like\s+(?:the|my)\s+doctor\s+said|with\s+(?:my\s+)?(?:breakfast|tea|dinner|lunch|supper|food|water)|every\s+(?:morning|night|evening|day)|this\s+morning|daily|on\s+time|organi[sz]er|dosette|blister\s+pack)\b`)
 	riskWish   = regexp.MustCompile(`\b(?:die|dead|death|end\s+it|end\s+my|kill|wake\s+up|never\s+wake|not\s+wake|suicid\w*|gone|goodbye|for\s+good|overdos\w*|od)\b`)
+)
+
+var (
+	// addictionNamed: an addiction told as a condition ("I'm addicted to
+	// pills", "my addiction"), which a recovery app hears every day; a
+	// medium finding gives way to it, a high one (an act, a plan) does not.
+	addictionNamed = regexp.MustCompile(`\b(?:addicted\s+to|my\s+addiction|an\s+addict|recovering\s+(?:addict|alcoholic)|in\s+recovery|my\s+(?:drinking|using)\s+(?:days|years)|i'm\s+an\s+alcoholic)\b`)
+	// livesFor: living for something ("I live for the weekend"), not its
+	// denial ("nothing to live for").
+	livesFor = regexp.MustCompile(`\b(?:i|we)\s+(?:just\s+)?live\s+for\s+(?:the|my|our|this|these|weekends?|summer|music|football|coffee|sundays?|fridays?)\b`)
 )
 
 // endsAThing: ending, quitting or cancelling a thing ("ending my contract

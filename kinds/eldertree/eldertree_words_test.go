@@ -126,10 +126,9 @@ func TestElderTreeIdentityAndTriggers(t *testing.T) {
 	}{
 		{[]string{"Hi, I'm Dan and I'm an alcoholic."}, map[string]any{"preferred_name": "Dan", "addiction_type": "alcohol"}, nil},
 		{[]string{"My name is Rosa. I'm addicted to painkillers."}, map[string]any{"preferred_name": "Rosa", "addiction_type": "opioids"}, nil},
-		// The trained layer reads this one as the user's suicidal risk
-		// (medium) today: the screen withholds the message from the rules,
-		// and nothing of it is kept (docs/safety.md).
-		{[]string{"My name is Rosa. I'm addicted to pills."}, map[string]any{}, nil},
+		// An addiction told as a condition frames the trained layer's
+		// reading of "pills" (extract.addictionNamed): nothing is withheld.
+		{[]string{"My name is Rosa. I'm addicted to pills."}, map[string]any{"preferred_name": "Rosa", "addiction_type": "pills"}, nil},
 		{[]string{"I'm a recovering meth addict."}, map[string]any{"addiction_type": "methamphetamine"}, nil},
 		{[]string{"My gambling addiction cost me a lot."}, map[string]any{"addiction_type": "gambling"}, nil},
 		{[]string{"I'm Tired."}, map[string]any{}, nil},
