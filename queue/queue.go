@@ -9,6 +9,7 @@ package queue
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,6 +51,16 @@ type ListFilter struct {
 	Queues []string
 	// Limit is the most rows returned; 0 means 100.
 	Limit int
+	// ArgIn keeps the jobs whose args hold, at the top level, the string
+	// field Field with one of Values (none: no job), in the database's one
+	// query; nil keeps every job.
+	ArgIn *ArgIn
+}
+
+// ArgIn narrows a ListFilter to jobs by one string field of their args.
+type ArgIn struct {
+	Field  string
+	Values []string
 }
 
 // Queue is the job queue as Mnemo sees it.
@@ -161,20 +172,21 @@ func New(st store.Store, cfg Config) (Queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("river client: %w", err)
 		}
-		return &riverQueue[pgx.Tx]{client: c}, nil
+		return &riverQueue[pgx.Tx]{client: c, dialect: store.DialectPostgres}, nil
 	case *sql.DB:
 		c, err := river.NewClient(riversqlite.New(db), cfg.riverConfig())
 		if err != nil {
 			return nil, fmt.Errorf("river client: %w", err)
 		}
-		return &riverQueue[*sql.Tx]{client: c}, nil
+		return &riverQueue[*sql.Tx]{client: c, dialect: store.DialectSQLite}, nil
 	}
 	return nil, fmt.Errorf("river client: unsupported store %T", st.Raw())
 }
 
 // riverQueue implements Queue for either driver.
 type riverQueue[TTx any] struct {
-	client *river.Client[TTx]
+	client  *river.Client[TTx]
+	dialect string
 }
 
 func (q *riverQueue[TTx]) Client() any { return q.client }
@@ -221,6 +233,25 @@ func (q *riverQueue[TTx]) List(ctx context.Context, f ListFilter) ([]*rivertype.
 	}
 	if len(f.Queues) > 0 {
 		p = p.Queues(f.Queues...)
+	}
+	if a := f.ArgIn; a != nil {
+		if len(a.Values) == 0 {
+			return nil, nil
+		}
+		// river_job.args is jsonb on Postgres and JSON in a blob on SQLite;
+		// both read a top-level field as text with ->>. The list of values
+		// is an array on Postgres, a JSON array on SQLite (as River's own
+		// filters on kind and queue pass theirs).
+		if q.dialect == store.DialectSQLite {
+			vals, err := json.Marshal(a.Values)
+			if err != nil {
+				return nil, fmt.Errorf("list jobs: %w", err)
+			}
+			p = p.Where("args ->> @arg_field IN (SELECT value FROM json_each(cast(@arg_values AS blob)))",
+				river.NamedArgs{"arg_field": a.Field, "arg_values": string(vals)})
+		} else {
+			p = p.Where("args ->> @arg_field = any(@arg_values::text[])", river.NamedArgs{"arg_field": a.Field, "arg_values": a.Values})
+		}
 	}
 	res, err := q.client.JobList(ctx, p)
 	if err != nil {

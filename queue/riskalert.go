@@ -86,3 +86,33 @@ func FailedRiskAlerts(ctx context.Context, q Queue, limit int) ([]FailedRiskAler
 	}
 	return out, nil
 }
+
+// RiskAlertKey names one alert: a session and a risk class.
+type RiskAlertKey struct{ SessionID, Class string }
+
+// RiskAlertStates reads the state of the risk_alert job of each session
+// and class among sessions, in one query: the newest job of a key (a
+// failed alert enqueued again has two). A key without a job is absent.
+// It reads states, ids and args (ids and class only), never any text.
+// limit bounds the jobs read (0: 100), newest first.
+func RiskAlertStates(ctx context.Context, q Queue, sessions []string, limit int) (map[RiskAlertKey]rivertype.JobState, error) {
+	out := map[RiskAlertKey]rivertype.JobState{}
+	if len(sessions) == 0 {
+		return out, nil
+	}
+	rows, err := q.List(ctx, ListFilter{Kinds: []string{RiskAlertArgs{}.Kind()}, ArgIn: &ArgIn{Field: "session_id", Values: sessions}, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows { // newest first
+		var a RiskAlertArgs
+		if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
+			continue // not an alert this worker wrote
+		}
+		k := RiskAlertKey{a.SessionID, a.Class}
+		if _, ok := out[k]; !ok {
+			out[k] = r.State
+		}
+	}
+	return out, nil
+}

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 )
 
@@ -16,7 +19,9 @@ import (
 // safety section, first when there is a finding of the last 30 days, and
 // the operations page counts the findings and lists the lowered ones for
 // review. A finding is shown by its class, severity, source and what
-// became of it (alerted, lowered with its frame, or neither and why):
+// became of it (its alert sent, pending, failed or off for the app, as its
+// risk_alert job's state says; lowered with its frame; or not alerted and
+// why):
 // never the words that raised it, which no store read here returns.
 
 // SafetyID is the id of a user page's safety section: a page builder
@@ -31,6 +36,10 @@ const (
 	safetyGroups = 200
 	// opsLowered bounds the lowered findings the operations page lists.
 	opsLowered = 200
+	// alertJobsKept is how long the worker keeps finished jobs, and so a
+	// risk alert's state (cmd/worker's CompletedRetention and
+	// FailedRetention): a finding older without a job may have had one.
+	alertJobsKept = 30 * 24 * time.Hour
 )
 
 // riskClassWords say each risk class in plain words.
@@ -122,15 +131,54 @@ func RiskAlerting(severity, actor string) bool {
 	return actor == extract.ActorUser && (severity == extract.SeverityHigh || severity == extract.SeverityMedium)
 }
 
-// riskOutcome says what became of a group of findings: alerted, lowered
-// with its frame, or neither and why; and whether all are resolved.
-func riskOutcome(g store.RiskGroup) string {
+// alertState is what became of a session's alert of one class, as the
+// state of its risk_alert job says.
+type alertState int
+
+const (
+	alertUnknown alertState = iota // no job queue in this process to ask
+	alertNone                      // no job: alerts are off for the app
+	alertGone                      // no job, but older than the jobs are kept
+	alertPending
+	alertSent
+	alertFailed
+)
+
+// alertStateOf reads a job's state: sent, pending or failed.
+func alertStateOf(s rivertype.JobState) alertState {
+	switch s {
+	case rivertype.JobStateCompleted:
+		return alertSent
+	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled:
+		return alertFailed
+	}
+	return alertPending // available, scheduled, retryable, running, pending
+}
+
+// riskOutcome says what became of a group of findings: for one that
+// alerts, its alert's real state (sent, pending, failed, or none because
+// alerts are off for the app); else lowered with its frame, or not
+// alerted and why; and whether all are resolved.
+func riskOutcome(g store.RiskGroup, alert alertState) string {
 	var s string
 	switch {
 	case g.Frame != "":
 		s = "Lowered by a model: " + riskFrameLabel(g.Frame)
 	case RiskAlerting(g.Severity, g.Actor):
-		s = "Alerted"
+		switch alert {
+		case alertSent:
+			s = "Alert sent"
+		case alertPending:
+			s = "Alert pending"
+		case alertFailed:
+			s = "Alert failed"
+		case alertNone:
+			s = "No alert: alerts are off for this app"
+		case alertGone:
+			s = "Alert not known: alert jobs are kept 30 days"
+		default:
+			s = "Alert not known: no job queue in this process"
+		}
 	case g.Actor == extract.ActorOther:
 		s = "Not alerted: someone else's words, reported"
 	case g.Severity == extract.SeverityLow:
@@ -142,6 +190,29 @@ func riskOutcome(g store.RiskGroup) string {
 		s += "; resolved"
 	}
 	return s
+}
+
+// alertStates reads the state of the alert of each session and class of
+// the groups that alert, in one query (queue.RiskAlertStates); nil when
+// this process has no job queue.
+func (x *UserPage) alertStates(ctx context.Context, groups []store.RiskGroup) (map[queue.RiskAlertKey]rivertype.JobState, error) {
+	q := x.h.cfg.Queue
+	if q == nil {
+		return nil, nil
+	}
+	var sessions []string
+	keys := 0
+	for _, g := range groups {
+		if g.Frame == "" && RiskAlerting(g.Severity, g.Actor) {
+			keys++
+			if !slices.Contains(sessions, g.SessionID) {
+				sessions = append(sessions, g.SessionID)
+			}
+		}
+	}
+	// A key may have more than one job (a failed alert enqueued again):
+	// room for a few each, newest first.
+	return queue.RiskAlertStates(ctx, q, sessions, 4*keys+100)
 }
 
 // safetyLine is one line of the safety section.
@@ -157,7 +228,7 @@ type safetyLine struct {
 func (x *UserPage) Safety(ctx context.Context) (Section, bool, error) {
 	sec := Section{ID: SafetyID, Title: "Safety", Attr: "safety",
 		Intro: "What the safety screen found in this user's messages, newest first: when, what kind of risk, how severe, " +
-			"which layer found it (the rules, the trained layer or a model), and whether an alert went out or a model lowered it, and why. " +
+			"which layer found it (the rules, the trained layer or a model), and whether its alert was sent, is pending or failed, or why there is none (alerts off for the app, or lowered by a model, and why). " +
 			"Never the words themselves."}
 	vr, ok := x.Store.(store.ViewReader)
 	if !ok {
@@ -170,6 +241,23 @@ func (x *UserPage) Safety(ctx context.Context) (Section, bool, error) {
 	if len(groups) == 0 {
 		sec.Empty = "No risk finding in this user's sessions."
 		return sec, false, nil
+	}
+	states, err := x.alertStates(ctx, groups)
+	if err != nil {
+		return sec, false, err
+	}
+	alertOf := func(g store.RiskGroup) alertState {
+		if states == nil {
+			return alertUnknown
+		}
+		st, ok := states[queue.RiskAlertKey{SessionID: g.SessionID, Class: g.Class}]
+		if !ok && g.LastAt.Before(x.Now.Add(-alertJobsKept)) {
+			return alertGone
+		}
+		if !ok {
+			return alertNone
+		}
+		return alertStateOf(st)
 	}
 	sessions := x.SessionByID()
 	lines := make([]safetyLine, 0, len(groups))
@@ -193,12 +281,12 @@ func (x *UserPage) Safety(ctx context.Context) (Section, bool, error) {
 		return classRank(a.g.Class) - classRank(b.g.Class)
 	})
 	since := x.Now.Add(-safetyRecent)
-	var recent, alerted, lowered int64
+	var recent, alerting, lowered int64
 	var latest *safetyLine
 	t := VTable{Caption: "Risk findings, newest first", Head: []string{"Date", "Risk", "Severity", "Found by", "Alert", "Messages", "Session"}}
 	for i, l := range lines {
 		t.Rows = append(t.Rows, []string{TimeIn(l.at, x.Loc), RiskClassLabel(l.g.Class), severityLabel(l.g.Severity),
-			riskSourceLabel(l.g.Source), riskOutcome(l.g), strconv.FormatInt(l.g.Findings, 10), l.g.SessionID})
+			riskSourceLabel(l.g.Source), riskOutcome(l.g, alertOf(l.g)), strconv.FormatInt(l.g.Findings, 10), l.g.SessionID})
 		if l.at.Before(since) {
 			continue
 		}
@@ -210,12 +298,12 @@ func (x *UserPage) Safety(ctx context.Context) (Section, bool, error) {
 		case l.g.Frame != "":
 			lowered += l.g.Findings
 		case RiskAlerting(l.g.Severity, l.g.Actor):
-			alerted += l.g.Findings
+			alerting += l.g.Findings
 		}
 	}
 	sec.Tables = []VTable{t}
 	sec.Facts = []Fact{{Label: "Findings in the last 30 days", Value: strconv.FormatInt(recent, 10), Note: "messages"},
-		{Label: "Alerted", Value: strconv.FormatInt(alerted, 10), Note: "the user's own, medium or high, in 30 days"},
+		{Label: "Alerting", Value: strconv.FormatInt(alerting, 10), Note: "the user's own, medium or high, not lowered, in 30 days; each line says what became of its alert"},
 		{Label: "Lowered by a model", Value: strconv.FormatInt(lowered, 10), Note: "in 30 days"}}
 	if len(groups) == safetyGroups {
 		sec.Intro += fmt.Sprintf(" The newest %d lines are shown.", safetyGroups)

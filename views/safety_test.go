@@ -2,7 +2,9 @@ package views_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -10,10 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 	"github.com/mnemo-ai/mnemo/views"
@@ -23,6 +29,7 @@ import (
 // written as the extraction job writes them, and the views over it.
 type safetyWorld struct {
 	st  store.Store
+	q   queue.Queue
 	h   *views.Handler
 	now time.Time
 }
@@ -34,7 +41,13 @@ func newSafetyWorld(t *testing.T, b storetest.Backend) *safetyWorld {
 		t.Fatal(err)
 	}
 	w := &safetyWorld{st: b.Open(t), now: time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)}
-	w.h, err = views.New(views.Config{Store: w.st, Apps: apps, Now: func() time.Time { return w.now }})
+	if _, err := queue.MigrateRiver(context.Background(), w.st); err != nil {
+		t.Fatal(err)
+	}
+	if w.q, err = queue.New(w.st, queue.Config{}); err != nil { // insert-only: it works no job
+		t.Fatal(err)
+	}
+	w.h, err = views.New(views.Config{Store: w.st, Apps: apps, Queue: w.q, Now: func() time.Time { return w.now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +91,36 @@ func (w *safetyWorld) finding(t *testing.T, app, user, session, msg string, days
 			FromClass: class, FromSeverity: severity, ToClass: extract.RiskNone, Frame: lowered, CreatedAt: at}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// alert enqueues the risk alert of a session and class, as the extraction
+// job does when alerts are on for the app, and puts it in state, as the
+// worker would have (sent, retried, given up).
+func (w *safetyWorld) alert(t *testing.T, app, user, session, class string, state rivertype.JobState) {
+	t.Helper()
+	ctx := context.Background()
+	ins, err := w.q.Insert(ctx, queue.RiskAlertArgs{SessionID: session, Class: class, UserID: user, App: app, Severity: extract.SeverityHigh,
+		MessageID: "m1", At: w.now, Findings: 1}, nil)
+	if err != nil || ins.Duplicate {
+		t.Fatalf("enqueue the alert of %s %s: %v (duplicate %v)", session, class, err, ins.Duplicate)
+	}
+	finalized := "NULL"
+	switch state {
+	case rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled:
+		finalized = "CURRENT_TIMESTAMP"
+	}
+	q := fmt.Sprintf("UPDATE river_job SET state = '%s', finalized_at = %s WHERE id = %d", state, finalized, ins.ID)
+	switch db := w.st.Raw().(type) {
+	case *pgxpool.Pool:
+		_, err = db.Exec(ctx, q)
+	case *sql.DB:
+		_, err = db.ExecContext(ctx, q)
+	default:
+		err = fmt.Errorf("store %T", db)
+	}
+	if err != nil {
+		t.Fatalf("put the alert of %s %s in %s: %v", session, class, state, err)
 	}
 }
 
@@ -132,7 +175,8 @@ func rowsOf(html string) []string {
 }
 
 // TestSafetySection: every app's user page shows the user's risk findings
-// (date, risk in plain words, severity, source, alerted or lowered with the
+// (date, risk in plain words, severity, source, its alert sent, pending,
+// failed or off for the app as its job's state says, or lowered with the
 // frame; never the words), newest first, first on the page when one is of
 // the last 30 days and last otherwise; the caregiver's page always has
 // them and the concerns at the top; the operations page counts them by
@@ -168,6 +212,16 @@ func TestSafetySection(t *testing.T) {
 			w.finding(t, "clara", "clara-ida", "clara-s1", "m1", 3, extract.RiskSuicidal, extract.SeverityHigh, extract.RiskSourceRules, extract.ActorUser, "")
 			w.session(t, "clara", "clara-old", "clara-s2", 50)
 			w.finding(t, "clara", "clara-old", "clara-s2", "m1", 50, extract.RiskDistress, extract.SeverityMedium, extract.RiskSourceRules, extract.ActorUser, "")
+			// The alerts, as the worker left them: mona-new's suicidal one
+			// failed, was enqueued again and sent (the newest job counts);
+			// mona-old's is being retried; clara-old's was refused; none
+			// for clara-ida (alerts off for the app) or et-old (older than
+			// the jobs are kept). Another user's alert is not read.
+			w.alert(t, "mona", "mona-ann", "mona-new", extract.RiskSuicidal, rivertype.JobStateDiscarded)
+			w.alert(t, "mona", "mona-ann", "mona-new", extract.RiskSuicidal, rivertype.JobStateCompleted)
+			w.alert(t, "mona", "mona-ann", "mona-old", extract.RiskDistress, rivertype.JobStateRetryable)
+			w.alert(t, "clara", "clara-old", "clara-s2", extract.RiskDistress, rivertype.JobStateCancelled)
+			w.alert(t, "mona", "mona-bob", "mona-bob-s1", extract.RiskSuicidal, rivertype.JobStateDiscarded)
 
 			pages := map[string]string{}
 
@@ -178,13 +232,13 @@ func TestSafetySection(t *testing.T) {
 			}
 			sec := sectionOf(t, body, views.SafetyID)
 			wantText(t, "mona-ann", sec, `data-section="safety recent"`, "Risk findings in the last 30 days: the latest on Sat 5 Dec 2026 (Suicidal thoughts or plans, high severity).",
-				"Findings in the last 30 days</dt><dd>5", "Alerted</dt><dd>3", "Lowered by a model</dt><dd>1")
+				"Findings in the last 30 days</dt><dd>5", "Alerting</dt><dd>3", "Lowered by a model</dt><dd>1")
 			rows := rowsOf(sec)
 			want := []string{
-				"Sat 5 Dec 2026 13:00 | Suicidal thoughts or plans | High | rules | Alerted | 3 | mona-new",
+				"Sat 5 Dec 2026 13:00 | Suicidal thoughts or plans | High | rules | Alert sent | 3 | mona-new",
 				"Sat 5 Dec 2026 13:00 | Self-harm | Medium | model | Lowered by a model: fiction or a story (fiction) | 1 | mona-new",
 				"Sat 5 Dec 2026 13:00 | Abuse or threats by someone | Low | trained layer | Not alerted: someone else&#39;s words, reported | 1 | mona-new",
-				"Wed 28 Oct 2026 13:00 | Severe distress | Medium | rules | Alerted | 1 | mona-old",
+				"Wed 28 Oct 2026 13:00 | Severe distress | Medium | rules | Alert pending | 1 | mona-old",
 			}
 			if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 				t.Errorf("mona-ann's findings:\n%s\nwant, newest first, a session's alike findings on one line:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
@@ -197,7 +251,8 @@ func TestSafetySection(t *testing.T) {
 				t.Errorf("et-old: sections %v; want the safety section last (its one finding is 45 days old)", ids)
 			}
 			sec = sectionOf(t, body, views.SafetyID)
-			wantText(t, "et-old", sec, `data-section="safety"`, "A substance crisis", "Findings in the last 30 days</dt><dd>0")
+			wantText(t, "et-old", sec, `data-section="safety"`, "A substance crisis", "Findings in the last 30 days</dt><dd>0",
+				"Alert not known: alert jobs are kept 30 days")
 			if strings.Contains(sec, `class="notice"`) {
 				t.Errorf("et-old: a notice for a finding 45 days old")
 			}
@@ -215,7 +270,7 @@ func TestSafetySection(t *testing.T) {
 			if ids := sectionIDs(body); ids[0] != views.SafetyID {
 				t.Errorf("coach-lowered: sections %v; want the safety section first (a lowered finding is a finding)", ids)
 			}
-			wantText(t, "coach-lowered", sectionOf(t, body, views.SafetyID), "Hopelessness", "Lowered by a model: a figure of speech (hyperbole)", "Alerted</dt><dd>0")
+			wantText(t, "coach-lowered", sectionOf(t, body, views.SafetyID), "Hopelessness", "Lowered by a model: a figure of speech (hyperbole)", "Alerting</dt><dd>0")
 
 			for _, user := range []string{"clara-ida", "clara-old"} {
 				body = w.get(t, "/views/users/"+user, views.Viewer{Scope: views.ScopeCaregiver, App: "clara"})
@@ -224,8 +279,8 @@ func TestSafetySection(t *testing.T) {
 					t.Errorf("%s: sections %v; want safety, then concerns, at the top", user, ids)
 				}
 			}
-			wantText(t, "clara-ida", sectionOf(t, pages["clara-ida"], views.SafetyID), "Suicidal thoughts or plans", "Alerted")
-			wantText(t, "clara-old", sectionOf(t, pages["clara-old"], views.SafetyID), "Severe distress", `data-section="safety"`)
+			wantText(t, "clara-ida", sectionOf(t, pages["clara-ida"], views.SafetyID), "Suicidal thoughts or plans", "No alert: alerts are off for this app")
+			wantText(t, "clara-old", sectionOf(t, pages["clara-old"], views.SafetyID), "Severe distress", `data-section="safety"`, "Alert failed")
 
 			// The operations page: by app, class and severity, 7 and 30 days.
 			body = w.get(t, "/views/operations", open)

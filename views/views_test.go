@@ -234,7 +234,7 @@ func testPages(t *testing.T, f *fixture) {
 	if ids := sectionIDs(body); len(ids) < 2 || ids[0] != views.SafetyID {
 		t.Errorf("%s: sections %v; want the safety section first", path, ids)
 	}
-	wantText(t, path, sectionOf(t, body, views.SafetyID), `data-section="safety recent"`, "Suicidal thoughts or plans", "High", "rules", "Alerted", "coach-risk-1")
+	wantText(t, path, sectionOf(t, body, views.SafetyID), `data-section="safety recent"`, "Suicidal thoughts or plans", "High", "rules", "No alert: alerts are off for this app", "coach-risk-1")
 	path = "/views/users/coach-ana"
 	if ids := sectionIDs(pages[path]); len(ids) == 0 || ids[len(ids)-1] != views.SafetyID {
 		t.Errorf("%s: sections %v; want the safety section last", path, ids)

@@ -162,7 +162,7 @@ func TestSafetyEndToEnd(t *testing.T) {
 					}
 					sec := safetySectionOf(page, "safety")
 					rows := safetyRows(sec)
-					want := " | " + sc.label + " | High | rules | Alerted | 1 | " + sc.session
+					want := " | " + sc.label + " | High | rules | Alert sent | 1 | " + sc.session
 					if !strings.Contains(sec, `data-section="safety recent"`) || len(rows) != 1 || !strings.HasSuffix(rows[0], want) {
 						t.Errorf("the safety section's findings %q; want one ending %q, marked recent:\n%s", rows, want, sec)
 					}
@@ -233,7 +233,7 @@ func TestSafetyEndToEnd(t *testing.T) {
 			}
 			code, _, raw := uiRequest(t, addr, "GET", "/views/users/"+safetyManyUser, "Bearer "+adminToken)
 			if rows := safetyRows(safetySectionOf(string(raw), "safety")); code != 200 || len(rows) != 1 ||
-				!strings.HasSuffix(rows[0], " | Suicidal thoughts or plans | High | rules | Alerted | 1000 | "+safetyMany) {
+				!strings.HasSuffix(rows[0], " | Suicidal thoughts or plans | High | rules | Alert sent | 1000 | "+safetyMany) {
 				t.Errorf("the 1,000-message user's page = %d, findings %q; want one line of 1000", code, rows)
 			}
 
