@@ -2,6 +2,9 @@ package riskml
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -134,5 +137,68 @@ func TestJudgeReadsALongMessageToItsEnd(t *testing.T) {
 	long := strings.Repeat("We went to the market and bought some apples. ", 100) + crisis
 	if got := m.Judge(long); got.Class != alone.Class || got.Severity != alone.Severity {
 		t.Errorf("after 100 sentences: %+v; alone: %+v", got, alone)
+	}
+}
+
+// TestNoEvaluationTextIsTrainedOn: no training example's text or key is,
+// word for word, a text of an evaluation set (extract/eval/testdata, all
+// but TeamSet, which the model learns from by design): the memory sets'
+// turns and the risk sets' items. LoadData also drops near repeats of the
+// risk sets; this holds the data files themselves apart.
+func TestNoEvaluationTextIsTrainedOn(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "extract", "eval", "testdata", "*.eval.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no evaluation sets: %v", err)
+	}
+	eval := map[string]string{}
+	for _, p := range files {
+		if filepath.Base(p) == filepath.Base(TeamSet) {
+			continue
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set struct {
+			Items []struct {
+				Text  string   `json:"text"`
+				Turns []string `json:"turns"`
+			} `json:"items"`
+			Sessions []struct {
+				Turns []struct {
+					Text string `json:"text"`
+				} `json:"turns"`
+			} `json:"sessions"`
+		}
+		if err := json.Unmarshal(raw, &set); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		add := func(s string) {
+			if n := string(normalize(nil, s)); len(n) > 15 {
+				eval[n] = filepath.Base(p)
+			}
+		}
+		for _, it := range set.Items {
+			add(it.Text)
+			for _, s := range it.Turns {
+				add(s)
+			}
+		}
+		for _, s := range set.Sessions {
+			for _, tu := range s.Turns {
+				add(tu.Text)
+			}
+		}
+	}
+	ex, _, err := LoadData("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ex {
+		for _, s := range []string{e.Text, e.Key} {
+			if set, ok := eval[string(normalize(nil, s))]; ok {
+				t.Errorf("%s %s: %q is a text of %s", e.Source, e.ID, s, set)
+			}
+		}
 	}
 }
