@@ -281,6 +281,12 @@ func (h *handlers) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("memory_id")
+	if !handoff.ValidID(id) {
+		// No memory has such an id (a NUL, bytes that are not UTF-8, which
+		// Postgres would refuse to compare).
+		writeError(w, apperr.Errorf(apperr.ENotFound, "not found"))
+		return
+	}
 	now := h.now()
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
 		if err := tx.LockUser(ctx, u.ID); err != nil {

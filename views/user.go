@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/handoff"
 	numeric "github.com/mnemo-ai/mnemo/internal/num"
 	"github.com/mnemo-ai/mnemo/store"
 )
@@ -30,6 +31,12 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v, _ := viewerOf(r)
 	st := h.cfg.Store
+	// An id no user can have (a NUL, bytes that are not UTF-8) is no user,
+	// answered before a query that Postgres would refuse.
+	if !handoff.ValidID(r.PathValue("user_id")) {
+		h.fail(w, r, store.ErrNotFound)
+		return
+	}
 	u, err := st.GetUser(ctx, r.PathValue("user_id"))
 	if err != nil {
 		h.fail(w, r, err)
