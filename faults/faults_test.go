@@ -267,12 +267,13 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 					"messages": []map[string]any{{"id": "m1", "role": "user", "content": "My name is Peggy.", "at": now.Add(time.Minute).Format(time.RFC3339)}}}
 				// A handoff that meets a dead worker is sent again, as a chat
 				// service retries: the same body is idempotent. It retries
-				// with a growing pause until a minute has passed, not a
-				// fixed count: a restarted worker on a busy machine may take
-				// seconds to listen again, and that is no lost session.
-				giveUp := time.Now().Add(time.Minute)
+				// with a growing pause until the test binary's deadline is
+				// near, not a clock of its own: a restarted worker on a busy
+				// machine may take seconds to listen again, and that is no
+				// lost session.
+				giveUp := testwait.GiveUpAt(t)
 				pause := 50 * time.Millisecond
-				for time.Now().Before(giveUp) {
+				for !testwait.Past(giveUp) {
 					addrMu.RLock()
 					a := addr
 					addrMu.RUnlock()

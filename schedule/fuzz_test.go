@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // FuzzParse feeds Parse arbitrary specs: it must never panic or hang, must
@@ -25,9 +27,11 @@ func FuzzParse(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
+		// A hang is reported when the test binary's -timeout is near; only
+		// a fuzzing run without -timeout has a bound of its own.
 		limit := 10 * time.Second
-		if d, ok := t.Deadline(); ok {
-			limit = min(limit, time.Until(d)/2)
+		if at := testwait.GiveUpAt(t); !at.IsZero() {
+			limit = time.Until(at)
 		}
 		done := make(chan string, 1)
 		go func() {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // A caller that gives up waiting for the connection leaves the queue without
@@ -43,7 +45,12 @@ func TestFIFOGate(t *testing.T) {
 		t.Fatalf("%d rows, want 2", n)
 	}
 	// No Close: the turn went back when Next ran out.
-	done, cancel2 := context.WithTimeout(ctx, 5*time.Second)
+	// A turn never given back blocks the next caller: it fails when the test
+	// binary's -timeout is near, not on a clock of its own.
+	done, cancel2 := context.WithCancel(ctx)
+	if at := testwait.GiveUpAt(t); !at.IsZero() {
+		done, cancel2 = context.WithDeadline(ctx, at)
+	}
 	defer cancel2()
 	if err := s.InTx(done, func(ctx context.Context, tx Tx) error { return nil }); err != nil {
 		t.Fatalf("the next caller did not get its turn: %v", err)
