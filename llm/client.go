@@ -612,22 +612,20 @@ func (l *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 	return resp, nil
 }
 
-// maxAPIMessage bounds how much of an endpoint's error message is kept.
-const maxAPIMessage = 300
-
 func (l *Client) classify(ctx, callCtx context.Context, info *callInfo, err error) error {
 	var (
 		apiErr *openai.APIError
 		reqErr *openai.RequestError
 		status int
-		msg    string // the endpoint's message, shown in the error
-		body   string // what the endpoint said, for refusesFormat only: it may echo the request
-		quota  bool
+		// body is what the endpoint said, for refusesFormat only: it may
+		// echo the request (the user's words), so it is never in an error's
+		// text, a log line or a job's errors.
+		body  string
+		quota bool
 	)
 	switch {
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-		body = msg
+		status, body = apiErr.HTTPStatusCode, clipUTF8(apiErr.Message, maxEcho)
 		code, _ := apiErr.Code.(string)
 		quota = code == "insufficient_quota" || apiErr.Type == "insufficient_quota"
 	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
@@ -648,9 +646,8 @@ func (l *Client) classify(ctx, callCtx context.Context, info *callInfo, err erro
 		}
 	}
 
-	msg = clipUTF8(strings.Join(strings.Fields(msg), " "), maxAPIMessage)
 	retry, hasRetry := parseRetryAfter(info.header, l.now())
-	cause := fmt.Errorf("HTTP %d: %s", status, cmp.Or(msg, http.StatusText(status)))
+	cause := &StatusError{StatusCode: status, Quota: quota}
 	switch {
 	case status == http.StatusTooManyRequests && !quota:
 		if !hasRetry {
@@ -681,6 +678,25 @@ func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// StatusError is an endpoint's answer with an error status, told by the
+// status and a fixed reason only. The endpoint's own message is never kept
+// in it: a provider may echo the request in it ("content policy violation
+// in: …"), and an error's text goes to the job's errors, the extraction
+// run and the log.
+type StatusError struct {
+	StatusCode int
+	// Quota marks a 429 or 4xx the endpoint said was an exhausted quota.
+	Quota bool
+}
+
+func (e *StatusError) Error() string {
+	reason := http.StatusText(e.StatusCode)
+	if e.Quota {
+		reason = "quota exhausted"
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.StatusCode, cmp.Or(reason, "unknown status"))
 }
 
 // RateLimitError is a 429 from the endpoint: retry after RetryAfter.
