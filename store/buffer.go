@@ -45,19 +45,23 @@ func (q queries) BufferHead(ctx context.Context, sessionID string, messageIDs []
 	if err != nil || len(messageIDs) == 0 {
 		return h, err
 	}
-	// The unique (session_id, message_id) index answers each id.
-	args := make([]any, 0, len(messageIDs)+1)
-	args = append(args, sessionID)
-	for _, id := range messageIDs {
-		args = append(args, id)
+	// The unique (session_id, message_id) index answers each id; many ids
+	// go in several statements.
+	args, lists := inLists([]any{sessionID}, messageIDs)
+	var known []string
+	for i := range args {
+		ids, err := queryAll(ctx, q, "SELECT message_id FROM mnemo_buffer WHERE session_id = $1 AND message_id IN ("+lists[i]+")",
+			args[i], func(r rows) (string, error) {
+				var id string
+				return id, r.Scan(&id)
+			})
+		if err != nil {
+			return h, err
+		}
+		known = append(known, ids...)
 	}
-	known, err := queryAll(ctx, q, "SELECT message_id FROM mnemo_buffer WHERE session_id = $1 AND message_id IN ("+placeholders(2, len(messageIDs))+")",
-		args, func(r rows) (string, error) {
-			var id string
-			return id, r.Scan(&id)
-		})
 	for _, id := range known {
 		h.Known[id] = true
 	}
-	return h, err
+	return h, nil
 }

@@ -167,32 +167,34 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 			return err
 		}})
 	}
-	var keyArgs []any
-	keys := "" // (the placeholders of reads.Keys), after sessionID's
+	var keyArgs [][]any // the arguments of each read of the keys
+	var keyLists []string
 	if reads.Memories {
 		l.Memories, l.Statements = []Memory{}, []Statement{}
-		ofKeys := "" // the filter of both reads, when reads.Keys narrows them
-		keyArgs = []any{sessionID}
+		keyArgs, keyLists = [][]any{{sessionID}}, []string{""}
 		if len(reads.Keys) > 0 {
-			for _, k := range reads.Keys {
-				keyArgs = append(keyArgs, k)
-			}
-			keys = "(" + placeholders(2, len(reads.Keys)) + ")"
-			ofKeys = " AND key IN " + keys
+			// The filter of both reads, one pair of reads per IN list.
+			keyArgs, keyLists = inLists([]any{sessionID}, reads.Keys)
 		}
-		steps = append(steps,
-			step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + ofKeys + memoryOrder,
-				args: keyArgs, scan: func(r rows) error {
-					m, err := scanMemory(r)
-					l.Memories = append(l.Memories, m)
-					return err
-				}},
-			step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + ofKeys + statementOrder,
-				args: keyArgs, scan: func(r rows) error {
-					s, err := scanStatement(r)
-					l.Statements = append(l.Statements, s)
-					return err
-				}})
+		for i, args := range keyArgs {
+			ofKeys := ""
+			if keyLists[i] != "" {
+				ofKeys = " AND key IN (" + keyLists[i] + ")"
+			}
+			steps = append(steps,
+				step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser + ofKeys + memoryOrder,
+					args: args, scan: func(r rows) error {
+						m, err := scanMemory(r)
+						l.Memories = append(l.Memories, m)
+						return err
+					}},
+				step{sql: "SELECT " + statementCols + " FROM mnemo_memory_statements WHERE user_id = " + sessionUser + ofKeys + statementOrder,
+					args: args, scan: func(r rows) error {
+						s, err := scanStatement(r)
+						l.Statements = append(l.Statements, s)
+						return err
+					}})
+		}
 	}
 	if err := q.pipeline(ctx, steps...); err != nil {
 		return ExtractionLock{}, err
@@ -200,8 +202,11 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 	if !found {
 		return ExtractionLock{}, ErrNotFound
 	}
-	if keys != "" {
-		return l, q.readStatementsMemories(ctx, &l, keys, keyArgs)
+	if len(keyArgs) > 1 {
+		l.Memories, l.Statements = sortMemories(l.Memories), sortStatements(l.Statements)
+	}
+	if len(reads.Keys) > 0 && reads.Memories {
+		return l, q.readStatementsMemories(ctx, &l, sessionID, reads.Keys)
 	}
 	return l, nil
 }
@@ -212,27 +217,56 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 // whole subjects), so this costs nothing but a look; but should the data
 // hold one, the extraction must find the memory its statement belongs to
 // rather than take it for a new one.
-func (q queries) readStatementsMemories(ctx context.Context, l *ExtractionLock, keys string, keyArgs []any) error {
+func (q queries) readStatementsMemories(ctx context.Context, l *ExtractionLock, sessionID string, keys []string) error {
 	read := make(map[string]bool, len(l.Memories))
 	for _, m := range l.Memories {
 		read[m.ID] = true
 	}
-	args := slices.Clone(keyArgs)
+	var ids []string
 	for _, s := range l.Statements {
 		if !read[s.MemoryID] {
 			read[s.MemoryID] = true
-			args = append(args, s.MemoryID)
+			ids = append(ids, s.MemoryID)
 		}
 	}
-	if len(args) == len(keyArgs) {
+	if len(ids) == 0 {
 		return nil
 	}
-	ms, err := queryAll(ctx, q, "SELECT "+memoryCols+" FROM mnemo_memories WHERE user_id = "+sessionUser+" AND (key IN "+keys+
-		" OR id IN ("+placeholders(len(keyArgs)+1, len(args)-len(keyArgs))+"))"+memoryOrder, args, scanMemory)
-	if err == nil {
-		l.Memories = ms
+	if len(keys)+len(ids) <= maxInList {
+		args := []any{sessionID}
+		for _, v := range append(slices.Clone(keys), ids...) {
+			args = append(args, v)
+		}
+		ms, err := queryAll(ctx, q, "SELECT "+memoryCols+" FROM mnemo_memories WHERE user_id = "+sessionUser+" AND (key IN ("+
+			placeholders(2, len(keys))+") OR id IN ("+placeholders(len(keys)+2, len(ids))+"))"+memoryOrder, args, scanMemory)
+		if err == nil {
+			l.Memories = ms
+		}
+		return err
 	}
-	return err
+	// Too many for one statement: the memories of the keys again and
+	// those of the ids, a statement per list, in memoryOrder once each.
+	var ms []Memory
+	var steps []step
+	for _, by := range []struct {
+		col  string
+		vals []string
+	}{{"key", keys}, {"id", ids}} {
+		args, lists := inLists([]any{sessionID}, by.vals)
+		for i := range args {
+			steps = append(steps, step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser +
+				" AND " + by.col + " IN (" + lists[i] + ")", args: args[i], scan: func(r rows) error {
+				m, err := scanMemory(r)
+				ms = append(ms, m)
+				return err
+			}})
+		}
+	}
+	if err := q.pipeline(ctx, steps...); err != nil {
+		return err
+	}
+	l.Memories = sortMemories(ms)
+	return nil
 }
 
 // memoryUpdateCols are the columns UpdateMemory writes, after the key

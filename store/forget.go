@@ -30,20 +30,21 @@ func (q queries) DeleteKeyMemories(ctx context.Context, userID string, keys []st
 	if len(keys) == 0 {
 		return 0, nil
 	}
-	args := []any{userID}
-	for _, k := range keys {
-		args = append(args, k)
-	}
-	in := " AND key IN (" + placeholders(2, len(keys)) + ")"
 	// A statement belongs to a memory of its key, and goes with it by
 	// cascade; the statements are named by key as well, so that none is left
-	// whichever memory it was moved to.
-	if _, err := q.e.exec(ctx, "DELETE FROM mnemo_memory_statements WHERE user_id = $1"+in, args...); err != nil {
-		return 0, fmt.Errorf("forget statements: %w", err)
-	}
-	n, err := q.e.exec(ctx, "DELETE FROM mnemo_memories WHERE user_id = $1"+in, args...)
-	if err != nil {
-		return 0, fmt.Errorf("forget key: %w", err)
+	// whichever memory it was moved to. Many keys go in several statements.
+	args, lists := inLists([]any{userID}, keys)
+	var n int64
+	for i := range args {
+		in := " AND key IN (" + lists[i] + ")"
+		if _, err := q.e.exec(ctx, "DELETE FROM mnemo_memory_statements WHERE user_id = $1"+in, args[i]...); err != nil {
+			return n, fmt.Errorf("forget statements: %w", err)
+		}
+		k, err := q.e.exec(ctx, "DELETE FROM mnemo_memories WHERE user_id = $1"+in, args[i]...)
+		if err != nil {
+			return n, fmt.Errorf("forget key: %w", err)
+		}
+		n += k
 	}
 	return n, nil
 }
