@@ -55,6 +55,9 @@ type Request struct {
 	// zoneNamed records that the body named a zone (Validate puts UTC in
 	// Timezone when it did not): only a named zone becomes the user's.
 	zoneNamed bool
+	// tools marks the turns Decode read as OpenAI tool traffic, which
+	// Validate drops once the body has passed (chat.go).
+	tools toolTurns
 }
 
 // Result is the answer to a handoff.
@@ -135,8 +138,16 @@ func (it item) dot(name string) string { return it.String() + "." + name }
 // names in their exact case, none unknown and none twice, at every level
 // (event data included); no NUL character, no number beyond MaxNumber, every
 // timestamp RFC 3339. Errors name the JSON path; an error about the body as
-// a whole (not JSON, not an object) has Field "body".
-func Decode(body []byte) (Request, error) { return decodeStrict[Request](body) }
+// a whole (not JSON, not an object) has Field "body". A turn may be an
+// OpenAI chat message (chat.go).
+func Decode(body []byte) (Request, error) {
+	w, msgs, tools, err := decodeWire(body, func(w *wireRequest) []wireMessage { return w.Messages })
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{UserID: w.UserID, App: w.App, StartedAt: w.StartedAt, EndedAt: w.EndedAt, Timezone: w.Timezone,
+		DisplayName: w.DisplayName, Messages: msgs, Events: w.Events, tools: tools}, nil
+}
 
 // jsonProblem describes a decoding error CheckJSON did not foresee, without
 // echoing the input.
@@ -200,7 +211,7 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 	seen := make(map[string]bool, len(req.Messages))
 	for i, m := range req.Messages {
 		f := item{"messages", i}
-		if err := checkTurn(f, m, seen); err != nil {
+		if err := checkTurn(f, &req.Messages[i], seen, !req.tools.dropped(i, m)); err != nil {
 			return err
 		}
 		if r := timeProblem(m.At, now, false); r != "" {
@@ -210,6 +221,9 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 			return invalid(f.dot("at"), "lies outside the session")
 		}
 	}
+	var dropped map[string]bool
+	req.Messages, dropped = req.tools.keep(req.Messages)
+	req.tools = nil
 	if len(req.Events) > MaxEvents {
 		return invalid("events", "more than %d events", MaxEvents)
 	}
@@ -221,6 +235,9 @@ func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now 
 		}
 		if r := timeProblem(e.At, now, true); r != "" {
 			return invalid(f.dot("at"), "%s", r)
+		}
+		if dropped[e.MessageID] {
+			return invalid(f.dot("message_id"), "names a tool message or an assistant message of tool calls alone, which Mnemo does not keep")
 		}
 		if e.MessageID != "" && !seen[e.MessageID] {
 			return invalid(f.dot("message_id"), "names no message of this session")
@@ -558,9 +575,11 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 }
 
 // checkTurn validates what every turn must be, handed over whole or
-// streamed: a unique id (recorded in seen), a role, content within the size
-// limit and without NUL characters. f names the turn in errors.
-func checkTurn(f item, m extract.Message, seen map[string]bool) error {
+// streamed: a unique id (recorded in seen), a role (developer, OpenAI's
+// newer name for system, becomes system), content within the size limit
+// and without NUL characters. A turn that is not kept (a tool's output)
+// has no size limit but the body's. f names the turn in errors.
+func checkTurn(f item, m *extract.Message, seen map[string]bool, kept bool) error {
 	if !ValidID(m.ID) {
 		return invalid(f.dot("id"), "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
 	}
@@ -569,11 +588,13 @@ func checkTurn(f item, m extract.Message, seen map[string]bool) error {
 	}
 	seen[m.ID] = true
 	switch m.Role {
-	case "user", "assistant", "system":
+	case "user", "assistant", "system", "tool":
+	case "developer":
+		m.Role = "system"
 	default:
-		return invalid(f.dot("role"), "must be user, assistant or system")
+		return invalid(f.dot("role"), "must be user, assistant or system (or an OpenAI chat message's tool or developer)")
 	}
-	if len(m.Content) > MaxMessageBytes {
+	if kept && len(m.Content) > MaxMessageBytes {
 		return invalid(f.dot("content"), "is longer than %d bytes", MaxMessageBytes)
 	}
 	if strings.IndexByte(m.Content, 0) >= 0 {

@@ -24,6 +24,10 @@ type MessagesRequest struct {
 	App      string            `json:"app"`
 	Timezone string            `json:"timezone,omitempty"`
 	Messages []extract.Message `json:"messages"`
+
+	// tools marks the turns DecodeMessages read as OpenAI tool traffic,
+	// which ValidateMessages drops once the body has passed (chat.go).
+	tools toolTurns
 }
 
 // AppendResult answers a messages request.
@@ -42,8 +46,15 @@ type AppendResult struct {
 // ReasonMemoryDisabled is why turns of a user with memory off are not kept.
 const ReasonMemoryDisabled = "memory_disabled"
 
-// DecodeMessages reads a messages body strictly.
-func DecodeMessages(body []byte) (MessagesRequest, error) { return decodeStrict[MessagesRequest](body) }
+// DecodeMessages reads a messages body strictly, as Decode reads a
+// session-close body.
+func DecodeMessages(body []byte) (MessagesRequest, error) {
+	w, msgs, tools, err := decodeWire(body, func(w *wireMessagesRequest) []wireMessage { return w.Messages })
+	if err != nil {
+		return MessagesRequest{}, err
+	}
+	return MessagesRequest{UserID: w.UserID, App: w.App, Timezone: w.Timezone, Messages: msgs, tools: tools}, nil
+}
 
 // ValidateMessages checks a messages body.
 func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*prompts.App, now time.Time) error {
@@ -71,7 +82,7 @@ func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*p
 	seen := map[string]bool{}
 	for i, m := range req.Messages {
 		f := item{"messages", i}
-		if err := checkTurn(f, m, seen); err != nil {
+		if err := checkTurn(f, &req.Messages[i], seen, !req.tools.dropped(i, m)); err != nil {
 			return err
 		}
 		if r := timeProblem(m.At, now, false); r != "" {
@@ -81,6 +92,10 @@ func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*p
 			req.Messages[i].At = now
 		}
 	}
+	// A request of tool traffic alone keeps nothing, and answers as one
+	// that added nothing.
+	req.Messages, _ = req.tools.keep(req.Messages)
+	req.tools = nil
 	return nil
 }
 
@@ -110,6 +125,11 @@ func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Mess
 			return res, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
 		}
 		if err == nil && off(u) {
+			return res, nil
+		}
+		if len(req.Messages) == 0 {
+			// Tool traffic alone (ValidateMessages dropped it) starts no
+			// session: nothing was added.
 			return res, nil
 		}
 		if err := tx.UpsertUser(ctx, store.User{ID: req.UserID, App: req.App, Timezone: req.Timezone, CreatedAt: now, UpdatedAt: now}); err != nil {

@@ -28,6 +28,7 @@ const MaxDepth = 32
 var (
 	timeType            = reflect.TypeFor[time.Time]()
 	rawType             = reflect.TypeFor[json.RawMessage]()
+	contentType         = reflect.TypeFor[chatContent]()
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -85,7 +86,8 @@ const (
 	shapeString
 	shapeBool
 	shapeNumber
-	shapeOther // nothing decodes into it
+	shapeOther   // nothing decodes into it
+	shapeContent // a turn's content: a string, null, or an array (chatContent)
 )
 
 // shape is a Go type compiled for the scanner once, instead of reflecting
@@ -180,6 +182,8 @@ func buildShape(t reflect.Type, building map[reflect.Type]*shape) *shape {
 	custom := reflect.PointerTo(et).Implements(unmarshalerType) || reflect.PointerTo(et).Implements(textUnmarshalerType)
 	plain := et == t && !custom
 	switch k := et.Kind(); {
+	case et == contentType:
+		s.kind, s.decodable = shapeContent, et == t
 	case et == rawType:
 		s.kind, s.raw, s.decodable = shapeFree, true, et == t
 	case k == reflect.Interface || k == reflect.Map:
@@ -490,13 +494,19 @@ func (s *scanner) value(tok token, sh *shape, depth int, dst reflect.Value) erro
 	}
 	if tok.c == 'n' {
 		// null: as if absent; Validate checks what is required. encoding/json
-		// gives a json.RawMessage the four bytes.
+		// gives a json.RawMessage the four bytes; a turn's content records
+		// it (a turn may not have null content).
 		if dst.IsValid() && sh.raw {
 			dst.SetBytes([]byte("null"))
+		}
+		if dst.IsValid() && sh.kind == shapeContent {
+			dst.Addr().Interface().(*chatContent).Null = true
 		}
 		return nil
 	}
 	switch sh.kind {
+	case shapeContent:
+		return s.content(tok, depth, dst)
 	case shapeFree:
 		if err := s.free(tok, depth); err != nil {
 			return err
@@ -557,6 +567,31 @@ func (s *scanner) value(tok token, sh *shape, depth int, dst reflect.Value) erro
 		return nil
 	}
 	return invalid(s.pathString(), "cannot be decoded")
+}
+
+// content reads a turn's content: a string, or an array (of text parts,
+// which contentText checks) kept as written.
+func (s *scanner) content(tok token, depth int, dst reflect.Value) error {
+	switch tok.c {
+	case '"':
+		if tok.nul {
+			return invalid(s.pathString(), "contains a NUL character")
+		}
+		if dst.IsValid() {
+			dst.Addr().Interface().(*chatContent).Text = s.str(tok)
+		}
+		return nil
+	case '[':
+		start := tok.start
+		if err := s.free(tok, depth); err != nil {
+			return err
+		}
+		if dst.IsValid() {
+			dst.Addr().Interface().(*chatContent).Parts = append(json.RawMessage(nil), s.b[start:s.i]...)
+		}
+		return nil
+	}
+	return invalid(s.pathString(), `must be a string or an array of text parts such as [{"type":"text","text":"Hello"}]`)
 }
 
 // timestamp checks an RFC 3339 string and stores it as encoding/json would:
