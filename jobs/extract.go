@@ -62,6 +62,10 @@ type Deps struct {
 	Metrics Metrics
 	// RiskAlerts is where each app's risk alerts go (riskalert.go); an app without an entry uses its policy's risk_webhook.
 	RiskAlerts RiskAlerts
+	// RulesMaxMemories is the most memories the rules keep of one session
+	// (extract.CapMemories; 0 is extract.DefaultMaxMemories), as
+	// LLM.MaxMemories bounds a model's answer.
+	RulesMaxMemories int
 }
 
 func (d *Deps) now() time.Time {
@@ -199,6 +203,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 	run := store.ExtractionRun{SessionID: id, UserID: sess.UserID, App: sess.App, PromptVersion: app.PromptVersion,
 		Source: extract.SourceRules, Outcome: OutcomeOK, Attempt: job.Attempt, CreatedAt: now}
 	result := extract.Rules(app, in, rulesNow(app, in, now))
+	extract.CapMemories(&result, d.RulesMaxMemories)
 
 	if useLLM, err := w.llmAllowed(ctx, app, now); err != nil {
 		return err
@@ -247,6 +252,11 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 			d.log().WarnContext(ctx, "llm extraction failed; storing the rules result",
 				slog.String("session_id", id), slog.String("outcome", run.Outcome), slog.Int("attempt", job.Attempt))
 		}
+	}
+	if run.Source == extract.SourceRules && result.Cut > 0 && run.Outcome == OutcomeOK {
+		run.Outcome = OutcomeCapped
+		run.Error = fmt.Sprintf("the rules found %d memories; %d beyond the cap of %d were cut",
+			len(result.Memories)+result.Cut, result.Cut, len(result.Memories))
 	}
 	w.escalateRisk(ctx, app, in, &result, &run) // the rules' result: a model's second look at its risks (riskescalate.go)
 	run.DurationMS = time.Since(started).Milliseconds()
