@@ -110,6 +110,18 @@ type Config struct {
 	BodyBytesInFlight int64
 	MaxBodyBytes      int64
 	BodyWait          time.Duration
+	// BodyBytesPerToken bounds the body bytes one token's requests hold
+	// at once (open mode's requests share one such bound), at least
+	// MaxBodyBytes; 0 is BodyBytesInFlight, no share.
+	BodyBytesPerToken int64
+	// MinBodyBytesPerSecond is the slowest a request body may arrive once
+	// BodyRateGrace (0: DefaultBodyRateGrace) has passed: a slower one is
+	// cut off with 408 and its bytes given back. 0 is no minimum.
+	MinBodyBytesPerSecond int64
+	BodyRateGrace         time.Duration
+	// BodyReadTimeout is the server's read timeout, which the minimum
+	// rate's deadlines never go past (0: none).
+	BodyReadTimeout time.Duration
 }
 
 // New builds the server and its routes.
@@ -118,7 +130,7 @@ func New(cfg Config) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.bodies = newBodyBudget(cfg.BodyBytesInFlight, cfg.MaxBodyBytes, cfg.BodyWait, s.log)
+	s.bodies = newBodyBudget(cfg, s.log)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
@@ -244,6 +256,10 @@ type appKey struct{}
 // openKey marks a request served in open mode (no tokens configured).
 type openKey struct{}
 
+// tokenKey carries the index of the caller's token among the configured
+// ones (its share of the body budget).
+type tokenKey struct{}
+
 // boundApp is the app the request's token is bound to; "" when it reaches
 // every app (an unbound service token, an admin token, open mode).
 func boundApp(r *http.Request) string {
@@ -266,10 +282,10 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 			writeError(w, apperr.Errorf(apperr.EUnauthorized, "a bearer token is required"))
 			return
 		}
-		have, app := "", ""
-		for _, t := range s.tokens {
+		have, app, which := "", "", -1
+		for i, t := range s.tokens {
 			if subtle.ConstantTimeCompare([]byte(got), []byte(t.Value)) == 1 {
-				have, app = t.Scope, t.App
+				have, app, which = t.Scope, t.App, i
 			}
 		}
 		switch {
@@ -279,7 +295,7 @@ func (s *Server) auth(scope string, h http.Handler) http.Handler {
 		case have != scope && have != ScopeAdmin:
 			writeError(w, apperr.Errorf(apperr.EForbidden, "the token's scope does not allow this route"))
 		default:
-			ctx := context.WithValue(r.Context(), scopeKey{}, have)
+			ctx := context.WithValue(context.WithValue(r.Context(), scopeKey{}, have), tokenKey{}, which)
 			if app != "" {
 				ctx = context.WithValue(ctx, appKey{}, app)
 			}

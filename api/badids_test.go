@@ -7,7 +7,9 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/workerviews"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/prompts"
+	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/seal"
+	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -23,15 +25,7 @@ func TestBadBytesInPathIDs(t *testing.T) {
 			srv, st, q := setupAPIWith(t, b, func(cfg *api.Config, data *api.Data) {
 				cfg.Tokens = append(cfg.Tokens, api.Token{Scope: api.ScopeAdmin, Value: adminToken})
 			})
-			apps, err := prompts.Builtin()
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys, err := seal.ParseKeys(testKeySpec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv.MountViews(workerviews.Config(&jobs.Deps{Store: st, Apps: apps, Keys: keys, Queue: q}))
+			mountViews(t, srv, st, q)
 			if rec := call(srv, "POST", "/v1/sessions/s-1/close", body, "application/json"); rec.Code != 202 {
 				t.Fatalf("close: %d %s", rec.Code, rec.Body)
 			}
@@ -49,4 +43,18 @@ func TestBadBytesInPathIDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mountViews mounts the views on srv, reading st and q.
+func mountViews(t *testing.T, srv *api.Server, st store.Store, q queue.Queue) {
+	t.Helper()
+	apps, err := prompts.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := seal.ParseKeys(testKeySpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.MountViews(workerviews.Config(&jobs.Deps{Store: st, Apps: apps, Keys: keys, Queue: q}))
 }

@@ -78,6 +78,7 @@ var codeStatus = map[apperr.Code]int{
 	apperr.EConflict:         http.StatusConflict,
 	apperr.EMoved:            http.StatusGone,
 	apperr.ETooLarge:         http.StatusRequestEntityTooLarge,
+	apperr.ETooSlow:          http.StatusRequestTimeout,
 	apperr.EUnsupportedMedia: http.StatusUnsupportedMediaType,
 	apperr.EMisdirected:      http.StatusMisdirectedRequest,
 	apperr.EInternal:         http.StatusInternalServerError,

@@ -109,6 +109,11 @@ func (h *handlers) readBody(w http.ResponseWriter, r *http.Request) ([]byte, boo
 			writeError(w, apperr.Errorf(apperr.ETooLarge, "the body exceeds the size limit of %d bytes", mbe.Limit))
 			return nil, false
 		}
+		if errors.Is(err, ErrSlowBody) {
+			h.log.WarnContext(r.Context(), "request body cut off: slower than the minimum rate", slog.String("path", r.URL.Path), slog.Int("bytes_read", len(body)))
+			writeError(w, apperr.Errorf(apperr.ETooSlow, "the body arrived slower than the minimum rate (MNEMO_MIN_BODY_BYTES_PER_SECOND); send it again at a steady pace"))
+			return nil, false
+		}
 		writeError(w, apperr.Errorf(apperr.EBadRequest, "the body could not be read"))
 		return nil, false
 	}

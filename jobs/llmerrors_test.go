@@ -17,9 +17,7 @@ import (
 	"github.com/mnemo-ai/mnemo/handoff"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/llm/llmtest"
-	"github.com/mnemo-ai/mnemo/prompts"
 	"github.com/mnemo-ai/mnemo/queue"
-	"github.com/mnemo-ai/mnemo/seal"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -107,26 +105,15 @@ func TestModelErrorTextIsNotKept(t *testing.T) {
 // model and whose log (the workers' and River's) goes to log.
 func setupModelFailing(t *testing.T, b storetest.Backend, log *slog.Logger) *extractBundle {
 	t.Helper()
-	ctx := context.Background()
-	st := b.Open(t)
-	if _, err := queue.MigrateRiver(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	apps, err := prompts.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := seal.ParseKeys(testKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := &extractBundle{st: st, llm: llmtest.NewServer(t)}
-	x.deps = &jobs.Deps{Store: st, Apps: apps, Keys: keys, Logger: jobs.WithJobLog(log)}
+	x := setupExtractWith(t, b, true, false)
+	x.deps.Logger = jobs.WithJobLog(log)
+	var err error
 	if x.deps.LLM, err = llmextract.New(llmextract.Config{BaseURL: x.llm.URL(), APIKey: "test-key", Model: "gpt-4o-mini",
 		Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
-	if x.q, err = queue.New(st, queue.Config{
+	// A queue of its own, which logs to log as the worker's does.
+	if x.q, err = queue.New(x.st, queue.Config{
 		Concurrency:       map[string]int{queue.QueueDefault: 1, queue.QueueExtract: 1, queue.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(x.deps),
 		FetchPollInterval: 50 * time.Millisecond,
@@ -139,7 +126,7 @@ func setupModelFailing(t *testing.T, b storetest.Backend, log *slog.Logger) *ext
 	var cancel func()
 	x.events, cancel = x.q.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobSnoozed, river.EventKindJobCancelled)
 	t.Cleanup(cancel)
-	if err := x.q.Start(ctx); err != nil {
+	if err := x.q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = x.q.Stop(context.Background()) })

@@ -98,6 +98,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// BodyBytesInFlight bounds the request body bytes held at once.
 	BodyBytesInFlight int64
+	// BodyBytesPerToken bounds the request body bytes one token's requests
+	// hold at once.
+	BodyBytesPerToken int64
+	// MinBodyBytesPerSecond is the slowest a request body may arrive.
+	MinBodyBytesPerSecond int64
 	// MaxSessionEvents bounds the events of one session.
 	MaxSessionEvents int
 	// Profile bounds a user's profile as an edit would leave it.
@@ -151,6 +156,8 @@ var settings = []setting{
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "", "how often an idle queue is polled for jobs no notification announced (empty: derived)"},
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
 	{"max-body-bytes-in-flight", "MNEMO_MAX_BODY_BYTES_IN_FLIGHT", "33554432", "most request body bytes held at once, each request counting its Content-Length (at least max-body-bytes); a request that finds no room within 2s is answered 503 busy with Retry-After"},
+	{"max-body-bytes-per-token", "MNEMO_MAX_BODY_BYTES_PER_TOKEN", "", "most request body bytes one token's requests hold at once (in open mode, all requests together), so that one tenant's large or slow bodies leave room for the others; from max-body-bytes to max-body-bytes-in-flight, beyond it 503 busy with Retry-After (empty: a quarter of max-body-bytes-in-flight, at least max-body-bytes)"},
+	{"min-body-bytes-per-second", "MNEMO_MIN_BODY_BYTES_PER_SECOND", "16384", "slowest a request body may arrive once its first 5s have passed: a body that falls behind this rate is cut off with 408 too_slow and its bytes given back (0: no minimum)"},
 	{"max-session-events", "MNEMO_MAX_SESSION_EVENTS", strconv.Itoa(handoff.DefaultMaxEvents), "most events one session may carry, 1 to 10000 (more is 422)"},
 	{"profile-max-fields", "MNEMO_PROFILE_MAX_FIELDS", "256", "most top-level fields of a user's profile (a PATCH beyond is 422)"},
 	{"profile-max-depth", "MNEMO_PROFILE_MAX_DEPTH", "8", "deepest nesting of a profile value (a PATCH beyond is 422)"},
@@ -334,6 +341,15 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.BodyBytesInFlight, err = strconv.ParseInt(get("max-body-bytes-in-flight"), 10, 64); err != nil || c.BodyBytesInFlight < c.MaxBodyBytes {
 		return c, settingError("max-body-bytes-in-flight", "%q is not a byte count of at least max-body-bytes (%d)", get("max-body-bytes-in-flight"), c.MaxBodyBytes)
+	}
+	c.BodyBytesPerToken = max(c.MaxBodyBytes, c.BodyBytesInFlight/4)
+	if v := get("max-body-bytes-per-token"); v != "" {
+		if c.BodyBytesPerToken, err = strconv.ParseInt(v, 10, 64); err != nil || c.BodyBytesPerToken < c.MaxBodyBytes || c.BodyBytesPerToken > c.BodyBytesInFlight {
+			return c, settingError("max-body-bytes-per-token", "%q is not a byte count from max-body-bytes (%d) to max-body-bytes-in-flight (%d)", v, c.MaxBodyBytes, c.BodyBytesInFlight)
+		}
+	}
+	if c.MinBodyBytesPerSecond, err = strconv.ParseInt(get("min-body-bytes-per-second"), 10, 64); err != nil || c.MinBodyBytesPerSecond < 0 {
+		return c, settingError("min-body-bytes-per-second", "%q is not a byte count of 0 or more", get("min-body-bytes-per-second"))
 	}
 	if c.MaxSessionEvents, err = strconv.Atoi(get("max-session-events")); err != nil || c.MaxSessionEvents < 1 || c.MaxSessionEvents > handoff.MaxEvents {
 		return c, settingError("max-session-events", "%q is not a number from 1 to %d", get("max-session-events"), handoff.MaxEvents)

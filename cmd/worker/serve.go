@@ -45,6 +45,9 @@ type system struct {
 	idle atomic.Pointer[error]
 }
 
+// httpReadTimeout is the longest the server reads one request.
+const httpReadTimeout = 60 * time.Second
+
 // keyring loads MNEMO_ENCRYPTION_KEY, or a key file beside the database,
 // generating it (0600, in a directory created 0700) when missing.
 func keyring(cfg Config, log *slog.Logger) (*seal.Keyring, error) {
@@ -209,7 +212,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		jobs.ObserveJobs(queue, reg)
 	}
 	sys := &system{store: st, queue: queue, deps: deps}
-	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, MaxBodyBytes: cfg.MaxBodyBytes, BodyBytesInFlight: cfg.BodyBytesInFlight, Ready: func(ctx context.Context) error {
+	srv := api.New(api.Config{Tokens: cfg.Tokens, Logger: log, MaxBodyBytes: cfg.MaxBodyBytes, BodyBytesInFlight: cfg.BodyBytesInFlight, BodyBytesPerToken: cfg.BodyBytesPerToken, MinBodyBytesPerSecond: cfg.MinBodyBytesPerSecond, BodyReadTimeout: httpReadTimeout, Ready: func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return err
 		}
@@ -324,7 +327,7 @@ func serve(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", e.cfg.Listen, err)
 	}
-	httpSrv := &http.Server{Handler: sys.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+	httpSrv := &http.Server{Handler: sys.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: httpReadTimeout,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	// Workers run on a context of their own: a signal starts the shutdown
 	// below rather than tearing jobs down mid-write.

@@ -33,6 +33,7 @@ const (
 	EReadOnly         Code = "read_only"              // the database accepts no writes
 	ENotReady         Code = "not_ready"              // the server cannot serve yet
 	EBusy             Code = "busy"                   // too much in flight; try again
+	ETooSlow          Code = "too_slow"               // the body arrived slower than the minimum rate
 )
 
 // Error is an error the caller may be told: a Code and a message.
