@@ -22,6 +22,10 @@ import "strings"
 //	hobby:<activity>                 preference  hobby:guitar = "learning guitar"
 //	feeling                          feeling     "anxious"
 //	event:<slug>, plan:<slug>        event       event:sisters_wedding (with event_date)
+//	owns:<thing>                     fact        owns:civic = "drives a 2012 Civic"
+//	job:<workplace>                  fact        job:bookstore = "bookstore (weekends)": a second job
+//	note:<slug>                      fact        note:swims_every_morning = "swims every morning"
+//	                                             (a disclosure no other key fits; presets' notes)
 //
 // likes:, dislikes: and hobby: keys name the head of the item: a qualifier
 // ("on weekends", "in the mountains") and a light verb ("playing",
@@ -34,6 +38,7 @@ var (
 		{"favorite_", CategoryPreference}, {"likes:", CategoryPreference}, {"dislikes:", CategoryPreference},
 		{"hobby:", CategoryPreference}, {"event:", CategoryEvent}, {"plan:", CategoryEvent},
 		{"family:", CategoryFact}, {"pet:", CategoryFact}, {"allergy:", CategoryFact}, {"goal:", CategoryFact},
+		{"owns:", CategoryFact}, {"job:", CategoryFact}, {"note:", CategoryFact},
 	}
 )
 

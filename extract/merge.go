@@ -68,7 +68,8 @@ const (
 //
 // Reason is one of: new (insert); confirmed (bump); changed, contradiction
 // (supersede); low_confidence, already_applied, duplicate, overridden,
-// invalid_key, empty_value, too_long, sensitive:<kind> (skip).
+// invalid_key, empty_value, too_long, sensitive:<kind>, no_target (skip);
+// ended (supersede, by an ending: see Change).
 type Op struct {
 	Action OpAction `json:"kind"`
 	Memory Memory   `json:"memory"`
@@ -113,7 +114,12 @@ type Op struct {
 //     the other way round);
 //   - older than a stored statement with another value, it is kept as
 //     history (OpOlder): true from its StatedAt until the next statement's;
-//   - anything else is inserted.
+//   - anything else is inserted;
+//   - a candidate with a Change is first resolved against the active
+//     memories (ResolveChange): an ending supersedes the memory it names
+//     with a statement that expires when said, a moved date restates it
+//     (a bump whose event date is the new one); one that names none is
+//     skipped (no_target).
 //
 // stored should hold the user's active memories and may also hold deprecated
 // ones: those are only used to recognise a re-run. A candidate whose key and
@@ -138,6 +144,17 @@ func Plan(stored []Stored, candidates []Memory, sessionID string, p prompts.Poli
 	cands := make([]Memory, len(candidates))
 	var valid []int
 	for i, c := range candidates {
+		if c.Change != nil {
+			// A change of a memory the user has: what it says of that
+			// memory, or nothing when it names none.
+			r, ok := ResolveChange(stored, c, sessionID, now)
+			if !ok {
+				cands[i] = cleanCandidate(c)
+				skip(i, cands[i], SkipNoTarget)
+				continue
+			}
+			c = r
+		}
 		c = cleanCandidate(c)
 		cands[i] = c
 		if reason := invalidCandidate(c); reason != "" {
@@ -170,6 +187,9 @@ func Plan(stored []Stored, candidates []Memory, sessionID string, p prompts.Poli
 			skip(i, c, "overridden")
 		default:
 			op := decide(byID, c, sessionID, p, now)
+			if c.Change != nil && c.Change.Ends && op.Action == OpSupersede {
+				op.Reason = ReasonEnded
+			}
 			op.Said = c
 			if op.Said.StatedAt.IsZero() {
 				op.Said.StatedAt = now

@@ -119,6 +119,12 @@ type Memory struct {
 	// Wording keeps those words. Both are empty for other memories.
 	EventDate string `json:"event_date,omitempty"`
 	Wording   string `json:"wording,omitempty"`
+	// Change, when set, says the candidate changes a memory the user
+	// already has instead of stating a new one: it ends it ("Marcus and I
+	// broke up") or moves its date ("the wedding got moved to January
+	// 9th"). Plan resolves it against the stored memories (ResolveChange);
+	// one that names no stored memory is skipped (no_target).
+	Change *Change `json:"change,omitempty"`
 }
 
 // Dropped records a message whose content was deliberately not stored, and why.

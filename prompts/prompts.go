@@ -99,6 +99,12 @@ type Policy struct {
 	// on reads. Memories' keys and values, event types, records and the
 	// numbers batches aggregate stay plaintext (see the README).
 	SealDerived bool `json:"seal_derived,omitempty"`
+	// Notes keeps a disclosure the rules cannot give a key (a first-person
+	// present statement about the user, not a question, not hedged) as a
+	// short note memory (note:<slug>) in the user's own terms, in the third
+	// person; the context pack ranks notes below every keyed memory
+	// (docs/evaluation.md, "Notes").
+	Notes bool `json:"notes,omitempty"`
 }
 
 // Special-category policies.

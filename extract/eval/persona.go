@@ -264,6 +264,14 @@ type PersonaScore struct {
 	// their speaker keeps.
 	Lines int `json:"persona_lines"`
 	Kept  int `json:"persona_kept"`
+	// StatedLines are the persona lines one user turn of their speaker
+	// says (holds at least PersonaThreshold of the line's content words:
+	// what a memory made of that turn's words could keep); StatedKept
+	// those a memory keeps. Most persona lines are never said in the chat,
+	// so StatedRecall, not Recall, says how much of what users say of
+	// themselves is kept.
+	StatedLines int `json:"persona_stated_lines"`
+	StatedKept  int `json:"persona_stated_kept"`
 	// SpecialLines are persona lines of a special category
 	// (extract.SpecialCategory); SpecialKept those a memory keeps: a
 	// companion under the default preset's policy must keep none.
@@ -284,6 +292,21 @@ type PersonaScore struct {
 
 // Recall is Kept/Lines.
 func (s PersonaScore) Recall() float64 { return ratio(s.Kept, s.Lines) }
+
+// StatedRecall is StatedKept/StatedLines: the share of the persona lines a
+// user states in one turn that a memory keeps.
+func (s PersonaScore) StatedRecall() float64 { return ratio(s.StatedKept, s.StatedLines) }
+
+// statedBy reports whether one of the speaker's lines of c says the persona
+// line of words lw.
+func statedBy(c PersonaChat, sp int, lw []string) bool {
+	for _, cl := range c.Lines {
+		if cl.Speaker == sp && keeps(lw, tokenSet(cl.Text)) {
+			return true
+		}
+	}
+	return false
+}
 
 // MatchedShare is the share of stored memories that keep a persona line of
 // their speaker: a floor for precision (a chat says more than the persona).
@@ -385,8 +408,15 @@ func RunPersona(ctx context.Context, app *prompts.App, chats []PersonaChat, opts
 				if special {
 					sc.SpecialLines++
 				}
+				stated := statedBy(c, sp, words[sp][i])
+				if stated {
+					sc.StatedLines++
+				}
 				if kept[i] {
 					sc.Kept++
+					if stated {
+						sc.StatedKept++
+					}
 					if special {
 						sc.SpecialKept++
 					}
@@ -453,8 +483,8 @@ func (s PersonaScore) WriteSample(w io.Writer, n int) error {
 
 // WritePersonaTable prints the persona-chat figures.
 func WritePersonaTable(w io.Writer, s PersonaScore) {
-	fmt.Fprintf(w, "%s (app %s): %d chats, %d sessions, %d stored: persona recall %.2f (%d of %d lines), persona-matched %.2f, wrong speaker %.3f (%d; echoes %d), special lines kept %d of %d, special stored %d, forbidden %d\n",
-		s.Set, s.App, s.Chats, s.Sessions, s.Total.Stored, s.Recall(), s.Kept, s.Lines, s.MatchedShare(), s.WrongShare(), s.Total.Wrong, s.Total.Echo,
+	fmt.Fprintf(w, "%s (app %s): %d chats, %d sessions, %d stored: persona recall %.2f (%d of %d lines), of the lines a user turn states %.3f (%d of %d), persona-matched %.2f, wrong speaker %.3f (%d; echoes %d), special lines kept %d of %d, special stored %d, forbidden %d\n",
+		s.Set, s.App, s.Chats, s.Sessions, s.Total.Stored, s.Recall(), s.Kept, s.Lines, s.StatedRecall(), s.StatedKept, s.StatedLines, s.MatchedShare(), s.WrongShare(), s.Total.Wrong, s.Total.Echo,
 		s.SpecialKept, s.SpecialLines, s.SpecialStored, s.Forbidden)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "category\tstored\tmatched\tshare\twrong speaker\techo\t")

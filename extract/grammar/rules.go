@@ -36,13 +36,17 @@ func mineSession(res *extract.Result, p prompts.Policy, s extract.Session, now t
 		if at.IsZero() {
 			at = now
 		}
-		found, reasons := mineMessageAt(content, dateContext{at: at, loc: loc, on: true})
+		found, reasons := mineMessageAt(content, dateContext{at: at, loc: loc, on: true, notes: p.Notes})
 		if asked := favoriteAsked(prev); asked != "" && len(found) == 0 {
 			// "What's your favourite colour?" "Orange!": the answer names
 			// the favourite the other speaker just asked about.
 			if m, ok := favoriteAnswer(asked, content); ok {
 				found = append(found, m)
 			}
+		}
+		if len(found) == 0 && prev != "" {
+			// "Where are you living now?" "austin. been here like 3 yrs."
+			found = append(found, answerTo(prev, content)...)
 		}
 		for _, r := range reasons {
 			res.Dropped = append(res.Dropped, extract.Dropped{MessageID: m.ID, Reason: r})
@@ -96,20 +100,10 @@ var notAnswers = toSet("yes yeah yep no nope sure maybe thanks thank ok okay hah
 // about. A reply that opens with a clause, a question or a word of
 // notAnswers says none.
 func favoriteAnswer(thing, reply string) (extract.Memory, bool) {
-	sents := splitSentences(reply)
-	if len(sents) == 0 || strings.HasSuffix(strings.TrimSpace(sents[0].text), "?") {
+	first, ws, ok := replyHead(reply, false)
+	if !ok {
 		return extract.Memory{}, false
 	}
-	first := strings.Join(strings.Fields(strings.ReplaceAll(sents[0].text, ",", " ")), " ")
-	for changed := true; changed; {
-		changed = false
-		t := strings.TrimLeft(stripLeading(strings.TrimLeft(first, " ,"), answerLead), " ,")
-		if t != first {
-			first, changed = t, true
-		}
-	}
-	first = strings.TrimRight(first, ".!… ")
-	ws := lowerWords(first)
 	if len(ws) == 0 || len(ws) > 4 || notAnswers[ws[0]] || slicesContainsAny(ws, clauseSubjects) || slicesContainsAny(ws, newSubjects) || hedged(first) {
 		return extract.Memory{}, false
 	}
@@ -170,6 +164,9 @@ type dateContext struct {
 	at  time.Time
 	loc *time.Location
 	on  bool
+	// notes keeps a first-person statement no pattern keys as a note
+	// (prompts.Policy.Notes).
+	notes bool
 }
 
 // mineMessage mines one user message, sentence by sentence, without dating
@@ -187,11 +184,28 @@ func mineMessageAt(text string, dc dateContext) (found []extract.Memory, reasons
 			reasons = append(reasons, r)
 		}
 	}
-	for _, sent := range hedgedClauses(statementHeads(splitSentences(withoutReported(apostrophes.Replace(text))))) {
+	message := apostrophes.Replace(text)
+	lastFrom := -1 // where in found the last sentence's memories begin
+	for _, sent := range hedgedClauses(statementHeads(splitSentences(withoutReported(message)))) {
+		from := len(found)
 		if shouted(sent.text) {
 			// "I LOVE PIZZA": capitals that mark no proper noun.
 			sent.text = strings.ToLower(sent.text)
 		}
+		if !sent.question && lastFrom >= 0 && lastFrom < from && retracts(sent.text) {
+			// "I'm a nurse. well, I was, until last year": what the
+			// sentence before said holds no longer.
+			for _, m := range found[lastFrom:from] {
+				if m.Change == nil {
+					found = append(found, ending("until", m.Value, m.Key))
+				}
+			}
+			found = append(found[:lastFrom], found[from:]...)
+			addReason(DropPast)
+			lastFrom = -1
+			continue
+		}
+		lastFrom = from
 		hits, rejected := matchSentence(sent.text, clauseStarts(sent.text))
 		if gate := gateReason(sent); gate != "" {
 			// "I might like sushi" is worth recording: without "might" it
@@ -201,6 +215,38 @@ func mineMessageAt(text string, dc dateContext) (found []extract.Memory, reasons
 				addReason(gate)
 			}
 			continue
+		}
+		if sarcastic(sent.text, message) {
+			// "I just LOVE mondays": said to mean the opposite.
+			if len(hits) > 0 || looksMineable(sent.text) {
+				addReason(DropSarcasm)
+			}
+			continue
+		}
+		if loose(sent.text) {
+			// "I'm vegan-ish", "idk, I like jazz".
+			if len(hits) > 0 || looksMineable(sent.text) {
+				addReason(DropHedged)
+			}
+			continue
+		}
+		// Changes of what the user said before, and the facts the
+		// patterns miss, clause by clause; a clause that states a change
+		// makes no other memory ("I quit the roaster" is no event).
+		extra := append(kinEvent(sent.text, dc), intoList(sent.text)...)
+		segs, at := segments(sent.text)
+		if len(extra) > 0 {
+			hits = slices.DeleteFunc(hits, func(h hit) bool { return h.m.Category == extract.CategoryEvent || strings.HasPrefix(h.m.Key, "likes:") })
+		}
+		for j, seg := range segs {
+			cs, consumed := changesOf(seg, dc)
+			fs := factsOf(seg)
+			extra = append(append(extra, cs...), fs...)
+			if consumed || len(fs) > 0 {
+				lo, hi := at[j], at[j]+len(seg)
+				hits = slices.DeleteFunc(hits, func(h hit) bool { return h.at >= lo && h.at < hi })
+				rejected = slices.DeleteFunc(rejected, func(r string) bool { return r == extract.DropNegated })
+			}
 		}
 		for _, r := range rejected {
 			addReason(r)
@@ -215,6 +261,12 @@ func mineMessageAt(text string, dc dateContext) (found []extract.Memory, reasons
 				continue
 			}
 			found = append(found, m)
+		}
+		found = append(found, extra...)
+		if dc.notes && len(found) == from && len(rejected) == 0 {
+			if m, ok := noteOf(sent.text); ok {
+				found = append(found, m)
+			}
 		}
 	}
 	return found, reasons
@@ -694,11 +746,11 @@ var patterns = []pattern{
 		`my\s+name(?:\s+is|'s)\s+`,
 		`my\s+full\s+name\s+is\s+`,
 		iAm+`\s+called\s+`)},
-	{kindNickname, toSet("please you just call my i people everyone everybody most some many folks they friends"), prefix(
+	{kindNickname, toSet("please you just call my i people ppl everyone everybody most some many folks they friends"), prefix(
 		`(?:(?:please|you\s+can|just)\s+)*call\s+me\s+`,
 		`my\s+nick\s*name(?:\s+is|'s)\s+`,
 		`i\s+(?:usually\s+|mostly\s+)?go\s+by\s+`,
-		`(?:(?:most|some|many)\s+)?(?:people|everyone|everybody|folks|friends|they|my\s+(?:friends|family|mom|mum|dad|parents|colleagues|coworkers|sister|brother))\s+(?:usually\s+|often\s+|always\s+|just\s+|all\s+)?calls?\s+me\s+`)},
+		`(?:(?:most|some|many)\s+)?(?:people|ppl|everyone|everybody|folks|friends|they|my\s+(?:friends|family|mom|mum|dad|parents|colleagues|coworkers|sister|brother))\s+(?:usually\s+|often\s+|always\s+|just\s+|all\s+)?calls?\s+me\s+`)},
 	{kindFavorite, toSet("my"), prefix(
 		`my\s+`+favRe+`\s+`+thingRe+`(?:\s+(?:is|are)|'s)\s+`,
 		// "My dream car is a Rolls-Royce Ghost".
@@ -808,7 +860,7 @@ var patterns = []pattern{
 	{kindFamilyHave, toSet("i i've ive"), prefix(
 		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?have|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|adult|grown|teenage|teen|[0-9]+-year-old)\s+)?)(` + wordAlt(relations) + `)\b`)},
 	{kindPetHave, toSet("i i've ive"), prefix(
-		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+)?(?:have|own)|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
+		`(?:i\s+(?:also\s+|still\s+|now\s+|actually\s+|do\s+|also\s+do\s+)?(?:have|own)|i've\s+(?:also\s+)?got|ive\s+got|i\s+have\s+got)\s+(a|an|one|two|three|four|five|six|[1-9])\s+((?:[\p{L}\-]+\s+){0,2}?)(` + wordAlt(species) + `)\b`)},
 	{kindFamilyNamed, toSet("my"), prefix(
 		`my\s+((?:(?:older|younger|little|big|baby|twin|step|half|elder|oldest|youngest)\s+)?)(` + wordAlt(relations) + `)(?:'s\s+name\s+is\s+|\s+is\s+(?:named|called)\s+|,\s+|\s+|'s\s+)`)},
 	{kindPetNamed, toSet("my"), prefix(
