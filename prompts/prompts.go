@@ -105,6 +105,14 @@ type Policy struct {
 	// person; the context pack ranks notes below every keyed memory
 	// (docs/evaluation.md, "Notes").
 	Notes bool `json:"notes,omitempty"`
+	// CorrectSpelling has the rules read the user's messages with their
+	// misspelt words corrected against an English word list (names, chat
+	// words and what the user's memory holds stay as written): for apps
+	// whose users are children ("i dont like speling" is read as "i don't
+	// like spelling"). The kinds that read it call
+	// extract.Session.SpellingCorrected; the risk screen reads the words as
+	// written.
+	CorrectSpelling bool `json:"correct_spelling,omitempty"`
 }
 
 // Special-category policies.

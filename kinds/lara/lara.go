@@ -100,19 +100,26 @@ const (
 func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now time.Time) {
 	now = now.UTC()
 	ev := laraReadEvents(s.Events, p, now)
-	prefs, turns, prefDrops := laraMinePreferences(s, now)
+	// Children's spelling (correct_spelling in the preset): the preferences
+	// are mined from the words meant; a message either reading says is
+	// special is dropped.
+	prefs, skills, turns, prefDrops := laraMinePreferences(s.SpellingCorrected(p), s, now)
 	if len(s.Messages) == 0 && s.Said != nil {
-		prefs = nil // a session folded again: what it said was mined when it was processed
+		prefs, skills = nil, nil // a session folded again: what it said was mined when it was processed
 		for _, m := range s.Said {
-			prefs = append(prefs, laraPref{m.Key, m.Value, m.StatedAt})
+			if strings.HasPrefix(m.Key, skillPrefix) {
+				skills = append(skills, laraPref{m.Key, m.Value, m.StatedAt})
+			} else {
+				prefs = append(prefs, laraPref{m.Key, m.Value, m.StatedAt})
+			}
 		}
 	}
 	res.SessionSummary = laraSummary(ev, turns)
 	// The preferences the session stated, kept so that the records can be
 	// folded again when an older session arrives after it (the transcript
 	// is not kept).
-	said := make([]any, 0, len(prefs))
-	for _, p := range prefs {
+	said := make([]any, 0, len(prefs)+len(skills))
+	for _, p := range append(slices.Clone(prefs), skills...) {
 		said = append(said, map[string]any{"key": p.key, "value": p.value, "at": p.at.UTC().Format(time.RFC3339Nano)})
 	}
 	res.SessionSummary["preferences"] = said
@@ -129,6 +136,7 @@ func laraRules(res *extract.Result, p prompts.Policy, s extract.Session, now tim
 	next = append(next, b.learning(ev.attempts)...)
 	next = append(next, b.emotional(ev.moods, laraSessionTime(s, now)))
 	next = append(next, b.preferences(prefs)...)
+	next = append(next, b.skills(skills)...)
 	next = append(next, b.reinforcement(ev.reinforcements)...)
 	slices.SortStableFunc(next, laraRecordOrder)
 
@@ -332,6 +340,10 @@ func laraCheck(r extract.Record, own map[laraRef]extract.Record, userID, session
 		if s, _ := r.Data["style"].(string); s == "" {
 			return extract.GuardInvalid
 		}
+	case LaraSkill:
+		if c, _ := r.Data["concept"].(string); c == "" || !extract.ValidKey("likes:"+r.Key) {
+			return extract.GuardInvalid
+		}
 	}
 	return ""
 }
@@ -376,7 +388,7 @@ func laraCooledDown(r extract.Record, now time.Time) bool {
 	return ok && now.Sub(t) >= LaraCooldown
 }
 
-var laraKindOrder = []string{LaraLearning, LaraEmotional, LaraPreference, LaraReinforcement, LaraReinforcementState}
+var laraKindOrder = []string{LaraLearning, LaraEmotional, LaraPreference, LaraReinforcement, LaraReinforcementState, LaraSkill}
 
 func laraRecordOrder(a, b extract.Record) int {
 	return cmp.Or(
@@ -716,22 +728,33 @@ type laraPref struct {
 	at         time.Time
 }
 
-// laraMinePreferences mines the user's messages with the mona patterns and
-// keeps the preferences. turns counts the user's messages.
-func laraMinePreferences(s extract.Session, now time.Time) (prefs []laraPref, turns int, dropped []extract.Dropped) {
+// laraMinePreferences mines the user's messages of s with the mona patterns
+// and keeps the preferences. turns counts the user's messages. written is
+// the session as handed over when s is its spelling corrected (the same
+// messages, in the same order): a message is sensitive when either says so.
+func laraMinePreferences(s, written extract.Session, now time.Time) (prefs, skills []laraPref, turns int, dropped []extract.Dropped) {
 	var all []laraPref
-	for _, m := range s.Messages {
+	for i, m := range s.Messages {
 		if !extract.IsUser(m.Role) {
 			continue
 		}
 		turns++
 		content := strings.ToValidUTF8(m.Content, "\uFFFD")
-		if reason, ok := extract.Sensitive(content); ok {
+		reason, ok := extract.Sensitive(content)
+		if !ok && i < len(written.Messages) {
+			reason, ok = extract.Sensitive(strings.ToValidUTF8(written.Messages[i].Content, "\uFFFD"))
+		}
+		if ok {
 			dropped = append(dropped, extract.Dropped{MessageID: m.ID, Reason: "sensitive:" + reason})
 			continue
 		}
-		found, _ := grammar.MineMessage(content)
-		for _, f := range found {
+		for _, f := range laraMine(content) {
+			if strings.HasPrefix(f.Key, skillPrefix) {
+				if !laraState(f.Value) && !laraHasLabel(f.Value) {
+					skills = append(skills, laraPref{f.Key, f.Value, laraClamp(m.At, now)})
+				}
+				continue
+			}
 			if laraPreferenceKey(f.Key) == "" {
 				continue // names, feelings and events are not lara's to keep
 			}
@@ -754,7 +777,7 @@ func laraMinePreferences(s extract.Session, now time.Time) (prefs []laraPref, tu
 			prefs = append(prefs, p)
 		}
 	}
-	return prefs, turns, dropped
+	return prefs, skills, turns, dropped
 }
 
 // laraPreferenceKey is the item or thing of a preference key, or "" when key

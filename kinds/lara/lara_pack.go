@@ -41,7 +41,8 @@ const (
 
 // packLara plans the pack of lara (docs/presets.md, LaRa: context pack):
 // structured state only: LEARNER (name), LEARNING STATE (concepts with
-// mastery and difficulty, most recently practised first), REINFORCEMENT
+// mastery and difficulty, most recently practised first, then the skills the
+// child said they have: "Says they can: 7 times tables"), REINFORCEMENT
 // (style) and PREFERENCES (at most 20 likes and dislikes). Emotional
 // records, summaries and memories are never read, and any value holding an
 // emotional word is left out.
@@ -79,7 +80,8 @@ func packLara(in extract.PackInput) *extract.PackPlan {
 	slices.SortStableFunc(records, func(a, b extract.Record) int {
 		return cmp.Or(packLaraTime(b.Data).Compare(packLaraTime(a.Data)), cmp.Compare(a.Type, b.Type), cmp.Compare(a.Key, b.Key))
 	})
-	concepts := 0
+	concepts, skills := 0, 0
+	said := &extract.PackGroup{One: "Says they can", Many: "Says they can", Sep: ", "}
 	style := ""
 	var likes []packPref
 	prefSeen := map[string]bool{}
@@ -102,6 +104,18 @@ func packLara(in extract.PackInput) *extract.PackPlan {
 			}
 			p.Add(extract.PackItem{Section: learning, Prio: 10, Text: line})
 			concepts++
+		case LaraSkill:
+			// What the child said they can do, apart from the measured mastery.
+			c := extract.PackValue(r.Data["concept"])
+			if c = safe(learning, c); c == "" {
+				continue
+			}
+			if skills >= packConcepts {
+				p.Capped(learning)
+				continue
+			}
+			p.Add(extract.PackItem{Section: learning, Prio: 20, Group: said, Text: c})
+			skills++
 		case "reinforcement_state":
 			if style != "" {
 				continue

@@ -136,6 +136,8 @@ func roundTrip(r extract.Record) (typed, over string) {
 		return roundTripAs[Reinforcement](r)
 	case r.Type == LaraReinforcementState:
 		return roundTripAs[ReinforcementState](r)
+	case r.Type == LaraSkill:
+		return roundTripAs[Skill](r)
 	}
 	return "", ""
 }
