@@ -176,9 +176,6 @@ func (h *handlers) closeSession(w http.ResponseWriter, r *http.Request) {
 		res, err = handoff.Close(ctx, tx, h.Handoff, id, req, now)
 		return err
 	})
-	if h.otherTenant(w, r, err) {
-		return
-	}
 	if errors.Is(err, handoff.ErrDifferentBody) {
 		writeError(w, apperr.Errorf(apperr.EConflict, "this session was already closed with a different body"))
 		return
@@ -209,9 +206,6 @@ func (h *handlers) appendMessages(w http.ResponseWriter, r *http.Request) {
 		res, err = handoff.Append(ctx, tx, h.Handoff, id, req, now)
 		return err
 	})
-	if h.otherTenant(w, r, err) {
-		return
-	}
 	if errors.Is(err, handoff.ErrSessionClosed) {
 		writeError(w, apperr.Errorf(apperr.EConflict, "this session was already closed"))
 		return
@@ -233,12 +227,11 @@ func (h *handlers) handsOver(w http.ResponseWriter, r *http.Request, app string)
 	return false
 }
 
-// errOtherTenant is a handoff by a token bound to an app naming a session or
-// user of another app.
-var errOtherTenant = errors.New("session or user of another app")
-
 // tenantCheck, inside the handoff's transaction, refuses to a token bound to
-// an app a session id or user id that another app's session or user holds.
+// an app a session id or user id that another app's session or user holds,
+// in the words that refuse a malformed id (handoff.OtherAppSession,
+// handoff.OtherAppUser): the token learns nothing of other apps. A user id
+// another app holds is refused so to every caller (handoff.Close).
 func tenantCheck(ctx context.Context, tx store.Tx, r *http.Request, sessionID, userID string) error {
 	if boundApp(r) == "" {
 		return nil
@@ -246,29 +239,18 @@ func tenantCheck(ctx context.Context, tx store.Tx, r *http.Request, sessionID, u
 	sess, err := tx.GetSession(ctx, sessionID)
 	switch {
 	case err == nil && !mayReach(r, sess.App):
-		return errOtherTenant
+		return handoff.OtherAppSession()
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return err
 	}
 	u, err := tx.GetUser(ctx, userID)
 	switch {
 	case err == nil && !mayReach(r, u.App):
-		return errOtherTenant
+		return handoff.OtherAppUser()
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return err
 	}
 	return nil
-}
-
-// otherTenant answers a bound token's handoff that named another app's
-// session or user as an unknown user, never "belongs to another app"; false
-// means err is for the caller to answer.
-func (h *handlers) otherTenant(w http.ResponseWriter, r *http.Request, err error) bool {
-	if boundApp(r) == "" || !(errors.Is(err, errOtherTenant) || errors.Is(err, handoff.ErrUserOfAnotherApp)) {
-		return false
-	}
-	writeUnknownUser(w)
-	return true
 }
 
 // sessionView is the public shape of a session.

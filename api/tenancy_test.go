@@ -315,28 +315,34 @@ func TestBoundTokensSeeOnlyTheirApp(t *testing.T) {
 
 			// Handing over: a session of another app is refused outright; a
 			// Coach session naming Mona's user, or Mona's session id, is
-			// answered as an unknown user, never "belongs to another app".
+			// answered word for word as a malformed id (docs/api.md, "Users
+			// and apps"), to a bound token and an unbound one alike.
 			if rec := request(srv, "POST", "/v1/sessions/s-2/close", coachToken, body, "application/json"); rec.Code != 403 {
 				t.Errorf("Coach's token hands over a Mona session: %d %s; want 403", rec.Code, rec.Body)
 			}
 			coachBody := strings.Replace(body, `"mona"`, `"coach"`, 1)
 			msgs := `{"user_id":"u-1","app":"coach","messages":[{"id":"m1","role":"user","content":"hi","at":"2026-11-20T09:00:05Z"}]}`
-			for _, c := range []struct{ path, body string }{
-				{"/v1/sessions/s-2/close", coachBody},
-				{"/v1/sessions/s-1/close", strings.Replace(coachBody, `"u-1"`, `"u-2"`, 1)},
-				{"/v1/sessions/s-3/messages", msgs},
-				{"/v1/sessions/s-1/messages", strings.Replace(msgs, `"u-1"`, `"u-2"`, 1)},
-			} {
-				rec := request(srv, "POST", c.path, coachToken, c.body, "application/json")
-				if rec.Code != 404 || rec.Body.String() != unknown("GET", "/v1/users/u-1/memories", "", "") ||
-					strings.Contains(rec.Body.String(), "another app") {
-					t.Errorf("Coach's token: POST %s = %d %s; want the unknown user's 404", c.path, rec.Code, rec.Body)
+			malformed := func(path, body string) string {
+				rec := request(srv, "POST", path, coachToken, body, "application/json")
+				if rec.Code != 422 {
+					t.Fatalf("a malformed id: POST %s = %d %s; want 422", path, rec.Code, rec.Body)
 				}
+				return rec.Body.String()
 			}
-			// An unbound service token keeps today's answer.
-			if rec := request(srv, "POST", "/v1/sessions/s-2/close", token, coachBody, "application/json"); rec.Code != 422 ||
-				!strings.Contains(rec.Body.String(), "belongs to another app") {
-				t.Errorf("unbound token, Mona's user in a Coach session = %d %s; want 422 belongs to another app", rec.Code, rec.Body)
+			badUser := malformed("/v1/sessions/s-9/close", strings.Replace(coachBody, `"u-1"`, `"-u"`, 1))
+			badSession := malformed("/v1/sessions/-s/close", coachBody)
+			for _, c := range []struct{ token, path, body, want string }{
+				{coachToken, "/v1/sessions/s-2/close", coachBody, badUser},
+				{coachToken, "/v1/sessions/s-1/close", strings.Replace(coachBody, `"u-1"`, `"u-2"`, 1), badSession},
+				{coachToken, "/v1/sessions/s-3/messages", msgs, badUser},
+				{coachToken, "/v1/sessions/s-1/messages", strings.Replace(msgs, `"u-1"`, `"u-2"`, 1), badSession},
+				{token, "/v1/sessions/s-2/close", coachBody, badUser},
+				{token, "/v1/sessions/s-3/messages", msgs, badUser},
+			} {
+				rec := request(srv, "POST", c.path, c.token, c.body, "application/json")
+				if rec.Code != 422 || rec.Body.String() != c.want {
+					t.Errorf("POST %s naming Mona's user or session = %d %s; want a malformed id's 422 %s", c.path, rec.Code, rec.Body, c.want)
+				}
 			}
 
 			// Nothing of Mona's user changed or went.

@@ -80,11 +80,47 @@ func (e *ValidationError) Error() string { return e.Field + ": " + e.Reason }
 
 func (e *ValidationError) Unwrap() error { return e.err }
 
-// ErrUserOfAnotherApp is the refusal of a session for a user id that a user
-// of another app holds. The HTTP layer tells an unbound token so, and answers
-// a token bound to an app as it answers an unknown user, so that it learns
-// nothing of other apps' users.
-var ErrUserOfAnotherApp = errors.New("belongs to another app")
+// ErrUserOfAnotherApp is what the refusal of a session for a user id that a
+// user of another app holds is, for errors.Is; ErrSessionOfAnotherApp
+// likewise for a session id another app's session holds (the HTTP layer's
+// check of a token bound to an app). Neither is ever told: the refusal
+// (OtherAppUser, OtherAppSession) is word for word that of a malformed id,
+// so that no caller learns what another app holds (docs/api.md, "Users and
+// apps").
+var (
+	ErrUserOfAnotherApp    = errors.New("user id of another app")
+	ErrSessionOfAnotherApp = errors.New("session id of another app")
+)
+
+// The refusals of a user or session id that cannot be used: malformed, or
+// held by another app's user or session. One text serves both cases.
+var (
+	userIDRule    = fmt.Sprintf("must be 1–%d characters of letters, digits and . _ : @ - that no other app's user holds", MaxIDLength)
+	sessionIDRule = fmt.Sprintf("must be 1–%d characters of letters, digits and . _ : @ - that no other app's session holds", MaxIDLength)
+)
+
+// OtherAppUser is the refusal of a user id another app's user holds: the
+// same as a malformed user id's.
+func OtherAppUser() error {
+	return &ValidationError{Field: "user_id", Reason: userIDRule, err: ErrUserOfAnotherApp}
+}
+
+// OtherAppSession is the refusal of a session id another app's session
+// holds: the same as a malformed session id's.
+func OtherAppSession() error {
+	return &ValidationError{Field: "session_id", Reason: sessionIDRule, err: ErrSessionOfAnotherApp}
+}
+
+// checkIDs refuses a malformed session or user id of a body.
+func checkIDs(sessionID, userID string) error {
+	if !ValidID(sessionID) {
+		return &ValidationError{Field: "session_id", Reason: sessionIDRule}
+	}
+	if !ValidID(userID) {
+		return &ValidationError{Field: "user_id", Reason: userIDRule}
+	}
+	return nil
+}
 
 func invalid(field, format string, a ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, a...)}
@@ -167,11 +203,8 @@ func jsonProblem(err error) error {
 
 // Validate checks a decoded body against the known apps and the clock.
 func Validate(sessionID string, req *Request, apps map[string]*prompts.App, now time.Time) error {
-	if !ValidID(sessionID) {
-		return invalid("session_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
-	}
-	if !ValidID(req.UserID) {
-		return invalid("user_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	if err := checkIDs(sessionID, req.UserID); err != nil {
+		return err
 	}
 	if _, ok := apps[req.App]; !ok {
 		return invalid("app", "unknown app %q (known: %s)", clipName(req.App), strings.Join(prompts.Names(apps), ", "))
@@ -503,7 +536,7 @@ func Close(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Reque
 	active := false
 	switch {
 	case errors.Is(err, store.ErrOtherAppUser):
-		return Result{}, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
+		return Result{}, OtherAppUser()
 	case err != nil:
 		return Result{}, err
 	case start.Found && existing.Status == store.StatusActive:

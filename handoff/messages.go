@@ -58,11 +58,8 @@ func DecodeMessages(body []byte) (MessagesRequest, error) {
 
 // ValidateMessages checks a messages body.
 func ValidateMessages(sessionID string, req *MessagesRequest, apps map[string]*prompts.App, now time.Time) error {
-	if !ValidID(sessionID) {
-		return invalid("session_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
-	}
-	if !ValidID(req.UserID) {
-		return invalid("user_id", "must be 1–%d characters of letters, digits and . _ : @ -", MaxIDLength)
+	if err := checkIDs(sessionID, req.UserID); err != nil {
+		return err
 	}
 	if _, ok := apps[req.App]; !ok {
 		return invalid("app", "unknown app %q", clipName(req.App))
@@ -122,7 +119,7 @@ func Append(ctx context.Context, tx store.Tx, d Deps, sessionID string, req Mess
 		// deletes them.
 		u, err := tx.GetUserForUpdate(ctx, req.UserID)
 		if err == nil && u.App != req.App {
-			return res, &ValidationError{Field: "user_id", Reason: ErrUserOfAnotherApp.Error(), err: ErrUserOfAnotherApp}
+			return res, OtherAppUser()
 		}
 		if err == nil && off(u) {
 			return res, nil

@@ -57,8 +57,9 @@ func tenantCall(t *testing.T, base, token, method, path string, body any, header
 
 // TestTenancyEndToEnd runs a worker whose service tokens are bound to Mona
 // and to Coach, on each database: Coach's token learns nothing of Mona's
-// user — every read, change, export, erase and handoff is answered as for a
-// user that does not exist — while Mona's token works as before. Cross-site
+// user — every read, change, export and erase is answered as for a user
+// that does not exist, a handoff naming it as for a malformed id — while
+// Mona's token works as before. Cross-site
 // and non-JSON requests are refused over real HTTP.
 func TestTenancyEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -109,13 +110,22 @@ func TestTenancyEndToEnd(t *testing.T) {
 				{"POST", "/v1/users/u-1/export", nil},
 				{"DELETE", "/v1/users/u-1", nil},
 				{"GET", "/v1/sessions/s-1", nil},
-				// Coach sessions naming Mona's user or Mona's session id.
-				{"POST", "/v1/sessions/s-2/close", session("u-1", "coach")},
-				{"POST", "/v1/sessions/s-1/close", session("u-2", "coach")},
 			} {
 				code, res := tenantCall(t, base, coachServiceToken, c.method, c.path, c.body)
 				if code != 404 || res != unknown || strings.Contains(res, "another app") {
 					t.Errorf("Coach's token: %s %s = %d %s; want the unknown user's 404 %s", c.method, c.path, code, res, unknown)
+				}
+			}
+			// Coach sessions naming Mona's user or Mona's session id are
+			// answered as a malformed id, word for word.
+			_, badUser := tenantCall(t, base, coachServiceToken, "POST", "/v1/sessions/s-2/close", session("-u", "coach"))
+			_, badSession := tenantCall(t, base, coachServiceToken, "POST", "/v1/sessions/-s/close", session("u-2", "coach"))
+			for _, c := range []struct{ path, user, want string }{
+				{"/v1/sessions/s-2/close", "u-1", badUser},
+				{"/v1/sessions/s-1/close", "u-2", badSession},
+			} {
+				if code, res := tenantCall(t, base, coachServiceToken, "POST", c.path, session(c.user, "coach")); code != 422 || res != c.want {
+					t.Errorf("Coach's token: POST %s for %s = %d %s; want the malformed id's 422 %s", c.path, c.user, code, res, c.want)
 				}
 			}
 			if code, res := tenantCall(t, base, coachServiceToken, "POST", "/v1/sessions/s-3/close", session("u-3", "mona")); code != 403 {
