@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mnemo-ai/mnemo/internal/apperr"
 	"github.com/mnemo-ai/mnemo/prompts"
@@ -100,6 +101,93 @@ func (l ProfileLimits) checkProfile(doc map[string]any, app *prompts.App) *apper
 		return apperr.Errorf(apperr.EInvalid, "%s", msg)
 	}
 	return nil
+}
+
+// checkFields refuses a patch that names a field app does not declare,
+// when app declares its profile fields and no others (its schema's
+// profile_updates with additionalProperties false): a null for such a field
+// removes nothing, yet each was kept as a statement of its own, so 200
+// PATCHes of 256 made-up names grew the profile's statements to 10 MB.
+func checkFields(patch map[string]any, app *prompts.App) *apperr.Error {
+	fields, closed := profileFields(app)
+	if !closed {
+		return nil
+	}
+	names := make([]string, 0, len(patch))
+	for k := range patch {
+		if !fields[k] {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	known := make([]string, 0, len(fields))
+	for k := range fields {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	return apperr.Errorf(apperr.EInvalid, "%s: is not one of %s's profile fields (%s)", fieldName(names[0]), app.Name, strings.Join(known, ", "))
+}
+
+// declared caches profileFields by app.
+var declared sync.Map // *prompts.App → declaredFields
+
+type declaredFields struct {
+	names  map[string]bool
+	closed bool
+}
+
+// profileFields is the profile fields app declares (its schema's
+// profile_updates properties; nil when it declares none), and whether
+// they are the only ones it takes (additionalProperties false).
+func profileFields(app *prompts.App) (map[string]bool, bool) {
+	if app == nil {
+		return nil, false
+	}
+	if d, ok := declared.Load(app); ok {
+		return d.(declaredFields).names, d.(declaredFields).closed
+	}
+	var sch struct {
+		Properties struct {
+			Profile *struct {
+				Properties           map[string]json.RawMessage `json:"properties"`
+				AdditionalProperties *bool                      `json:"additionalProperties"`
+			} `json:"profile_updates"`
+		} `json:"properties"`
+	}
+	var d declaredFields
+	if json.Unmarshal(app.Schema, &sch) == nil && sch.Properties.Profile != nil {
+		d.names = map[string]bool{}
+		for k := range sch.Properties.Profile.Properties {
+			d.names[k] = true
+		}
+		d.closed = sch.Properties.Profile.AdditionalProperties != nil && !*sch.Properties.Profile.AdditionalProperties
+	}
+	declared.Store(app, d)
+	return d.names, d.closed
+}
+
+// dropNoOpRemovals takes out of patch, for an app that declares no
+// profile fields (whose sessions never state one), every null for a field
+// the profile neither holds nor has a statement of: it removes nothing, and
+// its marker would guard against no session. stated is the profile's
+// statements (store.Profile.Stated). patch is not modified.
+func dropNoOpRemovals(patch, doc map[string]any, stated json.RawMessage, app *prompts.App) map[string]any {
+	if fields, _ := profileFields(app); fields != nil {
+		return patch
+	}
+	var said map[string]json.RawMessage
+	_ = json.Unmarshal(stated, &said) // none: nothing was stated
+	out := make(map[string]any, len(patch))
+	for k, v := range patch {
+		if _, has := doc[k]; v == nil && !has && said[k] == nil {
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // fieldName is a field as an error names it: itself, or quoted when it is

@@ -186,6 +186,10 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, refused)
 		return
 	}
+	if refused := checkFields(patch, h.Handoff.Apps[u.App]); refused != nil {
+		writeError(w, refused)
+		return
+	}
 	now := h.now()
 	var saved store.Profile
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) error {
@@ -202,6 +206,7 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
+		patch := dropNoOpRemovals(patch, doc, cur.Stated, h.Handoff.Apps[u.App])
 		// The edit states the merged value of every field it touches (null
 		// for one it removes), as the newest statement of that field: a
 		// session handed over late, from before the edit, changes none of them.
@@ -216,7 +221,7 @@ func (h *handlers) patchProfile(w http.ResponseWriter, r *http.Request) {
 			updates[k] = merged[k]
 		}
 		written, err := memory.WriteProfile(ctx, tx, memory.ProfileWrite{UserID: u.ID, App: u.App, Updates: updates, StatedAt: now,
-			By: actor, Actor: actor, Edit: true}, now)
+			By: actor, Actor: actor, Edit: true, MaxRemoved: h.Profile.withDefaults().MaxFields}, now)
 		if err != nil {
 			return err
 		}

@@ -35,6 +35,10 @@ type ProfileWrite struct {
 	Derived bool
 	// Edit marks a user's or operator's edit, whose null removes a field.
 	Edit bool
+	// MaxRemoved bounds how many removed fields keep their marker (0: no
+	// bound); beyond it the markers of the fields removed longest ago go
+	// (compactRemoved).
+	MaxRemoved int
 }
 
 // ProfileWritten is what a ProfileWrite did.
@@ -133,6 +137,7 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 		}
 		stated[field] = statementOf(store.FieldStatement{}, false, last, start)
 	}
+	compactRemoved(stated, w.MaxRemoved)
 	err = nil // GetProfile's ErrNotFound for a first write
 	enc := func(v any) json.RawMessage {
 		if err == nil {
@@ -167,6 +172,38 @@ func statementOf(e store.FieldStatement, ok bool, last, start fieldSaid) store.F
 	}
 	e.Removed, e.Newest = false, newest
 	return e
+}
+
+// compactRemoved keeps the markers of at most limit removed fields (0: all),
+// those removed last: a marker makes a session handed over late, from
+// before the removal, leave the field out, which matters for the newest
+// removals; without a bound, edits that set and removed new names grew the
+// statements without end.
+func compactRemoved(stated map[string]store.FieldStatement, limit int) {
+	if limit <= 0 {
+		return
+	}
+	var removed []string
+	for f, e := range stated {
+		if e.Removed {
+			removed = append(removed, f)
+		}
+	}
+	if len(removed) <= limit {
+		return
+	}
+	at := func(f string) time.Time {
+		if n := stated[f].Newest; n != nil {
+			return n.At
+		}
+		return time.Time{}
+	}
+	slices.SortFunc(removed, func(a, b string) int {
+		return cmp.Or(at(a).Compare(at(b)), cmp.Compare(a, b))
+	})
+	for _, f := range removed[:len(removed)-limit] {
+		delete(stated, f)
+	}
 }
 
 // indexed reports whether every field the profile has stated keeps its
