@@ -15,6 +15,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -174,9 +175,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 // guard refuses what a web page the developer visits could make a browser
 // send, before auth: in open mode a Host that is not a loopback name (DNS
-// rebinding) and any request a browser marks as another site's, reads
-// included (an <img> on any page would read the pack and mark its memories
-// used); then on every state-changing request a cross-site one, then a body
+// rebinding) and any request a browser marks as another site's or whose
+// Origin names another origin, reads included (an <img> or a fetch on any
+// page would read the pack and mark its memories used); then on every state-changing request a cross-site one, then a body
 // that is not JSON. false means the refusal was answered.
 func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 	probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
@@ -184,7 +185,7 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 		writeError(w, apperr.Errorf(apperr.EMisdirected, "without MNEMO_API_TOKENS only localhost, 127.0.0.1 and [::1] are served"))
 		return false
 	}
-	if s.open && !probe && r.URL.Path != "/openapi.json" && crossSite(r) {
+	if s.open && !probe && r.URL.Path != "/openapi.json" && (crossSite(r) || foreignOrigin(r)) {
 		writeError(w, apperr.Errorf(apperr.ECrossSite, "without MNEMO_API_TOKENS, requests from another site's pages are refused, reads included: open Mnemo's pages directly"))
 		return false
 	}
@@ -218,6 +219,20 @@ func crossSite(r *http.Request) bool {
 		return true
 	}
 	return false
+}
+
+// foreignOrigin reports whether r names, in its Origin header, another
+// origin than the one it is sent to: a browser without Fetch Metadata still
+// sends Origin on a cross-origin fetch, reads included. "null" (a sandboxed
+// frame, a file) is foreign. Clients that send no Origin (servers, curl,
+// a page's own navigation) are not.
+func foreignOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return false
+	}
+	u, err := url.Parse(o)
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
 }
 
 // loopbackHost reports whether a Host header names this machine: localhost
