@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -193,4 +196,46 @@ func balancedObject(s string, start int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// MaxNumber bounds every number of an answer, as handoff.MaxNumber bounds
+// every number of a client's body: beyond it a number would be stored (a
+// profile's sobriety_days of 1e23) and summed by the batches.
+const MaxNumber = 1e15
+
+// checkNumbers refuses an answer that holds a number beyond ±MaxNumber, or
+// one float64 cannot hold; the repair round tells the model where.
+func checkNumbers(v any, path string) *AnswerError {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := checkNumbers(x[k], path+"/"+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkNumbers(e, path+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	case json.Number:
+		if f, err := x.Float64(); err != nil || math.IsInf(f, 0) || math.Abs(f) > MaxNumber {
+			return &AnswerError{Reason: "the answer holds a number beyond ±1e15",
+				detail: "the number at " + cmpPath(path) + " is beyond ±1e15, the largest Mnemo keeps"}
+		}
+	}
+	return nil
+}
+
+func cmpPath(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
 }

@@ -255,6 +255,9 @@ func checkAnswer(app *prompts.App, content string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNumbers(v, ""); err != nil {
+		return nil, err
+	}
 	fillDefaults(app.Schema, v)
 	if err := app.Validate(v); err != nil {
 		return nil, err
