@@ -66,13 +66,14 @@ func concernNotes(sum map[string]any) []extract.CaregiverNote {
 // concernNames says each concern to a caregiver; another is written with
 // its "_" as spaces.
 var concernNames = map[string]string{
-	ConcernOverdose:       "Too much medication at once",
-	ConcernFall:           "Fall",
-	ConcernPain:           "Pain",
-	ConcernNotEating:      "Not eating",
-	ConcernMedication:     "Medication confusion",
-	ConcernLost:           "Getting lost",
-	ConcernStrangerAtDoor: "Stranger at the door",
+	ConcernOverdose:          "Too much medication at once",
+	ConcernFall:              "Fall",
+	ConcernPain:              "Pain",
+	ConcernNotEating:         "Not eating",
+	ConcernMedication:        "Medication confusion",
+	ConcernStoppedMedication: "Stopped a medicine",
+	ConcernLost:              "Getting lost",
+	ConcernStrangerAtDoor:    "Stranger at the door",
 }
 
 func (kindClara) CompleteLLM(llm, rules extract.Result) extract.Result {
@@ -592,16 +593,20 @@ func claraID(v any) string {
 const (
 	// ConcernOverdose: many tablets taken at once ("I took all my tablets
 	// at once"). It is also a risk (RiskExtras): an overdose now.
-	ConcernOverdose       = "medication_overdose"
-	ConcernFall           = "fall"
-	ConcernPain           = "pain"
-	ConcernNotEating      = "not_eating"
-	ConcernMedication     = "medication_confusion"
-	ConcernLost           = "getting_lost"
-	ConcernStrangerAtDoor = "stranger_at_door"
-	ConcernScam           = "scam"
-	ConcernUnwell         = "feeling_unwell"
-	ConcernSleep          = "poor_sleep"
+	ConcernOverdose   = "medication_overdose"
+	ConcernFall       = "fall"
+	ConcernPain       = "pain"
+	ConcernNotEating  = "not_eating"
+	ConcernMedication = "medication_confusion"
+	// ConcernStoppedMedication: the user stopped a medicine of their own
+	// accord ("I stopped the water tablets"), which a caregiver follows up
+	// apart from confusion about it (issue 33).
+	ConcernStoppedMedication = "stopped_medication"
+	ConcernLost              = "getting_lost"
+	ConcernStrangerAtDoor    = "stranger_at_door"
+	ConcernScam              = "scam"
+	ConcernUnwell            = "feeling_unwell"
+	ConcernSleep             = "poor_sleep"
 )
 
 // ClaraConcerns lists the concern labels, in the order a summary names them:
@@ -609,27 +614,28 @@ const (
 // six after it are issue 23's; a caller after money or a password (scam),
 // new symptoms (dizziness, swelling, shaking) and broken nights are what a
 // caregiver follows up as well.
-var ClaraConcerns = []string{ConcernOverdose, ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernLost, ConcernStrangerAtDoor, ConcernScam, ConcernUnwell, ConcernSleep}
+var ClaraConcerns = []string{ConcernOverdose, ConcernFall, ConcernPain, ConcernNotEating, ConcernMedication, ConcernStoppedMedication, ConcernLost, ConcernStrangerAtDoor, ConcernScam, ConcernUnwell, ConcernSleep}
 
 // claraConcernWords say a concern in the summary's text.
 var claraConcernWords = map[string]string{
-	ConcernOverdose:       "taking too much medication at once",
-	ConcernFall:           "a fall",
-	ConcernPain:           "pain",
-	ConcernNotEating:      "not eating",
-	ConcernMedication:     "confusion about their medication",
-	ConcernLost:           "getting lost",
-	ConcernStrangerAtDoor: "a stranger at the door",
-	ConcernScam:           "a caller after money or personal details",
-	ConcernUnwell:         "feeling unwell",
-	ConcernSleep:          "poor sleep",
+	ConcernOverdose:          "taking too much medication at once",
+	ConcernFall:              "a fall",
+	ConcernPain:              "pain",
+	ConcernNotEating:         "not eating",
+	ConcernMedication:        "confusion about their medication",
+	ConcernStoppedMedication: "stopping a medicine",
+	ConcernLost:              "getting lost",
+	ConcernStrangerAtDoor:    "a stranger at the door",
+	ConcernScam:              "a caller after money or personal details",
+	ConcernUnwell:            "feeling unwell",
+	ConcernSleep:             "poor sleep",
 }
 
 // The concerns' lexicons. claraMeds names medication, claraBody a part of
 // the body that hurts, claraMeal a meal, claraStranger a person the user
 // does not name, claraNumber a small hour of the night.
 const (
-	claraMeds     = `(?:pills?|medicine|medicines|medication|medications|meds|tablets?|prescriptions?|insulin|dose|doses|capsules?|inhaler|pill\s*box|pill\s*organi[sz]er|dosette(?:\s+box)?|blister\s+pack)`
+	claraMeds     = `(?:pills?|medicine|medicines|medication|medications|meds|tablets?|prescriptions?|insulin|dose|doses|capsules?|inhaler|pill\s*box|pill\s*organi[sz]er|dosette(?:\s+box)?|blister\s+pack|painkillers?|statins?|antibiotics?|paracetamol|aspirin|warfarin|injections?)`
 	claraMedsThe  = `(?:(?:my|the|these|those|them|this|that|his|her)\s+)?(?:\w+\s+){0,2}?` + claraMeds
 	claraBody     = `(?:hips?|knees?|back|legs?|feet|foot|arms?|shoulders?|neck|head|tummy|stomach|belly|chest|hands?|wrists?|ankles?|toes?|fingers?|teeth|tooth|ears?|eyes?|joints|bones|side|ribs?|bottom|hip\s+joint)`
 	claraMeal     = `(?:breakfast|lunch|dinner|supper|tea|a\s+meal|meals|anything|a\s+bite|food|a\s+proper\s+meal|something\s+to\s+eat)`
@@ -639,6 +645,18 @@ const (
 	// white pills", "a week's tablets".
 	claraOwnMeds = `(?:(?:my|the|these|those)\s+)?(?:[a-z']+\s+){0,2}?` + claraMeds
 )
+
+// claraStopped is the user stopping a medicine of their own accord: "I
+// stopped the water tablets", "I've stopped taking my statins", "I'm not
+// taking the blood pressure pills any more", "I came off my tablets", "I
+// threw them in the bin". The doctor stopping one is no concern of this
+// kind. Read on a lower-cased sentence with straight apostrophes.
+const claraStopped = `(?:^|\bi(?:'ve|\s+have)?\s+|\band\s+(?:i\s+)?|\bso\s+i\s+)(?:just\s+|simply\s+|finally\s+|decided\s+to\s+)?` +
+	`(?:stopped|stop|quit|gave\s+up|given\s+up|came\s+off|come\s+off|packed\s+in|binned|threw\s+away|thrown\s+away)\s+(?:taking\s+|having\s+|using\s+)?` + claraMedsThe +
+	`|\bi(?:'ve|\s+have)?\s+(?:stopped|quit|given\s+up)\s+(?:taking\s+)?(?:them|it|those|these)\b` +
+	`|\bi(?:'m|\s+am)\s+(?:not\s+(?:taking|bothering\s+with|having)|off)\s+` + claraMedsThe + `(?:\s+\w+){0,3}?\s+(?:any\s*more|now|these\s+days)\b` +
+	`|\bi\s+(?:don't|do\s+not|won't|will\s+not|refuse\s+to)\s+take\s+(?:them|it|` + claraMedsThe + `)\s+(?:any\s*more|now|these\s+days)\b` +
+	`|\bi\s+(?:threw|put|chucked|tipped)\s+(?:them|it|` + claraMedsThe + `)\s+(?:away|in\s+the\s+bin|down\s+the\s+(?:sink|toilet|loo))\b`
 
 // claraOverdose is the user taking many tablets at once, now or just now:
 // all of them at once or in one go, a whole box or a week's worth, too many,
@@ -689,10 +707,15 @@ var claraConcernRes = []struct {
 	negatable bool
 }{
 	{ConcernOverdose, regexp.MustCompile(claraOverdose), true},
-	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|(?:had|took)\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?|\bi've\s+(?:had\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble)|fallen|taken\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+)?tumble)\b|^\W*(?:had|took)\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble)\b|\b(?:woke|woken|came\s+to|found\s+myself|ended\s+up|was\s+lying|been\s+lying)\s+(?:up\s+)?on\s+the\s+(?:floor|ground|carpet|bathroom\s+floor|kitchen\s+floor)\b|\b(?:i|and)\s+(?:couldn't|could\s+not|can't|cannot)\s+get\s+(?:back\s+)?up\s+(?:off|from)\s+the\s+(?:floor|ground)\b|\bmy\s+(?:legs?|knees?)\s+(?:gave\s+way|went\s+from\s+under\s+me|gave\s+out)\b`), true},
-	{ConcernPain, regexp.MustCompile(`\bmy\s+(?:\w+\s+)?(?:hurts?|is\s+(?:hurting|sore|aching|throbbing|killing\s+me)|aches?|are\s+(?:hurting|sore|aching|throbbing|killing\s+me))\b|\bmy\s+(?:\w+\s+)?` + claraBody + `\s+(?:is|are|has\s+been|have\s+been|feels?|keeps?|was|were)\s+(?:\w+\s+){0,2}?(?:sore|aching|hurting|throbbing|painful|agony|killing\s+me|giving\s+me\s+(?:gyp|jip|grief|trouble))\b|\bi(?:'m|\s+am)\s+in\s+(?:so\s+much\s+|a\s+lot\s+of\s+|terrible\s+|bad\s+|awful\s+|such\s+)?(?:pain|agony)\b|\bi(?:\s+have|'ve|\s+got|'ve\s+got|\s+have\s+got|'ve\s+had|\s+had)\s+(?:a\s+|an\s+|such\s+a\s+)?(?:terrible\s+|bad\s+|awful\s+|sharp\s+|dreadful\s+|nasty\s+|horrible\s+)?(?:pain|pains|headache|toothache|stomach\s*ache|tummy\s*ache|backache|earache|sore\s+\w+)\b|\bit\s+hurts\b|\beverything\s+hurts\b|\bi(?:'m|\s+am)\s+(?:so\s+|ever\s+so\s+|very\s+|really\s+)?(?:sore|aching)\b|\bi\s+ache\s+all\s+over\b`), true},
+	{ConcernFall, regexp.MustCompile(`\bi\s+(?:just\s+|nearly\s+|almost\s+)?(?:fell|fall|tripped|stumbled|slipped|keep\s+falling|have\s+fallen|(?:had|took)\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble))\b(?:\s+(down|over|in|on|at|out|off|and|by|near|when|while|yesterday|today|last|this|again|hard|onto|into))?|\bi've\s+(?:had\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble)|fallen|taken\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+)?tumble)\b|^\W*(?:had|took)\s+(?:a\s+bit\s+of\s+)?a\s+(?:bad\s+|little\s+|nasty\s+|small\s+|slight\s+)?(?:fall|tumble)\b|\b(?:woke|woken|came\s+to|found\s+myself|ended\s+up|was\s+lying|been\s+lying)\s+(?:up\s+)?on\s+the\s+(?:floor|ground|carpet|bathroom\s+floor|kitchen\s+floor)\b|\b(?:i|and)\s+(?:couldn't|could\s+not|can't|cannot)\s+get\s+(?:back\s+)?up\s+(?:off|from)\s+the\s+(?:floor|ground)\b|\bmy\s+(?:legs?|knees?)\s+(?:gave\s+way|went\s+from\s+under\s+me|gave\s+out)\b` +
+		`|\b(?:i|and)\s+(?:went\s+over\s+on\s+my\s+(?:ankle|foot)|went\s+flying|came\s+a\s+cropper|lost\s+my\s+(?:footing|balance)\s+and|missed\s+(?:a|the|my)\s+(?:step|footing)|went\s+down\s+(?:hard|in\s+the|on\s+the))\b|\bi(?:'ve|\s+have)\s+been\s+on\s+the\s+floor\b|\bi(?:'ve|\s+have)\s+had\s+(?:another\s+|a\s+couple\s+of\s+|two\s+)(?:falls?|tumbles?)\b`), true},
+	{ConcernPain, regexp.MustCompile(`\bmy\s+(?:\w+\s+)?(?:hurts?|is\s+(?:hurting|sore|aching|throbbing|killing\s+me)|aches?|are\s+(?:hurting|sore|aching|throbbing|killing\s+me))\b|\bmy\s+(?:\w+\s+)?` + claraBody + `\s+(?:is|are|has\s+been|have\s+been|feels?|keeps?|was|were)\s+(?:\w+\s+){0,2}?(?:sore|aching|hurting|throbbing|painful|agony|killing\s+me|giving\s+me\s+(?:gyp|jip|grief|trouble))\b|\bi(?:'m|\s+am)\s+in\s+(?:so\s+much\s+|a\s+lot\s+of\s+|terrible\s+|bad\s+|awful\s+|such\s+)?(?:pain|agony)\b|\bi(?:\s+have|'ve|\s+got|'ve\s+got|\s+have\s+got|'ve\s+had|\s+had)\s+(?:a\s+|an\s+|such\s+a\s+)?(?:terrible\s+|bad\s+|awful\s+|sharp\s+|dreadful\s+|nasty\s+|horrible\s+)?(?:pain|pains|headache|toothache|stomach\s*ache|tummy\s*ache|backache|earache|sore\s+\w+)\b|\bmy\s+(?:\w+\s+)?` + claraBody + `(?:'s|\s+is|\s+are|'re|\s+has|\s+have|'ve)?\s+(?:been\s+|really\s+|ever\s+so\s+|so\s+|properly\s+|still\s+)*(?:killing\s+me|playing\s+(?:me\s+)?up|acting\s+up|giving\s+me\s+(?:gyp|jip|grief|trouble|hell|what\s+for)|murdering\s+me|sore|aching|hurting|throbbing|painful|agony|bad|terrible|awful|stiff)\b|\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+in\s+(?:\w+\s+){0,2}?(?:pain|agony)\b|\b(?:terrible|awful|bad|sharp|nasty|dreadful)\s+pains?\s+in\s+my\s+` + claraBody + `\b|\bit\s+hurts\b|\beverything\s+hurts\b|\bi(?:'m|\s+am)\s+(?:so\s+|ever\s+so\s+|very\s+|really\s+)?(?:sore|aching)\b|\bi\s+ache\s+all\s+over\b`), true},
 	{ConcernNotEating, regexp.MustCompile(`\bi\s+(?:haven't|have\s+not|havent|didn't|did\s+not|didnt|can't|cannot|cant|couldn't|don't|do\s+not|dont)\s+(?:eaten|eat|had\s+` + claraMeal + `)\b|\bi(?:'ve|\s+have)\s+not\s+(?:eaten|had\s+(?:my\s+|any\s+)?` + claraMeal + `)\b|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+to\s+eat\b|\bi(?:'m|\s+am)\s+not\s+eating\b|\b(?:no|lost\s+my|lost\s+all\s+my)\s+appetite\b|\boff\s+my\s+food\b|\bnothing\s+to\s+eat\b|\bi\s+(?:don't|do\s+not|dont|haven't|have\s+not|didn't|did\s+not)\s+(?:felt|feel)\s+like\s+(?:eating|food)\b|\b(?:skipped|missed)\s+(?:my\s+)?(?:breakfast|lunch|dinner|supper|tea|meals?)\b|\b(?:only|just)\s+(?:been\s+)?eating\s+(?:only\s+|just\s+)?(?:toast|biscuits|crackers|cake|bread|soup|sweets|tea)\b|\beating\s+(?:only|nothing\s+but)\b|\bi\s+(?:can't|cannot|cant)\s+be\s+bothered\s+(?:to\s+)?(?:cook|eat|make\s+(?:a\s+)?(?:meal|food|dinner|lunch))\b|\bi(?:'m|\s+am)\s+never\s+hungry\b`), false},
-	{ConcernMedication, regexp.MustCompile(`\b(?:(?:don't|do\s+not|dont)\s+think|not\s+sure(?:\s+if|\s+whether|\s+that)?)\s+i\s+(?:took|had|'ve\s+(?:taken|had)|have\s+(?:taken|had))\s+` + claraMedsThe + `|\b(?:can't|cannot|cant|don't|do\s+not|dont|couldn't)\s+(?:remember|recall|know|tell)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*` + claraMedsThe + `|\bdid\s+i\s+(?:take|have)\s+` + claraMedsThe + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?` + claraMedsThe + `|\b(?:took|take|taken)\s+` + claraMedsThe + `\s+twice\b|\bwhat\s+(?:are|is)\s+` + claraMedsThe + `\s+for\b|\b(?:which|what)\s+(?:\w+\s+)?` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i|are\s+(?:they|these|those|for)|is\s+(?:it|this|that|for))\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|muddled|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))|\b(?:mixed\s+up|muddled|confused)\s+(?:about\s+|with\s+)?` + claraMedsThe + `|\b(?:couldn't|can't|cannot|could\s+not)\s+(?:work\s+out|figure\s+out|understand|make\s+sense\s+of|manage|open|read)\s+` + claraMedsThe + `|\b(?:stopped|stopped\s+taking|gave\s+up|not\s+taking|given\s+up)\s+` + claraMedsThe + `|\b` + claraMeds + `\b[^.]*\b(?:so\s+)?i\s+(?:didn't|did\s+not|haven't|have\s+not)\s+(?:take|taken)\s+(?:any|them|it)\b|\b(?:so\s+)?i(?:'ve|\s+have)\s+stopped\s+(?:taking\s+)?(?:them|it)\b`), false},
+	{ConcernMedication, regexp.MustCompile(`\b(?:(?:don't|do\s+not|dont)\s+think|not\s+sure(?:\s+if|\s+whether|\s+that)?)\s+i\s+(?:took|had|'ve\s+(?:taken|had)|have\s+(?:taken|had))\s+` + claraMedsThe + `|\b(?:can't|cannot|cant|don't|do\s+not|dont|couldn't)\s+(?:remember|recall|know|tell)\s+(?:if|whether|when|what|which)\s+(?:i\s+)?(?:took|take|had|have\s+taken|'ve\s+taken|already\s+took)?\s*` + claraMedsThe + `|\bdid\s+i\s+(?:take|have)\s+` + claraMedsThe + `|\bi\s+(?:forgot|forget|keep\s+forgetting)\s+(?:to\s+take\s+|about\s+)?` + claraMedsThe + `|\b(?:took|take|taken)\s+` + claraMedsThe + `\s+twice\b|\bwhat\s+(?:are|is)\s+` + claraMedsThe + `\s+for\b|\b(?:which|what)\s+(?:\w+\s+)?` + claraMeds + `\s+(?:do\s+i|am\s+i|should\s+i|are\s+(?:they|these|those|for)|is\s+(?:it|this|that|for))\b|\b` + claraMeds + `\b[^.]*\b(?:mixed\s+up|muddled|confused|don't\s+know\s+which|not\s+sure\s+(?:if|whether|which))|\b(?:mixed\s+up|muddled|confused)\s+(?:about\s+|with\s+)?` + claraMedsThe + `|\b(?:couldn't|can't|cannot|could\s+not)\s+(?:work\s+out|figure\s+out|understand|make\s+sense\s+of|manage|open|read)\s+` + claraMedsThe + `|\b` + claraMeds + `\b[^.]*\b(?:so\s+)?i\s+(?:didn't|did\s+not|haven't|have\s+not)\s+(?:take|taken)\s+(?:any|them|it)\b` +
+		`|\bi(?:'ve|\s+have)?\s+(?:ran|run|running)\s+out\s+of\s+` + claraMedsThe + `|\b(?:can't|cannot|couldn't|can\s+not)\s+find\s+` + claraMedsThe +
+		`|\bi\s+(?:missed|skipped|forgot)\s+` + claraMedsThe + `|\b(?:took|taken|had)\s+(?:a\s+)?double\s+(?:dose|` + claraMeds + `)|\bdoubled\s+up\s+on\s+` + claraMedsThe +
+		`|\bi\s+(?:may|might|must)\s+have\s+(?:taken|had)\s+(?:them|it|` + claraMedsThe + `)\s+twice\b`), false},
+	{ConcernStoppedMedication, regexp.MustCompile(claraStopped), true},
 	{ConcernLost, regexp.MustCompile(`\b(?:i|and)\s+(?:got|get|was|am|'m|feel|felt|keep\s+getting|went|go)\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+|all\s+)?lost\b|\bi'm\s+(?:so\s+|very\s+|completely\s+|a\s+bit\s+)?lost\b|\b(?:i|and)\s+(?:couldn't|can't|could\s+not|cannot|cant)\s+(?:find|remember)\s+(?:my\s+way|the\s+way|my\s+(?:house|home|street|flat|road|room|front\s+door)|home|where\s+i\s+(?:lived?|was))\b|\b(?:i|and)\s+(?:don't|do\s+not|dont|didn't|did\s+not)\s+know\s+(?:where\s+i\s+(?:am|was)|how\s+to\s+get\s+(?:home|back)|the\s+way\s+(?:home|back))\b|\b(?:i|and)\s+(?:wandered|walked)\s+(?:off|away|too\s+far)\b|\b(?:i|and)\s+(?:ended\s+up|found\s+myself|woke\s+up)\s+(?:at|in|on)\s+the\s+wrong\s+\w+|\b(?:got\s+on|took)\s+the\s+wrong\s+(?:bus|train)\b|\b(?:found|brought|walked|took|drove|fetched)\s+me\s+(?:back\s+)?(?:home|back|wandering|in\s+the\s+(?:street|road|park)|outside|down\s+the\s+road)\b|\bi\s+(?:went|go|was)\s+(?:out\s+)?(?:wandering|walking\s+about)\s+(?:in|at|during)\s+the\s+night\b|\bi\s+went\s+out\s+in\s+the\s+(?:night|middle\s+of\s+the\s+night|dark)\b`), true},
 	{ConcernStrangerAtDoor, regexp.MustCompile(`\b` + claraStranger + `\b[^.]*\b(?:door|doorbell|doorstep|bell|knock|knocked|knocking|knocks|window|windows|garden|porch|letterbox|gate)\b|\b(?:knock(?:ed|ing)?|rang|ringing|banging)\b[^.]*\bdoor\b[^.]*\b(?:don't|didn't|do\s+not|did\s+not)\s+know\b`), true},
 	{ConcernScam, regexp.MustCompile(`\b(?:said|says|claimed|claiming|told\s+me)\s+(?:s?he|they|it|he'd|she'd)\s+(?:was|were|is|are|'s|was\s+calling|were\s+calling)\s+(?:calling\s+)?(?:from|with)\s+(?:the\s+|my\s+)?(?:bank|police|council|gas|electric|electricity|water|tax|taxman|revenue|post\s+office|microsoft|computer|pension)\b|\b(?:asked|asking|wanted|needed|needs|wants|asks)\s+(?:me\s+)?(?:for\s+)?(?:my\s+)?(?:password|pin|pin\s+number|bank\s+details|card\s+(?:number|details)|account\s+(?:number|details)|security\s+(?:number|code))\b|\bi\s+(?:told|gave|read\s+out\s+to)\s+(?:him|her|them|the\s+\w+)\s+my\s+(?:password|pin|bank|card|account|security)\b|\b(?:asked|asking|wanted|wants)\s+(?:me\s+)?for\s+(?:money|cash|a\s+payment)\b|\bfor\s+cash\s+(?:today|now|up\s+front|upfront)\b|\b(?:pay|paid)\s+(?:him|her|them)\s+(?:cash\s+)?(?:up\s*front|in\s+cash)\b|\bi(?:'ve|\s+have)\s+won\s+a\s+(?:prize|lottery)\b`), true},

@@ -77,6 +77,26 @@ func TestClaraConcernsFromWords(t *testing.T) {
 		{"I took all my tablets at once.", []ClaraConcern{{ConcernOverdose, "2026-11-20", "u1"}}},
 		{"I swallowed a whole week's tablets.", []ClaraConcern{{ConcernOverdose, "2026-11-20", "u1"}}},
 		{"I think I took too many of my heart pills.", []ClaraConcern{{ConcernOverdose, "2026-11-20", "u1"}}},
+		// Issue 33: pain said in everyday words, stopping a medicine as its
+		// own concern, and more ways of telling a fall or a muddle.
+		{"My knee's been killing me all afternoon", []ClaraConcern{{ConcernPain, "2026-11-20", "u1"}}},
+		{"My back's playing up again.", []ClaraConcern{{ConcernPain, "2026-11-20", "u1"}}},
+		{"My hip has been giving me gyp all week.", []ClaraConcern{{ConcernPain, "2026-11-20", "u1"}}},
+		{"I've been in such pain with my shoulder.", []ClaraConcern{{ConcernPain, "2026-11-20", "u1"}}},
+		{"I stopped the water tablets", []ClaraConcern{{ConcernStoppedMedication, "2026-11-20", "u1"}}},
+		{"I've stopped taking my statins, they make me ache.", []ClaraConcern{{ConcernStoppedMedication, "2026-11-20", "u1"}}},
+		{"I'm not taking the blood pressure pills any more.", []ClaraConcern{{ConcernStoppedMedication, "2026-11-20", "u1"}}},
+		{"I threw the new tablets in the bin.", []ClaraConcern{{ConcernStoppedMedication, "2026-11-20", "u1"}}},
+		{"I went over on my ankle by the back step.", []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}}},
+		{"I went flying on the wet leaves yesterday.", []ClaraConcern{{ConcernFall, "2026-11-19", "u1"}}},
+		{"I lost my footing and ended up on the floor.", []ClaraConcern{{ConcernFall, "2026-11-20", "u1"}}},
+		{"I've run out of my heart pills.", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"I can't find my tablets anywhere.", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"I might have taken them twice.", []ClaraConcern{{ConcernMedication, "2026-11-20", "u1"}}},
+		{"My legs are swollen again.", []ClaraConcern{{ConcernUnwell, "2026-11-20", "u1"}}}, // swelling is a symptom, not pain
+		{"I never stopped taking my tablets.", nil},
+		{"The doctor stopped my water tablets.", nil},
+		{"My husband stopped his pills.", nil},
 		// Not a concern of the user's now.
 		{"I took all my tablets this morning as usual.", nil},
 		{"I had a tumble dryer delivered.", nil},
