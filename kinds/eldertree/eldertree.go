@@ -258,7 +258,9 @@ func elderTreeSummary(events []extract.Event, said elderSaid) map[string]any {
 //     to meetings", "I quit AA" → in_fellowship false; "I joined a Tuesday
 //     group", "I started going to NA" → true, with fellowship_name when a
 //     known fellowship is named), sobriety_days ("30 days sober today", "I've
-//     been clean for one month": a week is 7 days, a month 30, a year 365)
+//     been clean for one month": a week is 7 days, months and years by the
+//     calendar; a day count said before a count in months it agrees with
+//     stands)
 //     and recovery_start_date ("my sobriety date is March 3", a dated
 //     relapse). The last statement of a field wins.
 type elderSaid struct {
@@ -395,6 +397,7 @@ func elderMine(s extract.Session) elderSaid {
 			}
 		}
 	}
+	delete(said.profile, elderExact)
 	if !stepNow && stepDone > 0 && stepDone < 12 {
 		// "I finished my fourth step": the fifth is the one worked now.
 		said.profile["current_step"] = stepDone + 1
@@ -432,8 +435,8 @@ func (said *elderSaid) follow(prev, sent string, at time.Time, loc *time.Locatio
 	text := strings.TrimRight(strings.TrimSpace(sent), ".!… ")
 	if m := elderBareCountRe.FindStringSubmatch(text); m != nil && elderSoberWordRe.MatchString(prev) &&
 		!grammar.Negated(grammar.LowerWords(prev)) && elderOwnLead(prev) {
-		if days, ok := elderDays(m[1], m[2]); ok {
-			elderSetSober(said.profile, days, at, loc)
+		if span, ok := elderDays(m[1], m[2]); ok {
+			elderSetSober(said.profile, span, at, loc)
 		}
 		return
 	}
@@ -882,7 +885,7 @@ func elderOwnLead(before string) bool {
 // elderSoberSpan reads a time sober in days from a clause's text to the end
 // of its sentence (see elderCountFirstRe); ok false when there is none, it
 // is not the user's, or a substance named with it is none.
-func elderSoberSpan(text string) (int, bool) {
+func elderSoberSpan(text string) (elderSpan, bool) {
 	for _, re := range []*regexp.Regexp{elderCountFirstRe, elderCountAfterRe} {
 		m := re.FindStringSubmatchIndex(text)
 		if m == nil {
@@ -890,11 +893,11 @@ func elderSoberSpan(text string) (int, bool) {
 		}
 		for _, w := range grammar.LowerWords(text[:m[0]]) {
 			if !elderSoberLead[w] {
-				return 0, false
+				return elderSpan{}, false
 			}
 		}
 		if elderSoberAhead.MatchString(text[m[1]:]) {
-			return 0, false
+			return elderSpan{}, false
 		}
 		var n, unit, thing string
 		g := func(i int) string {
@@ -910,12 +913,12 @@ func elderSoberSpan(text string) (int, bool) {
 		}
 		if thing != "" {
 			if _, ok := elderSubstanceWords[strings.ToLower(thing)]; !ok && !elderSoberThings[strings.ToLower(thing)] {
-				return 0, false // "off work 3 days", "3 days pain-free"
+				return elderSpan{}, false // "off work 3 days", "3 days pain-free"
 			}
 		}
 		return elderDays(n, unit)
 	}
-	return 0, false
+	return elderSpan{}, false
 }
 
 // elderSoberThings are what one is off or free of, beside elderSubstanceWords.
@@ -977,17 +980,17 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		if n == "" {
 			n, unit = m[3], m[4]
 		}
-		if days, ok := elderDays(n, unit); ok {
-			elderSetSober(p, days, c.at, loc)
+		if span, ok := elderDays(n, unit); ok {
+			elderSetSober(p, span, c.at, loc)
 		}
 		return
 	}
 	if days, ok := elderDayCount(c); ok {
-		elderSetSober(p, days, c.at, loc)
+		elderSetSober(p, elderSpan{days: days, dayCount: true}, c.at, loc)
 		return
 	}
-	if days, ok := elderSoberSpan(c.tail); ok {
-		elderSetSober(p, days, c.at, loc)
+	if span, ok := elderSoberSpan(c.tail); ok {
+		elderSetSober(p, span, c.at, loc)
 		return
 	}
 	for _, re := range []*regexp.Regexp{elderSobrietyDateRe, elderSinceRe} {
@@ -1003,44 +1006,104 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 // elderNotNames are words after "my sponsor is" that are no name.
 var elderNotNames = extract.WordSet("great amazing awesome busy away out sick on off in gone tough strict kind nice helpful good bad mad angry upset worried proud always never really very super so pretty too older younger")
 
-// elderDays is a stated time sober in days: a week is 7, a month 30, a year 365.
-func elderDays(n, unit string) (int, bool) {
+// elderSpan is a stated time sober: days (a week is 7), or months (a year
+// is 12) counted by the calendar back from the day it was said. said is
+// the count as the user put it when it is months or years ("14 months"),
+// dayCount whether it was a day count ("day 428").
+type elderSpan struct {
+	days, months int
+	said         string
+	dayCount     bool
+}
+
+// elderDays is a stated time sober: n units (days, weeks, months, years).
+func elderDays(n, unit string) (elderSpan, bool) {
 	k, err := strconv.Atoi(n)
 	if err != nil {
 		var ok bool
 		if k, ok = extract.NumberWord(strings.ToLower(n)); !ok {
 			if k, ok = elderTens[strings.ToLower(n)]; !ok {
-				return 0, false
+				return elderSpan{}, false
 			}
 		}
 	}
-	switch strings.TrimSuffix(strings.ToLower(unit), "s") {
-	case "week":
-		k *= 7
-	case "month":
-		k *= 30
-	case "year":
-		k *= 365
-	}
 	if k < 0 || k > 100*365 {
-		return 0, false
+		return elderSpan{}, false
 	}
-	return k, true
+	u := strings.TrimSuffix(strings.ToLower(unit), "s")
+	var span elderSpan
+	switch u {
+	case "week":
+		span.days = 7 * k
+	case "month":
+		span.months = k
+	case "year":
+		span.months = 12 * k
+	default:
+		span.days = k
+	}
+	if span.days > 100*365 || span.months > 100*12 {
+		return elderSpan{}, false
+	}
+	if span.months > 0 {
+		span.said = strconv.Itoa(k) + " " + u
+		if k != 1 {
+			span.said += "s"
+		}
+	}
+	return span, true
 }
 
 // --- Sobriety, step work, identity, triggers and risky events ahead
 // (issue 23; docs/presets.md, Elder Tree: profile).
 
-// elderSetSober records a time sober told as a number of days, said on the
-// day of at (in loc): sobriety_days, and recovery_start_date that many days
-// before that day. A statement of days sober later in the session, or a
+// elderSetSober records a time sober, said on the day of at (in loc):
+// recovery_start_date that long before that day (months by the calendar:
+// "14 months" on 24 November is 24 September of the year before) and
+// sobriety_days the days between. A statement later in the session, or a
 // reset ("Day 4 sober again"), replaces it: the last statement wins, and a
-// later start date supersedes the profile's (Cues then sees a relapse).
-func elderSetSober(p map[string]any, days int, at time.Time, loc *time.Location) {
+// later start date supersedes the profile's (Cues then sees a relapse),
+// except that a count in months or years does not replace a day count
+// said before it in the session that it agrees with to within its unit
+// ("day 428 … 14 months sober": the day count is the exact one). A count
+// in months or years is kept as said too (FieldSobrietySaid).
+func elderSetSober(p map[string]any, span elderSpan, at time.Time, loc *time.Location) {
 	y, m, d := at.In(loc).Date()
-	p["sobriety_days"] = days
-	p["recovery_start_date"] = extract.Civil(y, m, d).AddDate(0, 0, -days).Format(time.DateOnly)
+	day := extract.Civil(y, m, d)
+	start := day.AddDate(0, -span.months, -span.days)
+	if span.months > 0 && p[elderExact] == true {
+		if prev, ok := extract.Date(p["recovery_start_date"]); ok {
+			slack := 31
+			if span.months%12 == 0 {
+				slack = 366
+			}
+			if diff := prev.Sub(start) / (24 * time.Hour); diff >= time.Duration(-slack) && diff <= time.Duration(slack) {
+				return
+			}
+		}
+	}
+	p["sobriety_days"] = int(day.Sub(start) / (24 * time.Hour))
+	p["recovery_start_date"] = start.Format(time.DateOnly)
+	if span.said != "" {
+		p[FieldSobrietySaid] = span.said
+	} else {
+		delete(p, FieldSobrietySaid)
+	}
+	if span.dayCount || span.months == 0 {
+		p[elderExact] = true
+	} else {
+		delete(p, elderExact)
+	}
 }
+
+// FieldSobrietySaid is the profile's time sober as the user last said it
+// when they said it in months or years ("14 months"): sobriety_days is that
+// counted by the calendar. A count in days, a date or a reset removes it.
+const FieldSobrietySaid = "sobriety_said"
+
+// elderExact marks, while a session is read, a profile whose time sober
+// came from a count in days; it never leaves elderMine.
+const elderExact = "\x00exact"
 
 // elderSetStart records a recovery start date (YYYY-MM-DD) said on the day
 // of at: recovery_start_date, and sobriety_days from it to that day. A
@@ -1057,6 +1120,8 @@ func elderSetStart(p map[string]any, date string, at time.Time, loc *time.Locati
 	}
 	p["recovery_start_date"] = date
 	p["sobriety_days"] = days
+	delete(p, FieldSobrietySaid)
+	p[elderExact] = true
 }
 
 // elderDayRe reads a day count: "day 428", "Day 4 sober again", "today is
@@ -1066,7 +1131,7 @@ var elderDayRe = regexp.MustCompile(`(?i)^(?:(?:it's|its|it\s+is|is|today\s+is|t
 
 // elderDayAfter are the words that may follow "day N" for it to be a day
 // count ("day 3 of the conference" is not one).
-var elderDayAfter = extract.WordSet("sober clean again today now here and for me of sobriety being recovery my no drinking using drink drugs alcohol booze")
+var elderDayAfter = extract.WordSet("sober clean again today now here and for me of sobriety being recovery my no drinking using drink drugs alcohol booze actually technically exactly precisely officially counting")
 
 // elderResetRe reads a reset without a count: "I had to reset my date",
 // "I'm starting over at day one" is elderDayRe's.
@@ -1460,16 +1525,20 @@ var riskExtras = []extract.RiskPhrasing{
 // ScoredProfile is the profile updates as the evaluation scores them
 // (eval.ProfileScorer): recovery_start_date is sobriety_days said as a date
 // (the rules set both from one statement), one fact, scored once, by the
-// count the user said. Whether the streak is unconfirmed is state the
+// count the user said: sobriety_said when they said months or years. Whether the streak is unconfirmed is state the
 // rules keep beside what was said (unconfirmed.go), no fact of the
 // evaluation's.
 func (kindElderTree) ScoredProfile(profile map[string]any) map[string]any {
 	_, days := profile["sobriety_days"]
 	_, streak := profile[FieldStreakUnconfirmed]
-	if days || streak {
+	_, stated := profile[FieldSobrietySaid]
+	if days || streak || stated {
 		profile = maps.Clone(profile)
 		if days {
 			delete(profile, "recovery_start_date")
+		}
+		if stated { // "14 months", as said: the days are it counted
+			delete(profile, "sobriety_days")
 		}
 		delete(profile, FieldStreakUnconfirmed)
 		delete(profile, FieldStreakUnconfirmedSince)

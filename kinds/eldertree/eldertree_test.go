@@ -257,7 +257,7 @@ func TestElderTreeProfileFromText(t *testing.T) {
 		{[]string{"I'm thinking about quitting AA."}, map[string]any{}},
 		{[]string{"If I quit AA, would that be bad?"}, map[string]any{}},
 		{[]string{"30 days sober today!"}, map[string]any{"sobriety_days": 30, "recovery_start_date": "2026-10-25"}},
-		{[]string{"I'm one month clean."}, map[string]any{"sobriety_days": 30, "recovery_start_date": "2026-10-25"}},
+		{[]string{"I'm one month clean."}, map[string]any{"sobriety_days": 31, "recovery_start_date": "2026-10-24", "sobriety_said": "1 month"}}, // a month by the calendar
 		{[]string{"I've been sober for 40 days."}, map[string]any{"sobriety_days": 40, "recovery_start_date": "2026-10-15"}},
 		{[]string{"I have 90 days clean."}, map[string]any{"sobriety_days": 90, "recovery_start_date": "2026-08-26"}},
 		{[]string{"My brother is 30 days sober."}, map[string]any{}},

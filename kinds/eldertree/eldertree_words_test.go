@@ -21,13 +21,22 @@ func TestElderTreeSobrietyInWords(t *testing.T) {
 	sober := func(days int, start string) map[string]any {
 		return map[string]any{"sobriety_days": days, "recovery_start_date": start}
 	}
+	stated := func(days int, start, said string) map[string]any {
+		return map[string]any{"sobriety_days": days, "recovery_start_date": start, "sobriety_said": said}
+	}
 	tests := []struct {
 		said []string
 		want map[string]any
 	}{
-		{[]string{"14 months sober and grateful for it."}, sober(420, "2025-09-30")},
+		// Months and years by the calendar (issue 33): 14 months before
+		// 24 November 2026 is 24 September 2025, 426 days.
+		{[]string{"14 months sober and grateful for it."}, stated(426, "2025-09-24", "14 months")},
 		{[]string{"Two years clean this week!"}, map[string]any{}}, // "this week" is no count's end: not read
-		{[]string{"Two years clean."}, sober(730, "2024-11-24")},
+		{[]string{"Two years clean."}, stated(730, "2024-11-24", "2 years")},
+		// An explicit day count wins over months, said after them or before.
+		{[]string{"14 months sober today. day 428 actually"}, sober(427, "2025-09-23")},
+		{[]string{"day 428", "14 months sober"}, sober(427, "2025-09-23")},
+		{[]string{"day 30", "14 months sober"}, stated(426, "2025-09-24", "14 months")}, // no agreement: the later statement
 		{[]string{"day 428"}, sober(427, "2025-09-23")},
 		{[]string{"It's day 30 today."}, sober(29, "2026-10-26")},
 		{[]string{"I'm on day 12 sober."}, sober(11, "2026-11-13")},
@@ -35,15 +44,15 @@ func TestElderTreeSobrietyInWords(t *testing.T) {
 		{[]string{"I'm back to day one."}, sober(0, "2026-11-24")},
 		{[]string{"I had to reset my date."}, sober(0, "2026-11-24")},
 		{[]string{"I've been clean since March 3."}, sober(266, "2026-03-03")},
-		{[]string{"14 months clean from heroin."}, map[string]any{"sobriety_days": 420, "recovery_start_date": "2025-09-30", "addiction_type": "heroin"}},
+		{[]string{"14 months clean from heroin."}, map[string]any{"sobriety_days": 426, "recovery_start_date": "2025-09-24", "sobriety_said": "14 months", "addiction_type": "heroin"}},
 		// A relapse with a day: the start moves to it. "Last week" may be any
 		// day of it: its last day keeps the streak from being overstated.
 		{[]string{"I relapsed last week."}, sober(2, "2026-11-22")},
 		{[]string{"I've been sober for 400 days.", "I relapsed last week."}, sober(2, "2026-11-22")},
 		// Other orders and wordings (elderSoberSpan, follow).
-		{[]string{"Eleven months clean as of yesterday, can you believe it."}, sober(330, "2025-12-29")},
+		{[]string{"Eleven months clean as of yesterday, can you believe it."}, stated(335, "2025-12-24", "11 months")},
 		{[]string{"Been off the booze 6 weeks now."}, map[string]any{"sobriety_days": 42, "recovery_start_date": "2026-10-13", "addiction_type": "alcohol"}},
-		{[]string{"I'm 3 months out from my last drink."}, sober(90, "2026-08-26")},
+		{[]string{"I'm 3 months out from my last drink."}, stated(92, "2026-08-24", "3 months")},
 		{[]string{"Sixty days alcohol-free!"}, sober(60, "2026-09-25")},
 		{[]string{"Still sober.", "47 days."}, sober(47, "2026-10-08")},
 		{[]string{"Sober 40 days from pills, first real stretch."}, map[string]any{"sobriety_days": 40, "recovery_start_date": "2026-10-15", "addiction_type": "pills"}},
