@@ -45,13 +45,19 @@ func TestBadBytesInPathIDs(t *testing.T) {
 	}
 }
 
-// mountViews mounts the views on srv, reading st and q.
+// mountViews mounts the views of the built-in apps on srv, reading st and q.
 func mountViews(t *testing.T, srv *api.Server, st store.Store, q queue.Queue) {
 	t.Helper()
 	apps, err := prompts.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
+	mountViewsOf(t, srv, st, q, apps)
+}
+
+// mountViewsOf mounts the views of apps on srv.
+func mountViewsOf(t *testing.T, srv *api.Server, st store.Store, q queue.Queue, apps map[string]*prompts.App) {
+	t.Helper()
 	keys, err := seal.ParseKeys(testKeySpec)
 	if err != nil {
 		t.Fatal(err)
