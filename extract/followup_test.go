@@ -177,3 +177,44 @@ func TestPlanResolvesChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesNotes: with the policy's notes on, a first-person present
+// statement no pattern keys is kept in the user's terms, in the third
+// person; talk, questions, hedges, stories, other people's facts and
+// special categories are not; with notes off nothing is.
+func TestRulesNotes(t *testing.T) {
+	t.Parallel()
+	app := rulesApp()
+	app.Policy.Notes = true
+	say := func(p *extract.Session, msg string) []kvc {
+		p.Messages = []extract.Message{{ID: "m1", Role: "user", Content: msg, At: rulesNow}}
+		return kvcs(extract.Rules(app, *p, rulesNow).Memories)
+	}
+	s := &extract.Session{ID: "s-1", App: "mona"}
+	for msg, want := range map[string][]kvc{
+		"I take care of my grandma on weekends.": {{"note:takes_care_grandma_weekends", "takes care of their grandma on weekends", ""}},
+		"I make a mean lasagna.":                 {{"note:makes_mean_lasagna", "makes a mean lasagna", ""}},
+		"I usually study in the library.":        {{"note:usually_studies_library", "usually studies in the library", ""}},
+		"I'm a former olympic gold medalist.":    {{"note:former_olympic_gold_medalist", "is a former olympic gold medalist", ""}},
+		"I love hiking.":                         {{"likes:hiking", "hiking", ""}}, // keyed: no note beside it
+		"I can see why.":                         {},
+		"I do too.":                              {},
+		"I have a question about programming.":   {},
+		"I'm free this weekend.":                 {},
+		"I took the bus home.":                   {},
+		"Do I make a mean lasagna?":              {},
+		"I guess I make a mean lasagna.":         {},
+		"My daughter is seven.":                  {},
+		"I'm of Kurdish descent.":                {},
+		"I go to church every Sunday.":           {},
+		"I find them relaxing.":                  {},
+	} {
+		if got := say(s, msg); !slices.Equal(got, want) {
+			t.Errorf("%q: memories %q, want %q", msg, got, want)
+		}
+	}
+	app.Policy.Notes = false
+	if got := say(s, "I take care of my grandma on weekends."); len(got) != 0 {
+		t.Errorf("notes off: memories %q, want none", got)
+	}
+}

@@ -87,8 +87,8 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 	if sm := breakupRe.FindStringSubmatch(t); sm != nil {
 		rel := firstNonEmpty(sm[1], sm[3], sm[5])
 		ref := firstNonEmpty(sm[2], sm[4], sm[6])
-		if ref != "" && (referenceWords[strings.ToLower(ref)] || notItems[strings.ToLower(ref)] || strings.EqualFold(ref, "my")) {
-			ref = ""
+		if ref != "" && !partnerName(ref, t) {
+			ref = "" // "broke up with him", "… with my boyfriend two months ago"
 		}
 		keys := partnerKeys
 		if rel != "" {
@@ -223,6 +223,18 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 		}
 	}
 	return nil, false
+}
+
+// partnerName reports whether w, said in sentence t, can be a person's
+// name: name-shaped, no common word, and capitalised unless the sentence
+// is typed all in lower case.
+func partnerName(w, t string) bool {
+	l := strings.ToLower(w)
+	if !nameShaped(w) || nameStops[l] || nameReject[l] || referenceWords[l] || notItems[l] || numberWords[l] > 0 || conjunctions[l] {
+		return false
+	}
+	r := []rune(w)[0]
+	return unicode.IsUpper(r) || t == strings.ToLower(t)
 }
 
 // partnerWord is the usual word of a partner's short name.
@@ -553,11 +565,26 @@ func answerTo(asked, reply string) []extract.Memory {
 
 // noteOpeners are the first words of a sentence that may be a note: the
 // user speaking of themselves.
-var noteOpeners = toSet("i i'm im i've ive my")
+var noteOpeners = toSet("i i'm im i've ive")
 
 // noteNot are the words after "I" (or "I'm") that make a sentence talk,
 // not a disclosure: "I think", "I agree", "I'm sorry", "I'm doing well".
 var noteNot = toSet("think guess hope know bet agree understand see mean feel felt wish wonder believe suppose hear heard love like hate enjoy sorry glad good fine great ok okay okey doing well here not sure going gonna will would could should might may can't cannot just also too am was were did had got went said told asked thought thank thanks appreciate totally completely actually really so very pretty bad happy sad excited tired bored busy afraid want wanted need needed try tried remember forgot bet suppose see saw look looking")
+
+// noteVague are words that leave a note about something it does not
+// name ("I find them relaxing", "I'm there every Saturday").
+var noteVague = toSet("it it's its this that these those them they there here one ones such something anything everything same user")
+
+// noteTalk are what one "has" in talk, not in life: "I have a
+// question", "I have some good news".
+var noteTalk = toSet("question questions problem problems news idea ideas thought thoughts suggestion favor request doubt doubts concern point")
+
+// noteEchoEnds end a sentence that echoes the other speaker.
+var noteEchoEnds = toSet("too either also well")
+
+// noteStates are passing states and moods after "I'm", not facts: "I'm
+// free this weekend", "I'm in the mood for pizza", "I'm lucky".
+var noteStates = toSet("free lucky ready happy sure fine in on off about available up down out back home interested curious open new")
 
 // notePast are past forms that make a sentence a story, not a habit or a
 // state.
@@ -581,11 +608,15 @@ func noteOf(text string) (extract.Memory, bool) {
 		return extract.Memory{}, false
 	}
 	for _, w := range lowerWords(t) {
-		if aboutAssistant[w] || w == "you're" || w == "youre" || w == "you've" || w == "lol" || w == "haha" || w == "we" || w == "us" || w == "our" {
+		if aboutAssistant[w] || w == "you're" || w == "youre" || w == "you've" || w == "lol" || w == "haha" || w == "we" || w == "us" || w == "our" ||
+			noteVague[w] {
 			return extract.Memory{}, false
 		}
 	}
-	if strings.ContainsAny(t, "?\"()[]{}<>@#*/\\|") {
+	if ls := lowerWords(t); len(ls) > 0 && noteEchoEnds[ls[len(ls)-1]] {
+		return extract.Memory{}, false // "I do too", "I don't either": an echo of the other speaker
+	}
+	if _, special := extract.SpecialCategory(t); special || strings.ContainsAny(t, "?\"()[]{}<>@#*/\\|") {
 		return extract.Memory{}, false
 	}
 	out := make([]string, 0, len(ws))
@@ -593,12 +624,14 @@ func noteOf(text string) (extract.Memory, bool) {
 	i := 0
 	switch lower(0) {
 	case "my":
-		// "My mom is a nurse": the user's, said of someone of theirs.
-		if len(ws) < 3 || !(lower(2) == "is" || lower(2) == "are" || lower(3) == "is" || lower(3) == "are") {
-			return extract.Memory{}, false
-		}
+		// "My daughter is seven": someone else's fact, not the user's.
+		return extract.Memory{}, false
 	case "i'm", "im":
-		if noteNot[lower(1)] || strings.HasSuffix(lower(1), "ing") || strings.HasSuffix(lower(1), "ed") {
+		j := 1
+		for j < len(ws)-1 && noteAdverbs[lower(j)] {
+			j++
+		}
+		if noteNot[lower(j)] || noteStates[lower(j)] || strings.HasSuffix(lower(j), "ing") || strings.HasSuffix(lower(j), "ed") {
 			return extract.Memory{}, false
 		}
 		out, i = append(out, "is"), 1
@@ -613,7 +646,7 @@ func noteOf(text string) (extract.Memory, bool) {
 		}
 	case "i":
 		i = 1
-		for i < len(ws) && noteAdverbs[lower(i)] {
+		for i < len(ws) && (noteAdverbs[lower(i)] || strings.HasSuffix(lower(i), "ly") || lower(i) == "quite") {
 			out = append(out, lower(i))
 			i++
 		}
@@ -628,6 +661,9 @@ func noteOf(text string) (extract.Memory, bool) {
 			}
 			out = append(out, "doesn't")
 			i++
+			for i < len(ws)-1 && (noteAdverbs[lower(i)] || lower(i) == "quite" || lower(i) == "really") {
+				i++
+			}
 			if i >= len(ws) || noteNot[lower(i)] {
 				return extract.Memory{}, false
 			}
@@ -638,6 +674,9 @@ func noteOf(text string) (extract.Memory, bool) {
 				return extract.Memory{}, false
 			}
 			out, i = append(out, "is"), i+1
+		case v == "can" || v == "seem" || v == "have" && i+1 < len(ws) && (lower(i+1) == "to" || lower(i+1) == "been" || noteTalk[lower(i+1)] ||
+			i+2 < len(ws) && noteTalk[lower(i+2)] || i+3 < len(ws) && noteTalk[lower(i+3)]):
+			return extract.Memory{}, false // "I can tell", "I have to get going"
 		case noteNot[v] || notePast[v] || strings.HasSuffix(v, "ed") || strings.HasSuffix(v, "'ll") || strings.HasSuffix(v, "'d") || !isLowerWord(v):
 			return extract.Memory{}, false
 		default:
@@ -662,9 +701,6 @@ func noteOf(text string) (extract.Memory, bool) {
 			w = strings.Replace(strings.ToLower(w), "mine", "theirs", 1)
 		}
 		out = append(out, w)
-	}
-	if lower(0) == "my" {
-		out[0] = "their"
 	}
 	v := tidy(strings.Join(out, " "))
 	if len([]rune(v)) > extract.MaxValueRunes || len(strings.Fields(v)) < 2 || !hasContentWord(lowerWords(v)) {

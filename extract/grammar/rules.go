@@ -248,6 +248,14 @@ func mineMessageAt(text string, dc dateContext) (found []extract.Memory, reasons
 				rejected = slices.DeleteFunc(rejected, func(r string) bool { return r == extract.DropNegated })
 			}
 		}
+		if dc.notes && len(hits) == 0 && len(extra) == 0 && !slices.ContainsFunc(rejected, func(r string) bool { return r != extract.DropInvalidValue }) {
+			// A disclosure no pattern keys ("I take care of my grandma"
+			// matched a pattern whose value was no item): a note.
+			if m, ok := noteOf(sent.text); ok {
+				found = append(found, m)
+				continue
+			}
+		}
 		for _, r := range rejected {
 			addReason(r)
 		}
@@ -263,11 +271,6 @@ func mineMessageAt(text string, dc dateContext) (found []extract.Memory, reasons
 			found = append(found, m)
 		}
 		found = append(found, extra...)
-		if dc.notes && len(found) == from && len(rejected) == 0 {
-			if m, ok := noteOf(sent.text); ok {
-				found = append(found, m)
-			}
-		}
 	}
 	return found, reasons
 }

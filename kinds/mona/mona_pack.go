@@ -18,6 +18,10 @@ import (
 const (
 	packCorePrefs = 5  // tier 1: the most important preferences
 	packRelevant  = 10 // tier 2: the best of the other memories
+	// packNotes bounds the notes (note: keys, prompts.Policy.Notes) that
+	// fill the places tier 2 leaves free: a note comes after every keyed
+	// memory.
+	packNotes = 3
 )
 
 // packMona plans the pack of mona (docs/presets.md, Mona: context pack):
@@ -52,9 +56,9 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 	}
 	var (
 		nameMem, nickMem *extract.PackMemory
-		// The preferences (tier 1) and the others, as indices into mems,
-		// in the order of mems.
-		pref, others []int
+		// The preferences (tier 1), the others and the notes, as indices
+		// into mems, in the order of mems.
+		pref, others, notes []int
 	)
 	for i := range mems {
 		m := &mems[i]
@@ -71,6 +75,10 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 				nickMem = m
 			}
 		default:
+			if strings.HasPrefix(strings.TrimSpace(m.Key), "note:") {
+				notes = append(notes, i)
+				continue
+			}
 			if strings.EqualFold(strings.TrimSpace(m.Category), extract.CategoryPreference) {
 				pref = append(pref, i)
 			} else {
@@ -131,9 +139,7 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 	// Tier 2: the others by relevance to the query: the design's score ×
 	// 1000, exact.
 	q := packMonaWords(in.Query)
-	score := make([]int, len(others))
-	for k, i := range others {
-		m := &mems[i]
+	scoreOf := func(m *extract.PackMemory) int {
 		overlap := 0
 		if len(q) > 0 { // no query: no word is shared
 			for w := range packMonaWords(m.Value + " " + packMonaSubject(m.Key)) {
@@ -146,7 +152,11 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 		if m.LastUsedAt != nil && in.Now.Sub(*m.LastUsedAt) < 7*24*time.Hour {
 			s += 100
 		}
-		score[k] = s
+		return s
+	}
+	score := make([]int, len(others))
+	for k, i := range others {
+		score[k] = scoreOf(&mems[i])
 	}
 	ks := make([]int, len(others))
 	for k := range ks {
@@ -159,9 +169,29 @@ func packMona(in extract.PackInput) *extract.PackPlan {
 		m := mems[others[k]]
 		p.Add(extract.PackItem{Section: relevant, Prio: 100, Text: packMonaLine(m, in.Now, in.Location), MemoryIDs: []string{m.ID}})
 	}
+	// Notes fill the places the keyed memories leave, after them: only
+	// when every memory was read (a memory a bounded read left out may be
+	// a keyed one that ranks first).
+	free := 0
+	if in.UnreadMemories == 0 {
+		free = min(packNotes, packRelevant-len(best))
+	}
+	noteScore := make(map[int]int, len(notes))
+	for _, i := range notes {
+		noteScore[i] = scoreOf(&mems[i])
+	}
+	var shown []int
+	if free > 0 {
+		shown = packTop(notes, free, func(a, b int) int {
+			return cmp.Or(cmp.Compare(noteScore[b], noteScore[a]), byImportance(&mems[a], &mems[b]), cmp.Compare(a, b))
+		})
+	}
+	for _, i := range shown {
+		p.Add(extract.PackItem{Section: relevant, Prio: 200, Text: packMonaLine(mems[i], in.Now, in.Location), MemoryIDs: []string{mems[i].ID}})
+	}
 	// The memories a bounded read left out are others no better than the
 	// ten (packBound).
-	for range len(others) - len(best) + in.UnreadMemories {
+	for range len(others) - len(best) + len(notes) - len(shown) + in.UnreadMemories {
 		p.Capped(relevant)
 	}
 
@@ -297,6 +327,12 @@ func packMonaLine(m extract.PackMemory, now time.Time, loc *time.Location) strin
 		return "Studies at: " + v
 	case key == "hometown":
 		return "From: " + v
+	case strings.HasPrefix(key, "job:"):
+		return "Also works at: " + v
+	case strings.HasPrefix(key, "owns:"):
+		return "Owns: " + v // "drives a 2012 Civic"
+	case strings.HasPrefix(key, "note:"):
+		return "Note: " + v // "swims every morning", in the user's terms
 	}
 	if k := extract.PackKeyLabel(key, ""); k != "" {
 		return packCapital(k) + ": " + v
@@ -312,7 +348,7 @@ func packCapital(s string) string {
 
 // packMonaSubject is what a key is about, as words.
 func packMonaSubject(key string) string {
-	for _, prefix := range []string{"favorite_", "likes:", "dislikes:", "event:", "hobby:", "plan:", "goal:", "family:", "pet:", "allergy:"} {
+	for _, prefix := range []string{"favorite_", "likes:", "dislikes:", "event:", "hobby:", "plan:", "goal:", "family:", "pet:", "allergy:", "owns:", "job:", "note:"} {
 		if s, ok := strings.CutPrefix(key, prefix); ok {
 			return strings.ReplaceAll(s, "_", " ")
 		}
