@@ -137,7 +137,6 @@ func (b *bodyBudget) wrap(h http.Handler) http.Handler {
 		if b.minRate > 0 && r.Body != nil && r.Body != http.NoBody {
 			rr := &rateReader{body: r.Body, rc: http.NewResponseController(w), start: time.Now(), minRate: b.minRate, grace: b.grace, readTime: b.readTime}
 			r.Body = rr
-			defer rr.done()
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -199,12 +198,14 @@ func (r *rateReader) Read(p []byte) (int, error) {
 
 func (r *rateReader) Close() error { return r.body.Close() }
 
-// done lifts the rate's deadline once the body is read: what the handler
-// does next is not the client's to hurry, and a deadline passing under the
-// server's wait for the next request would cancel the request's context.
-// The server's own read timeout (readTime) is kept.
+// done lifts the rate's deadline once the body is read to its end: what
+// the handler does next is not the client's to hurry, and a deadline passing
+// under the server's wait for the next request would cancel the request's
+// context. The server's own read timeout (readTime) is kept. A body the
+// handler leaves unread keeps the rate's deadline, which bounds the
+// server's read of its rest after the answer.
 func (r *rateReader) done() {
-	if r.finished || r.noDeadln || r.slow || r.deadline.IsZero() {
+	if r.finished || r.noDeadln || r.deadline.IsZero() {
 		r.finished = true
 		return
 	}
