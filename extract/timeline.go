@@ -149,11 +149,22 @@ func SubjectKeys(key string) []string {
 
 // KeysToRead are the stored keys that merging candidates can touch (see
 // Plan): the keys of every candidate's subject, as Plan cleans its key,
-// sorted and each once. What is stored under other keys decides nothing.
+// and the keys a change may resolve to (Change.Keys), sorted and each once.
+// What is stored under other keys decides nothing. It is nil, which reads
+// every key, when a change names a prefix ("pet:", "event:"): which key
+// it touches is known only from what is stored.
 func KeysToRead(candidates []Memory) []string {
 	var keys []string
 	for _, c := range candidates {
 		keys = append(keys, SubjectKeys(cleanCandidate(c).Key)...)
+		if c.Change != nil {
+			for _, k := range c.Change.Keys {
+				if strings.HasSuffix(k, ":") || strings.HasSuffix(k, "_") {
+					return nil
+				}
+				keys = append(keys, SubjectKeys(k)...)
+			}
+		}
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
