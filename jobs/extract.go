@@ -445,7 +445,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 		if !user.MemoryDisabled {
 			var forgot *memory.Forgets // read once, when memories or the profile need them
 			if lock.Forgets != nil {
-				f := memory.FoldForgets(lock.Forgets)
+				f := memory.FoldForgets(lock.Forgets, lock.KeyHash)
 				forgot = &f
 			}
 			var kept []extract.Memory

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/store"
@@ -162,7 +164,11 @@ func LoadForgotten(ctx context.Context, q store.Querier, userID string) (Forgott
 	if err != nil {
 		return Forgotten{}, err
 	}
-	return Forgotten{FoldForgets(changes)}, nil
+	hash, err := q.ForgetKeyHasher(ctx)
+	if err != nil {
+		return Forgotten{}, err
+	}
+	return Forgotten{FoldForgets(changes, hash)}, nil
 }
 
 // Empty reports whether the user forgot no memory.
@@ -173,16 +179,13 @@ func (g Forgotten) Empty() bool { return len(g.f.keys) == 0 && len(g.f.categorie
 // are not known here (a marker keeps none): the routes that forget rewrite
 // what names them (ForgetDerived); this catches what was written before
 // they did, or raced them.
+//
+// A marker keeps a keyed hash of the key, not its text (store.KeyHasher),
+// so a text is searched the other way round: each key it holds, and each
+// run of up to maxPhraseWords of its words under each forgotten key's
+// category, is hashed and looked up.
 func (g Forgotten) Since(at time.Time) func(string) bool {
-	var ms []extract.Mention
-	for subject, t := range g.f.keys {
-		if t.After(at) {
-			for _, k := range extract.SubjectKeys(subject) {
-				ms = append(ms, extract.Mention{Key: k})
-			}
-		}
-	}
-	named := extract.Names(ms)
+	named := g.f.namesSince(at)
 	return func(s string) bool {
 		if named(s) {
 			return true
@@ -215,10 +218,12 @@ const ProfileForgotten = "profile"
 
 // Forgets are the times a user asked to forget: one memory's key, a
 // category, the profile. A statement made before it, in a session handed
-// over late, is not remembered again.
+// over late, is not remembered again. Keys are known by their hash alone
+// (store.KeyHasher): a key is looked up by hashing it.
 type Forgets struct {
-	keys, categories map[string]time.Time
+	keys, categories map[string]time.Time // keys: by hashed key
 	profile          time.Time
+	hash             store.KeyHasher
 }
 
 // LoadForgets reads the user's forget markers in tx.
@@ -227,12 +232,17 @@ func LoadForgets(ctx context.Context, tx store.Tx, userID string) (Forgets, erro
 	if err != nil {
 		return Forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}, err
 	}
-	return FoldForgets(changes), nil
+	hash, err := tx.ForgetKeyHasher(ctx)
+	if err != nil {
+		return Forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}, err
+	}
+	return FoldForgets(changes, hash), nil
 }
 
-// FoldForgets are the forget markers among changes.
-func FoldForgets(changes []store.MemoryChange) Forgets {
-	f := Forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}}
+// FoldForgets are the forget markers among changes, whose keys hash
+// hashed.
+func FoldForgets(changes []store.MemoryChange, hash store.KeyHasher) Forgets {
+	f := Forgets{keys: map[string]time.Time{}, categories: map[string]time.Time{}, hash: hash}
 	later := func(m map[string]time.Time, k string, t time.Time) {
 		if t.After(m[k]) {
 			m[k] = t
@@ -244,7 +254,7 @@ func FoldForgets(changes []store.MemoryChange) Forgets {
 		}
 		switch cat, isCat := strings.CutPrefix(c.MemoryID, "category:"); {
 		case c.Key != "":
-			later(f.keys, extract.Subject(c.Key), c.At)
+			later(f.keys, hash(c.Key), c.At)
 		case isCat:
 			later(f.categories, cat, c.At)
 		case c.MemoryID == ProfileForgotten && c.At.After(f.profile):
@@ -260,11 +270,86 @@ func (f Forgets) Forgot(c extract.Memory) bool {
 	if k, ok := extract.CanonicalKey(key); ok {
 		key = k
 	}
-	t := f.keys[extract.Subject(key)]
+	t := f.keyTime(key)
 	if cat := f.categories[strings.ToLower(strings.TrimSpace(c.Category))]; cat.After(t) {
 		t = cat
 	}
 	return !t.IsZero() && c.StatedAt.Before(t)
+}
+
+// keyTime is when the user last forgot key's subject (under any key of it,
+// extract.SubjectKeys); zero if never.
+func (f Forgets) keyTime(key string) time.Time {
+	var t time.Time
+	if len(f.keys) == 0 {
+		return t
+	}
+	for _, k := range extract.SubjectKeys(extract.Subject(key)) {
+		if at := f.keys[f.hash(k)]; at.After(t) {
+			t = at
+		}
+	}
+	return t
+}
+
+// maxPhraseWords is the most words of a run of text looked up as a
+// forgotten key's subject (a key's words after its category).
+const maxPhraseWords = 6
+
+// namesSince is whether a text names a key forgotten after at: the text
+// whole as a key, a key written in it ("goal:quit_drinking"), or the words
+// of a key's subject under a forgotten key's category ("quit drinking"),
+// as extract.Names finds them when it has the keys.
+func (f Forgets) namesSince(at time.Time) func(string) bool {
+	forgot := func(key string) bool { return f.keyTime(key).After(at) }
+	cats, some := map[string]bool{}, false
+	for h, t := range f.keys {
+		if t.After(at) {
+			some = true
+			if c := store.HashedKeyCategory(h); c != "" {
+				cats[c] = true
+			}
+		}
+	}
+	if !some {
+		return func(string) bool { return false }
+	}
+	isKeyRune := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == ':' }
+	return func(text string) bool {
+		lower := strings.ToLower(text)
+		if forgot(strings.TrimSpace(lower)) {
+			return true
+		}
+		for _, tok := range strings.FieldsFunc(lower, func(r rune) bool { return !isKeyRune(r) }) {
+			tok = strings.Trim(tok, ":_")
+			if strings.ContainsAny(tok, ":_") && forgot(tok) {
+				return true
+			}
+		}
+		if len(cats) == 0 {
+			return false
+		}
+		var words []string
+		for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return unicode.IsSpace(r) || r == '_' }) {
+			if w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); w != "" {
+				words = append(words, w)
+			}
+		}
+		for i := range words {
+			for n := 1; n <= maxPhraseWords && i+n <= len(words); n++ {
+				phrase := strings.Join(words[i:i+n], "_")
+				if utf8.RuneCountInString(phrase) <= 2 {
+					continue
+				}
+				for c := range cats {
+					if forgot(c + ":" + phrase) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
 }
 
 // Profile is when the user last forgot their profile; zero if never.

@@ -41,7 +41,9 @@ type ExtractionLock struct {
 	Session Session
 	User    User
 	// Forgets, Memories and Statements are nil unless asked for.
-	Forgets    []MemoryChange
+	Forgets []MemoryChange
+	// KeyHash compares a key with the forget markers' (set with Forgets).
+	KeyHash    KeyHasher
 	Memories   []Memory
 	Statements []Statement
 }
@@ -159,6 +161,10 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 	// The reads below run after the lock is held, each with a snapshot
 	// of its own, as they would sent one by one.
 	if reads.Forgets {
+		var err error
+		if l.KeyHash, err = q.ForgetKeyHasher(ctx); err != nil {
+			return ExtractionLock{}, err
+		}
 		l.Forgets = []MemoryChange{}
 		steps = append(steps, step{sql: "SELECT " + memoryChangeCols + " FROM mnemo_memory_history WHERE user_id = " + sessionUser +
 			forgetsOnly + memoryChangeOrder, args: []any{sessionID}, scan: func(r rows) error {
@@ -344,7 +350,10 @@ func (q queries) UpdateMemories(ctx context.Context, ms []Memory) error {
 // FinishExtraction's writes need no answer: in a Postgres transaction they
 // go with the COMMIT, in its round trip (queries.later), and the database
 // checks that each update found its row (mnemo_expect_rows).
-func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error {
+func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) (err error) {
+	if m.Changes, err = q.hashForgetKeys(ctx, m.Changes); err != nil {
+		return err
+	}
 	var steps []step
 	for _, group := range [][]Memory{m.Leaving, m.Entering} {
 		st, err := updateMemoriesSteps(lastOfEach(group))

@@ -9,6 +9,16 @@ import (
 )
 
 func (q queries) InsertMemoryChange(ctx context.Context, c MemoryChange) error {
+	if c.Action == actionForget {
+		cs, err := q.hashForgetKeys(ctx, []MemoryChange{c})
+		if err != nil {
+			return err
+		}
+		c = cs[0]
+		if _, err := q.e.exec(ctx, olderForgetsSQL, c.UserID, c.Key, c.MemoryID, c.At); err != nil {
+			return fmt.Errorf("record memory change: %w", err)
+		}
+	}
 	_, err := q.e.exec(ctx, `INSERT INTO mnemo_memory_history (id, memory_id, user_id, action, actor, session_id, at, key)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, cmp.Or(c.ID, NewID()), c.MemoryID, c.UserID, c.Action, c.Actor, c.SessionID, c.At, c.Key)
 	if err != nil {
@@ -23,7 +33,11 @@ func memoryChangeRow(c MemoryChange) []any {
 }
 
 func (q queries) InsertMemoryChanges(ctx context.Context, cs []MemoryChange) error {
-	_, err := q.insertRows(ctx, "INSERT INTO mnemo_memory_history ("+memoryChangeCols+")", 8, len(cs),
+	cs, err := q.hashForgetKeys(ctx, cs)
+	if err != nil {
+		return err
+	}
+	_, err = q.insertRows(ctx, "INSERT INTO mnemo_memory_history ("+memoryChangeCols+")", 8, len(cs),
 		func(i int) []any { return memoryChangeRow(cs[i]) }, "")
 	if err != nil {
 		return fmt.Errorf("record memory changes: %w", err)

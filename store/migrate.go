@@ -149,6 +149,11 @@ func (m *migrator) up(ctx context.Context) ([]int, error) {
 			if _, err := e.exec(ctx, f.up); err != nil {
 				return fmt.Errorf("apply migration %04d_%s: %w", f.version, f.name, err)
 			}
+			if step := goMigrations[f.version]; step != nil {
+				if err := step(ctx, e); err != nil {
+					return fmt.Errorf("apply migration %04d_%s: %w", f.version, f.name, err)
+				}
+			}
 			if _, err := e.exec(ctx, "INSERT INTO mnemo_schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
 				f.version, f.name, time.Now().UTC().Format(sqliteTimeLayout)); err != nil {
 				return err

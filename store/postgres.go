@@ -73,13 +73,13 @@ func OpenPostgres(ctx context.Context, cfg *pgxpool.Config) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
-	return &Postgres{queries: queries{e: pgExecer{pool}}, pool: pool}, nil
+	return &Postgres{queries: queries{e: pgExecer{pool}, secrets: &secretCache{}}, pool: pool}, nil
 }
 
 // PostgresFromPool wraps a pool someone else opened (a Go chat service
 // sharing Mnemo's database). Closing the store closes the pool.
 func PostgresFromPool(pool *pgxpool.Pool) *Postgres {
-	return &Postgres{queries: queries{e: pgExecer{pool}}, pool: pool}
+	return &Postgres{queries: queries{e: pgExecer{pool}, secrets: &secretCache{}}, pool: pool}
 }
 
 // PgxTx binds the store's queries to a transaction the caller began, so that
@@ -108,7 +108,7 @@ func (p *Postgres) Close() error { p.pool.Close(); return nil }
 // the BEGIN takes no round trip of its own (pgLazyTx).
 func (p *Postgres) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error {
 	return inLazyTx(ctx, p.pool, func(t *pgLazyTx) error {
-		return fn(ctx, pgTx{queries{e: pgExecer{t}, sealer: p.sealer}, t})
+		return fn(ctx, pgTx{queries{e: pgExecer{t}, sealer: p.sealer, secrets: p.secrets}, t})
 	})
 }
 

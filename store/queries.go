@@ -17,6 +17,8 @@ type queries struct {
 	e execer
 	// sealer seals derived data of the apps that ask for it (nil: none).
 	sealer Sealer
+	// secrets caches the install's secrets once read (nil: read each time).
+	secrets *secretCache
 }
 
 // NewID returns a new time-ordered identifier.

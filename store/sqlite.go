@@ -54,7 +54,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	gate := make(fifo, 1)
-	return &SQLite{queries: queries{e: sqlExecer{db: db, gate: gate}}, db: db, path: path, gate: gate}, nil
+	return &SQLite{queries: queries{e: sqlExecer{db: db, gate: gate}, secrets: &secretCache{}}, db: db, path: path, gate: gate}, nil
 }
 
 // Dialect returns "sqlite".
@@ -96,7 +96,7 @@ func (s *SQLite) InTx(ctx context.Context, fn func(ctx context.Context, tx Tx) e
 	if err != nil {
 		return translate(err)
 	}
-	if err := fn(ctx, sqliteTx{queries{e: sqlExecer{db: tx}, sealer: s.sealer}, tx}); err != nil {
+	if err := fn(ctx, sqliteTx{queries{e: sqlExecer{db: tx}, sealer: s.sealer, secrets: s.secrets}, tx}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

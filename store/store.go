@@ -273,7 +273,8 @@ type MemoryChange struct {
 	SessionID string
 	At        time.Time
 	// Key is the forgotten memory's key, for a forget of one memory: what
-	// was said of it before then is not remembered again.
+	// was said of it before then is not remembered again. The store keeps
+	// and reads it hashed (KeyHasher), never as text.
 	Key string
 }
 
@@ -568,10 +569,16 @@ type Querier interface {
 	// has no such statement.
 	MoveStatement(ctx context.Context, s Statement) error
 	// InsertMemoryChange records one audit row of a memory write (a new id
-	// when c.ID is empty).
+	// when c.ID is empty). A forget marker's key is stored hashed
+	// (ForgetKeyHasher), and the user's markers of the same key, category
+	// or profile that are not newer go: one marker of each is kept.
 	InsertMemoryChange(ctx context.Context, c MemoryChange) error
-	// InsertMemoryChanges is a batch of InsertMemoryChange, in one statement.
+	// InsertMemoryChanges is a batch of InsertMemoryChange, in one statement;
+	// it hashes forget markers' keys but keeps every row.
 	InsertMemoryChanges(ctx context.Context, cs []MemoryChange) error
+	// ForgetKeyHasher is what forget markers keep of a key: compare a key
+	// with a marker's by hashing it.
+	ForgetKeyHasher(ctx context.Context) (KeyHasher, error)
 	// ListMemoryChanges lists a user's memory audit rows, oldest first (by
 	// time, then id); empty when there are none.
 	ListMemoryChanges(ctx context.Context, userID string) ([]MemoryChange, error)

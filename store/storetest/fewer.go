@@ -91,7 +91,10 @@ var fewerCases = []testCase{
 		must(t, err)
 		forgets, err := s.ListMemoryChangesOf(ctx, "u-1", "forget")
 		must(t, err)
-		if len(changes) != 3 || len(forgets) != 2 || forgets[0].MemoryID != "category:fact" || forgets[1].Key != "food" {
+		hash, err := s.ForgetKeyHasher(ctx)
+		must(t, err)
+		// A forget marker keeps its key hashed (issue 34 §7).
+		if len(changes) != 3 || len(forgets) != 2 || forgets[0].MemoryID != "category:fact" || forgets[1].Key != hash("food") {
 			t.Fatalf("changes %+v, forgets %+v", changes, forgets)
 		}
 		none, err := s.ListMemoryChangesOf(ctx, "u-2", "forget")
