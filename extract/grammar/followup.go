@@ -84,7 +84,8 @@ var refTrailing = []string{"too", "as well", "also", "already", "finally", "anym
 // it is no event "quit the roaster").
 func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool) {
 	t := strings.TrimRight(text, ".!… ")
-	if sm := breakupRe.FindStringSubmatch(t); sm != nil {
+	l := strings.ToLower(t)
+	if sm := cued(breakupRe, t, l, "broke", "split", "separated", "divorced", "quits"); sm != nil {
 		rel := firstNonEmpty(sm[1], sm[3], sm[5])
 		ref := firstNonEmpty(sm[2], sm[4], sm[6])
 		if ref != "" && !partnerName(ref, t) {
@@ -98,7 +99,7 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 		}
 		return []extract.Memory{ending("broke up", ref, keys...)}, true
 	}
-	if sm := quitRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(quitRe, t, l, "quit", "left", "resigned", "fired", "laid", "let go"); sm != nil {
 		obj := strings.TrimSpace(stripTrailing(tidy(withoutDates(sm[1])), refTrailing))
 		lower := strings.ToLower(obj)
 		verb := strings.ToLower(strings.Fields(t[:len(t)-len(sm[1])])[len(strings.Fields(t[:len(t)-len(sm[1])]))-1])
@@ -123,7 +124,7 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 		}
 		return nil, false // "I quit smoking": an event as before
 	}
-	if sm := petGoneRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(petGoneRe, t, l, "died", "passed", "put down", "ran away", "rehome", "gone", "went to"); sm != nil {
 		keys := []string{"pet:"}
 		if sm[1] != "" {
 			if c, ok := species[strings.ToLower(sm[1])]; ok {
@@ -131,7 +132,7 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 			}
 		}
 		word := "died"
-		if l := strings.ToLower(t); strings.Contains(l, "rehome") || strings.Contains(l, "ran away") || strings.Contains(l, "went to") {
+		if strings.Contains(l, "rehome") || strings.Contains(l, "ran away") || strings.Contains(l, "went to") {
 			word = "rehomed"
 			if strings.Contains(l, "ran away") {
 				word = "ran away"
@@ -139,7 +140,7 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 		}
 		return []extract.Memory{ending(word, firstNonEmpty(sm[2], sm[3]), keys...)}, true
 	}
-	if sm := petGoneWeRe.FindStringSubmatch(t); sm != nil && (sm[3] != "" || strings.Contains(strings.ToLower(t), "rehome")) {
+	if sm := cued(petGoneWeRe, t, l, "put", "rehome", "gave"); sm != nil && (sm[3] != "" || strings.Contains(l, "rehome")) {
 		keys := []string{"pet:"}
 		if c, ok := species[strings.ToLower(sm[1])]; ok {
 			keys = []string{"pet:" + c}
@@ -157,7 +158,7 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 		}
 		return []extract.Memory{ending(word, ref, keys...)}, true
 	}
-	if sm := eventChangeRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(eventChangeRe, t, l, eventNouns...); sm != nil {
 		what, verb, rest := strings.ToLower(sm[1]), strings.ToLower(sm[2]), sm[3]
 		ref := what[strings.LastIndexByte(what, ' ')+1:]
 		keys := []string{"event:", "plan:"}
@@ -176,22 +177,22 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 			EventDate: ms[0].Date, Wording: ms[0].Wording, Change: &extract.Change{Word: "moved", Keys: keys, Ref: ref}}
 		return []extract.Memory{m}, true
 	}
-	if sm := nowInRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(nowInRe, t, l, " now", "these days", "nowadays"); sm != nil {
 		if v, _ := place(sm[1], false); v != "" && !strings.ContainsAny(v, ",") {
 			return []extract.Memory{fact("lives_in", v)}, true
 		}
 	}
-	if sm := movedToRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(movedToRe, t, l, "moved to"); sm != nil {
 		after := stripTrailing(tidy(sm[1]), refTrailing)
 		if v, _ := place(after, false); v != "" {
 			return []extract.Memory{fact("lives_in", v)}, false
 		}
 	}
-	if sm := notAnymoreRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(notAnymoreRe, t, l, "anymore", "any more", "no longer"); sm != nil {
 		verb, obj := firstNonEmpty(sm[1], sm[3]), firstNonEmpty(sm[2], sm[4])
 		if verb == "" {
 			obj = sm[5]
-			if !strings.Contains(strings.ToLower(t), "anymore") && !strings.Contains(strings.ToLower(t), "any more") && !strings.Contains(strings.ToLower(t), "no longer") {
+			if !strings.Contains(l, "anymore") && !strings.Contains(l, "any more") && !strings.Contains(l, "no longer") {
 				return nil, false
 			}
 		}
@@ -200,13 +201,12 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 		}
 		return nil, false
 	}
-	if sm := usedToRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(usedToRe, t, l, "used to", "once"); sm != nil {
 		if m, ok := endingOf(strings.ToLower(sm[1]), sm[2], "used to"); ok {
 			return []extract.Memory{m}, false // the past fact stays an event, as before
 		}
 	}
-	if sm := untilRe.FindStringSubmatch(t); sm != nil {
-		l := strings.ToLower(t)
+	if sm := cued(untilRe, t, l, "until", "till", "up to"); sm != nil {
 		switch {
 		case strings.Contains(l, " lived "):
 			if m, ok := endingOf("live", "in "+sm[1], "until"); ok {
@@ -339,6 +339,11 @@ var praiseRe = regexp.MustCompile(`(?i)\b(?:love|loves|loving|like|adore|enjoy|c
 // (a word of praise in capitals in a sentence that is not all capitals,
 // "just love", or a mark of sarcasm in the message).
 func sarcastic(sent, message string) bool {
+	l := strings.ToLower(sent)
+	if !strings.Contains(l, "lov") && !strings.Contains(l, "like") && !strings.Contains(l, "adore") && !strings.Contains(l, "enjoy") &&
+		!strings.Contains(l, "wait") && !strings.Contains(l, "favo") {
+		return false
+	}
 	loc := praiseRe.FindStringIndex(sent)
 	if loc == nil {
 		return false
@@ -358,8 +363,7 @@ func sarcastic(sent, message string) bool {
 	if !shouted(sent) && upperWord(word) {
 		return true
 	}
-	lower := strings.ToLower(sent)
-	if strings.Contains(lower, "just love") || strings.Contains(lower, "just adore") || strings.Contains(lower, "sooo") {
+	if lower := l; strings.Contains(lower, "just love") || strings.Contains(lower, "just adore") || strings.Contains(lower, "sooo") {
 		return true
 	}
 	m := strings.ToLower(message)
@@ -394,7 +398,30 @@ func upperWord(w string) bool {
 var looseRe = regexp.MustCompile(`(?i)(?:\p{L}-ish\b|\bish\b|\bidk\b|\bi\s+dunno\b|\bi\s+guess\b|\bor\s+something\b|\bi\s+suppose\b|\bsorta\b)`)
 
 // loose reports whether a sentence holds its fact loosely.
-func loose(sent string) bool { return looseRe.MatchString(sent) }
+func loose(sent string) bool {
+	return cued(looseRe, sent, strings.ToLower(sent), "ish", "idk", "dunno", "guess", "something", "suppose", "sorta") != nil
+}
+
+// cued is re's submatches of t when its lower-case copy l holds one of
+// the cues, words every match holds: most clauses hold none, and a
+// strings.Contains is far cheaper than a regexp.
+func cued(re *regexp.Regexp, t, l string, cues ...string) []string {
+	for _, c := range cues {
+		if strings.Contains(l, c) {
+			return re.FindStringSubmatch(t)
+		}
+	}
+	return nil
+}
+
+// eventNouns and ownedNouns are the cues of eventChangeRe and ownRe.
+var (
+	eventNouns = []string{"wedding", "party", "appointment", "trip", "interview", "surgery", "exam", "test", "concert", "game", "meeting", "recital",
+		"shower", "reunion", "vacation", "holiday", "flight", "graduation", "visit", "date", "match", "show", "class", "dinner", "ceremony",
+		"conference", "move", "checkup", "check-up"}
+	ownedNouns = []string{"house", "home", "condo", "apartment", "flat", "car", "truck", "pickup", "motor", "scooter", "van", "suv", "jeep",
+		"bike", "boat", "rv", "camper", "piano", "cabin", "farm"}
+)
 
 var (
 	// "I drive a 2012 Civic", "I ride a vespa".
@@ -411,7 +438,8 @@ var (
 // things owned, a second job, a list of what the user is into.
 func factsOf(t string) []extract.Memory {
 	t = strings.TrimRight(t, ".!… ")
-	if sm := driveRe.FindStringSubmatch(t); sm != nil {
+	l := strings.ToLower(t)
+	if sm := cued(driveRe, t, l, "drive", "ride"); sm != nil {
 		what, long := cutClause(sm[2])
 		what = stripTrailing(tidy(what), refTrailing)
 		if ws := strings.Fields(what); !long && len(ws) > 0 && len(ws) <= 4 && !notItems[strings.ToLower(ws[0])] {
@@ -419,7 +447,7 @@ func factsOf(t string) []extract.Memory {
 			return []extract.Memory{owned(ws[len(ws)-1], verb+" "+article(what)+what)}
 		}
 	}
-	if sm := ownRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(ownRe, t, l, ownedNouns...); sm != nil {
 		verb := "owns"
 		if sm[1] == "" || strings.EqualFold(sm[1], "have") {
 			verb = "has"
@@ -428,7 +456,7 @@ func factsOf(t string) []extract.Memory {
 		ws := strings.Fields(what)
 		return []extract.Memory{owned(ws[len(ws)-1], verb+" "+article(what)+what)}
 	}
-	if sm := secondJobRe.FindStringSubmatch(t); sm != nil {
+	if sm := cued(secondJobRe, t, l, "also work", "job"); sm != nil {
 		where, long := cutClause(sm[2])
 		where = stripTrailing(tidy(where), refTrailing)
 		if v, _ := org(where); v != "" && !long {
@@ -445,7 +473,7 @@ func factsOf(t string) []extract.Memory {
 
 // intoList are the likes of a sentence that lists what the user is into.
 func intoList(t string) []extract.Memory {
-	if sm := intoListRe.FindStringSubmatch(strings.TrimRight(t, ".!… ")); sm != nil {
+	if sm := cued(intoListRe, strings.TrimRight(t, ".!… "), strings.ToLower(t), "into", "interests"); sm != nil {
 		ms, _ := prefMemories(sm[1], "likes:")
 		return ms
 	}
@@ -743,8 +771,11 @@ var kinEventRe = regexp.MustCompile(`(?i)^` + opener + `my\s+((?:(?:older|younge
 
 // kinEvent is the event of a relative's occasion that the sentence dates.
 func kinEvent(t string, dc dateContext) []extract.Memory {
-	sm := kinEventRe.FindStringSubmatch(strings.TrimRight(t, ".!… "))
-	if sm == nil || !dc.on {
+	if !dc.on {
+		return nil
+	}
+	sm := cued(kinEventRe, strings.TrimRight(t, ".!… "), strings.ToLower(t), "married", "having", "graduating", "engaged", "moving out", "retiring")
+	if sm == nil {
 		return nil
 	}
 	ds := extract.ResolveDates(sm[4], dc.at, dc.loc)
