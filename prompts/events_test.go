@@ -8,21 +8,21 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// TestREADMEShowsEventKinds: the README's events table is the one the
+// TestDocsShowEventKinds: docs/presets.md's events table is the one the
 // presets' events.schema.json files give.
-func TestREADMEShowsEventKinds(t *testing.T) {
+func TestDocsShowEventKinds(t *testing.T) {
 	t.Parallel()
 	apps, err := prompts.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/presets.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := prompts.EventsTable(apps)
-	if !strings.Contains(string(readme), want) {
-		t.Fatalf("README.md does not hold the events table of the presets; put this in its events section:\n%s", want)
+	if !strings.Contains(string(doc), want) {
+		t.Fatalf("docs/presets.md does not hold the events table of the presets; put this in its events section:\n%s", want)
 	}
 }
 
