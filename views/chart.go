@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The charts are drawn here, in Go, as SVG shapes with their coordinates
@@ -25,20 +26,43 @@ const (
 )
 
 // Geometry of every chart, in SVG user units; the SVG scales to its box.
+// The width is a phone's: a chart fits a 390 px screen at about nine
+// tenths of its size (12-unit ticks read at 11 px) and a desktop column at
+// about one and a fifth (views.css bounds it), so it never scrolls
+// sideways and no label leaves the drawing. Every label's room is worked
+// out from its estimated width (textWidth): ticks are thinned, markers'
+// labels stagger, the value axis's name stands above the plot.
 const (
-	chartW      = 640.0
-	chartH      = 260.0
-	marginTop   = 20.0
-	marginRight = 16.0
-	marginBot   = 52.0
-	marginLeft  = 60.0
+	chartW      = 400.0
+	chartH      = 250.0
+	marginTop   = 30.0
+	marginRight = 12.0
+	marginBot   = 44.0
+	// minLeft is the least room left of a plot for its value ticks.
+	minLeft = 24.0
 	// hbarRow is the height of one category of a horizontal bar chart.
 	hbarRow = 26.0
-	// hbarLabel is the room for category labels left of horizontal bars.
-	hbarLabel = 170.0
+	// maxHbarLabel is the most room for category labels left of
+	// horizontal bars and timeline rows (a share of chartW).
+	maxHbarLabel = chartW * 0.42
 	// maxLabelRunes bounds a label drawn in the chart; the table and the
 	// point's title keep it whole.
 	maxLabelRunes = 24
+)
+
+// Font sizes of the chart's text classes in user units (views.css), for
+// the room their labels take.
+const (
+	tickSize   = 12.0
+	axisSize   = 13.0
+	markerSize = 11.0
+	// labelGap is the least space between two labels on one line.
+	labelGap = 6.0
+	// tickDrop is how far below the x axis its tick labels' baseline
+	// lies: clear of the lowest value tick's label beside the axis.
+	tickDrop = 20.0
+	// markerRow is the distance between two rows of marker labels.
+	markerRow = 13.0
 )
 
 // Chart is one SVG chart, ready for the template.
@@ -217,14 +241,18 @@ func LineChart(s LineSpec) *Chart {
 	if xmax == xmin {
 		xmin, xmax = xmin-1, xmax+1
 	}
-	px0, px1, py0, py1 := marginLeft, chartW-marginRight, c.H-marginBot, marginTop
+	ylabels := make([]string, len(yticks))
+	for i, t := range yticks {
+		ylabels[i] = yf(t)
+	}
+	px0, px1, py0, py1 := leftRoom(ylabels), chartW-marginRight, c.H-marginBot, marginTop
 	sx := func(v float64) float64 { return px0 + (v-xmin)/(xmax-xmin)*(px1-px0) }
 	sy := func(v float64) float64 { return py0 - (v-ymin)/(ymax-ymin)*(py0-py1) }
 
-	for _, t := range yticks {
+	for i, t := range yticks {
 		y := sy(t)
 		c.Grid = append(c.Grid, Line{px0, y, px1, y, "grid"})
-		c.Texts = append(c.Texts, Text{X: px0 - 6, Y: y + 4, Anchor: "end", Class: "tick", Text: yf(t)})
+		c.Texts = append(c.Texts, Text{X: px0 - 6, Y: y + 4, Anchor: "end", Class: "tick", Text: ylabels[i]})
 	}
 	xticks := s.XTicks
 	if xticks == nil {
@@ -234,25 +262,28 @@ func LineChart(s LineSpec) *Chart {
 			}
 		}
 	}
-	for _, t := range thin(xticks, 8) {
-		if t.V < xmin || t.V > xmax {
-			continue
+	var inside []Tick
+	for _, t := range xticks {
+		if t.V >= xmin && t.V <= xmax {
+			inside = append(inside, t)
 		}
-		x := sx(t.V)
-		c.Axes = append(c.Axes, Line{x, py0, x, py0 + 5, "axis"})
-		c.Texts = append(c.Texts, Text{X: x, Y: py0 + 18, Anchor: "middle", Class: "tick", Text: short(t.Label)})
+	}
+	for _, t := range c.tickRow(inside, sx, px1-px0, py0+tickDrop) {
+		c.Axes = append(c.Axes, Line{t.V, py0, t.V, py0 + 5, "axis"})
 	}
 	c.axes(px0, px1, py0, py1)
 
+	var labels markerRows
 	for _, m := range s.Markers {
 		if !finite(m.V) {
 			continue
 		}
 		class := cmp.Or(m.Class, "marker")
+		label := short(markerText(m.Label))
 		if m.Horizontal {
 			y := sy(m.V)
 			c.Marks = append(c.Marks, Line{px0, y, px1, y, class})
-			c.Texts = append(c.Texts, Text{X: px1 - 4, Y: y - 4, Anchor: "end", Class: "marker-label", Text: short(m.Label)})
+			c.Texts = append(c.Texts, Text{X: px1 - 4, Y: y - 4, Anchor: "end", Class: "marker-label", Text: label})
 			continue
 		}
 		if m.V < xmin || m.V > xmax {
@@ -260,7 +291,7 @@ func LineChart(s LineSpec) *Chart {
 		}
 		x := sx(m.V)
 		c.Marks = append(c.Marks, Line{x, py0, x, py1, class})
-		c.Texts = append(c.Texts, Text{X: x + 3, Y: py1 + 10, Anchor: "start", Class: "marker-label", Text: short(m.Label)})
+		c.Texts = append(c.Texts, labels.place(x, px0, px1, py1, label))
 	}
 
 	multi := len(s.Series) > 1
@@ -377,14 +408,28 @@ func BarChart(s BarSpec) *Chart {
 	vmin, vmax = ticks[0], ticks[len(ticks)-1]
 	nc, ns := len(s.Categories), len(s.Series)
 
+	tlabels := make([]string, len(ticks))
+	for i, t := range ticks {
+		tlabels[i] = f(t)
+	}
 	var px0, px1, py0, py1 float64
 	if s.Horizontal {
 		c.XLabel, c.YLabel = s.ValueLabel, s.CategoryLabel
 		c.H = marginTop + float64(nc)*hbarRow + marginBot
-		px0, px1, py0, py1 = hbarLabel, chartW-marginRight-40, c.H-marginBot, marginTop
+		// Room on the right for the values written after the bars (one
+		// series) and for the last tick's half.
+		right := textWidth(tlabels[len(tlabels)-1], tickSize) / 2
+		if ns == 1 {
+			for _, v := range s.Series[0].Values {
+				if finite(v) {
+					right = math.Max(right, textWidth(f(v), tickSize)+4)
+				}
+			}
+		}
+		px0, px1, py0, py1 = rowLabelRoom(s.Categories), chartW-marginRight-right, c.H-marginBot, marginTop
 	} else {
 		c.XLabel, c.YLabel = s.CategoryLabel, s.ValueLabel
-		px0, px1, py0, py1 = marginLeft, chartW-marginRight, chartH-marginBot, marginTop
+		px0, px1, py0, py1 = leftRoom(tlabels), chartW-marginRight, chartH-marginBot, marginTop
 	}
 	// sv maps a value onto the value axis.
 	sv := func(v float64) float64 {
@@ -393,15 +438,19 @@ func BarChart(s BarSpec) *Chart {
 		}
 		return py0 - (v-vmin)/(vmax-vmin)*(py0-py1)
 	}
-	for _, t := range ticks {
+	var vticks []Tick
+	for i, t := range ticks {
 		p := sv(t)
 		if s.Horizontal {
 			c.Grid = append(c.Grid, Line{p, py0, p, py1, "grid"})
-			c.Texts = append(c.Texts, Text{X: p, Y: py0 + 18, Anchor: "middle", Class: "tick", Text: f(t)})
+			vticks = append(vticks, Tick{t, tlabels[i]})
 		} else {
 			c.Grid = append(c.Grid, Line{px0, p, px1, p, "grid"})
-			c.Texts = append(c.Texts, Text{X: px0 - 6, Y: p + 4, Anchor: "end", Class: "tick", Text: f(t)})
+			c.Texts = append(c.Texts, Text{X: px0 - 6, Y: p + 4, Anchor: "end", Class: "tick", Text: tlabels[i]})
 		}
+	}
+	if s.Horizontal {
+		c.tickRow(vticks, sv, px1-px0, py0+tickDrop)
 	}
 	if s.Horizontal {
 		c.axesSideways(px0, px1, py0, py1)
@@ -417,16 +466,24 @@ func BarChart(s BarSpec) *Chart {
 		}
 	}
 
-	every := s.LabelEvery
-	if every <= 0 {
-		every = max(1, (nc+11)/12)
-	}
+	every := max(1, s.LabelEvery)
 	length := py0 - py1 // the category axis's length
 	if !s.Horizontal {
 		length = px1 - px0
 	}
 	band := length / float64(nc)
 	inner := band * 0.8 / float64(ns)
+	if !s.Horizontal {
+		// The categories' labels: every n-th when asked, then as many as
+		// fit (tickRow).
+		var cats []Tick
+		for ci, cat := range s.Categories {
+			if ci%every == 0 {
+				cats = append(cats, Tick{px0 + band*float64(ci) + band/2, cat})
+			}
+		}
+		c.tickRow(cats, func(x float64) float64 { return x }, px1-px0, py0+tickDrop)
+	}
 	c.Table.Head = []string{s.CategoryLabel}
 	for i, sr := range s.Series {
 		c.Table.Head = append(c.Table.Head, cmp.Or(sr.Name, s.ValueLabel))
@@ -439,10 +496,7 @@ func BarChart(s BarSpec) *Chart {
 		row := []string{cat}
 		if s.Horizontal {
 			y := py1 + start + band/2
-			c.Texts = append(c.Texts, Text{X: px0 - 6, Y: y + 4, Anchor: "end", Class: "tick", Text: short(cat)})
-		} else if ci%every == 0 {
-			x := px0 + start + band/2
-			c.Texts = append(c.Texts, Text{X: x, Y: py0 + 18, Anchor: "middle", Class: "tick", Text: short(cat)})
+			c.Texts = append(c.Texts, Text{X: px0 - 6, Y: y + 4, Anchor: "end", Class: "tick", Text: fitLabel(cat, px0-8)})
 		}
 		for si, sr := range s.Series {
 			v := math.NaN()
@@ -513,27 +567,31 @@ func TimelineChart(s TimelineSpec) *Chart {
 		return c
 	}
 	c.H = marginTop + float64(len(s.Rows))*hbarRow + marginBot
-	px0, px1, py0, py1 := hbarLabel, chartW-marginRight, c.H-marginBot, marginTop
+	names := make([]string, len(s.Rows))
+	for i, r := range s.Rows {
+		names[i] = r.Label
+	}
+	px0, px1, py0, py1 := rowLabelRoom(names), chartW-marginRight, c.H-marginBot, marginTop
 	t0, t1 := float64(s.From.Unix()), float64(s.To.Unix())
 	sx := func(t time.Time) float64 {
 		v := math.Min(math.Max(float64(t.Unix()), t0), t1)
 		return px0 + (v-t0)/(t1-t0)*(px1-px0)
 	}
-	for _, t := range thin(TimeTicks(s.From, s.To, loc), 7) {
-		x := px0 + (t.V-t0)/(t1-t0)*(px1-px0)
-		c.Grid = append(c.Grid, Line{x, py0, x, py1, "grid"})
-		c.Texts = append(c.Texts, Text{X: x, Y: py0 + 18, Anchor: "middle", Class: "tick", Text: t.Label})
+	tx := func(v float64) float64 { return px0 + (v-t0)/(t1-t0)*(px1-px0) }
+	for _, t := range c.tickRow(TimeTicks(s.From, s.To, loc), tx, px1-px0, py0+tickDrop) {
+		c.Grid = append(c.Grid, Line{t.V, py0, t.V, py1, "grid"})
 	}
 	c.axesSideways(px0, px1, py0, py1)
 	if !s.Now.IsZero() && s.Now.After(s.From) && s.Now.Before(s.To) {
 		x := sx(s.Now)
 		c.Marks = append(c.Marks, Line{x, py0, x, py1, "marker"})
-		c.Texts = append(c.Texts, Text{X: x + 3, Y: py1 + 10, Anchor: "start", Class: "marker-label", Text: "now"})
+		var labels markerRows
+		c.Texts = append(c.Texts, labels.place(x, px0, px1, py1, "now"))
 	}
 	c.Table.Head = []string{s.RowLabel, "Value", "From", "Until"}
 	for ri, r := range s.Rows {
 		y := py1 + float64(ri)*hbarRow
-		c.Texts = append(c.Texts, Text{X: px0 - 6, Y: y + hbarRow/2 + 4, Anchor: "end", Class: "tick", Text: short(r.Label)})
+		c.Texts = append(c.Texts, Text{X: px0 - 6, Y: y + hbarRow/2 + 4, Anchor: "end", Class: "tick", Text: fitLabel(r.Label, px0-8)})
 		for _, sp := range r.Spans {
 			end, until := s.To, "open"
 			if !sp.To.IsZero() {
@@ -550,21 +608,136 @@ func TimelineChart(s TimelineSpec) *Chart {
 	return c
 }
 
-// axes draws the two axis lines of the plot area.
+// axes draws the two axis lines of the plot area and their names: the
+// x axis's under its ticks, the y axis's above the plot from the chart's
+// left edge (read without turning the head, and never longer than the
+// plot is tall).
 func (c *Chart) axes(px0, px1, py0, py1 float64) {
 	c.Axes = append(c.Axes, Line{px0, py0, px1, py0, "axis"}, Line{px0, py0, px0, py1, "axis"})
-	c.Texts = append(c.Texts,
-		Text{X: (px0 + px1) / 2, Y: c.H - 10, Anchor: "middle", Class: "axis-label", Text: c.XLabel},
-		Text{X: 14, Y: (py0 + py1) / 2, Anchor: "middle", Class: "axis-label", Text: c.YLabel, Rotate: true})
+	c.Texts = append(c.Texts, c.xName(px0, px1),
+		Text{X: 2, Y: py1 - 14, Anchor: "start", Class: "axis-label", Text: fitText(c.YLabel, chartW-4, axisSize)})
 }
 
 // axesSideways draws the axes of a chart whose categories are rows with
 // their labels on the left: the category axis's name stands above them.
 func (c *Chart) axesSideways(px0, px1, py0, py1 float64) {
 	c.Axes = append(c.Axes, Line{px0, py0, px1, py0, "axis"}, Line{px0, py0, px0, py1, "axis"})
-	c.Texts = append(c.Texts,
-		Text{X: (px0 + px1) / 2, Y: c.H - 10, Anchor: "middle", Class: "axis-label", Text: c.XLabel},
-		Text{X: px0 - 6, Y: py1 - 4, Anchor: "end", Class: "axis-label", Text: c.YLabel})
+	c.Texts = append(c.Texts, c.xName(px0, px1),
+		Text{X: 2, Y: py1 - 10, Anchor: "start", Class: "axis-label", Text: fitText(c.YLabel, chartW-4, axisSize)})
+}
+
+// xName is the x axis's name under the ticks: centred on the plot, moved
+// in so that it stays inside the chart.
+func (c *Chart) xName(px0, px1 float64) Text {
+	name := fitText(c.XLabel, chartW-4, axisSize)
+	half := textWidth(name, axisSize) / 2
+	x := math.Min(math.Max((px0+px1)/2, half+2), chartW-2-half)
+	return Text{X: x, Y: c.H - 8, Anchor: "middle", Class: "axis-label", Text: name}
+}
+
+// tickRow writes tick labels under a horizontal axis at y: at most as many
+// as fit the axis's length as wide as the widest, evenly thinned; one that
+// would pass the chart's edge is moved in, and one that would still touch
+// the label after it is dropped (the latest is kept first). It returns the kept ticks, V mapped by
+// at (the tick's place, not its label's).
+func (c *Chart) tickRow(ticks []Tick, at func(float64) float64, length, y float64) []Tick {
+	widest := 0.0
+	for _, t := range ticks {
+		widest = math.Max(widest, textWidth(short(t.Label), tickSize))
+	}
+	n := max(1, int(length/(widest+labelGap))+1)
+	var kept []Tick
+	left := math.Inf(1)
+	thinned := thin(ticks, n)
+	for i := len(thinned) - 1; i >= 0; i-- { // from the latest
+		x, label := at(thinned[i].V), short(thinned[i].Label)
+		w := textWidth(label, tickSize)
+		lx := math.Min(math.Max(x, w/2+1), chartW-1-w/2)
+		if lx+w/2 > left-labelGap {
+			continue
+		}
+		kept = append(kept, Tick{x, label})
+		c.Texts = append(c.Texts, Text{X: lx, Y: y, Anchor: "middle", Class: "tick", Text: label})
+		left = lx - w/2
+	}
+	return kept
+}
+
+// markerRows places the labels of vertical markers along the plot's top:
+// right of the line, or left of it where the plot ends, in the first row
+// (markerRow apart) where it touches no label placed before.
+type markerRows [][][2]float64
+
+func (r *markerRows) place(x, px0, px1, top float64, label string) Text {
+	w := textWidth(label, markerSize)
+	t := Text{X: x + 3, Anchor: "start", Class: "marker-label", Text: label}
+	lo, hi := x+3, x+3+w
+	if hi > px1 && x-3-w >= px0 {
+		t.X, t.Anchor, lo, hi = x-3, "end", x-3-w, x-3
+	}
+	row := 0
+	for ; row < len(*r); row++ {
+		free := true
+		for _, s := range (*r)[row] {
+			if lo < s[1]+4 && hi > s[0]-4 {
+				free = false
+				break
+			}
+		}
+		if free {
+			break
+		}
+	}
+	if row == len(*r) {
+		*r = append(*r, nil)
+	}
+	(*r)[row] = append((*r)[row], [2]float64{lo, hi})
+	t.Y = top + 10 + float64(row)*markerRow
+	return t
+}
+
+// markerText is a marker's label as a reader says it: "calming_story" is
+// "calming story".
+func markerText(s string) string { return strings.ReplaceAll(s, "_", " ") }
+
+// textWidth estimates how wide s is drawn at size: the widest common
+// sans-serif faces (DejaVu Sans) average under 0.62 of the size a
+// character.
+func textWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * size * 0.62
+}
+
+// fitText cuts s (with an ellipsis) to what room holds at size.
+func fitText(s string, room, size float64) string {
+	n := int(room / (size * 0.62))
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// fitLabel is a row label cut to maxLabelRunes and to room.
+func fitLabel(s string, room float64) string { return fitText(short(s), room, tickSize) }
+
+// leftRoom is the room left of a plot for its value ticks' labels.
+func leftRoom(labels []string) float64 {
+	w := 0.0
+	for _, l := range labels {
+		w = math.Max(w, textWidth(l, tickSize))
+	}
+	return math.Max(minLeft, w+10)
+}
+
+// rowLabelRoom is the room left of horizontal bars or timeline rows for
+// their labels, as wide as the widest (cut to maxLabelRunes) needs, at
+// most maxHbarLabel.
+func rowLabelRoom(labels []string) float64 {
+	w := 0.0
+	for _, l := range labels {
+		w = math.Max(w, textWidth(short(l), tickSize))
+	}
+	return math.Min(maxHbarLabel, math.Max(minLeft, w+10))
 }
 
 // dateTimeLayout prints an instant in the reader's zone.
@@ -613,14 +786,15 @@ func TimeTicks(from, to time.Time, loc *time.Location) []Tick {
 	return out
 }
 
-// thin keeps at most n of ticks, evenly.
+// thin keeps at most n of ticks, evenly, counting from the last: the
+// latest data's label stays.
 func thin(ticks []Tick, n int) []Tick {
 	if len(ticks) <= n {
 		return ticks
 	}
 	step := (len(ticks) + n - 1) / n
 	var out []Tick
-	for i := 0; i < len(ticks); i += step {
+	for i := (len(ticks) - 1) % step; i < len(ticks); i += step {
 		out = append(out, ticks[i])
 	}
 	return out

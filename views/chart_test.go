@@ -2,9 +2,12 @@ package views
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
 	"html/template"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +34,9 @@ func TestLineChartPlotsEveryPointInsideThePlot(t *testing.T) {
 	if c.Empty != "" || len(c.Points) != 4 {
 		t.Fatalf("points %d (empty %q); want 4: a NaN x is no point", len(c.Points), c.Empty)
 	}
+	px0 := c.Axes[len(c.Axes)-1].X1 // the y axis, drawn last
 	for _, p := range c.Points {
-		if p.X < marginLeft || p.X > chartW-marginRight || p.Y < marginTop || p.Y > chartH-marginBot {
+		if p.X < px0 || p.X > chartW-marginRight || p.Y < marginTop || p.Y > chartH-marginBot {
 			t.Errorf("point %+v outside the plot area", p)
 		}
 	}
@@ -54,7 +58,7 @@ func TestLineChartPlotsEveryPointInsideThePlot(t *testing.T) {
 		t.Errorf("rendered %d data points; want 4", n)
 	}
 	for _, want := range []string{`data-points="4"`, `role="img"`, `aria-labelledby="l-t l-d"`, "<caption>Distress: the chart's data</caption>",
-		">Minutes</text>", ">Distress (0–1)</text>", `transform="rotate(-90`, `data-series="a"`} {
+		">Minutes</text>", ">Distress (0–1)</text>", `data-series="a"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rendered chart lacks %q:\n%s", want, out)
 		}
@@ -184,5 +188,61 @@ func TestNiceTicksCoverTheRange(t *testing.T) {
 		if len(ticks) < 2 || ticks[0] > c.lo || ticks[len(ticks)-1] < c.hi || len(ticks) > 12 {
 			t.Errorf("niceTicks(%v, %v) = %v", c.lo, c.hi, ticks)
 		}
+	}
+}
+
+// TestMarkerLabelsStagger: markers close together (an escalation and a
+// story a minute apart) put their labels on rows of their own; a label
+// that would pass the plot's end stands left of its line; "_" reads as a
+// space.
+func TestMarkerLabelsStagger(t *testing.T) {
+	t.Parallel()
+	c := LineChart(LineSpec{ID: "m", Series: []Series{{Points: []XY{{X: 0, Y: 0.5}, {X: 20, Y: 0.2}}}},
+		Markers: []Marker{{V: 2, Label: "escalation"}, {V: 3, Label: "calming_story"}, {V: 19.5, Label: "grounding"}}})
+	var labels []Text
+	for _, tx := range c.Texts {
+		if tx.Class == "marker-label" {
+			labels = append(labels, tx)
+		}
+	}
+	if len(labels) != 3 || labels[1].Text != "calming story" {
+		t.Fatalf("marker labels %+v; want three, the second \"calming story\"", labels)
+	}
+	if labels[0].Y == labels[1].Y {
+		t.Errorf("escalation and calming story share the row y=%v", labels[0].Y)
+	}
+	if last := labels[2]; last.Anchor != "end" || last.X+0.01 > chartW-marginRight {
+		t.Errorf("the label at the plot's end %+v; want it left of its line", last)
+	}
+}
+
+// TestTicksFitTheirAxis: wide tick labels are thinned so that none
+// touches its neighbour or leaves the chart.
+func TestTicksFitTheirAxis(t *testing.T) {
+	t.Parallel()
+	var ticks []Tick
+	var pts []XY
+	for i := 0; i < 12; i++ {
+		ticks = append(ticks, Tick{V: float64(i), Label: fmt.Sprintf("w/e Tue %d Nov", 10+i)})
+		pts = append(pts, XY{X: float64(i), Y: float64(i)})
+	}
+	c := LineChart(LineSpec{ID: "t", XTicks: ticks, Series: []Series{{Points: pts}}})
+	var row []Text
+	for _, tx := range c.Texts {
+		if tx.Class == "tick" && tx.Anchor == "middle" {
+			row = append(row, tx)
+		}
+	}
+	slices.SortFunc(row, func(a, b Text) int { return cmp.Compare(a.X, b.X) })
+	right := math.Inf(-1)
+	for _, tx := range row {
+		w := textWidth(tx.Text, tickSize)
+		if tx.X-w/2 < 0 || tx.X+w/2 > chartW || tx.X-w/2 < right {
+			t.Errorf("tick %q at %v (width %v) leaves the chart or touches the one before (ending %v)", tx.Text, tx.X, w, right)
+		}
+		right = tx.X + w/2
+	}
+	if len(row) < 2 || row[len(row)-1].Text != "w/e Tue 21 Nov" {
+		t.Errorf("x ticks %+v; want at least two, the latest week's last", row)
 	}
 }
