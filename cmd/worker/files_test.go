@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 )
 
 // TestReadOnlyCommandsCreateNothing runs commands that only read in an empty
@@ -86,7 +87,12 @@ func TestSecondServeOnOneSQLiteFileRefuses(t *testing.T) {
 	url := "sqlite://" + filepath.Join(dir, "mnemo.db")
 	w := startWorker(t, map[string]string{"DATABASE_URL": url, "MNEMO_ENCRYPTION_KEY": "k:a passphrase for this test"})
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A serve that does not refuse would serve until the test binary's
+	// deadline is near: no clock of the test's own.
+	ctx, cancel := context.WithCancel(context.Background())
+	if at := testwait.GiveUpAt(t); !at.IsZero() {
+		ctx, cancel = context.WithDeadline(context.Background(), at)
+	}
 	defer cancel()
 	var out, errOut bytes.Buffer
 	code := run(ctx, []string{"serve", "--listen", "127.0.0.1:0"}, mapEnv(map[string]string{"DATABASE_URL": url}), strings.NewReader(""), &out, &errOut)
