@@ -17,10 +17,17 @@ func TestBodyShareAndRateSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BodyBytesPerToken != 8<<20 || c.MinBodyBytesPerSecond != 16<<10 {
-		t.Fatalf("defaults: %d bytes a token, %d bytes/s; want a quarter of 32 MiB and 16 KiB/s", c.BodyBytesPerToken, c.MinBodyBytesPerSecond)
+	if c.BodyBytesPerToken != 32<<20 || c.MinBodyBytesPerSecond != 16<<10 {
+		t.Fatalf("defaults in open mode: %d bytes a token, %d bytes/s; want all 32 MiB and 16 KiB/s", c.BodyBytesPerToken, c.MinBodyBytesPerSecond)
 	}
-	c, err = configOf(t, map[string]string{"MNEMO_MAX_BODY_BYTES_IN_FLIGHT": "8388608"})
+	// Four tokens that send bodies share the 32 MiB; a caregiver's sends none.
+	four := "service@mona:" + monaServiceToken + ",service@coach:" + coachServiceToken + ",admin:" + adminToken +
+		",service:" + serviceToken + ",caregiver@clara:caregiver-token-for-tests-01"
+	c, err = configOf(t, map[string]string{"MNEMO_API_TOKENS": four})
+	if err != nil || c.BodyBytesPerToken != 8<<20 {
+		t.Fatalf("four body tokens: %d bytes a token, %v; want 8 MiB", c.BodyBytesPerToken, err)
+	}
+	c, err = configOf(t, map[string]string{"MNEMO_API_TOKENS": four, "MNEMO_MAX_BODY_BYTES_IN_FLIGHT": "8388608"})
 	if err != nil || c.BodyBytesPerToken != 4<<20 {
 		t.Fatalf("a quarter of 8 MiB is below the 4 MiB body limit: %d, %v; want the body limit", c.BodyBytesPerToken, err)
 	}

@@ -156,7 +156,7 @@ var settings = []setting{
 	{"poll-interval", "MNEMO_POLL_INTERVAL", "", "how often an idle queue is polled for jobs no notification announced (empty: derived)"},
 	{"max-body-bytes", "MNEMO_MAX_BODY_BYTES", "4194304", "largest accepted request body"},
 	{"max-body-bytes-in-flight", "MNEMO_MAX_BODY_BYTES_IN_FLIGHT", "33554432", "most request body bytes held at once, each request counting its Content-Length (at least max-body-bytes); a request that finds no room within 2s is answered 503 busy with Retry-After"},
-	{"max-body-bytes-per-token", "MNEMO_MAX_BODY_BYTES_PER_TOKEN", "", "most request body bytes one token's requests hold at once (in open mode, all requests together), so that one tenant's large or slow bodies leave room for the others; from max-body-bytes to max-body-bytes-in-flight, beyond it 503 busy with Retry-After (empty: a quarter of max-body-bytes-in-flight, at least max-body-bytes)"},
+	{"max-body-bytes-per-token", "MNEMO_MAX_BODY_BYTES_PER_TOKEN", "", "most request body bytes one token's requests hold at once (in open mode, all requests together), so that one tenant's large or slow bodies leave room for the others; from max-body-bytes to max-body-bytes-in-flight, beyond it 503 busy with Retry-After (empty: max-body-bytes-in-flight shared equally among the service and admin tokens, at least max-body-bytes)"},
 	{"min-body-bytes-per-second", "MNEMO_MIN_BODY_BYTES_PER_SECOND", "16384", "slowest a request body may arrive once its first 5s have passed: a body that falls behind this rate is cut off with 408 too_slow and its bytes given back (0: no minimum)"},
 	{"max-session-events", "MNEMO_MAX_SESSION_EVENTS", strconv.Itoa(handoff.DefaultMaxEvents), "most events one session may carry, 1 to 10000 (more is 422)"},
 	{"profile-max-fields", "MNEMO_PROFILE_MAX_FIELDS", "256", "most top-level fields of a user's profile (a PATCH beyond is 422)"},
@@ -342,7 +342,7 @@ func buildConfig(get func(string) string) (Config, error) {
 	if c.BodyBytesInFlight, err = strconv.ParseInt(get("max-body-bytes-in-flight"), 10, 64); err != nil || c.BodyBytesInFlight < c.MaxBodyBytes {
 		return c, settingError("max-body-bytes-in-flight", "%q is not a byte count of at least max-body-bytes (%d)", get("max-body-bytes-in-flight"), c.MaxBodyBytes)
 	}
-	c.BodyBytesPerToken = max(c.MaxBodyBytes, c.BodyBytesInFlight/4)
+	c.BodyBytesPerToken = max(c.MaxBodyBytes, c.BodyBytesInFlight/int64(max(1, bodyTokens(c.Tokens))))
 	if v := get("max-body-bytes-per-token"); v != "" {
 		if c.BodyBytesPerToken, err = strconv.ParseInt(v, 10, 64); err != nil || c.BodyBytesPerToken < c.MaxBodyBytes || c.BodyBytesPerToken > c.BodyBytesInFlight {
 			return c, settingError("max-body-bytes-per-token", "%q is not a byte count from max-body-bytes (%d) to max-body-bytes-in-flight (%d)", v, c.MaxBodyBytes, c.BodyBytesInFlight)
@@ -577,4 +577,16 @@ func parseExportTTL(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration from 1m to 720h", s)
 	}
 	return d, nil
+}
+
+// bodyTokens is how many of toks may send request bodies (service and admin
+// tokens; a caregiver token reads pages only).
+func bodyTokens(toks []api.Token) int {
+	n := 0
+	for _, t := range toks {
+		if t.Scope != api.ScopeCaregiver {
+			n++
+		}
+	}
+	return n
 }
