@@ -45,6 +45,9 @@ func FuzzAggregate(f *testing.F) {
 			if w.AverageUrgeIntensity != nil && (*w.AverageUrgeIntensity < 0 || *w.AverageUrgeIntensity > 10) || w.StreakLength < 0 {
 				t.Errorf("out of range: %+v", w)
 			}
+			if msg := disagrees(w); msg != "" {
+				t.Error(msg)
+			}
 			acc := aggregate.NewInsights("eldertree", weekEnding)
 			acc.Add(u.UserID, w)
 			if in := acc.Result(2); !in.Suppressed || in.AggregateMetrics != nil {

@@ -79,7 +79,10 @@ type WeeklyAnalytics struct {
 	// AverageUrgeIntensity is the mean over sessions with an urge intensity
 	// (0–10), one decimal; null when no session had one.
 	AverageUrgeIntensity *float64 `json:"average_urge_intensity"`
-	// UrgeSessions is how many sessions had an urge intensity.
+	// UrgeSessions is how many sessions had an urge: an urge event, an urge
+	// intensity or an urge outcome (urge_passed, ongoing_struggle,
+	// relapsed). Only they count in the vulnerability times and days, so a
+	// week with no urge session has none (issue 33).
 	UrgeSessions int `json:"urge_sessions"`
 	// StreakLength is in days; see Weekly.
 	StreakLength         int                `json:"streak_length"`
@@ -171,9 +174,13 @@ func WeekBounds(weekEnding, timezone string) (start, end time.Time, err error) {
 type elderSession struct {
 	intensity    float64
 	hasIntensity bool
-	outcome      string
-	triggers     []string
-	strategies   []string
+	// urge: the session had an urge, told with a strength or not: an urge
+	// event, an urge intensity or an urge outcome (urge_passed,
+	// ongoing_struggle, relapsed).
+	urge       bool
+	outcome    string
+	triggers   []string
+	strategies []string
 }
 
 // elderOutcome is a session's outcome: its summary's, else its urge
@@ -233,6 +240,7 @@ func readElderSession(s *Session) elderSession {
 		es.intensity, es.hasIntensity = maxEvent, true
 	}
 	es.outcome = elderOutcome(s)
+	es.urge = es.hasIntensity || es.outcome != "" || slices.ContainsFunc(s.Events, func(e Event) bool { return kind(&e) == "urge" })
 	if es.triggers = labels(sum["primary_trigger"]); len(es.triggers) == 0 {
 		es.triggers = evTriggers
 	}
@@ -270,9 +278,12 @@ func outcome(v any) string {
 // and a session without a known outcome counts as a use without success.
 //
 // Vulnerability times and days count each urge event at its local time (the
-// session start for an urge event without a time, or for a session without
-// urge events). urge_by_weekday puts each session's intensity on the local
-// weekday of its first urge event (its start when it had none).
+// session start for an urge event without a time, or for an urge session
+// without urge events: an urge told in words). A session without an urge
+// (see UrgeSessions) counts in neither: a check-in late at night is no
+// late-night urge. urge_by_weekday puts each session's intensity on the
+// local weekday of its first urge event (its start when it had none), and
+// the average intensity is over the sessions that had one.
 //
 // Zone violations count events of kind "zone" whose data says
 // {"zone": "red"} or {"zone": "yellow"}; chat services that send none get
@@ -306,16 +317,17 @@ func Weekly(u User, weekEnding string) (WeeklyAnalytics, bool) {
 			VulnerabilityDays:    []DayFrequency{},
 			UrgeByWeekday:        []WeekdayIntensity{},
 		}
-		duration    time.Duration
-		urgeSum     float64
-		triggers    = map[string]int{}
-		strategies  = map[string]*StrategyStat{}
-		times       [len(timeBuckets)]int
-		days        [7]int
-		daySum      [7]float64
-		dayN        [7]int
-		lastRelapse time.Time
-		first       time.Time
+		duration          time.Duration
+		urgeSum           float64
+		intensitySessions int // sessions with an urge intensity, the mean's
+		triggers          = map[string]int{}
+		strategies        = map[string]*StrategyStat{}
+		times             [len(timeBuckets)]int
+		days              [7]int
+		daySum            [7]float64
+		dayN              [7]int
+		lastRelapse       time.Time
+		first             time.Time
 	)
 	for i := range u.Sessions {
 		s := &u.Sessions[i]
@@ -388,14 +400,18 @@ func Weekly(u User, weekEnding string) (WeeklyAnalytics, bool) {
 				}
 			}
 		}
-		if firstUrge.IsZero() {
+		if firstUrge.IsZero() && es.urge {
+			// An urge told in words: the session's start is its time.
 			t := sessionAt.In(loc)
 			times[timeBucket(t.Hour())]++
 			days[dayIndex(t.Weekday())]++
 			firstUrge = t
 		}
-		if es.hasIntensity {
+		if es.urge {
 			w.UrgeSessions++
+		}
+		if es.hasIntensity {
+			intensitySessions++
 			urgeSum += es.intensity
 			d := dayIndex(firstUrge.Weekday())
 			daySum[d] += es.intensity
@@ -408,8 +424,8 @@ func Weekly(u User, weekEnding string) (WeeklyAnalytics, bool) {
 
 	w.TotalMinutes = int(math.Round(duration.Minutes()))
 	w.TotalMiningMinutes = w.TotalMinutes
-	if w.UrgeSessions > 0 {
-		w.AverageUrgeIntensity = ptr(urgeSum/float64(w.UrgeSessions), 1)
+	if intensitySessions > 0 {
+		w.AverageUrgeIntensity = ptr(urgeSum/float64(intensitySessions), 1)
 	}
 	w.Relapses = w.Outcomes.Relapsed
 

@@ -86,16 +86,15 @@ func TestWeeklyDan(t *testing.T) {
 			{Strategy: "walked_outside", Uses: 1, Successes: 1, SuccessRate: 1},
 			{Strategy: "prayer", Uses: 1, Successes: 0, SuccessRate: 0},
 		},
+		// The urges only: Saturday's check-in had none (issue 33).
 		VulnerabilityTimes: []aggregate.TimeFrequency{
-			{Time: "late_night", Frequency: 4}, // Wed 23:35, Fri 22:20 and 22:40, Sun 23:00 (start)
-			{Time: "morning", Frequency: 1},    // Sat 08:00 (start)
+			{Time: "late_night", Frequency: 4}, // Wed 23:35, Fri 22:20 and 22:40, Sun 23:00 (start: an urge in words)
 			{Time: "evening", Frequency: 1},    // Mon 21:05
 		},
 		VulnerabilityDays: []aggregate.DayFrequency{
 			{Day: "friday", Frequency: 2},
 			{Day: "monday", Frequency: 1},
 			{Day: "wednesday", Frequency: 1},
-			{Day: "saturday", Frequency: 1},
 			{Day: "sunday", Frequency: 1},
 		},
 		StepWorkProgress: aggregate.StepProgress{CurrentStep: intp(4), StepsCompleted: 3},
@@ -500,5 +499,72 @@ func BenchmarkWeekly(b *testing.B) {
 		if _, ok := aggregate.Weekly(u, "2026-11-22"); !ok {
 			b.Fatal("no activity")
 		}
+	}
+}
+
+// disagrees says how a week's analytics contradict themselves, or "": a
+// vulnerability time or day without an urge session (urge_sessions 0 beside
+// a late-night urge, issue 33), times and days that count different urges,
+// more sessions with an intensity than with an urge, a mean without them.
+func disagrees(w aggregate.WeeklyAnalytics) string {
+	times, days, withIntensity := 0, 0, 0
+	for _, t := range w.VulnerabilityTimes {
+		times += t.Frequency
+	}
+	for _, d := range w.VulnerabilityDays {
+		days += d.Frequency
+	}
+	for _, d := range w.UrgeByWeekday {
+		withIntensity += d.Sessions
+	}
+	switch {
+	case w.UrgeSessions == 0 && (times > 0 || days > 0):
+		return fmt.Sprintf("urge_sessions 0 beside vulnerability times %+v and days %+v", w.VulnerabilityTimes, w.VulnerabilityDays)
+	case times != days:
+		return fmt.Sprintf("vulnerability times count %d urges, days %d", times, days)
+	case times < w.UrgeSessions:
+		return fmt.Sprintf("%d urge sessions but %d urge times", w.UrgeSessions, times)
+	case withIntensity > w.UrgeSessions:
+		return fmt.Sprintf("%d sessions with an intensity, %d with an urge", withIntensity, w.UrgeSessions)
+	case (withIntensity > 0) != (w.AverageUrgeIntensity != nil):
+		return fmt.Sprintf("average intensity %v over %d sessions", w.AverageUrgeIntensity, withIntensity)
+	case w.UrgeSessions > w.TotalSessionsCompleted:
+		return fmt.Sprintf("%d urge sessions of %d", w.UrgeSessions, w.TotalSessionsCompleted)
+	}
+	return ""
+}
+
+// TestWeeklyAgreesWithItself (issue 33): a late-night check-in without an
+// urge is no late-night urge, and an urge told in words without a strength
+// is an urge session: urge_sessions and the vulnerability times and days
+// count the same urges, and the mean intensity is over the sessions that
+// said one.
+func TestWeeklyAgreesWithItself(t *testing.T) {
+	t.Parallel()
+	at := func(wall string) time.Time { return local(t, chicago, wall) }
+	week := func(sessions ...aggregate.Session) aggregate.WeeklyAnalytics {
+		t.Helper()
+		w, ok := aggregate.Weekly(aggregate.User{UserID: "u-1", Timezone: chicago, Sessions: sessions}, "2026-11-22")
+		if !ok {
+			t.Fatal("no activity")
+		}
+		if msg := disagrees(w); msg != "" {
+			t.Errorf("the week contradicts itself: %s", msg)
+		}
+		return w
+	}
+	// Only a check-in at 23:40 with nothing about an urge.
+	w := week(session("s-checkin", at("2026-11-18 23:40"), 15, elderSummary(nil, "", "", "")))
+	if w.UrgeSessions != 0 || len(w.VulnerabilityTimes) != 0 || len(w.VulnerabilityDays) != 0 {
+		t.Errorf("a check-in without an urge: urge_sessions %d, times %+v, days %+v; want none", w.UrgeSessions, w.VulnerabilityTimes, w.VulnerabilityDays)
+	}
+	// An urge at 23:40 told without a strength, still there at the end, and
+	// one of strength 6 on Saturday afternoon.
+	w = week(session("s-urge", at("2026-11-18 23:40"), 20, elderSummary(nil, "", "", "ongoing_struggle")),
+		session("s-sat", at("2026-11-21 15:00"), 20, elderSummary(6.0, "boredom", "", "urge_passed")))
+	want := []aggregate.TimeFrequency{{Time: "afternoon", Frequency: 1}, {Time: "late_night", Frequency: 1}}
+	if w.UrgeSessions != 2 || !reflect.DeepEqual(w.VulnerabilityTimes, want) || w.AverageUrgeIntensity == nil || *w.AverageUrgeIntensity != 6 {
+		t.Errorf("urge_sessions %d, times %+v, mean %v; want 2 urge sessions, %+v, mean 6 over the one with a strength",
+			w.UrgeSessions, w.VulnerabilityTimes, w.AverageUrgeIntensity, want)
 	}
 }
