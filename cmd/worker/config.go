@@ -536,6 +536,9 @@ Commands:
   eval [--llm=off] [--sets S,…] [--corpora DIR] [--persona-chats N] [--sample FILE] [--json]
                         score the shipped sets (memories, persona chat, risk) against
                         the configured extractor: precision, recall, forbidden, cost
+  gen --app APP --users N [--sessions M] [--memories K] [--span DUR] [--now RFC3339]
+                        fill the configured database with synthetic users of an app
+                        (benchmarks; docs/benchmarks.md)
 
 Derived defaults: unless set, the queues' concurrency, the fetch cooldown, the
 poll interval and the Postgres pool follow from the cores (GOMAXPROCS) and the
