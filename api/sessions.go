@@ -2,11 +2,13 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
@@ -35,7 +37,16 @@ type Data struct {
 	// carries a care note (MNEMO_CARE_NOTE_DAYS); 0 is
 	// memory.DefaultCareNoteDays.
 	CareNoteDays int
+	// MaxExportsPerUser is how many exports a user keeps at most
+	// (MNEMO_MAX_EXPORTS_PER_USER); a new one replaces the oldest. 0 is
+	// DefaultMaxExportsPerUser.
+	MaxExportsPerUser int
 }
+
+// DefaultMaxExportsPerUser is how many exports a user keeps unless set.
+const DefaultMaxExportsPerUser = 3
+
+func (d Data) maxExportsPerUser() int { return cmp.Or(d.MaxExportsPerUser, DefaultMaxExportsPerUser) }
 
 func (d Data) careNoteDays() int {
 	if d.CareNoteDays > 0 {
@@ -492,10 +503,19 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apperr.Errorf(apperr.EBadRequest, "status must be active, deprecated, expired, forgotten or all"))
 		return
 	}
-	mems, err := h.Store.ListMemories(r.Context(), userID, f)
+	limit, after, ok := memoryPageParams(w, r)
+	if !ok {
+		return
+	}
+	mems, next, err := h.Store.PageMemories(r.Context(), userID, f, after, limit)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	var nextCursor *string
+	if next != nil {
+		c := next.String()
+		nextCursor = &c
 	}
 	now := h.now()
 	out := make([]memoryView, 0, len(mems))
@@ -507,7 +527,39 @@ func (h *handlers) listMemories(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, viewMemory(m))
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"memories": out})
+	WriteJSON(w, http.StatusOK, map[string]any{"memories": out, "next_cursor": nextCursor})
+}
+
+// A page of GET /v1/users/{user_id}/memories holds DefaultMemoriesPage
+// memories unless limit asks for another number, up to MaxMemoriesPage; a
+// user with more gets next_cursor, to send back as cursor (issue 34 §3:
+// 21,000 memories were one 8.9 MB answer).
+const (
+	DefaultMemoriesPage = 500
+	MaxMemoriesPage     = 1000
+)
+
+// memoryPageParams reads limit and cursor; a bad one is answered 400.
+func memoryPageParams(w http.ResponseWriter, r *http.Request) (int, *store.MemoryCursor, bool) {
+	limit := DefaultMemoriesPage
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxMemoriesPage {
+			writeError(w, apperr.Errorf(apperr.EBadRequest, "limit must be a whole number from 1 to %d", MaxMemoriesPage))
+			return 0, nil, false
+		}
+		limit = n
+	}
+	var after *store.MemoryCursor
+	if v := r.URL.Query().Get("cursor"); v != "" {
+		c, err := store.ParseMemoryCursor(v)
+		if err != nil {
+			writeError(w, apperr.Errorf(apperr.EBadRequest, "cursor is not a next_cursor this API gave"))
+			return 0, nil, false
+		}
+		after = &c
+	}
+	return limit, after, true
 }
 
 func (h *handlers) getProfile(w http.ResponseWriter, r *http.Request) {

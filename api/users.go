@@ -449,10 +449,23 @@ func (h *handlers) startExport(w http.ResponseWriter, r *http.Request) {
 	}
 	id := store.NewID()
 	var job queue.Inserted
+	replaced := []string{}
 	err := h.Store.InTx(r.Context(), func(ctx context.Context, tx store.Tx) (err error) {
+		// One user's requests one at a time, so that the bound holds.
+		if err := tx.LockUser(ctx, u.ID); err != nil {
+			return err
+		}
 		if err := tx.CreateExport(ctx, store.Export{ID: id, UserID: u.ID, Status: "pending", CreatedAt: h.now()}); err != nil {
 			return err
 		}
+		// At most MaxExportsPerUser archives of a user are kept (each is
+		// all their data, for days): the new one replaces the oldest, whose
+		// job, if it is still waiting, finds it gone and stops.
+		gone, err := tx.KeepNewestExports(ctx, u.ID, h.maxExportsPerUser())
+		if err != nil {
+			return err
+		}
+		replaced = append(replaced[:0], gone...)
 		job, err = h.Handoff.Queue.InsertTx(ctx, tx, queue.ExportArgs{ExportID: id}, nil)
 		return err
 	})
@@ -461,7 +474,7 @@ func (h *handlers) startExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, http.StatusAccepted, map[string]any{"export_id": id, "url": "/v1/users/" + u.ID + "/exports/" + id,
-		"jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}})
+		"jobs": []store.JobRef{{ID: job.ID, Kind: job.Kind}}, "replaced": replaced})
 }
 
 // forgetExports deletes every export of a user: an archive is a copy of

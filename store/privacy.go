@@ -121,6 +121,10 @@ type Privacy interface {
 	// DeleteUserExports deletes a user's exports (with their archives)
 	// requested at or after since; the zero time deletes them all.
 	DeleteUserExports(ctx context.Context, userID string, since time.Time) (int64, error)
+	// KeepNewestExports deletes a user's exports (with their archives) but
+	// the newest keep (by request time, then id), and returns the ids of
+	// those it deleted: a new export replaces the oldest (issue 34 §6).
+	KeepNewestExports(ctx context.Context, userID string, keep int) ([]string, error)
 	// DeleteExpiredExports deletes up to limit exports that expired by now or
 	// were requested before createdBefore (one never finished).
 	DeleteExpiredExports(ctx context.Context, now, createdBefore time.Time, limit int) (int64, error)
@@ -262,6 +266,23 @@ func (q queries) DeleteUserExports(ctx context.Context, userID string, since tim
 		return 0, fmt.Errorf("delete exports: %w", err)
 	}
 	return n, nil
+}
+
+func (q queries) KeepNewestExports(ctx context.Context, userID string, keep int) ([]string, error) {
+	// A user has a few exports at most: they are read whole, and deleted
+	// by id (chunks go by cascade).
+	all, err := q.ListUserExports(ctx, userID)
+	if err != nil || len(all) <= keep {
+		return nil, err
+	}
+	var gone []string
+	for _, e := range all[:len(all)-max(keep, 0)] {
+		if _, err := q.e.exec(ctx, "DELETE FROM mnemo_exports WHERE id = $1 AND user_id = $2", e.ID, userID); err != nil {
+			return gone, fmt.Errorf("replace exports: %w", err)
+		}
+		gone = append(gone, e.ID)
+	}
+	return gone, nil
 }
 
 func (q queries) DeleteExpiredExports(ctx context.Context, now, createdBefore time.Time, limit int) (int64, error) {

@@ -529,6 +529,11 @@ type Querier interface {
 	// default), by importance (highest first), then creation time and id;
 	// empty when none match.
 	ListMemories(ctx context.Context, userID string, f MemoryFilter) ([]Memory, error)
+	// PageMemories is one page of ListMemories: at most limit memories in
+	// its order after the position after (nil: from the start), and the
+	// position to read on from (nil when nothing follows). With f.AsOf the
+	// page may hold fewer than limit though more follow.
+	PageMemories(ctx context.Context, userID string, f MemoryFilter, after *MemoryCursor, limit int) ([]Memory, *MemoryCursor, error)
 	// ListPackMemories lists what a context pack reads of a user's active
 	// memories (the same memories as ListMemories with an empty filter), in
 	// no particular order; empty when there is none.

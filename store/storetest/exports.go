@@ -335,3 +335,29 @@ func (j riverJobTable) count(t *testing.T) int {
 	must(t, err)
 	return n
 }
+
+func init() {
+	cases = append(cases, testCase{"KeepNewestExports", func(t *testing.T, s store.Store) {
+		// Issue 34 §6: at most N exports per user, a new one replacing the
+		// oldest; another user's are theirs.
+		ctx := context.Background()
+		seedSession(t, s, "u-1", "s-1")
+		seedSession(t, s, "u-2", "s-2")
+		for i, id := range []string{"e-1", "e-2", "e-3", "e-4"} {
+			must(t, s.CreateExport(ctx, store.Export{ID: id, UserID: "u-1", Status: "pending", CreatedAt: T0.Add(time.Duration(i) * time.Minute)}))
+		}
+		must(t, s.CreateExport(ctx, store.Export{ID: "e-x", UserID: "u-2", Status: "pending", CreatedAt: T0}))
+		gone, err := s.KeepNewestExports(ctx, "u-1", 2)
+		must(t, err)
+		left, err := s.ListUserExports(ctx, "u-1")
+		must(t, err)
+		other, err := s.ListUserExports(ctx, "u-2")
+		must(t, err)
+		if !slices.Equal(gone, []string{"e-1", "e-2"}) || !slices.Equal(exportIDs(left), []string{"e-3", "e-4"}) || len(other) != 1 {
+			t.Fatalf("kept 2 of 4: deleted %v, left %v, other user's %d", gone, exportIDs(left), len(other))
+		}
+		if gone, err := s.KeepNewestExports(ctx, "u-1", 2); err != nil || len(gone) != 0 {
+			t.Fatalf("again: deleted %v, %v; want none", gone, err)
+		}
+	}})
+}
