@@ -8,7 +8,7 @@ import (
 	"github.com/mnemo-ai/mnemo/prompts"
 )
 
-// TestDocsShowEventKinds: docs/presets.md's events table is the one the
+// TestDocsShowEventKinds: docs/apps.md's events table is the one the
 // presets' events.schema.json files give.
 func TestDocsShowEventKinds(t *testing.T) {
 	t.Parallel()
@@ -16,13 +16,13 @@ func TestDocsShowEventKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile("../docs/presets.md")
+	doc, err := os.ReadFile("../docs/apps.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := prompts.EventsTable(apps)
 	if !strings.Contains(string(doc), want) {
-		t.Fatalf("docs/presets.md does not hold the events table of the presets; put this in its events section:\n%s", want)
+		t.Fatalf("docs/apps.md does not hold the events table of the presets; put this in its events section:\n%s", want)
 	}
 }
 
