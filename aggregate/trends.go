@@ -9,7 +9,7 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/num"
 )
 
-// Trend parameters (README.md, "Scheduled batches"; docs/presets.md:
+// Trend parameters (docs/operations.md, "Scheduled batches"; docs/presets.md:
 // emotional trends).
 const (
 	// TrendSessions is how many of the latest sessions trends read.

@@ -7,7 +7,7 @@ import (
 
 // The care note: for a while after a user's own medium or high risk
 // finding, the context pack opens with a short note that asks the
-// companion to check in gently before anything else (README, the context
+// companion to check in gently before anything else (docs/api.md, the context
 // pack). It is the pack's own words: a date, the finding's class in plain
 // words and the app's name, never what the user said.
 

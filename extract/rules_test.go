@@ -603,7 +603,7 @@ func TestRulesGolden(t *testing.T) {
 	}
 }
 
-// keyShape is the documented key grammar (README.md, Mona's memory
+// keyShape is the documented key grammar (docs/apps.md, Mona's memory
 // vocabulary), written out independently of extract.ValidKey.
 var keyShape = regexp.MustCompile(`^(?:name|nickname|feeling|lives_in|hometown|works_at|studies_at|occupation|diet|(?:favorite_|likes:|dislikes:|hobby:|event:|plan:|family:|pet:|allergy:|goal:)[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+(?:_[\p{Ll}\p{Lt}\p{Lo}\p{Lm}\p{M}\p{Nd}]+)*)$`)
 

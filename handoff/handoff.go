@@ -41,7 +41,7 @@ const (
 	MaxIDLength       = 128
 )
 
-// Request is the session-close body (README.md, "Handing a session over").
+// Request is the session-close body (docs/api.md, "Handing a session over").
 type Request struct {
 	UserID      string            `json:"user_id"`
 	App         string            `json:"app"`

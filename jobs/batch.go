@@ -21,7 +21,7 @@ import (
 	"github.com/mnemo-ai/mnemo/store"
 )
 
-// Batch names (README.md, "Scheduled batches"): the engine's own, and the
+// Batch names (docs/operations.md, "Scheduled batches"): the engine's own, and the
 // ready-made ones kinds declare (package batch), by the names their
 // computations give them.
 const (

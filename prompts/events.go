@@ -240,7 +240,7 @@ func loadEvents(fsys fs.FS, name string) (*EventSchema, error) {
 	return CompileEventSchema(name, raw)
 }
 
-// EventsTable is the README's table of the presets' session events: one row
+// EventsTable is docs/apps.md's table of the presets' session events: one row
 // per app and kind, with the kind's fields, their types and ranges.
 func EventsTable(apps map[string]*App) string {
 	var b strings.Builder

@@ -97,7 +97,7 @@ type Policy struct {
 	// (session summaries, the profile and its history, the display name)
 	// with the transcripts' keyring; they are opened only in the worker and
 	// on reads. Memories' keys and values, event types, records and the
-	// numbers batches aggregate stay plaintext (see the README).
+	// numbers batches aggregate stay plaintext (see docs/api.md, "Sealed derived data").
 	SealDerived bool `json:"seal_derived,omitempty"`
 	// Notes keeps a disclosure the rules cannot give a key (a first-person
 	// present statement about the user, not a question, not hedged) as a

@@ -27,7 +27,7 @@ const (
 	DialectSQLite   = "sqlite"
 )
 
-// Session statuses (README.md, "What lags, and how to wait for it").
+// Session statuses (docs/api.md, "What lags, and how to wait for it").
 const (
 	StatusActive    = "active"
 	StatusClosed    = "closed"

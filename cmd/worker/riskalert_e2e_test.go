@@ -22,7 +22,7 @@ import (
 // alertSecret signs the alerts of the end-to-end tests.
 const alertSecret = "e2e-alert-secret-0123456789abcdef0123456789"
 
-// alertReceiver is a receiver as the README asks for: it verifies each
+// alertReceiver is a receiver as docs/safety.md asks for: it verifies each
 // alert's signature and timestamp (riskalert.Verify) before anything else,
 // answers the first attempt of each alert (session and class) with
 // firstStatus, and later ones with thenStatus.
