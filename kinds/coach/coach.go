@@ -116,6 +116,11 @@ func coachRules(res *extract.Result, p prompts.Policy, s extract.Session, now ti
 		"goals":             coachNonNil(m.goals),
 		"coach_preferences": coachNonNil(m.prefs),
 	}
+	// The day each step is due by, when it says one ("… by Wednesday"),
+	// as a date: "Wednesday" means nothing a week later.
+	if due := coachDueDates(s, m.steps); len(due) > 0 {
+		res.SessionSummary["due_dates"] = due
+	}
 	// The earlier sessions' open action steps this session reported done,
 	// each closed by its best match (coachCloses).
 	var completed []string
@@ -279,9 +284,12 @@ type coachPattern struct {
 const coachWindow = 192
 
 const (
-	coachIAm  = `(?:i'm|im|i\s+am)`
-	coachWh   = `(?:whether|if|how|what|when|why|where|who|which)\b`
-	coachStop = `(?:really\s+|just\s+|definitely\s+|actually\s+|also\s+|still\s+|honestly\s+)*`
+	// coachDueDay is the day a step is due by: a weekday, tomorrow, the end
+	// of the week or month, next week.
+	coachDueDay = `monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|the\s+end\s+of\s+(?:the\s+)?(?:day|week|month)|end\s+of\s+(?:the\s+)?(?:day|week|month)|next\s+week|the\s+weekend`
+	coachIAm    = `(?:i'm|im|i\s+am)`
+	coachWh     = `(?:whether|if|how|what|when|why|where|who|which)\b`
+	coachStop   = `(?:really\s+|just\s+|definitely\s+|actually\s+|also\s+|still\s+|honestly\s+)*`
 )
 
 var coachPatterns = []coachPattern{
@@ -289,7 +297,11 @@ var coachPatterns = []coachPattern{
 	{kind: coachStep, re: extract.Prefix(
 		`(?:i\s+will|i'll)\s+`+coachStop+`(.+)`,
 		coachIAm+`\s+`+coachStop+`(?:going\s+to|gonna)\s+(.+)`,
-		`my\s+(?:next|first|one)\s+step\s+(?:is|will\s+be)\s+(?:to\s+)?(.+)`,
+		`(?:my\s+|the\s+)?(?:next|first|one)\s+step\s+(?:is|will\s+be|'s|is\s+going\s+to\s+be)\s*:?\s+(?:to\s+)?(.+)`,
+		`next\s+up\s*(?:is|:)\s+(?:to\s+)?(.+)`,
+		// "I need to set up the page by Wednesday": a need with a day it
+		// is due is a step.
+		`i\s+`+coachStop+`(?:need|have|got)\s+to\s+(.+?\s+(?:by|before)\s+(?:`+coachDueDay+`)\b.*)`,
 		`my\s+next\s+steps\s+are\s+(?:to\s+)?(.+)`,
 		`i\s+`+coachStop+`commit\s+(?:myself\s+)?to\s+(.+)`,
 		coachIAm+`\s+committing\s+(?:myself\s+)?to\s+(.+)`)},
@@ -444,6 +456,8 @@ func coachMine(s extract.Session) coachMined {
 // before it in the session.
 func (m *coachMined) doneAndRetracted(sent string) {
 	starts := grammar.ClauseStarts(sent)
+	verb := ""       // the verb of the last clause that reported something done
+	pending := false // that clause ended at an "and"
 	for i, st := range starts {
 		end := len(sent)
 		if i+1 < len(starts) {
@@ -451,7 +465,16 @@ func (m *coachMined) doneAndRetracted(sent string) {
 		}
 		clause := sent[grammar.SkipInterjections(sent, st):end]
 		if v := coachDone(clause, i == 0); v != "" {
-			m.done = append(m.done, v)
+			// "I finished the outline AND the draft": the clause may end at
+			// the "and", the draft being the next one's.
+			trimmed := coachTrailingAnd.ReplaceAllString(v, "")
+			m.done = append(m.done, trimmed)
+			verb, pending = strings.Fields(v)[0], trimmed != v
+		} else if mm := coachAlsoDoneRe.FindStringSubmatch(strings.TrimRight(clause, " .!…")); mm != nil && verb != "" && (pending || mm[1] != "") {
+			m.done = append(m.done, verb+" "+mm[2])
+			pending = false
+		} else {
+			verb, pending = "", false
 		}
 		if v := coachRetracted(clause); v != "" {
 			m.retracted = append(m.retracted, v)
@@ -613,11 +636,17 @@ func coachStartsWith(v string, phrases []string) bool {
 // question rather than one put to the coach ("What do you think?").
 var coachFirstPerson = extract.WordSet("i i'm im i've ive i'd i'll me my mine myself we we're our us")
 
+// coachAsksCoach is a question put to the coach for their view of the
+// user ("be blunt: am I stalling?", "honestly, do you think I'm ready?",
+// "am I overthinking this?"): the coach answers it in the session; it is no
+// thread left open.
+var coachAsksCoach = regexp.MustCompile(`(?i)\b(?:be\s+(?:blunt|honest|straight|real|brutal)|tell\s+me\s+(?:straight|honestly|the\s+truth)|level\s+with\s+me|real\s+talk|honestly|(?:do|would)\s+you\s+(?:think|say|reckon)|what\s+do\s+you\s+(?:think|reckon)|your\s+(?:take|opinion|view|honest)|in\s+your\s+(?:opinion|view))\b|^\W*(?:so\s+|ok\s+|okay\s+|well\s+|be\s+\w+\s*[:,-]\s*)?(?:am\s+i|was\s+i|is\s+it\s+(?:just\s+)?me|do\s+i\s+(?:seem|sound|look)|does\s+(?:this|that|it)\s+(?:sound|seem|look))\b`)
+
 // coachQuestion is an unanswered question worth keeping: the user's own,
-// at least three words long.
+// at least three words long, not one put to the coach (coachAsksCoach).
 func coachQuestion(s string) string {
 	ws := grammar.LowerWords(s)
-	if len(ws) < 3 || !slices.ContainsFunc(ws, func(w string) bool { return coachFirstPerson[w] }) {
+	if len(ws) < 3 || !slices.ContainsFunc(ws, func(w string) bool { return coachFirstPerson[w] }) || coachAsksCoach.MatchString(s) {
 		return ""
 	}
 	v := coachValue(s, 3, CoachMaxItemRunes-1)
@@ -966,7 +995,28 @@ func coachTopics(m coachMined) []string {
 		}
 		return cmp.Compare(first[a], first[b])
 	})
-	return coachPick(order, func(t string) bool { return rank[t] > 0 }, coachMaxTopics)
+	picked := coachPick(order, func(t string) bool { return rank[t] > 0 }, coachMaxTopics)
+	// A word that is the head of one noun phrase only, said at least half as
+	// often as the word, is that phrase: "freelance work", not "work"
+	// (issue 33).
+	phraseOf, several := map[string]string{}, map[string]bool{}
+	for _, t := range order {
+		if !coachIsPair(t) {
+			continue
+		}
+		ws := strings.Fields(t)
+		head := ws[len(ws)-1]
+		if p, ok := phraseOf[head]; ok && p != t {
+			several[head] = true
+		}
+		phraseOf[head] = t
+	}
+	for i, t := range picked {
+		if p := phraseOf[t]; p != "" && !several[t] && 2*score[p] >= score[t] && !slices.Contains(picked, p) {
+			picked[i] = p
+		}
+	}
+	return picked
 }
 
 // coachPick takes up to n terms in order that ok accepts, leaving out a word
@@ -1056,7 +1106,14 @@ var (
 // is a verb rather than part of the phrase: a verb in the third person
 // ("public speaking scares me"), not a noun such as "plan" in "my work plan".
 func coachVerbAfter(lower, w string) bool {
-	return strings.HasSuffix(lower, "s") && coachVerbs[w]
+	return strings.HasSuffix(lower, "s") && coachVerbs[w] || coachPastAfter(lower)
+}
+
+// coachPastAfter reports a past tense after the first word of a phrase
+// ("my freelance work dried up", "the launch slipped"): it ends the phrase,
+// which is "freelance work", not "freelance work dried" (issue 33).
+func coachPastAfter(lower string) bool {
+	return len(lower) > 4 && strings.HasSuffix(lower, "ed") && !strings.HasSuffix(lower, "eed") && !coachNotPast[lower]
 }
 
 // coachNounTerms are the noun phrases of text (see above), folded by
@@ -1244,7 +1301,8 @@ var coachFunctionWords = extract.WordSet(`the and but for nor yet with from into
 	how its just more most much not now off once only other our ours out over own same she should some such than that the their
 	them then there these they this those through too under until very was were what when where whether which while who whom
 	why will would you your yours really still maybe might perhaps probably actually finally already soon today tomorrow week
-	weekend month year next last time way thing things stuff lot bit kind sort able need want like get got going gonna try`)
+	weekend month year next last time way thing things stuff lot bit kind sort able need want like get got going gonna try
+	monday tuesday wednesday thursday friday saturday sunday tonight end`)
 
 // coachStems are the content words of s, stemmed (coachStem), once each.
 func coachStems(s string) map[string]bool {
@@ -1313,15 +1371,47 @@ var coachDoneRes = []*regexp.Regexp{
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?(?:got|gotten)\s+(.+?)\s+done\b`,
 		`i\s+(?:have\s+|'ve\s+|ve\s+)?`+coachStop+`(?:finally\s+|already\s+)?checked\s+off\s+(.+)`),
 	// "I sent the application", "I've finally booked the appointment".
-	extract.Prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought)\s+` + coachDoneObject + `.*)`),
+	extract.Prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought|set\s+up|put\s+up|handed\s+in|turned\s+in)\s+` + coachDoneObject + `.*)`),
 	// "The resume draft is done".
 	regexp.MustCompile(`(?i)^((?:the|my)\s+.+?)\s+(?:is|are)\s+(?:finally\s+|all\s+)?(?:done|finished|sent|booked|submitted|written|complete|completed|out)$`),
+	// "Outline done.", "Pitch sent!", "Substack page finished too".
+	regexp.MustCompile(`(?i)^((?:the\s+|my\s+)?(?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]+)\s+(?:all\s+)?(?:done|finished|sent|submitted|booked|written)(?:\s+(?:now|already|too|as\s+well|today|yesterday))?$`),
 }
 
 // coachDoneObject is how the object of a reported completion begins: a
 // determiner, a particle or a number ("sent the application", "signed up
 // for the course", "ran 8k"); "I worked Saturday again" reports no step.
 const coachDoneObject = `(?:the|my|a|an|all|both|every|each|those|these|that|this|some|off|up|in|out|for|to|it|them|on|with|through|\d)\b`
+
+// coachDueRe finds the day a step is due by.
+var coachDueRe = regexp.MustCompile(`(?i)\b(?:by|before)\s+(?:` + coachDueDay + `)\b`)
+
+// coachDueDates are the steps that say a day they are due by, each with
+// that day (YYYY-MM-DD) from the session's end in its zone: {step, due}.
+func coachDueDates(s extract.Session, steps []string) []map[string]any {
+	var out []map[string]any
+	loc := extract.SessionZone(s.Timezone)
+	at := extract.SessionEnd(s)
+	for _, st := range steps {
+		loc2 := coachDueRe.FindStringIndex(st)
+		if loc2 == nil {
+			continue
+		}
+		phrase := strings.ToLower(st[loc2[0]:loc2[1]])
+		phrase = strings.NewReplacer("by the end of", "at the end of", "by end of", "at the end of", "by ", "", "before ", "").Replace(phrase)
+		if ds := extract.ResolveDatesTense(phrase, at, loc, extract.TenseFuture); len(ds) > 0 {
+			out = append(out, map[string]any{"step": st, "due": ds[0].Date})
+		}
+	}
+	return out
+}
+
+// coachAlsoDoneRe is a clause that adds an object to the completion
+// before it: "… and the draft", "… plus the cover letter".
+var coachAlsoDoneRe = regexp.MustCompile(`(?i)^((?:and|&|plus|as\s+well\s+as|also)\s+)?(?:also\s+)?((?:the|my|a|an|both|all|that|this|those|these)\s+.+?)(?:\s+(?:too|as\s+well|also))?$`)
+
+// coachTrailingAnd is an "and" that ends a completion's clause.
+var coachTrailingAnd = regexp.MustCompile(`(?i)\s+(?:and|&|plus)$`)
 
 // coachNotPast are -ed words that are no past tense ("I need to …").
 var coachNotPast = extract.WordSet("need needs feed bleed speed proceed exceed succeed seed bed red shed needed wanted loved liked hated seemed looked sounded felt worried missed used")
@@ -1349,11 +1439,14 @@ func coachDone(clause string, bare bool) string {
 			if f := strings.Fields(strings.ToLower(g)); len(f) > 0 && coachNotPast[f[0]] {
 				continue
 			}
-			return g
+			return coachDoneTail.ReplaceAllString(g, "")
 		}
 	}
 	return ""
 }
+
+// coachDoneTail are words after what was done that say nothing of it.
+var coachDoneTail = regexp.MustCompile(`(?i)\s+(?:too|as\s+well|also|now|already)$`)
 
 // coachGroup is the first group a match of alternatives filled.
 func coachGroup(m []string) string {

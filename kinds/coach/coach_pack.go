@@ -85,7 +85,14 @@ func packCoach(in extract.PackInput) *extract.PackPlan {
 				p.Capped(steps)
 				continue
 			}
-			p.Add(extract.PackItem{Section: steps, Prio: 25, Text: extract.PackDate(s.At) + ": " + st})
+			text := extract.PackDate(s.At) + ": " + st
+			for _, d := range extract.ObjectList(s.Data["due_dates"]) {
+				if due, ok := extract.Date(d["due"]); ok && extract.PackValue(d["step"]) == st {
+					text += " (due " + due.Format("Mon 2006-01-02") + ")"
+					break
+				}
+			}
+			p.Add(extract.PackItem{Section: steps, Prio: 25, Text: text})
 		}
 		for _, st := range extract.PackStrings(s.Data["completed_steps"]) {
 			stepSeen[extract.LabelKey(st)] = true // closes the older sessions' step

@@ -183,3 +183,82 @@ func TestCoachReportedDone(t *testing.T) {
 		})
 	}
 }
+
+// coachLastWord is a session of said whose last message is the user's: a
+// question there is left open unless it was put to the coach.
+func coachLastWord(said ...string) Session {
+	s := coachSession(said...)
+	s.Messages = s.Messages[:len(s.Messages)-1]
+	return s
+}
+
+// TestCoachIssue33: the coach's sessions of issue 33. A next step said as
+// "next step is …" with a day is an action step with its due date; a
+// question to the coach is no open thread; a topic is a whole noun phrase;
+// "I finished the outline AND the draft" a week later closes "Write the
+// outline", and finished, done and sent close steps.
+func TestCoachIssue33(t *testing.T) {
+	t.Parallel()
+	first := coachRun(coachLastWord(
+		"My freelance work dried up last month, so I want to launch a newsletter.",
+		"I will write the outline by Friday.",
+		"Next step is to set up the Substack page by Wednesday.",
+		"be blunt: am I stalling?"))
+	sum := first.SessionSummary
+	if steps := coachStrs(sum["action_steps"]); !slices.Contains(steps, "Set up the Substack page by Wednesday") {
+		t.Errorf("action steps %q; want the Substack page", steps)
+	}
+	due := ObjectList(sum["due_dates"])
+	if !slices.ContainsFunc(due, func(d map[string]any) bool {
+		return d["step"] == "Set up the Substack page by Wednesday" && d["due"] == "2026-11-25"
+	}) {
+		t.Errorf("due dates %v; want the Substack page due Wednesday 2026-11-25", due)
+	}
+	if th := coachStrs(sum["open_threads"]); len(th) != 0 {
+		t.Errorf("open threads %q; a question to the coach is none", th)
+	}
+	if topics := coachStrs(sum["topics"]); slices.ContainsFunc(topics, func(s string) bool { return strings.Contains(s, "dried") }) {
+		t.Errorf("topics %q; a topic is a noun phrase", topics)
+	}
+	if topics := coachStrs(coachRun(coachSession("My freelance work dried up last month.")).SessionSummary["topics"]); !slices.Equal(topics, []string{"freelance work"}) {
+		t.Errorf("topics %q; want the noun phrase freelance work", topics)
+	}
+	text := Pack("coach", PackInput{Summaries: []PastSummary{{SessionID: "s-coach", At: coachT0, Data: sum}}, Now: coachT0.Add(time.Hour)}, 400).Text
+	if !strings.Contains(text, `"Set up the Substack page by Wednesday" (due Wed 2026-11-25)`) {
+		t.Errorf("the pack does not give the step's due day:\n%s", text)
+	}
+
+	past := []PastSummary{{SessionID: "s-coach", At: coachT0, Data: sum}}
+	second := coachRun(coachLater(7, past, "I finished the outline AND the draft."))
+	if got := coachStrs(second.SessionSummary["completed_steps"]); !slices.Contains(got, "Write the outline by Friday") {
+		t.Errorf("completed steps %q; want the outline closed", got)
+	}
+	if got := coachStrs(second.SessionSummary["done_this_session"]); !slices.Contains(got, "Finished the draft") {
+		t.Errorf("done this session %q; want the draft too", got)
+	}
+	for _, said := range []string{"Done with the Substack page.", "Substack page done!", "I set up the Substack page.", "The Substack page is finished."} {
+		got := coachStrs(coachRun(coachLater(7, past, said)).SessionSummary["completed_steps"])
+		if !slices.Contains(got, "Set up the Substack page by Wednesday") {
+			t.Errorf("%q: completed steps %q; want the Substack page closed", said, got)
+		}
+	}
+	sent := coachRun(coachSession("I'll send the pitch to three editors."))
+	got := coachStrs(coachRun(coachLater(7, []PastSummary{{SessionID: "s-coach", At: coachT0, Data: sent.SessionSummary}}, "Sent the pitch!")).SessionSummary["completed_steps"])
+	if !slices.Contains(got, "Send the pitch to three editors") {
+		t.Errorf("'Sent the pitch!': completed steps %q; want the pitch closed", got)
+	}
+
+	// Questions: the user's own stay open threads; those put to the coach do not.
+	for said, open := range map[string]bool{
+		"How do I price my services?":                true,
+		"Should I quit my job?":                      true,
+		"be blunt: am I stalling?":                   false,
+		"Honestly, do you think I'm ready to pitch?": false,
+		"Am I overthinking this?":                    false,
+	} {
+		th := coachStrs(coachRun(coachLastWord(said)).SessionSummary["open_threads"])
+		if (len(th) > 0) != open {
+			t.Errorf("%q: open threads %q; want open %v", said, th, open)
+		}
+	}
+}
