@@ -35,9 +35,10 @@ type ProfileWrite struct {
 	Derived bool
 	// Edit marks a user's or operator's edit, whose null removes a field.
 	Edit bool
-	// MaxRemoved bounds how many removed fields keep their marker (0: no
-	// bound); beyond it the markers of the fields removed longest ago go
-	// (compactRemoved).
+	// MaxRemoved bounds how many removed fields keep their marker (0:
+	// DefaultMaxRemoved); beyond it the markers of the fields removed
+	// longest ago go (compactRemoved), on any write, so that a profile
+	// that grew them before the bound is compacted by its next write.
 	MaxRemoved int
 }
 
@@ -137,7 +138,7 @@ func WriteProfile(ctx context.Context, tx store.Tx, w ProfileWrite, now time.Tim
 		}
 		stated[field] = statementOf(store.FieldStatement{}, false, last, start)
 	}
-	compactRemoved(stated, w.MaxRemoved)
+	compactRemoved(stated, cmp.Or(w.MaxRemoved, DefaultMaxRemoved))
 	err = nil // GetProfile's ErrNotFound for a first write
 	enc := func(v any) json.RawMessage {
 		if err == nil {
@@ -173,6 +174,10 @@ func statementOf(e store.FieldStatement, ok bool, last, start fieldSaid) store.F
 	e.Removed, e.Newest = false, newest
 	return e
 }
+
+// DefaultMaxRemoved is how many removed fields keep their marker when a
+// write sets no bound: the API's default bound on a profile's fields.
+const DefaultMaxRemoved = 256
 
 // compactRemoved keeps the markers of at most limit removed fields (0: all),
 // those removed last: a marker makes a session handed over late, from
