@@ -26,22 +26,7 @@ func TestOpenModeRefusesForeignOrigins(t *testing.T) {
 			t.Parallel()
 			srv, st, q := setupAPIWith(t, b, func(cfg *api.Config, _ *api.Data) { cfg.Tokens = nil })
 			mountViews(t, srv, st, q)
-			ctx := context.Background()
-			at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-			if err := st.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.InsertMemory(ctx, store.Memory{ID: "m-1", UserID: "u-1", Key: "name", Value: "Priya", Category: "fact",
-				Importance: 9, Confidence: 0.9, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}); err != nil {
-				t.Fatal(err)
-			}
-			used := func() bool {
-				m, err := st.GetMemory(ctx, "u-1", "m-1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				return m.LastUsedAt != nil
-			}
+			used := seedMemory(t, st)
 			for _, origin := range []string{"http://evil.example", "null", "http://localhost:3000", "https://localhost:8080.evil.example", "::"} {
 				for _, path := range []string{"/v1/users/u-1/context", "/v1/users/u-1/memories", "/views/users/u-1"} {
 					rec := request(srv, "GET", path, "", "", "", "Host", "localhost:8080", "Origin", origin)
@@ -66,5 +51,27 @@ func TestOpenModeRefusesForeignOrigins(t *testing.T) {
 				t.Fatal("the pack did not mark its memory used: the check above proves nothing")
 			}
 		})
+	}
+}
+
+// seedMemory stores Mona user u-1 with memory m-1 ("Priya") and returns
+// whether the memory has been marked used.
+func seedMemory(t *testing.T, st store.Store) (used func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	if err := st.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.InsertMemory(ctx, store.Memory{ID: "m-1", UserID: "u-1", Key: "name", Value: "Priya", Category: "fact",
+		Importance: 9, Confidence: 0.9, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	return func() bool {
+		m, err := st.GetMemory(ctx, "u-1", "m-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.LastUsedAt != nil
 	}
 }

@@ -383,22 +383,7 @@ func TestOpenModeRefusesCrossSiteReads(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			srv, st, _ := setupAPIWith(t, b, func(cfg *api.Config, _ *api.Data) { cfg.Tokens = nil })
-			ctx := context.Background()
-			at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-			if err := st.UpsertUser(ctx, store.User{ID: "u-1", App: "mona", Timezone: "UTC", CreatedAt: at, UpdatedAt: at}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.InsertMemory(ctx, store.Memory{ID: "m-1", UserID: "u-1", Key: "name", Value: "Priya", Category: "fact",
-				Importance: 9, Confidence: 0.9, Status: store.MemoryActive, CreatedAt: at, UpdatedAt: at, StatedAt: at}); err != nil {
-				t.Fatal(err)
-			}
-			used := func() bool {
-				m, err := st.GetMemory(ctx, "u-1", "m-1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				return m.LastUsedAt != nil
-			}
+			used := seedMemory(t, st)
 			for _, site := range []string{"cross-site", "same-site"} {
 				for _, path := range []string{"/v1/users/u-1/context", "/v1/users/u-1/memories", "/v1/users/u-1/cues"} {
 					rec := request(srv, "GET", path, "", "", "", "Host", "localhost:8080", "Sec-Fetch-Site", site)
