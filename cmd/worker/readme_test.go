@@ -438,3 +438,61 @@ func tail(b []byte, n int) string {
 	}
 	return fmt.Sprintf("%s", b)
 }
+
+// mdLink is a relative Markdown link: its target file (empty for this
+// page) and its anchor.
+var mdLink = regexp.MustCompile(`\]\(([^)#:\s]*)(?:#([^)\s]+))?\)`)
+
+// headingAnchor is the anchor GitHub gives a heading: lower case, spaces
+// as dashes, other punctuation left out.
+func headingAnchor(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_', r > 127 && r != '…' && r != '—' && r != '–':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// TestDocsLinksResolve: every relative link of README.md and docs/*.md
+// reaches a file, and its anchor a heading of that file, so that moving a
+// section cannot leave a link behind.
+func TestDocsLinksResolve(t *testing.T) {
+	t.Parallel()
+	files := docFiles(t)
+	anchors := map[string]map[string]bool{}
+	for path, text := range files {
+		anchors[path] = map[string]bool{}
+		inCode := false
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "```") {
+				inCode = !inCode
+			}
+			if !inCode && strings.HasPrefix(line, "#") {
+				anchors[path][headingAnchor(strings.TrimSpace(strings.TrimLeft(line, "#")))] = true
+			}
+		}
+	}
+	for path, text := range files {
+		for _, m := range mdLink.FindAllStringSubmatch(text, -1) {
+			target := path
+			if m[1] != "" {
+				target = filepath.ToSlash(filepath.Join(filepath.Dir(path), m[1]))
+				if _, err := os.Stat(filepath.Join("../..", target)); err != nil {
+					t.Errorf("%s: a link to %s, which does not exist", path, m[1])
+					continue
+				}
+			}
+			if m[2] == "" || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			if a, ok := anchors[target]; ok && !a[m[2]] {
+				t.Errorf("%s: a link to %s#%s, which is no heading there", path, target, m[2])
+			}
+		}
+	}
+}
