@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -97,7 +98,8 @@ func changesOf(text string, dc dateContext) (out []extract.Memory, consumed bool
 				keys = []string{"family:" + c}
 			}
 		}
-		return []extract.Memory{ending("broke up", ref, keys...)}, true
+		// The break-up stays an event too ("broke up with my boyfriend").
+		return []extract.Memory{ending("broke up", ref, keys...)}, false
 	}
 	if sm := cued(quitRe, t, l, "quit", "left", "resigned", "fired", "laid", "let go"); sm != nil {
 		obj := strings.TrimSpace(stripTrailing(tidy(withoutDates(sm[1])), refTrailing))
@@ -454,7 +456,10 @@ func factsOf(t string) []extract.Memory {
 		}
 		what := strings.ToLower(strings.Join(strings.Fields(sm[2]), " "))
 		ws := strings.Fields(what)
-		return []extract.Memory{owned(ws[len(ws)-1], verb+" "+article(what)+what)}
+		if !slices.ContainsFunc(ws[:len(ws)-1], func(w string) bool { return qualifiers[w] || joiners[w] || w == "of" || w == "a" || w == "an" }) {
+			// Not "a big library at home", "a friend with a cabin".
+			return []extract.Memory{owned(ws[len(ws)-1], verb+" "+article(what)+what)}
+		}
 	}
 	if sm := cued(secondJobRe, t, l, "also work", "job"); sm != nil {
 		where, long := cutClause(sm[2])
@@ -464,6 +469,10 @@ func factsOf(t string) []extract.Memory {
 				v += " (" + strings.TrimPrefix(when, "on ") + ")"
 			}
 			if s := slug(strings.Split(v, " (")[0], articles); s != "" {
+				if !strings.Contains(l, "also") && !strings.Contains(l, "second") && !strings.Contains(l, "side") && !strings.Contains(l, "other") {
+					// "I have a part-time job at Burger King": the job.
+					return []extract.Memory{fact("works_at", strings.Split(v, " (")[0])}
+				}
 				return []extract.Memory{{Key: "job:" + s, Value: v, Category: extract.CategoryFact, Importance: 75, Confidence: 0.8}}
 			}
 		}
@@ -829,4 +838,43 @@ func replyHead(reply string, keepCommas bool) (first string, ws []string, ok boo
 	}
 	first = strings.TrimRight(first, ".!… ")
 	return first, lowerWords(first), true
+}
+
+// plainBeatsChange leaves out the changes that a plain statement of the
+// same session makes moot: "I used to be a painter, but now I'm a
+// housekeeper" says the occupation now, which supersedes the painter
+// anyway. A change that names the plain statement's value ("my boyfriend
+// Marcus …", then "Marcus and I broke up") is kept; said later, it wins.
+func plainBeatsChange(mems []extract.Memory) []extract.Memory {
+	var plain map[string][]string
+	for _, m := range mems {
+		if m.Change == nil {
+			if plain == nil {
+				plain = map[string][]string{}
+			}
+			plain[subject(m.Key)] = append(plain[subject(m.Key)], m.Value)
+		}
+	}
+	if plain == nil {
+		return mems
+	}
+	return slices.DeleteFunc(slices.Clone(mems), func(m extract.Memory) bool {
+		if m.Change == nil || !m.Change.Ends {
+			return false
+		}
+		vs, ok := plain[subject(m.Key)]
+		if !ok {
+			return false
+		}
+		ref := lowerWords(m.Change.Ref)
+		return len(ref) == 0 || !slices.ContainsFunc(vs, func(v string) bool {
+			have := lowerWords(v)
+			for _, w := range ref {
+				if !slices.Contains(have, w) {
+					return false
+				}
+			}
+			return true
+		})
+	})
 }

@@ -123,6 +123,7 @@ func favoriteAnswer(thing, reply string) (extract.Memory, bool) {
 // lastWins keeps, for every subject, only its last memory, in the order in
 // which the kept memories were said.
 func lastWins(mems []extract.Memory) []extract.Memory {
+	mems = plainBeatsChange(mems)
 	last := make(map[string]int, len(mems))
 	for i, m := range mems {
 		if j, ok := last[subject(m.Key)]; ok && m.Key == "occupation" && restates(mems[j].Value, m.Value) {
