@@ -2,7 +2,7 @@ package extract
 
 import "strings"
 
-// The memory vocabulary (docs/apps.md, "Mona's memory vocabulary"; the default preset's
+// The memory vocabulary (docs/apps.md, the memory vocabulary; the default preset's
 // system.tmpl and schema.json under prompts/ ask the LLM for the same keys). A key is one of the plain
 // keys, or a prefix followed by a slug: lower-case words of letters and
 // digits joined by single underscores.
