@@ -76,6 +76,11 @@ func TestRulesFollowTheConversation(t *testing.T) {
 		{[]string{"I used to live in Boston"}, []kvc{{"lives_in", "Boston", "used to"}}},
 		{[]string{"I was a nurse until last year"}, []kvc{{"occupation", "nurse", "until"}}},
 		{[]string{"I'm a nurse. well, I was, until last year"}, []kvc{{"occupation", "nurse", "until"}}},
+		// A plain statement of the present wins over an ending of the same
+		// key that does not name it; one that names it, said later, ends it.
+		{[]string{"I used to be a painter, but now I'm a housekeeper"}, []kvc{{"event:used_to_be_painter", "used to be a painter", ""}, {"occupation", "housekeeper", ""}}},
+		{[]string{"my boyfriend Marcus is a chef", "A: Oh nice!", "ugh, Marcus and I broke up"}, []kvc{{"family:boyfriend", "Marcus", "broke up"}}},
+		{[]string{"I just broke up with my boyfriend"}, []kvc{{"event:broke_up_with_boyfriend", "broke up with my boyfriend", ""}, {"family:boyfriend", "broke up", "broke up"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.turns[len(tt.turns)-1], func(t *testing.T) {

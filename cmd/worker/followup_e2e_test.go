@@ -155,6 +155,18 @@ func TestMemoryFollowsTheConversation(t *testing.T) {
 					t.Errorf("the ending %s = %v; want stored expired, said at %s", kv, m, said)
 				}
 			}
+			// A third session: the dog died.
+			followupSay(t, c, user, "mona", "jo-3", second.Add(12*time.Hour),
+				"A: How's everyone at home?",
+				"sadly Pickles passed away last week")
+			if pack := followupPack(t, c, user); strings.Contains(pack, "Pickles") || !strings.Contains(pack, `Lives in: "Denver"`) {
+				t.Errorf("after the dog died the pack is:\n%s\nwant no Pickles, and the rest as it was", pack)
+			}
+			for _, m := range followupMemories(t, c, user) {
+				if m["key"] == "pet:dog" && m["value"] == "Pickles" && (m["status"] != "deprecated" || m["invalidated_at"] != at(second.Add(12*time.Hour), 1)) {
+					t.Errorf("Pickles = %v; want deprecated when the user said he died", m)
+				}
+			}
 			for _, m := range followupMemories(t, c, user) {
 				if strings.HasPrefix(m["key"].(string), "event:") && strings.Contains(m["value"].(string), "wedding") {
 					if m["status"] != "active" || m["event_date"] != moved.Format(time.DateOnly) {
