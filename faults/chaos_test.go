@@ -30,6 +30,7 @@ const chaosViolating = `{"memories":[{"key":"name","value":"Peggy","category":"n
 // fell back to the rules keeps its transcript for a re-run. Postgres with
 // two workers sharing the queue, SQLite with one.
 func TestLLMChaosWithWorkers(t *testing.T) {
+	skipShort(t, "jobs TestLLMChaos")
 	t.Parallel()
 	type backend struct {
 		name, url, driver, dsn string

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -34,6 +35,12 @@ var workerBin string
 
 // TestMain builds the worker binary once for the suite.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// Every test here starts worker processes, and skips under -short
+		// (quick): no binary to build.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "mnemo-faults-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,6 +65,16 @@ func TestMain(m *testing.M) {
 }
 
 const token = "service-token-faults-0001"
+
+// skipShort skips a test of real worker processes in the quick suite
+// (-short), naming the in-process test of the same behaviour that still
+// runs there (docs/reliability.md's table lists both).
+func skipShort(t *testing.T, faster string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts worker processes; " + faster + " checks the same in process")
+	}
+}
 
 // worker is a worker process listening on addr, its log kept for failures.
 type worker struct {
@@ -236,6 +253,7 @@ func withSchema(url, schema string) string {
 // time. At the end every session has exactly one summary and one final
 // extraction run, no memory is duplicated, and no job is left running.
 func TestSIGKILLDuringProcessing(t *testing.T) {
+	skipShort(t, "jobs TestExtractionRerunIsIdempotent (a rescued job run again)")
 	t.Parallel()
 	dbURL := schemaURL(t)
 	llm := llmtest.NewServer(t, llmtest.Latency(30*time.Millisecond))
@@ -389,6 +407,7 @@ func TestSIGKILLDuringProcessing(t *testing.T) {
 // The test command hands over 2 000 (MNEMO_LOAD_SESSIONS sets another
 // count); .ci/run's load step hands over 20 000.
 func TestLoadWithoutLoss(t *testing.T) {
+	skipShort(t, "cmd/worker's end-to-end tests (each handoff processed once)")
 	t.Parallel()
 	dbURL := schemaURL(t)
 	w := startWorker(t, []string{"DATABASE_URL=" + dbURL, "MNEMO_API_TOKENS=service:" + token, "MNEMO_ENCRYPTION_KEY=f:load test passphrase here",

@@ -193,6 +193,7 @@ func statusOf(addr, path string) int {
 // extraction run each, no duplicated memory, no job left running or
 // discarded.
 func TestPostgresRestartMidProcessing(t *testing.T) {
+	skipShort(t, "api TestUnreachableDatabaseAnswers503 and store TestIsUnavailable")
 	t.Parallel()
 	pg := startPostgres(t)
 	llm := llmtest.NewServer(t, llmtest.Latency(150*time.Millisecond))

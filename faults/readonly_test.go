@@ -71,6 +71,7 @@ func handoffBody(now time.Time) map[string]any {
 // file's read-only mode and they would keep the database read-only after the
 // file is fixed; the worker must not leave them behind.
 func TestReadOnlySQLiteFile(t *testing.T) {
+	skipShort(t, "store TestReadOnlySQLiteRecovers")
 	t.Parallel()
 	dir := roDir(t)
 	db := filepath.Join(dir, "mnemo.db")
@@ -183,6 +184,7 @@ func TestReadOnlySQLiteFile(t *testing.T) {
 // the worker's cannot be migrated; the worker exits at once with one line
 // saying so, rather than serving a schema it does not know.
 func TestReadOnlySQLiteOldSchema(t *testing.T) {
+	skipShort(t, "store TestReadOnlySQLiteOldSchema")
 	t.Parallel()
 	dir := roDir(t)
 	db := filepath.Join(dir, "mnemo.db")

@@ -191,17 +191,23 @@ func TestScannerAnswersAsTheTokenWalk(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(14, 14))
 	const alphabet = "{}[]:,\" \t\n\\/-+.0123456789eEtrufalsn\x00\x01\x7fé"
+	// The quick suite (-short) takes a fifth of the mutations and every
+	// 85th truncation of a long seed: the same kinds of body, fewer of each.
+	mutations, every := 200, 17
+	if testing.Short() {
+		mutations, every = 40, 85
+	}
 	n := 0
 	for _, seed := range seeds(t) {
 		same(t, seed)
 		n++
 		for cut := range len(seed) {
-			if len(seed) < 400 || cut%17 == 0 {
+			if len(seed) < 400 || cut%every == 0 {
 				same(t, seed[:cut])
 				n++
 			}
 		}
-		for range 200 {
+		for range mutations {
 			b := bytes.Clone(seed)
 			for range 1 + rng.IntN(3) {
 				c := alphabet[rng.IntN(len(alphabet))]

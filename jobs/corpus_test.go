@@ -88,6 +88,9 @@ func memoryBankSessions(t *testing.T) map[string][]handoff.Request {
 // first, and all ten days at once (processed in parallel). Each persona ends
 // with the same memories and profile whichever way, on both databases.
 func TestCorpusInAnyOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: TestAnyOrderLeavesWhatChronologicalOrderLeaves checks the same on generated sessions of four kinds")
+	}
 	personas := memoryBankSessions(t)
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {

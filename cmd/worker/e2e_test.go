@@ -358,6 +358,9 @@ func TestTranscriptNeverOnDiskInPlaintext(t *testing.T) {
 // rescue runs the job again to exactly one summary and no duplicate memories.
 // River's rescuer looks for stuck jobs every 30 s, so this test takes that long.
 func TestKilledWorkerMidExtraction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits 30 s for River's rescuer; jobs TestExtractionRerunIsIdempotent checks that a job run again leaves one summary and no duplicate memory")
+	}
 	t.Parallel()
 	for name, url := range databases(t) {
 		t.Run(name, func(t *testing.T) {
