@@ -152,6 +152,9 @@ func (c *Corrector) Correct(text string, known ...string) (string, []Fix) {
 		to := w
 		if !touching && !keep(w) && !nameCues[prev] && !(prev == "is" && prev2 == "name") {
 			to = c.word(w, prev)
+			if to == "won't" && strings.HasPrefix(text[j:], " to ") {
+				to = "want" // "i wont to play"
+			}
 		}
 		if to != w {
 			fixes = append(fixes, Fix{From: w, To: to})

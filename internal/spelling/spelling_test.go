@@ -23,6 +23,9 @@ func TestCorrectChildrensSpelling(t *testing.T) {
 		{"i did it in asembly", "i did it in assembly"},
 		{"i cant run fast and whats 9 times 8", "i can't run fast and what's 9 times 8"},
 		{"im Leo", "I'm Leo"},
+		{"i like it alot becos its eazy", "i like it a lot because its easy"},
+		{"i wont to play", "i want to play"},
+		{"i wont go", "i won't go"},
 	} {
 		if got, _ := c.Correct(tc.in); got != tc.want {
 			t.Errorf("Correct(%q) = %q, want %q", tc.in, got, tc.want)

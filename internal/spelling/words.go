@@ -30,6 +30,12 @@ var bareIs = map[string]string{
 	// and children's spellings of "doesn't" and "wasn't", too far from the
 	// bare form for the index.
 	"dosent": "doesn't", "dosnt": "doesn't", "doesent": "doesn't", "wasent": "wasn't",
+	// and the spellings by ear that are too short or too far for the
+	// index: the project's own list.
+	"alot": "a lot", "becos": "because", "becoz": "because", "becuz": "because", "bcos": "because",
+	"skool": "school", "eazy": "easy", "wot": "what", "wat": "what", "sed": "said", "thay": "they",
+	"wen": "when", "wiv": "with", "luv": "love", "lik": "like", "hav": "have", "peple": "people",
+	"sumthing": "something", "enuf": "enough", "tho": "though", "thru": "through", "nite": "night",
 }
 
 // nameCues are words after which a child names someone or something

@@ -191,6 +191,12 @@ var (
 	byMyself = regexp.MustCompile(filler + `i\s+(read|wrote|made|built|finished|did)\s+(?:a\s+)?(?:whole\s+|hole\s+)?(.+?)\s+(?:all\s+)?(?:by\s+myself|on\s+my\s+own)\b`)
 	// "i did fractions at school and i got them", "i get fractions now".
 	gotThem = regexp.MustCompile(filler + `i\s+(?:did|learned|learnt|practised|practiced|tried)\s+(.+?)(?:\s+(?:at|in)\s+school|\s+today|\s+in\s+class)?\s+and\s+i\s+(?:got|get|understand|understood)\s+(?:them|it)\b`)
+	// "i know how to tie my shoes", "i learnt how to swim", "i learned to ride my bike".
+	howTo = regexp.MustCompile(filler + `i(?:'ve|\s+have)?\s+(?:now\s+|finally\s+)?(?:know|learned|learnt|worked\s+out)\s+how\s+to\s+(.+)$|` +
+		`^(?:\W*)i(?:'ve|\s+have)?\s+(?:finally\s+)?(?:learned|learnt)\s+to\s+(.+)$`)
+	// "i passed my swimming test", "i got 10 out of 10 in my spelling test".
+	passed = regexp.MustCompile(filler + `i\s+(?:passed|aced|smashed)\s+(?:my|the)\s+(.+?)(?:\s+(?:test|exam|quiz|grade|level|badge))\b|` +
+		`^(?:\W*)i\s+got\s+(?:\d+|ten|twenty)\s+out\s+of\s+(?:\d+|ten|twenty)\s+(?:in|on|for)\s+(?:my|the)\s+(.+?)(?:\s+(?:test|quiz))?$`)
 	// "i mastered long division", "i've learned my phonics", "i finally get fractions".
 	learned = regexp.MustCompile(filler + `i(?:'ve|\s+have)?\s+(?:finally\s+)?(?:mastered|learned|learnt|understand|get)\s+(.+?)(?:\s+now)?$`)
 
@@ -199,7 +205,7 @@ var (
 	// Things a child knows that are lessons (knowAll and learned need one).
 	lessonWord = regexp.MustCompile(`\b(?:tables?|times|sums|letters|alphabet|numbers|number\s+bonds|words|spellings?|days|months|colou?rs|shapes|phonics|division|multiplication|fractions|decimals|addition|subtraction|counting|french|spanish|german|notes|chords|planets|countries|capitals|continents|poem|song|lines|piano|violin|guitar|recorder|clock|time|\d+)\b`)
 	skillHead  = regexp.MustCompile(`^(?:all\s+)?(?:of\s+)?(?:my|the|all|a|an)\s+`)
-	notSkill   = regexp.MustCompile(`^(?:it|that|this|them|what|how|why|if|when|you|him|her|anything|nothing|not)\b|\b(?:can't|cannot|don't|not)\b`)
+	notSkill   = regexp.MustCompile(`^(?:it|that|this|them|what|how|why|if|when|you|him|her|anything|nothing|not)\b|\b(?:can't|cannot|don't|not)\b|^\w+\s+(?:it|that|this|them)$`)
 )
 
 // laraSkill is the concept of a skill the clause says the child has, or "".
@@ -223,6 +229,12 @@ func laraSkill(clause string) string {
 	case byMyself.MatchString(clause):
 		m := byMyself.FindStringSubmatch(clause)
 		verb, concept = m[1], m[2]
+	case howTo.MatchString(clause):
+		m := howTo.FindStringSubmatch(clause)
+		concept = m[1] + m[2]
+	case passed.MatchString(clause):
+		m := passed.FindStringSubmatch(clause)
+		concept = m[1] + m[2]
 	case gotThem.MatchString(clause):
 		concept = gotThem.FindStringSubmatch(clause)[1]
 	case learned.MatchString(clause):

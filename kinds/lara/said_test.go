@@ -60,9 +60,14 @@ func TestLaraChildrensWords(t *testing.T) {
 		{"science is my favrit subjekt", []string{"favorite_subject=science"}},
 		{"so spelling tests are ok now, i kind of like them", []string{"likes:spelling_tests=spelling tests"}},
 		{"we did the romans and it was actualy cool", []string{"likes:romans=romans"}},
+		{"i know how to tie my shoes now", []string{"skill:tie_shoes=tie my shoes"}},
+		{"i learnt to ride my bike without stabilisers", []string{"skill:ride_bike_without_stabilisers=ride my bike without stabilisers"}},
+		{"i passed my swimming test!!", []string{"skill:swimming=swimming"}},
+		{"i got 10 out of 10 on my spellings", []string{"skill:spellings=spellings"}},
 		// Not a skill, not a preference.
 		{"i cant do my 8 times tables", nil},
 		{"i know my mum loves me", nil},
+		{"i know how to do it", nil},
 		{"my brother likes football but i dont", nil},
 	} {
 		got := prefsOf(runLara(p, laraSaid("s1", tc.msg), laraT0))
