@@ -496,3 +496,50 @@ func TestDocsLinksResolve(t *testing.T) {
 		}
 	}
 }
+
+// bareWorker is a shell command that calls `worker`, which nothing defines:
+// the docs' examples call bin/worker (built by the README's walkthrough)
+// or go run ./cmd/worker.
+var bareWorker = regexp.MustCompile(`(^|[;&|(]\s*|\$\(\s*)worker\s`)
+
+// TestDocsCallNoBareWorker: no example in a code block of README.md or
+// docs/*.md calls a bare `worker`.
+func TestDocsCallNoBareWorker(t *testing.T) {
+	t.Parallel()
+	for path, text := range docFiles(t) {
+		inCode := false
+		for i, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "```") {
+				inCode = !inCode
+				continue
+			}
+			if inCode && bareWorker.MatchString(line) {
+				t.Errorf("%s:%d: %q calls a bare worker; write bin/worker (go build -o bin/worker ./cmd/worker) or go run ./cmd/worker", path, i+1, line)
+			}
+		}
+	}
+}
+
+// TestCIRunsTheReadmesTestCommand: .ci/run runs the README's full test
+// command as the README writes it, and the README gives a quick one.
+func TestCIRunsTheReadmesTestCommand(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := regexp.MustCompile("(?m)^go test -count=1 -timeout [0-9]+m \\./\\.\\.\\.$").Find(readme)
+	if full == nil {
+		t.Fatal("README.md has no full test command (go test -count=1 -timeout Nm ./...) on a line of its own")
+	}
+	if !strings.Contains(string(ci), `"tests (the README's test command)" `+string(full)+"\n") {
+		t.Errorf(".ci/run does not run the README's test command %q as its tests step", full)
+	}
+	if !regexp.MustCompile("(?m)^go test -short -count=1 \\./\\.\\.\\.$").Match(readme) {
+		t.Error("README.md has no quick test command (go test -short -count=1 ./...) on a line of its own")
+	}
+}
