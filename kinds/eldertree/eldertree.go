@@ -303,6 +303,7 @@ func elderMine(s extract.Session) elderSaid {
 		}
 		content := extract.StraightApostrophes(strings.ToValidUTF8(msg.Content, "\uFFFD"))
 		for _, sent := range grammar.Sentences(content) {
+			sent.Text = elderCompoundSpan(sent.Text) // "a year and two months" is "14 months"
 			if _, bad := extract.Sensitive(sent.Text); bad {
 				prev = ""
 				continue
@@ -896,7 +897,7 @@ func elderSoberSpan(text string) (elderSpan, bool) {
 				return elderSpan{}, false
 			}
 		}
-		if elderSoberAhead.MatchString(text[m[1]:]) {
+		if elderSoberAhead.MatchString(text[m[1]:]) || elderLastNotUse.MatchString(text[m[0]:m[1]]) {
 			return elderSpan{}, false
 		}
 		var n, unit, thing string
@@ -982,6 +983,9 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 		}
 		if span, ok := elderDays(n, unit); ok {
 			elderSetSober(p, span, c.at, loc)
+			if exact, ok := elderExactBeside(c.sent); ok && elderAgree(span, exact) {
+				elderSetSober(p, exact, c.at, loc) // "14 months sober (day 428)"
+			}
 		}
 		return
 	}
@@ -991,6 +995,9 @@ func elderProfile(c elderClause, loc *time.Location, p map[string]any) {
 	}
 	if span, ok := elderSoberSpan(c.tail); ok {
 		elderSetSober(p, span, c.at, loc)
+		if exact, ok := elderExactBeside(c.sent); ok && elderAgree(span, exact) {
+			elderSetSober(p, exact, c.at, loc) // "14 months sober (day 428)"
+		}
 		return
 	}
 	for _, re := range []*regexp.Regexp{elderSobrietyDateRe, elderSinceRe} {
@@ -1094,6 +1101,89 @@ func elderSetSober(p map[string]any, span elderSpan, at time.Time, loc *time.Loc
 	} else {
 		delete(p, elderExact)
 	}
+}
+
+// elderExactRe is a count in days beside a count in months in one
+// sentence, set apart: "14 months sober (day 428)", "… - 428 days to be
+// exact", "…, day 428 actually". Group 1 is a day number, group 2 a number
+// of days.
+var elderExactRe = regexp.MustCompile(`(?i)(?:\(|\s-\s|\s–\s|,|;|\bactually\b|\bor\b|\bwell\b)\s*(?:it's\s+|its\s+|that's\s+|thats\s+|so\s+)?(?:day\s+(\d{1,5})|(\d{1,5})\s+days)\b`)
+
+// elderExactBeside is the count in days a sentence sets beside a count in
+// months (elderExactRe), as a day count.
+func elderExactBeside(sent string) (elderSpan, bool) {
+	m := elderExactRe.FindStringSubmatch(sent)
+	if m == nil {
+		return elderSpan{}, false
+	}
+	if m[1] != "" {
+		n, err := strconv.Atoi(m[1])
+		if err != nil || n < 1 || n > 100*365 {
+			return elderSpan{}, false
+		}
+		return elderSpan{days: n - 1, dayCount: true}, true
+	}
+	n, err := strconv.Atoi(m[2])
+	if err != nil || n > 100*365 {
+		return elderSpan{}, false
+	}
+	return elderSpan{days: n, dayCount: true}, true
+}
+
+// elderLastNotUse is a count since something that is no use: "3 days
+// since my last craving" counts no time sober.
+var elderLastNotUse = regexp.MustCompile(`(?i)\bmy\s+last\s+(?:craving|urge|meeting|session|call|chat|check-in|checkin|appointment|visit|therapy|shift)\b`)
+
+// elderAgree reports whether a count in days is the count in months said
+// beside it, to within its unit (a month, or a year for a count in years):
+// "14 months sober, 3 days since my last craving" is two things.
+func elderAgree(months, days elderSpan) bool {
+	if months.months == 0 {
+		return false
+	}
+	slack := 34
+	if months.months%12 == 0 {
+		slack = 369
+	}
+	approx := months.months * 365 / 12
+	return abs(days.days-approx) <= slack
+}
+
+// elderCompoundRe is a time in years and months, or a year and a half:
+// "a year and two months", "2 years and 3 months", "a year and a half",
+// "two and a half years".
+var elderCompoundRe = regexp.MustCompile(`(?i)\b` + elderNum + `\s+years?\s+and\s+(?:(a\s+half)|` + elderNum + `\s+months?)\b|\b` + elderNum + `\s+and\s+a\s+half\s+years\b`)
+
+// elderCompoundSpan is sent with a compound time in years and months
+// written as months ("a year and two months sober" is "14 months sober"),
+// so that the patterns of one count read it.
+func elderCompoundSpan(sent string) string {
+	return elderCompoundRe.ReplaceAllStringFunc(sent, func(m string) string {
+		g := elderCompoundRe.FindStringSubmatch(m)
+		months := 0
+		switch {
+		case g[1] != "":
+			y, ok := elderDays(g[1], "years")
+			if !ok {
+				return m
+			}
+			months = y.months
+			if g[2] != "" {
+				months += 6
+			} else if mo, ok := elderDays(g[3], "months"); ok {
+				months += mo.months
+			} else {
+				return m
+			}
+		case g[4] != "":
+			y, ok := elderDays(g[4], "years")
+			if !ok {
+				return m
+			}
+			months = y.months + 6
+		}
+		return strconv.Itoa(months) + " months"
+	})
 }
 
 // FieldSobrietySaid is the profile's time sober as the user last said it

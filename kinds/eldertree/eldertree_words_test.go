@@ -37,6 +37,14 @@ func TestElderTreeSobrietyInWords(t *testing.T) {
 		{[]string{"14 months sober today. day 428 actually"}, sober(427, "2025-09-23")},
 		{[]string{"day 428", "14 months sober"}, sober(427, "2025-09-23")},
 		{[]string{"day 30", "14 months sober"}, stated(426, "2025-09-24", "14 months")}, // no agreement: the later statement
+		{[]string{"14 months sober (day 428)"}, sober(427, "2025-09-23")},
+		{[]string{"14 months sober - 428 days to be exact"}, sober(428, "2025-09-22")},
+		{[]string{"2 years clean (day 740)"}, sober(739, "2024-11-15")},
+		{[]string{"14 months sober, 3 days since my last craving"}, stated(426, "2025-09-24", "14 months")},
+		// Years and months together.
+		{[]string{"a year and two months sober"}, stated(426, "2025-09-24", "14 months")},
+		{[]string{"a year and a half sober"}, stated(549, "2025-05-24", "18 months")},
+		{[]string{"Two and a half years clean."}, stated(914, "2024-05-24", "30 months")},
 		{[]string{"day 428"}, sober(427, "2025-09-23")},
 		{[]string{"It's day 30 today."}, sober(29, "2026-10-26")},
 		{[]string{"I'm on day 12 sober."}, sober(11, "2026-11-13")},
