@@ -253,7 +253,8 @@ func partnerWord(w string) string {
 // endingOf is the ending of "live in X", "work at X", "work as X", "have a
 // dog", "be a nurse" or "be vegan", in the user's word.
 func endingOf(verb, obj, word string) (extract.Memory, bool) {
-	obj = strings.TrimSpace(stripTrailing(tidy(obj), refTrailing))
+	// "in a bookstore when I was in college": the place, not the time.
+	obj = strings.TrimSpace(stripTrailing(tidy(cutAtWords(obj, "when", "for", "since", "during", "while", "before", "after", "until", "till", "so", "but", "and")), refTrailing))
 	lower := strings.ToLower(obj)
 	cut := func(ps ...string) string {
 		for _, p := range ps {
@@ -328,10 +329,10 @@ func retracts(text string) bool { return retractRe.MatchString(strings.TrimSpace
 
 // nuisances are things few people like, so that praise of them is
 // sarcasm: "I just LOVE mondays".
-var nuisances = toSet("monday mondays traffic commute commuting taxes tax homework chores laundry dishes meetings meeting alarm alarms hangover hangovers dentist dentists cold colds flu sick waiting queue queues lines delays delayed paperwork bills deadlines overtime mosquitoes stuck cancelled canceled rain rained flat ironing vacuuming layoffs audits audit exams exam studying")
+var nuisances = toSet("monday mondays traffic commute commuting taxes homework chores laundry dishes meetings alarm alarms hangover hangovers dentist dentists flu sick waiting queue queues delays delayed paperwork bills deadlines overtime mosquitoes stuck ironing vacuuming layoffs audits")
 
 // sarcasmMarks say that the praise before them is not meant.
-var sarcasmMarks = []string{"best part of my day", "best part of the day", "my favorite thing ever", "my favourite thing ever", "just what i needed", "exactly what i needed", "love that for me", "living the dream", "so much fun", "what a joy", "oh joy", "yay", "/s", "not", "🙄", "😒"}
+var sarcasmMarks = []string{"best part of my day", "best part of the day", "my favorite thing ever", "my favourite thing ever", "just what i needed", "exactly what i needed", "love that for me", "living the dream", "what a joy", "oh joy", "yay", "/s", "🙄", "😒"}
 
 // praiseRe are the words of praise sarcasm says: love, like, adore, can't
 // wait.
@@ -370,9 +371,6 @@ func sarcastic(sent, message string) bool {
 	}
 	m := strings.ToLower(message)
 	for _, mark := range sarcasmMarks {
-		if mark == "not" {
-			continue
-		}
 		if strings.Contains(m, mark) {
 			return true
 		}
