@@ -398,7 +398,14 @@ func TestReadmeWalkthrough(t *testing.T) {
 	prelude := "set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 60 \"$@\"; }\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
 	cmd := exec.CommandContext(t.Context(), "bash", "-c", prelude+body)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "MNEMO_LOG_FORMAT=json")
+	// The worker starts from the defaults, as a newcomer's does: no setting
+	// of this machine's environment (a DATABASE_URL, tokens) reaches it.
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(settings, func(s setting) bool { return s.env == name }) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out, err := cmd.CombinedOutput()
