@@ -2,6 +2,7 @@ package coach
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -299,6 +300,9 @@ var coachPatterns = []coachPattern{
 		coachIAm+`\s+`+coachStop+`(?:going\s+to|gonna)\s+(.+)`,
 		`(?:my\s+|the\s+)?(?:next|first|one)\s+step\s+(?:is|will\s+be|'s|is\s+going\s+to\s+be)\s*:?\s+(?:to\s+)?(.+)`,
 		`next\s+up\s*(?:is|:)\s+(?:to\s+)?(.+)`,
+		`(?:my\s+|the\s+)?(?:next|first)\s+step\s*:\s+(.+)`,
+		`(?:action\s+item|to-?do|my\s+plan\s+for\s+(?:this|the)\s+week|plan\s+for\s+(?:this|the)\s+week|this\s+week's\s+plan)\s*:\s+(?:to\s+)?(.+)`,
+		`my\s+plan\s+(?:is|for\s+(?:this|the)\s+week\s+is)\s+(?:to\s+)(.+)`,
 		// "I need to set up the page by Wednesday": a need with a day it
 		// is due is a step.
 		`i\s+`+coachStop+`(?:need|have|got)\s+to\s+(.+?\s+(?:by|before)\s+(?:`+coachDueDay+`)\b.*)`,
@@ -455,6 +459,10 @@ func coachMine(s extract.Session) coachMined {
 // and the goals it takes back; a goal taken back leaves the goals said
 // before it in the session.
 func (m *coachMined) doneAndRetracted(sent string) {
+	if g := coachColonDone.FindStringSubmatch(sent); g != nil { // "Outline: done."
+		m.done = append(m.done, g[1])
+		return
+	}
 	starts := grammar.ClauseStarts(sent)
 	verb := ""       // the verb of the last clause that reported something done
 	pending := false // that clause ended at an "and"
@@ -1349,6 +1357,19 @@ const coachCloseThreshold = 0.5
 // coachCloses reports whether a completion's words close step.
 func coachCloses(done, step string) (float64, bool) {
 	S, D := coachStems(step), coachStems(done)
+	// A completion that names only a thing ("The pitch went out", "Pitch
+	// is out") closes the step whose first thing it is: "Send the pitch to
+	// three editors".
+	if len(D) > 0 && !slices.ContainsFunc(slices.Collect(maps.Keys(D)), func(w string) bool { return coachVerbs[w] }) {
+		for _, w := range grammar.LowerWords(step) {
+			if st := coachStem(w); st != "" && !coachVerbs[st] {
+				if D[st] {
+					return coachCloseThreshold, true
+				}
+				break
+			}
+		}
+	}
 	common, noun := 0, false
 	for w := range S {
 		if D[w] {
@@ -1374,8 +1395,11 @@ var coachDoneRes = []*regexp.Regexp{
 	extract.Prefix(`(?:i\s+(?:have\s+|'ve\s+|ve\s+)?)` + coachStop + `(?:finally\s+|already\s+|actually\s+)?((?:[a-z]+ed|sent|wrote|did|made|took|went|bought|spoke|met|paid|told|got|ran|began|built|found|gave|sold|won|brought|set\s+up|put\s+up|handed\s+in|turned\s+in)\s+` + coachDoneObject + `.*)`),
 	// "The resume draft is done".
 	regexp.MustCompile(`(?i)^((?:the|my)\s+.+?)\s+(?:is|are)\s+(?:finally\s+|all\s+)?(?:done|finished|sent|booked|submitted|written|complete|completed|out)$`),
-	// "Outline done.", "Pitch sent!", "Substack page finished too".
-	regexp.MustCompile(`(?i)^((?:the\s+|my\s+)?(?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]+)\s+(?:all\s+)?(?:done|finished|sent|submitted|booked|written)(?:\s+(?:now|already|too|as\s+well|today|yesterday))?$`),
+	// "Outline done.", "Pitch sent!", "Outline: done.", "Pitch is out.",
+	// "The Substack page is live!", "The pitch went out on Monday".
+	regexp.MustCompile(`(?i)^((?:the\s+|my\s+)?(?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]+)\s*(?::\s*|\s+(?:is|are|went|got)\s+)?(?:all\s+|finally\s+)?(?:done|finished|sent|submitted|booked|written|out|live|up|published|posted|launched)(?:\s+(?:now|already|too|as\s+well|today|yesterday|on\s+\w+|at\s+last))?$`),
+	// "I hit send on the pitch": the pitch is sent.
+	regexp.MustCompile(`(?i)^i\s+(?:finally\s+|just\s+)?hit\s+send\s+on\s+(.+)`),
 }
 
 // coachDoneObject is how the object of a reported completion begins: a
@@ -1405,6 +1429,9 @@ func coachDueDates(s extract.Session, steps []string) []map[string]any {
 	}
 	return out
 }
+
+// coachColonDone is a completion said as a list's line: "Outline: done."
+var coachColonDone = regexp.MustCompile(`(?i)^\W*((?:the\s+|my\s+)?[a-z][a-z' -]{1,40}?)\s*:\s*(?:done|finished|sent|submitted|booked|out|live|complete|completed)\W*$`)
 
 // coachAlsoDoneRe is a clause that adds an object to the completion
 // before it: "… and the draft", "… plus the cover letter".
@@ -1438,6 +1465,9 @@ func coachDone(clause string, bare bool) string {
 			g := coachGroup(m)
 			if f := strings.Fields(strings.ToLower(g)); len(f) > 0 && coachNotPast[f[0]] {
 				continue
+			}
+			if strings.Contains(strings.ToLower(m[0]), "hit send") {
+				g = "sent " + g
 			}
 			return coachDoneTail.ReplaceAllString(g, "")
 		}

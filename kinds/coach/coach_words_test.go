@@ -248,6 +248,31 @@ func TestCoachIssue33(t *testing.T) {
 		t.Errorf("'Sent the pitch!': completed steps %q; want the pitch closed", got)
 	}
 
+	for _, said := range []string{"I hit send on the pitch.", "The pitch went out on Monday.", "Pitch is out."} {
+		got := coachStrs(coachRun(coachLater(7, []PastSummary{{SessionID: "s-coach", At: coachT0, Data: sent.SessionSummary}}, said)).SessionSummary["completed_steps"])
+		if !slices.Contains(got, "Send the pitch to three editors") {
+			t.Errorf("%q: completed steps %q; want the pitch closed", said, got)
+		}
+	}
+	for _, said := range []string{"Outline: done.", "Finally got the outline done.", "Knocked out the outline yesterday."} {
+		if got := coachStrs(coachRun(coachLater(7, past, said)).SessionSummary["completed_steps"]); !slices.Contains(got, "Write the outline by Friday") {
+			t.Errorf("%q: completed steps %q; want the outline closed", said, got)
+		}
+	}
+	if got := coachRun(coachLater(7, past, "I didn't finish the outline.")).SessionSummary["completed_steps"]; got != nil {
+		t.Errorf("'I didn't finish the outline.': completed steps %v; want none", got)
+	}
+	for said, want := range map[string]string{
+		"Next step: draft the welcome email.":       "Draft the welcome email",
+		"Action item: email Sarah about the rates.": "Email Sarah about the rates",
+		"Plan for this week: email three editors.":  "Email three editors",
+		"My plan is to post twice a week.":          "Post twice a week",
+	} {
+		if got := coachStrs(coachRun(coachSession(said)).SessionSummary["action_steps"]); !slices.Equal(got, []string{want}) {
+			t.Errorf("%q: action steps %q, want %q", said, got, want)
+		}
+	}
+
 	// Questions: the user's own stay open threads; those put to the coach do not.
 	for said, open := range map[string]bool{
 		"How do I price my services?":                true,
