@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"time"
@@ -78,6 +79,16 @@ const (
 // app may be nil, in which case the session's app and an empty policy (no
 // TTLs) are used. The slices and maps of the result are never nil.
 func Rules(app *prompts.App, s Session, now time.Time) Result {
+	res, _ := RulesContext(context.Background(), app, s, now)
+	return res
+}
+
+// RulesContext is Rules reading until ctx ends: the risk screen, whose
+// work is linear in the session's text, looks at ctx as it reads and
+// stops within a bounded amount of work; the kind's rules and the gate
+// after them start only while ctx lasts. An ended ctx gives its error and
+// an empty result.
+func RulesContext(ctx context.Context, app *prompts.App, s Session, now time.Time) (Result, error) {
 	name := s.App
 	var policy prompts.Policy
 	if app != nil {
@@ -103,10 +114,16 @@ func Rules(app *prompts.App, s Session, now time.Time) Result {
 	// kind's rules never read a message of the user's own medium or high
 	// risk (withhold); then the result passes the screen's gate.
 	k := KindOf(kind)
-	unsafe, _ := screenRisks(&res, k, s)
+	unsafe, _, err := screenRisks(&res, k, s, newBudget(ctx))
+	if err != nil {
+		return Result{}, err
+	}
 	k.Rules(&res, policy, withhold(s, unsafe), now)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
 	screenResult(&res, policy, k, s, unsafe, nil)
-	return res
+	return res, nil
 }
 
 // TTLFor is when a memory of category, learnt at from, expires under p: nil

@@ -298,8 +298,18 @@ func collapseSpaces(s string) string {
 // text between runs of . ! ? and line breaks, with an empty first or last
 // one when s starts or ends with such a run.
 func splitRiskSentences(s string) []string {
+	spans := riskSentenceSpans(s)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = s[sp[0]:sp[1]]
+	}
+	return out
+}
+
+// riskSentenceSpans are the spans in s of splitRiskSentences's sentences.
+func riskSentenceSpans(s string) [][2]int {
 	stop := func(c byte) bool { return c == '.' || c == '!' || c == '?' || c == '\n' }
-	var out []string
+	var out [][2]int
 	start := 0
 	for i := 0; i < len(s); {
 		if !stop(s[i]) {
@@ -310,10 +320,10 @@ func splitRiskSentences(s string) []string {
 		for j < len(s) && stop(s[j]) {
 			j++
 		}
-		out = append(out, s[start:i])
+		out = append(out, [2]int{start, i})
 		start, i = j, j
 	}
-	return append(out, s[start:])
+	return append(out, [2]int{start, len(s)})
 }
 
 // mayQuote reports whether quoted can match in s: both of its forms need a
@@ -438,6 +448,19 @@ type riskCtx struct {
 	tab               *riskTables
 	rawPrev           string // prev before normalising: most messages never need it
 	prevDone          bool
+	// work counts the reading's bytes and ends it with its context
+	// (riskbound.go); nil reads to the end.
+	work *budget
+	// What is read once per message, per previous turn and per sentence
+	// (riskbound.go).
+	msgFrames, prevFrames, sentFrames frames
+	sent                              string // the sentence sentFrames and sentAt are of
+	sentAt                            int    // where sent starts in msg: -1 nowhere
+	sentSpans                         map[*regexp.Regexp][][]int
+	mentions                          *mentionsBefore
+	prevMention                       int
+	prevMentionDone                   bool
+	personNamedMemo, prevIfMemo       int8 // 0 not read, 1 false, 2 true
 }
 
 // previous is the user's previous turn, normalised on first use.
@@ -521,15 +544,15 @@ func riskIn(ctx *riskCtx) (RiskFinding, bool) {
 		return RiskFinding{}, false // most messages hold none of the patterns' words
 	}
 	best := riskPass(ctx, false)
-	if !may.meets(&tab.weak) {
+	if !may.meets(&tab.weak) || maxFinding(best) || ctx.work.done() {
 		return best, best.Class != ""
 	}
 	// A weak phrasing counts after a finding, in a risk context, or as
 	// the consequent of a bad event ("if they take my kids away I'm not
 	// going to be around to see it").
 	if w := riskPass(ctx, true); w.Class != "" && better(w, best) {
-		if best.Class != "" || riskContext.MatchString(ctx.msg) || riskContext.MatchString(ctx.previous()) ||
-			badIf.MatchString(ctx.msg) || (ctx.prevIf() && badIf.MatchString(ctx.previous())) {
+		if best.Class != "" || ctx.inMsg(riskContext) || ctx.inPrev(riskContext) ||
+			ctx.inMsg(badIf) || (ctx.prevIf() && ctx.inPrev(badIf)) {
 			best = w
 		}
 	}
@@ -540,7 +563,11 @@ func riskIn(ctx *riskCtx) (RiskFinding, bool) {
 // with weak the weak ones only.
 func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 	var best RiskFinding
-	for _, sent := range joinTails(splitRiskSentences(ctx.msg)) {
+	for _, rs := range riskSentences(ctx.msg) {
+		sent := rs.text
+		if maxFinding(best) || !ctx.spend(len(sent)) {
+			break // nothing can be stronger, or the reading was cancelled
+		}
 		// Quotes first: each is classified alone, then attributed.
 		var quotes [][]int
 		if mayQuote(sent) {
@@ -548,12 +575,19 @@ func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 		}
 		for _, loc := range quotes {
 			inner := strings.Trim(strings.TrimSpace(sent[loc[0]:loc[1]]), `"'.,!?;: `)
-			before := strings.TrimSpace(sent[:loc[0]])
-			if !speechVerb.MatchString(before) {
+			// The speech verb ends the text before the quote: its
+			// window is read, not the whole sentence before it.
+			before := strings.TrimSpace(sent[windowStart(sent, loc[0]):loc[0]])
+			tail := speechTail(before)
+			if !ctx.spend(len(tail)) {
+				break
+			}
+			if !speechVerb.MatchString(tail) {
 				continue // a title, a lyric, a name
 			}
-			for _, f := range sentenceRisks(" "+inner+" ", ctx, weak) {
-				if f.Actor == ActorUser && nearestSubject(strings.TrimSuffix(before, speechVerb.FindString(before)), false) != ActorUser {
+			for _, f := range sentenceRisks(" "+inner+" ", -1, ctx, weak) {
+				if f.Actor == ActorUser && ctx.spend(len(before)) &&
+					nearestSubject(strings.TrimSuffix(before, speechVerb.FindString(tail)), false) != ActorUser {
 					f = RiskFinding{Class: f.Class, Severity: SeverityLow, Actor: ActorOther}
 				}
 				if better(f, best) {
@@ -561,8 +595,11 @@ func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 				}
 			}
 		}
-		sent = replaceSpans(sent, quotes, " _ ")
-		for _, f := range sentenceRisks(sent, ctx, weak) {
+		at := rs.at
+		if len(quotes) > 0 {
+			sent, at = replaceSpans(sent, quotes, " _ "), -1
+		}
+		for _, f := range sentenceRisks(sent, at, ctx, weak) {
 			if better(f, best) {
 				best = f
 			}
@@ -573,12 +610,17 @@ func riskPass(ctx *riskCtx, weak bool) RiskFinding {
 
 // sentenceRisks lists what the patterns find in one normalised sentence:
 // the strong phrasings, or with weak the weak ones.
-func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
+//
+// at is where sent starts in the message, -1 when it is no part of it (a
+// quote read alone, a sentence joined with its tail or with its quotes
+// left out).
+func sentenceRisks(sent string, at int, ctx *riskCtx, weak bool) []RiskFinding {
 	tab := ctx.tables()
 	may := tab.set.mask(sent)
 	if may.none() {
 		return nil // most sentences hold none of the patterns' words
 	}
+	ctx.setSentence(sent, at)
 	var out []RiskFinding
 	for i, p := range tab.patterns {
 		if !may.has(i) || p.weak != weak {
@@ -590,9 +632,15 @@ func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
 		if !ctx.mayHold(tab.cues[i].needs) || !ctx.mayHold(tab.cues[i].also) {
 			continue // the message and the turn before lack the cues it needs
 		}
+		if !ctx.spend(len(sent)) {
+			return out
+		}
 		for _, loc := range p.re.FindAllStringIndex(sent, -1) {
 			if f, ok := judge(p, sent, loc[0], loc[1], ctx); ok {
 				out = append(out, f)
+			}
+			if ctx.work.done() {
+				return out
 			}
 		}
 	}
@@ -600,33 +648,40 @@ func sentenceRisks(sent string, ctx *riskCtx, weak bool) []RiskFinding {
 }
 
 // judge decides what one match of p in sent means.
+//
+// It reads the sentence within riskWindow of the match (the prefix before
+// it, the text after it); the frames of the whole sentence, message and
+// previous turn are read once each (riskbound.go).
 func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFinding, bool) {
 	match := sent[start:end]
-	if p.not != nil && p.not.MatchString(sent[end:]) {
+	lo, hi := windowStart(sent, start), windowEnd(sent, end)
+	after := sent[end:hi]
+	ctx.spend(8 * (hi - lo)) // the scans of the window below, a few times over
+	if p.not != nil && p.not.MatchString(after) {
 		return RiskFinding{}, false
 	}
 	borrowed := false // a cue was read in the turn before: its explanation is read there too
-	if p.needs != nil && !p.needs.MatchString(ctx.msg) {
-		if !p.needs.MatchString(ctx.previous()) {
+	if p.needs != nil && !ctx.inMsg(p.needs) {
+		if !ctx.inPrev(p.needs) {
 			return RiskFinding{}, false // the cues a phrasing needs, in the message or the turn before
 		}
 		borrowed = true
 	}
-	if p.also != nil && !p.also.MatchString(ctx.msg) {
-		if !p.also.MatchString(ctx.previous()) {
+	if p.also != nil && !ctx.inMsg(p.also) {
+		if !ctx.inPrev(p.also) {
 			return RiskFinding{}, false
 		}
 		borrowed = true
 	}
-	if p.unless != nil && (p.unless.MatchString(ctx.msg) || borrowed && p.unless.MatchString(ctx.previous())) {
+	if p.unless != nil && (ctx.inMsg(p.unless) || borrowed && ctx.inPrev(p.unless)) {
 		return RiskFinding{}, false // the innocent explanation of the cue ("too much coffee" | "awake all night")
 	}
-	prefix := sent[:start]
-	clause := prefix
-	if locs := clauseBoundary.FindAllStringIndex(prefix, -1); len(locs) > 0 {
-		clause = prefix[locs[len(locs)-1][1]:]
+	prefix := sent[lo:start]
+	clause, cs := prefix, lo // cs: where clause starts in sent
+	if ends := clauseBoundaryEnds(prefix); len(ends) > 0 {
+		clause, cs = prefix[ends[len(ends)-1]:], lo+ends[len(ends)-1]
 	}
-	if titleContext.MatchString(clause) {
+	if ctx.inSpan(titleContext, cs, start) {
 		return RiskFinding{}, false
 	}
 	if (p.agent || p.class == RiskSelfHarm) && !namesOther(match) && (actedByOther(clause) || elidedSubjectOther(prefix, clause)) {
@@ -639,17 +694,17 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	// wanted to die"), after it is intent unless the condition is trivial.
 	conditional := false
 	if ctx.prevIf() && p.class == RiskSuicidal && !strings.Contains(" "+prefix, " if ") {
-		if trivialIf.MatchString(ctx.previous()) || thingsFrame.MatchString(ctx.previous()) {
+		if ctx.inPrev(trivialIf) || ctx.inPrev(thingsFrame) {
 			return RiskFinding{}, false
 		}
 		conditional = true // "if it happens again" | "i'm ending it"
 	} else if i := strings.LastIndex(" "+prefix, " if "); i >= 0 && p.class != RiskAbuse {
-		cond := sent[max(i-1, 0):end]
-		after := "" // the condition past its subject: "if I get fired| I'm ending it"
+		cond := sent[lo+max(i-1, 0) : end]
+		condAfter := "" // the condition past its subject: "if I get fired| I'm ending it"
 		if f := strings.Fields(cond); len(f) > 2 {
-			after = strings.Join(f[2:], " ")
+			condAfter = strings.Join(f[2:], " ")
 		}
-		if !consequent.MatchString(cond) && !consequentI.MatchString(after) || trivialIf.MatchString(cond) || trivialIf.MatchString(sent[end:]) {
+		if !consequent.MatchString(cond) && !consequentI.MatchString(condAfter) || trivialIf.MatchString(cond) || trivialIf.MatchString(after) {
 			return RiskFinding{}, false
 		}
 		conditional = true // "if he leaves me again I'll end it": the leaving is no break-up frame
@@ -657,23 +712,23 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 			return RiskFinding{}, false // "if they raise the price again I'm ending it"
 		}
 	}
-	if p.endIt && (thingsFrame.MatchString(ctx.msg) || thingsFrame.MatchString(ctx.previous())) && !crisisNear.MatchString(ctx.msg) {
+	if p.endIt && (ctx.inMsg(thingsFrame) || ctx.inPrev(thingsFrame)) && !ctx.inMsg(crisisNear) {
 		return RiskFinding{}, false // a contract, a game, a call
 	}
-	if p.endIt && !conditional && (relationshipFrame.MatchString(ctx.msg) || relationshipFrame.MatchString(ctx.previous()) ||
+	if p.endIt && !conditional && (ctx.inMsg(relationshipFrame) || ctx.inPrev(relationshipFrame) ||
 		(nearestSubject(prefix, false) == ActorUser && !singularI(prefix))) {
 		return RiskFinding{}, false // ending a relationship, a call, a game; "we've decided to end it"
 	}
-	if p.class == RiskAbuse && !p.secret && playFrame.MatchString(ctx.msg) {
+	if p.class == RiskAbuse && !p.secret && ctx.inMsg(playFrame) {
 		return RiskFinding{}, false // play-fighting, a pillow fight
 	}
-	if p.class == RiskAbuse && !p.grave && (sportFrame.MatchString(ctx.msg) || accidentContact.MatchString(ctx.msg) && !onPurpose.MatchString(ctx.msg)) {
+	if p.class == RiskAbuse && !p.grave && (ctx.inMsg(sportFrame) || ctx.inMsg(accidentContact) && !ctx.inMsg(onPurpose)) {
 		return RiskFinding{}, false // a tackle, a kick by accident, "he didn't see me"
 	}
-	if p.class == RiskSelfHarm && !p.agent && accidentFrame.MatchString(sent) && !deliberate.MatchString(sent) {
+	if p.class == RiskSelfHarm && !p.agent && ctx.inSent(accidentFrame) && !ctx.inSent(deliberate) {
 		return RiskFinding{}, false // an accident or a minor injury
 	}
-	if p.class == RiskSuicidal && p.sev == SeverityMedium && hyperbole.MatchString(sent) {
+	if p.class == RiskSuicidal && p.sev == SeverityMedium && ctx.inSent(hyperbole) {
 		return RiskFinding{}, false // a ride, an illness, laughter
 	}
 
@@ -681,7 +736,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	// then the nearest subject before it.
 	actor := ""
 	own := false // the phrasing names the user itself
-	words := riskWords.FindAllString(match, -1)
+	words := riskWordsOf(match)
 	for _, w := range words {
 		switch {
 		case w == "i" || w == "my" || w == "myself" || w == "me" || w == "i'm" || w == "i'd" || w == "i've" || w == "i'll" || w == "self":
@@ -701,7 +756,7 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if own && actor == ActorOther {
 		actor = ActorUser // "carved his name into my arm"
 	}
-	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && victimMe.MatchString(ctx.msg)) || abuseOfUser(p, match)) {
+	if p.class == RiskAbuse && (strings.HasSuffix(match, " me") || own || strings.Contains(match, " our ") || (p.needs != nil && ctx.inMsg(victimMe)) || abuseOfUser(p, match)) {
 		actor = ActorUser // "he hits me": the victim is the user, whatever the subject
 	}
 	subject := nearestSubject(prefix, p.person)
@@ -739,10 +794,10 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 	if p.grave {
 		topical = topicStrict // "a secret game": a game named by the child is no topic
 	}
-	if topical.MatchString(sent) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
+	if ctx.inSent(topical) && (p.mention || actor == ActorOther || (!own && !singularI(prefix))) {
 		return RiskFinding{}, false
 	}
-	if actor == ActorOther && (topicFrame.MatchString(ctx.msg) || topicFrame.MatchString(ctx.previous())) {
+	if actor == ActorOther && (ctx.inMsg(topicFrame) || ctx.inPrev(topicFrame)) {
 		return RiskFinding{}, false
 	}
 	if p.mention && actor == ActorUser && !singularI(prefix) && !own {
@@ -771,34 +826,34 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		// named at all and no harm said is medium.
 		switch ref, inPrev := ctx.referent(sent, start); ref {
 		case referentAnimal:
-			if animalAct.MatchString(match) && !humanOnly.MatchString(ctx.msg) && (!inPrev || !harmNamed.MatchString(ctx.msg)) {
+			if animalAct.MatchString(match) && !ctx.inMsg(humanOnly) && (!inPrev || !ctx.inMsg(harmNamed)) {
 				return RiskFinding{}, false // "my cat is so needy | she hits me when she wants food"
 			}
 		case referentNone:
-			if !p.grave && f.Severity == SeverityHigh && bareAct.MatchString(match) && !harmSaid.MatchString(ctx.msg) && !harmSaid.MatchString(ctx.previous()) {
+			if !p.grave && f.Severity == SeverityHigh && bareAct.MatchString(match) && !ctx.inMsg(harmSaid) && !ctx.inPrev(harmSaid) {
 				f.Severity = SeverityMedium
 			}
 		}
 	}
-	if p.class == RiskAbuse && p.person && !p.grave && smallChild[nearestPerson(prefix)] && childCare.MatchString(ctx.msg) {
+	if p.class == RiskAbuse && p.person && !p.grave && smallChild[nearestPerson(prefix)] && ctx.inMsg(childCare) {
 		return RiskFinding{}, false // "my nephew kicked me in the face while I was changing him"
 	}
 	if p.class == RiskAbuse && p.person && !p.grave && peers[nearestPerson(prefix)] {
-		if madeUp.MatchString(ctx.msg) {
+		if ctx.inMsg(madeUp) {
 			return RiskFinding{}, false // "we're fine now"
 		}
 		f.Severity = SeverityMedium // a sibling's or a classmate's blow: a fight, seen, not an emergency
 	}
 	if actor == ActorOther {
-		if otherPast.MatchString(sent) || otherRecovery.MatchString(ctx.msg) {
+		if ctx.inSent(otherPast) || ctx.inMsg(otherRecovery) {
 			return RiskFinding{}, false // someone else's past
 		}
 		f.Severity = SeverityLow
 		return f, true
 	}
 	negated := lastWordsNegate(clause, 3)
-	history := historyMarks.MatchString(clause) || historyMarks.MatchString(sent[end:]) || resolvedPast.MatchString(sent)
-	if history && nowMarks.MatchString(sent) {
+	history := ctx.inSpan(historyMarks, cs, start) || ctx.inSpan(historyMarks, end, hi) || ctx.inSent(resolvedPast)
+	if history && ctx.inSent(nowMarks) {
 		history = false // "40 days clean and I relapsed", "it's still happening"
 	}
 	switch {
@@ -808,13 +863,13 @@ func judge(p riskPattern, sent string, start, end int, ctx *riskCtx) (RiskFindin
 		return RiskFinding{}, false
 	case history && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
-	case history && p.class == RiskAbuse && resolution.MatchString(ctx.msg):
+	case history && p.class == RiskAbuse && ctx.inMsg(resolution):
 		f.Severity = SeverityLow // "I left him in 1968"
 	case history && p.class == RiskAbuse:
 		f.Severity = SeverityMedium
 	case history:
 		return RiskFinding{}, false
-	case jokeFrame.MatchString(sent) && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
+	case ctx.inSent(jokeFrame) && (p.class == RiskSuicidal || p.class == RiskSelfHarm):
 		f.Severity = SeverityLow
 	case conditional && p.class == RiskSuicidal:
 		f.Severity = SeverityHigh // conditional intent: "if she leaves, I'm done living"
@@ -832,7 +887,7 @@ var madeUp = regexp.MustCompile(`\b(?:(?:we're|we\s+are|it's|we've)\s+(?:fine|ok
 
 // nearestPerson is the person noun nearest before a phrasing, or "".
 func nearestPerson(prefix string) string {
-	words := riskWords.FindAllString(prefix, -1)
+	words := riskWordsOf(prefix)
 	for i := len(words) - 1; i >= 0; i-- {
 		w := strings.TrimSuffix(words[i], "'s")
 		if riskPersons[w] {
@@ -848,7 +903,7 @@ func nearestPerson(prefix string) string {
 // singularI reports whether the nearest subject before a phrasing is the
 // user alone ("I", not "we").
 func singularI(prefix string) bool {
-	words := riskWords.FindAllString(prefix, -1)
+	words := riskWordsOf(prefix)
 	for i := len(words) - 1; i >= 0; i-- {
 		w := words[i]
 		switch {
@@ -866,7 +921,7 @@ func singularI(prefix string) bool {
 // he/she/they, when person is asked for) or "" for none. "it", "this" and
 // "that" are skipped ("is it normal to want to die?").
 func nearestSubject(prefix string, person bool) string {
-	words := riskWords.FindAllString(prefix, -1)
+	words := riskWordsOf(prefix)
 	for i := len(words) - 1; i >= 0; i-- {
 		w := words[i]
 		if t := strings.TrimSuffix(w, "'s"); t != w && (subjectGeneric[t] || subjectOther[t]) {
@@ -945,7 +1000,7 @@ var complementVerbs = set("think", "thought", "know", "knew", "feel", "felt", "g
 // lastWordsNegate reports whether one of the last n words of clause negates
 // what follows ("i don't really want to die").
 func lastWordsNegate(clause string, n int) bool {
-	words := riskWords.FindAllString(clause, -1)
+	words := riskWordsOf(clause)
 	for i := len(words) - 1; i >= 0 && i >= len(words)-n; i-- {
 		if i+1 < len(words) && doubtVerbs[words[i+1]] {
 			return false // "I don't think I can go on": a doubt, not a denial
@@ -983,10 +1038,10 @@ func riskyText(text string) (class string, ok bool) {
 			continue // one short of its context, or explained away
 		}
 		for _, loc := range locs {
-			if p.not != nil && p.not.MatchString(norm[loc[1]:]) {
+			if p.not != nil && p.not.MatchString(norm[loc[1]:windowEnd(norm, loc[1])]) {
 				continue
 			}
-			if p.person && nearestSubject(norm[:loc[0]], true) != "person" {
+			if p.person && nearestSubject(norm[windowStart(norm, loc[0]):loc[0]], true) != "person" {
 				continue
 			}
 			return p.class, true
@@ -1059,7 +1114,7 @@ func AboutPerson(value string) bool {
 // the same risks and drops nothing more.
 func Screen(res *Result, p prompts.Policy, s Session) {
 	kind := screenKind(res, p)
-	unsafe, screened := screenRisks(res, kind, s)
+	unsafe, screened, _ := screenRisks(res, kind, s, nil) // no context: read to the end
 	// The messages whose words the result may hold: on the LLM path all of
 	// them (the model read the transcript); on the rules path those the
 	// kind's rules read because the screen alone found nothing there
@@ -1088,25 +1143,17 @@ func screenKind(res *Result, p prompts.Policy) Kind {
 // returns unsafe, the messages of the user's own medium or high risk (before
 // any lowering), id -> class, and screened, those of them the screen found
 // without the model's judgement (the same set when there is none).
-func screenRisks(res *Result, kind Kind, s Session) (unsafe, screened map[string]string) {
+//
+// work ends the reading early when its context ends; its error is then
+// returned with nothing else. nil reads to the end.
+func screenRisks(res *Result, kind Kind, s Session, work *budget) (unsafe, screened map[string]string, err error) {
 	res.Risks = nil
-	var prev *riskCtx // the user's previous turn: its frames and distress carry over
-	for _, m := range s.Messages {
-		if !isUser(m.Role) {
-			continue
-		}
-		// The previous turn was read folded and masked as a message: its
-		// reading is passed on, not repeated.
-		ctx := &riskCtx{msg: riskFold(m.Content), app: kind.Name()}
-		if prev != nil {
-			ctx.prev, ctx.prevDone, ctx.prevMask, ctx.prevMasked = prev.msg, true, prev.msgMask, prev.msgMasked
-		}
-		f, ok := riskIn(ctx)
-		prev = ctx
-		if !ok {
-			continue
-		}
-		res.Risks = append(res.Risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor, Source: RiskSourceRules})
+	if res.Risks, err = rulesRisks(kind, s, work); err != nil {
+		return nil, nil, err
+	}
+	if err := work.check(); err != nil {
+		res.Risks = nil
+		return nil, nil, err // the trained layer reads every message again
 	}
 	res.Risks, res.RiskGrey = withTrained(s, res.Risks)
 	screen := res.Risks
@@ -1123,10 +1170,42 @@ func screenRisks(res *Result, kind Kind, s Session) (unsafe, screened map[string
 	}
 	unsafe = unsafeOf(res.Risks, res.RiskLowered)
 	if len(res.ModelRisks) == 0 {
-		return unsafe, unsafe
+		return unsafe, unsafe, nil
 	}
 	alone, lowered, _ := CombineRisks(s, screen, nil)
-	return unsafe, unsafeOf(alone, lowered)
+	return unsafe, unsafeOf(alone, lowered), nil
+}
+
+// rulesRisks are the risks the rules read in the user's messages, each
+// read after the user's previous turn (RiskInTurn), in order; work's
+// error when its context ends first.
+func rulesRisks(kind Kind, s Session, work *budget) ([]Risk, error) {
+	var risks []Risk
+	var prev *riskCtx // the user's previous turn: its frames and distress carry over
+	for _, m := range s.Messages {
+		if !isUser(m.Role) {
+			continue
+		}
+		if !work.spend(len(m.Content)) {
+			return nil, work.err
+		}
+		// The previous turn was read folded and masked as a message: its
+		// reading is passed on, not repeated.
+		ctx := &riskCtx{msg: riskFold(m.Content), app: kind.Name(), work: work}
+		if prev != nil {
+			ctx.prev, ctx.prevDone, ctx.prevMask, ctx.prevMasked = prev.msg, true, prev.msgMask, prev.msgMasked
+			ctx.prevFrames = prev.msgFrames
+		}
+		f, ok := riskIn(ctx)
+		if work.done() {
+			return nil, work.err
+		}
+		prev = ctx
+		if ok {
+			risks = append(risks, Risk{Class: f.Class, Severity: f.Severity, MessageID: m.ID, Actor: f.Actor, Source: RiskSourceRules})
+		}
+	}
+	return risks, nil
 }
 
 // unsafeOf are the messages of the user's own medium or high risk among
@@ -1155,9 +1234,16 @@ func unsafeOf(risks []Risk, lowered []Lowering) map[string]string {
 // (crisisWords).
 func screenResult(res *Result, p prompts.Policy, kind Kind, s Session, unsafe, heard map[string]string) {
 	special := SpecialPolicy(p, kind.Name())
+	// One entry per message and reason, found in a set: a search of the
+	// list for each drop would be quadratic in the drops.
+	listed := make(map[Dropped]bool, len(res.Dropped))
+	for _, d := range res.Dropped {
+		listed[d] = true
+	}
 	drop := func(messageID, reason string) {
 		d := Dropped{MessageID: messageID, Reason: reason}
-		if !slices.Contains(res.Dropped, d) {
+		if !listed[d] {
+			listed[d] = true
 			res.Dropped = append(res.Dropped, d)
 		}
 	}

@@ -343,7 +343,7 @@ var agentNotUser = set("cat", "dog", "kitten", "puppy", "wasp", "bee", "hamster"
 // actedByOther reports whether the subject nearest before a self-harm act
 // is someone or something other than the user.
 func actedByOther(prefix string) bool {
-	words := riskWords.FindAllString(prefix, -1)
+	words := riskWordsOf(prefix)
 	for i := len(words) - 1; i >= 0 && i >= len(words)-6; i-- {
 		w := strings.TrimSuffix(words[i], "'s")
 		switch {
@@ -372,8 +372,15 @@ var topicStrict = regexp.MustCompile(`\b(?:essays?|assignments?|homework|project
 // prevIf reports whether the user's previous turn is a condition waiting
 // for its consequent ("if it happens again").
 func (c *riskCtx) prevIf() bool {
-	prev := c.previous()
-	return prev != "" && danglingIf.MatchString(strings.TrimRight(prev, " .!?")) && !consequent.MatchString(prev)
+	if c.prevIfMemo == 0 {
+		prev := c.previous()
+		c.spend(2 * len(prev))
+		c.prevIfMemo = 1
+		if prev != "" && danglingIf.MatchString(strings.TrimRight(prev, " .!?")) && !consequent.MatchString(prev) {
+			c.prevIfMemo = 2
+		}
+	}
+	return c.prevIfMemo == 2
 }
 
 // abuseOfUser reports whether a phrasing of the families' abuse lexicon is
@@ -382,7 +389,7 @@ func abuseOfUser(p riskPattern, match string) bool {
 	if p.class != RiskAbuse {
 		return false
 	}
-	for _, w := range riskWords.FindAllString(match, -1) {
+	for _, w := range riskWordsOf(match) {
 		if w == "her" || w == "him" || w == "them" || w == "their" {
 			return false
 		}
@@ -397,7 +404,7 @@ var benignVisit = regexp.MustCompile(`\b(?:to\s+(?:fix|repair|check|service|look
 // namesOther reports whether a phrasing names someone else's body or self
 // ("cutting her arms", "hurts himself"): then it is that person's act.
 func namesOther(match string) bool {
-	for _, w := range riskWords.FindAllString(match, -1) {
+	for _, w := range riskWordsOf(match) {
 		switch w {
 		case "his", "her", "their", "himself", "herself", "themselves", "themself":
 			return true
@@ -448,16 +455,36 @@ var badIf = regexp.MustCompile(`\b(?:if|when|once)\b(?:\s+[a-z']+){0,6}?\s+(?:lo
 // before it ("I'm out. Permanently.").
 var tails = set("permanently", "for good", "forever", "for ever", "for real", "for real this time", "this time")
 
-// joinTails joins to the sentence before it each sentence that is a tail.
-func joinTails(sents []string) []string {
-	for i := 1; i < len(sents); i++ {
-		if tails[strings.TrimSpace(sents[i])] && strings.TrimSpace(sents[i-1]) != "" {
-			sents[i-1] += " " + sents[i]
-			sents = append(sents[:i], sents[i+1:]...)
-			i--
+// riskSentence is a sentence of a message, as the risk screen reads it,
+// and where it starts in the message (-1: it was joined with its tails).
+type riskSentence struct {
+	text string
+	at   int
+}
+
+// riskSentences are the sentences of msg (splitRiskSentences) with each
+// sentence that is a tail joined to the one before it, in one pass: a run
+// of tails is joined once, not copied again for each of them.
+func riskSentences(msg string) []riskSentence {
+	var out []riskSentence
+	var joined []string // the run of tails of the last sentence out, after it
+	flush := func() {
+		if len(joined) > 0 {
+			last := &out[len(out)-1]
+			last.text, last.at, joined = last.text+" "+strings.Join(joined, " "), -1, nil
 		}
 	}
-	return sents
+	for i, sp := range riskSentenceSpans(msg) {
+		sent := msg[sp[0]:sp[1]]
+		if i > 0 && tails[strings.TrimSpace(sent)] && (len(joined) > 0 || strings.TrimSpace(out[len(out)-1].text) != "") {
+			joined = append(joined, sent)
+			continue
+		}
+		flush()
+		out = append(out, riskSentence{sent, sp[0]})
+	}
+	flush()
+	return out
 }
 
 // hasVerbs follow "mum's" when it is "mum has" or "mum is", not a
@@ -657,7 +684,7 @@ func pronounSubject(prefix, match string) bool {
 	if i := strings.IndexAny(match, " '"); i > 0 && subjectOther[match[:i]] {
 		return true // "he'll kill me"
 	}
-	words := riskWords.FindAllString(prefix, -1)
+	words := riskWordsOf(prefix)
 	for i := len(words) - 1; i >= 0; i-- {
 		w := words[i]
 		switch {
@@ -677,19 +704,24 @@ func pronounSubject(prefix, match string) bool {
 // (inPrev), else the first named after it ("she follows me everywhere, the
 // cat"). An animal is the referent only when no person is named at all:
 // "my ex has a dog | he followed me home" may be the ex.
+//
+// What the message and the turn before say is read once per message; what
+// follows the pronoun, within riskWindow.
 func (c *riskCtx) referent(sent string, start int) (ref int, inPrev bool) {
 	at := len(c.msg)
-	if i := strings.Index(c.msg, sent); i >= 0 {
+	if i := c.sentAt; i >= 0 { // sent is the sentence being judged
 		at = i + start
 	}
-	ref = mentioned(c.msg[:at], true)
+	ref = c.lastMentionBefore(at)
 	if ref == referentNone {
-		ref, inPrev = mentioned(c.previous(), true), true
+		ref, inPrev = c.prevMentioned(), true
 	}
 	if ref == referentNone {
-		ref, inPrev = mentioned(c.msg[at:], false), false
+		after := c.msg[at:windowEnd(c.msg, at)]
+		c.spend(len(after))
+		ref, inPrev = mentioned(after, false), false
 	}
-	if ref == referentAnimal && (namesPerson(c.msg) || namesPerson(c.previous())) {
+	if ref == referentAnimal && c.personNamed() {
 		ref = referentPerson
 	}
 	return ref, inPrev
@@ -697,7 +729,7 @@ func (c *riskCtx) referent(sent string, start int) (ref int, inPrev bool) {
 
 // namesPerson reports whether text names a person.
 func namesPerson(text string) bool {
-	for _, w := range riskWords.FindAllString(text, -1) {
+	for _, w := range riskWordsOf(text) {
 		if w = strings.TrimSuffix(w, "'s"); riskPersons[w] || w == "someone" || w == "somebody" {
 			return true
 		}
@@ -707,21 +739,29 @@ func namesPerson(text string) bool {
 
 // mentioned is the last (or first) person or animal text names.
 func mentioned(text string, last bool) int {
-	words := riskWords.FindAllString(text, -1)
+	words := riskWordsOf(text)
 	for k := range words {
 		i := k
 		if last {
 			i = len(words) - 1 - k
 		}
-		w := strings.TrimSuffix(words[i], "'s")
-		switch {
-		case animals[w] && pronounBefore(words[:i]):
-			return referentPerson // "he kicked the dog": the dog is his object, not the pronoun
-		case animals[w]:
-			return referentAnimal
-		case riskPersons[w] || w == "someone" || w == "somebody":
-			return referentPerson
+		if r := mentionOf(words, i); r != referentNone {
+			return r
 		}
+	}
+	return referentNone
+}
+
+// mentionOf is the person or animal words[i] names, if any.
+func mentionOf(words []string, i int) int {
+	w := strings.TrimSuffix(words[i], "'s")
+	switch {
+	case animals[w] && pronounBefore(words[:i]):
+		return referentPerson // "he kicked the dog": the dog is his object, not the pronoun
+	case animals[w]:
+		return referentAnimal
+	case riskPersons[w] || w == "someone" || w == "somebody":
+		return referentPerson
 	}
 	return referentNone
 }
@@ -788,10 +828,10 @@ func elidedSubjectOther(prefix, clause string) bool {
 		return false
 	}
 	before := prefix[:len(prefix)-len(clause)]
-	if locs := clauseBoundary.FindAllStringIndex(before, -1); len(locs) > 1 {
-		before = before[locs[len(locs)-2][1]:]
+	if ends := clauseBoundaryEnds(before); len(ends) > 1 {
+		before = before[ends[len(ends)-2]:]
 	}
-	for _, w := range riskWords.FindAllString(before, -1) {
+	for _, w := range riskWordsOf(before) {
 		w = strings.TrimSuffix(w, "'s")
 		switch {
 		case w == "i" || w == "i'm" || w == "i've" || w == "i'd" || w == "i'll":
