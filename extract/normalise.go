@@ -9,8 +9,8 @@ import (
 )
 
 // SpellingCorrected is s with the misspelt words of its user messages
-// corrected (package spelling) when p asks for it (correct_spelling, LaRa's
-// preset); otherwise s as it is. The words the user's memory already holds
+// corrected (package spelling) when p asks for it (correct_spelling, for
+// an app whose users are children); otherwise s as it is. The words the user's memory already holds
 // (the display name, the records' and the profile's texts) stay as
 // written, as do names and chat words. The companion's messages are not
 // changed, and s is not modified: the messages are a copy.
