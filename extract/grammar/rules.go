@@ -888,6 +888,10 @@ var patterns = []pattern{
 	{kindIntro, toSet("i'm im i"), prefix(iAm + `\s+`)},
 }
 
+// favoriteBareReverseRe reads "horror movies are my favorite" over a
+// whole clause.
+var favoriteBareReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+(?:definitely\s+|really\s+|also\s+)?my\s+` + favRe + `(?:\s+(?:one|ones|thing|things))?$`)
+
 // favoriteReverseRe reads "pizza is my favorite food" over a whole clause.
 var favoriteReverseRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+my\s+` + favRe + `\s+([\p{L}\p{N}][\p{L}\p{N}\-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}\-]*){0,3})$`)
 
@@ -999,6 +1003,12 @@ func matchReverse(rest string, fav, mine bool) (ms []extract.Memory, ok bool, re
 		if sm := favoriteReverseRe.FindStringSubmatch(clause); sm != nil {
 			m, reason := favorite(sm[2], sm[1])
 			return one(m, reason)
+		}
+		if sm := favoriteBareReverseRe.FindStringSubmatch(strings.TrimRight(clause, "!. ")); sm != nil {
+			// "Horror movies are my favorite!": a favourite of no named
+			// kind is a like.
+			ms, reason := prefMemories(sm[1], "likes:")
+			return ms, true, reason
 		}
 	}
 	if mine && (!isASCII(clause) || comparisonPre.mayMatch(strings.ToLower(clause))) {

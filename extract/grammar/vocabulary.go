@@ -1160,7 +1160,7 @@ func firstField(s string) string {
 
 // occupationFollowers may follow an occupation: "I'm a nurse at St Mary's",
 // "I'm a teacher and I love it".
-var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the that as living during on of over to part-time full-time fulltime parttime there myself which when while because though although just actually professionally until till near around")
+var occupationFollowers = toSet("at for in and but by so who from with since now currently here too lol haha by the that as living during on of over to part-time full-time fulltime parttime there myself which when while because though although just actually professionally until till near around studying majoring working")
 
 // occupation builds "I'm a software engineer" (mods "software", occ
 // "engineer"), and the workplace or school "at" names.
