@@ -62,6 +62,10 @@ type Deps struct {
 	Metrics Metrics
 	// RiskAlerts is where each app's risk alerts go (riskalert.go); an app without an entry uses its policy's risk_webhook.
 	RiskAlerts RiskAlerts
+	// MaxUserMemories bounds a user's active memories: after each
+	// extraction, those beyond it leave the active set (store.EvictOverBound).
+	// 0 is DefaultMaxUserMemories.
+	MaxUserMemories int
 	// RulesMaxMemories is the most memories the rules keep of one session
 	// (extract.CapMemories; 0 is extract.DefaultMaxMemories), as
 	// LLM.MaxMemories bounds a model's answer.
@@ -202,10 +206,7 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 	started := time.Now()
 	run := store.ExtractionRun{SessionID: id, UserID: sess.UserID, App: sess.App, PromptVersion: app.PromptVersion,
 		Source: extract.SourceRules, Outcome: OutcomeOK, Attempt: job.Attempt, CreatedAt: now}
-	result, err := extract.RulesContext(ctx, app, in, rulesNow(app, in, now))
-	if err != nil {
-		return err // the attempt's context ended (its timeout, a shutdown): the rules stopped reading
-	}
+	result := extract.Rules(app, in, rulesNow(app, in, now))
 	extract.CapMemories(&result, d.RulesMaxMemories)
 
 	if useLLM, err := w.llmAllowed(ctx, app, now); err != nil {
@@ -266,6 +267,9 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 	run.Final = true
 	lowered, err := w.apply(ctx, app, in, result, job.Args.Risks, run, now)
 	if err != nil {
+		return err
+	}
+	if err := boundUserMemories(ctx, d, sess.UserID, now); err != nil {
 		return err
 	}
 	d.observeRun(run)
@@ -415,15 +419,25 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 	run store.ExtractionRun, now time.Time) ([]extract.Lowering, error) {
 	d := w.deps
 	risks, riskIn := withCarriedRisks(in, res.Risks, carried)
+	// A large session's memories are applied a page at a time first
+	// (memorypages.go); the last transaction then settles it.
+	paged, err := applyMemoryPages(ctx, d.Store, app, in, run.SessionID, res.Memories, now)
+	if err != nil {
+		return nil, err
+	}
+	cands := res.Memories
+	if paged != nil {
+		cands = nil
+	}
 	var lowered []extract.Lowering
-	err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
+	err = d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) error {
 		lowered = nil // a retried transaction counts what its last try recorded
 		// One user's sessions apply one at a time, and records that accumulate
 		// (counts) are folded into the state as it is now, not as it was
 		// when extraction started.
 		lock, err := tx.LockExtraction(ctx, run.SessionID, store.ExtractionReads{
-			Forgets: len(res.Memories) > 0 || profileWrites(app, res), Memories: len(res.Memories) > 0,
-			Keys: extract.KeysToRead(res.Memories)})
+			Forgets: len(res.Memories) > 0 || profileWrites(app, res), Memories: len(cands) > 0,
+			Keys: extract.KeysToRead(cands)})
 		if err != nil {
 			return err
 		}
@@ -437,10 +451,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			if in.History, err = loadHistory(ctx, tx, sess.UserID, sess.ID); err != nil {
 				return err
 			}
-			fresh, err := extract.RulesContext(ctx, app, in, rulesNow(app, in, now))
-			if err != nil {
-				return err
-			}
+			fresh := extract.Rules(app, in, rulesNow(app, in, now))
 			res.Records = fresh.Records
 			if derivesProfile(app) {
 				// Derived from every session, so from what is stored now.
@@ -456,8 +467,11 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			}
 			var kept []extract.Memory
 			var gone []extract.Mention
-			if mw, kept, gone, err = applyMemories(ctx, tx, sess, app, in, res.Memories, &forgot, lock, now); err != nil {
+			if mw, kept, gone, err = applyMemories(ctx, tx, sess, app, in, cands, &forgot, lock, now); err != nil {
 				return err
+			}
+			if paged != nil {
+				kept, gone = paged.keptNow(forgot)
 			}
 			// The summary names and counts what was stored: not a candidate
 			// the merge policy refused or the user had forgotten (issue 22).

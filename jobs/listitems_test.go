@@ -1,31 +1,17 @@
 package jobs_test
 
 import (
-	"fmt"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/extract"
-	"github.com/mnemo-ai/mnemo/handoff"
+	"github.com/mnemo-ai/mnemo/internal/listsession"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/store"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
-
-// listItem is the n-th of distinct made-up words the rules take for things
-// a user likes.
-func listItem(n int) string {
-	const cons, vows = "bcdfghjklmnprstvz", "aeiou"
-	var b strings.Builder
-	for {
-		b.WriteByte(cons[n%len(cons)])
-		b.WriteByte(vows[(n/len(cons))%len(vows)])
-		if n /= len(cons) * len(vows); n == 0 {
-			return b.String() + "ka"
-		}
-	}
-}
 
 // TestSessionOfManyListItems: 2,500 messages each naming seven things the
 // user likes were 17,500 candidate memories, whose keys no statement could
@@ -39,16 +25,7 @@ func TestSessionOfManyListItems(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			x := setupExtract(t, b, false)
-			t0 := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Second)
-			req := handoff.Request{UserID: "u-1", App: "mona", StartedAt: t0, EndedAt: t0.Add(2 * time.Hour), Timezone: "UTC"}
-			for i := range 2500 {
-				var items []string
-				for j := range 7 {
-					items = append(items, listItem(i*7+j))
-				}
-				req.Messages = append(req.Messages, extract.Message{ID: fmt.Sprintf("m%d", i), Role: "user", At: t0.Add(time.Duration(i) * time.Second),
-					Content: "I like " + strings.Join(items[:6], ", ") + " and " + items[6] + "."})
-			}
+			req := listsession.Session("u-1", time.Now().UTC().Add(-3*time.Hour).Truncate(time.Second), 2500, 7)
 			x.waitJob(t, x.closeSession(t, "s-1", req))
 			s := x.state(t, "s-1", "u-1")
 			run := s.final(t)
@@ -60,6 +37,31 @@ func TestSessionOfManyListItems(t *testing.T) {
 			}
 			if s.sess.Status != store.StatusProcessed {
 				t.Fatalf("session %s", s.sess.Status)
+			}
+		})
+	}
+}
+
+// TestUserMemoriesAreBounded (issue 34 §3): a user's active memories grew
+// without bound (one session made 7,000, and each later session was
+// slower). With the bound at 30, a session of 50 new memories leaves 30
+// active, the 20 least important gone with an audit row each.
+func TestUserMemoriesAreBounded(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			x := setupExtract(t, b, false)
+			x.deps.MaxUserMemories = 30
+			req := listsession.Session("u-1", time.Now().UTC().Add(-3*time.Hour).Truncate(time.Second), 10, 5)
+			x.waitJob(t, x.closeSession(t, "s-1", req))
+			s := x.state(t, "s-1", "u-1")
+			evicted, err := x.st.ListMemoryChangesOf(context.Background(), "u-1", store.MemoryEvicted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.memories) != 30 || len(evicted) != 20 {
+				t.Fatalf("%d active memories, %d evicted; want 30 and 20", len(s.memories), len(evicted))
 			}
 		})
 	}

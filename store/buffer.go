@@ -47,7 +47,7 @@ func (q queries) BufferHead(ctx context.Context, sessionID string, messageIDs []
 	}
 	// The unique (session_id, message_id) index answers each id; many ids
 	// go in several statements.
-	args, lists := inLists([]any{sessionID}, messageIDs)
+	args, lists := q.inLists([]any{sessionID}, messageIDs)
 	var known []string
 	for i := range args {
 		ids, err := queryAll(ctx, q, "SELECT message_id FROM mnemo_buffer WHERE session_id = $1 AND message_id IN ("+lists[i]+")",

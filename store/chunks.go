@@ -10,7 +10,7 @@ import (
 const chunkCols = "session_id, seq, user_id, key_id, nonce, ciphertext, sha256, created_at"
 
 func (q queries) InsertChunks(ctx context.Context, chunks []Chunk) error {
-	steps, err := insertSteps("insert transcript chunks", "INSERT INTO mnemo_transcript_chunks ("+chunkCols+")", 8, len(chunks), func(i int) []any {
+	steps, err := q.insertSteps("insert transcript chunks", "INSERT INTO mnemo_transcript_chunks ("+chunkCols+")", 8, len(chunks), func(i int) []any {
 		c := chunks[i]
 		return []any{c.SessionID, c.Seq, c.UserID, c.KeyID, c.Nonce, c.Ciphertext, c.SHA256, c.CreatedAt}
 	}, "")

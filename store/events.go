@@ -17,7 +17,7 @@ func scanEvent(r rows) (Event, error) {
 }
 
 func (q queries) InsertEvents(ctx context.Context, events []Event) error {
-	steps, err := insertSteps("insert events", "INSERT INTO mnemo_session_events ("+eventCols+")", 7, len(events), func(i int) []any {
+	steps, err := q.insertSteps("insert events", "INSERT INTO mnemo_session_events ("+eventCols+")", 7, len(events), func(i int) []any {
 		e := events[i]
 		return []any{e.SessionID, e.Seq, e.UserID, e.Type, e.At, e.MessageID, jsonArg(e.Data, "{}")}
 	}, "")

@@ -180,7 +180,7 @@ func (q queries) LockExtraction(ctx context.Context, sessionID string, reads Ext
 		keyArgs, keyLists = [][]any{{sessionID}}, []string{""}
 		if len(reads.Keys) > 0 {
 			// The filter of both reads, one pair of reads per IN list.
-			keyArgs, keyLists = inLists([]any{sessionID}, reads.Keys)
+			keyArgs, keyLists = q.inLists([]any{sessionID}, reads.Keys)
 		}
 		for i, args := range keyArgs {
 			ofKeys := ""
@@ -238,7 +238,7 @@ func (q queries) readStatementsMemories(ctx context.Context, l *ExtractionLock, 
 	if len(ids) == 0 {
 		return nil
 	}
-	if len(keys)+len(ids) <= maxInList {
+	if len(keys)+len(ids) <= q.inListMax() {
 		args := []any{sessionID}
 		for _, v := range append(slices.Clone(keys), ids...) {
 			args = append(args, v)
@@ -258,7 +258,7 @@ func (q queries) readStatementsMemories(ctx context.Context, l *ExtractionLock, 
 		col  string
 		vals []string
 	}{{"key", keys}, {"id", ids}} {
-		args, lists := inLists([]any{sessionID}, by.vals)
+		args, lists := q.inLists([]any{sessionID}, by.vals)
 		for i := range args {
 			steps = append(steps, step{sql: "SELECT " + memoryCols + " FROM mnemo_memories WHERE user_id = " + sessionUser +
 				" AND " + by.col + " IN (" + lists[i] + ")", args: args[i], scan: func(r rows) error {
@@ -313,7 +313,7 @@ func lastOfEach(ms []Memory) []Memory {
 // updateMemoriesSteps are the statements of UpdateMemories: one multi-row
 // UPDATE … FROM (VALUES …) per parameter limit, each of which must change
 // a row for every row of its list.
-func updateMemoriesSteps(ms []Memory) ([]step, error) {
+func (q queries) updateMemoriesSteps(ms []Memory) ([]step, error) {
 	casts := make([]string, len(memoryUpdateCols))
 	var set strings.Builder
 	for i, c := range memoryUpdateCols {
@@ -325,7 +325,7 @@ func updateMemoriesSteps(ms []Memory) ([]step, error) {
 			fmt.Fprintf(&set, "%s = v.column%d", c.name, i+1)
 		}
 	}
-	steps, err := valuesSteps("update memory", len(memoryUpdateCols), len(ms), func(i int) []any { return memoryUpdateRow(ms[i]) }, casts,
+	steps, err := q.valuesSteps("update memory", len(memoryUpdateCols), len(ms), func(i int) []any { return memoryUpdateRow(ms[i]) }, casts,
 		func(values string) string {
 			return "UPDATE mnemo_memories SET " + set.String() + " FROM (VALUES " + values + `) AS v
 				WHERE mnemo_memories.user_id = v.column1 AND mnemo_memories.id = v.column2`
@@ -340,25 +340,23 @@ func updateMemoriesSteps(ms []Memory) ([]step, error) {
 }
 
 func (q queries) UpdateMemories(ctx context.Context, ms []Memory) error {
-	steps, err := updateMemoriesSteps(lastOfEach(ms))
+	steps, err := q.updateMemoriesSteps(lastOfEach(ms))
 	if err != nil {
 		return err
 	}
 	return q.pipeline(ctx, steps...)
 }
 
-// FinishExtraction's writes need no answer: in a Postgres transaction they
-// go with the COMMIT, in its round trip (queries.later), and the database
-// checks that each update found its row (mnemo_expect_rows).
-func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) (err error) {
+// memoryWriteSteps are the statements of m, the writes of user userID's
+// memory timelines.
+func (q queries) memoryWriteSteps(ctx context.Context, userID string, m MemoryWrites) (steps []step, err error) {
 	if m.Changes, err = q.hashForgetKeys(ctx, m.Changes); err != nil {
-		return err
+		return nil, err
 	}
-	var steps []step
 	for _, group := range [][]Memory{m.Leaving, m.Entering} {
-		st, err := updateMemoriesSteps(lastOfEach(group))
+		st, err := q.updateMemoriesSteps(lastOfEach(group))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		steps = append(steps, st...)
 	}
@@ -371,22 +369,43 @@ func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlem
 		{"record memory changes", "INSERT INTO mnemo_memory_history (" + memoryChangeCols + ")", 8, len(m.Changes), func(i int) []any { return memoryChangeRow(m.Changes[i]) }},
 	}
 	for _, in := range inserts {
-		st, err := insertSteps(in.what, in.head, in.width, in.n, in.row, "")
+		st, err := q.insertSteps(in.what, in.head, in.width, in.n, in.row, "")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		steps = append(steps, st...)
 	}
 	for _, mv := range m.Moves {
-		steps = append(steps, moveStatementStep(Statement{UserID: s.UserID, ID: mv.ID, MemoryID: mv.MemoryID}))
+		steps = append(steps, moveStatementStep(Statement{UserID: userID, ID: mv.ID, MemoryID: mv.MemoryID}))
 	}
-	steps = append(steps, foldSteps(s.UserID, m.Folds, m.Folded)...)
-	st, err := insertSteps("insert memory statements", "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(m.Statements),
+	steps = append(steps, foldSteps(userID, m.Folds, m.Folded)...)
+	st, err := q.insertSteps("insert memory statements", "INSERT INTO mnemo_memory_statements ("+statementCols+")", 16, len(m.Statements),
 		func(i int) []any { return statementRow(m.Statements[i]) }, "")
+	if err != nil {
+		return nil, err
+	}
+	return append(steps, st...), nil
+}
+
+// WriteMemories is FinishExtraction's writes of m without the settlement:
+// a large extraction applies its memories a page at a time, each in a
+// transaction of its own, before it settles the session.
+func (q queries) WriteMemories(ctx context.Context, userID string, m MemoryWrites) error {
+	steps, err := q.memoryWriteSteps(ctx, userID, m)
 	if err != nil {
 		return err
 	}
-	steps = append(steps, st...)
+	return q.later(ctx, steps...)
+}
+
+// FinishExtraction's writes need no answer: in a Postgres transaction they
+// go with the COMMIT, in its round trip (queries.later), and the database
+// checks that each update found its row (mnemo_expect_rows).
+func (q queries) FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error {
+	steps, err := q.memoryWriteSteps(ctx, s.UserID, m)
+	if err != nil {
+		return err
+	}
 
 	sum, err := q.upsertSummaryStep(s.Summary)
 	if err != nil {

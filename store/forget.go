@@ -33,7 +33,7 @@ func (q queries) DeleteKeyMemories(ctx context.Context, userID string, keys []st
 	// A statement belongs to a memory of its key, and goes with it by
 	// cascade; the statements are named by key as well, so that none is left
 	// whichever memory it was moved to. Many keys go in several statements.
-	args, lists := inLists([]any{userID}, keys)
+	args, lists := q.inLists([]any{userID}, keys)
 	var n int64
 	for i := range args {
 		in := " AND key IN (" + lists[i] + ")"

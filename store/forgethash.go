@@ -173,7 +173,7 @@ func hashStoredForgets(ctx context.Context, e execer) error {
 	if err := r.Err(); err != nil {
 		return err
 	}
-	steps, err := valuesSteps("hash forget keys", 2, len(ids), func(i int) []any { return []any{ids[i], keys[i]} }, []string{"text", "text"},
+	steps, err := (queries{e: e}).valuesSteps("hash forget keys", 2, len(ids), func(i int) []any { return []any{ids[i], keys[i]} }, []string{"text", "text"},
 		func(values string) string {
 			return "UPDATE mnemo_memory_history SET key = v.column2 FROM (VALUES " + values + ") AS v WHERE mnemo_memory_history.id = v.column1"
 		})

@@ -9,15 +9,16 @@ import (
 // IN lists longer than a statement's parameters allow (issue 34 §2: a
 // session of 2,500 messages, each naming seven things it likes, reads and
 // forgets 35,000 keys) go in several statements, each of at most
-// maxInList values besides the few parameters before them.
-const maxInList = maxParams - 16
+// inListMax values besides the few parameters before them.
+func (q queries) inListMax() int { return q.statementParams() - 16 }
 
-// inLists splits vals into lists of at most maxInList values, each as the
+// inLists splits vals into lists of at most inListMax values, each as the
 // arguments that follow fixed (the parameters before the list), and the
 // list's placeholders ("$2, $3, …"). No values gives no list.
-func inLists(fixed []any, vals []string) (args [][]any, lists []string) {
-	for start := 0; start < len(vals); start += maxInList {
-		part := vals[start:min(len(vals), start+maxInList)]
+func (q queries) inLists(fixed []any, vals []string) (args [][]any, lists []string) {
+	per := q.inListMax()
+	for start := 0; start < len(vals); start += per {
+		part := vals[start:min(len(vals), start+per)]
 		a := make([]any, 0, len(fixed)+len(part))
 		a = append(a, fixed...)
 		for _, v := range part {

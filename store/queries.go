@@ -65,12 +65,28 @@ func queryAll[T any](ctx context.Context, q queries, sql string, args []any, sca
 // Postgres 65 535.
 const maxParams = 32000
 
+// sqliteStatementParams bounds them on SQLite, far below its limit: the
+// driver binds each parameter by looking its name up in a list as long as
+// the statement's, so a statement's binding costs the square of its
+// parameters. 7,000 memories in statements of 32,000 parameters held the
+// writer 58 s, almost all of it binding (issue 34 §3); in statements of
+// 999 (SQLite's historical limit) the binding is a small part.
+const sqliteStatementParams = 999
+
+// statementParams is the most parameters one statement of q takes.
+func (q queries) statementParams() int {
+	if q.e != nil && q.e.dialect() == DialectSQLite {
+		return sqliteStatementParams
+	}
+	return maxParams
+}
+
 // insertRows inserts n rows of width columns each with as few statements as
 // the parameter limit allows: one multi-row VALUES list per batch. head is
 // "INSERT INTO t (cols)", tail what follows the VALUES list (an ON CONFLICT
 // clause, say), row(i) the arguments of row i. It returns the rows affected.
 func (q queries) insertRows(ctx context.Context, head string, width, n int, row func(i int) []any, tail string) (int64, error) {
-	steps, err := insertSteps("", head, width, n, row, tail)
+	steps, err := q.insertSteps("", head, width, n, row, tail)
 	if err != nil {
 		return 0, err
 	}
@@ -87,8 +103,8 @@ func (q queries) insertRows(ctx context.Context, head string, width, n int, row 
 
 // insertSteps are the statements of insertRows, for a pipeline; what names
 // them in errors.
-func insertSteps(what, head string, width, n int, row func(i int) []any, tail string) ([]step, error) {
-	return valuesSteps(what, width, n, row, nil, func(values string) string { return head + " VALUES " + values + tail })
+func (q queries) insertSteps(what, head string, width, n int, row func(i int) []any, tail string) ([]step, error) {
+	return q.valuesSteps(what, width, n, row, nil, func(values string) string { return head + " VALUES " + values + tail })
 }
 
 // valuesSteps builds the statements of n rows of width values each, as few
@@ -97,8 +113,8 @@ func insertSteps(what, head string, width, n int, row func(i int) []any, tail st
 // columns' Postgres types, written on the first row of each list
 // ("$1::integer") so that a VALUES list that is not an INSERT's types its
 // columns; SQLite drops them (sqliteSQL).
-func valuesSteps(what string, width, n int, row func(i int) []any, casts []string, wrap func(values string) string) ([]step, error) {
-	per := max(1, maxParams/width)
+func (q queries) valuesSteps(what string, width, n int, row func(i int) []any, casts []string, wrap func(values string) string) ([]step, error) {
+	per := max(1, q.statementParams()/width)
 	var steps []step
 	for start := 0; start < n; start += per {
 		end := min(n, start+per)

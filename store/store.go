@@ -488,6 +488,12 @@ type Querier interface {
 	// A memory or statement to update that does not exist, or the session,
 	// is ErrNotFound: checked in the database, before the COMMIT.
 	FinishExtraction(ctx context.Context, m MemoryWrites, s Settlement) error
+	// EvictOverBound takes a user's active memories beyond keep out of the
+	// active set, a page at a time (see queries.EvictOverBound).
+	EvictOverBound(ctx context.Context, userID string, keep int, at time.Time) (int64, error)
+	// WriteMemories is FinishExtraction's memory writes m of user userID
+	// alone, for a page of a large extraction applied before it settles.
+	WriteMemories(ctx context.Context, userID string, m MemoryWrites) error
 
 	// InsertEvents inserts a session's events, as few statements as the
 	// parameter limit allows; ErrConflict if a (session, seq) exists.
