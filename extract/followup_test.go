@@ -61,6 +61,9 @@ func TestRulesFollowTheConversation(t *testing.T) {
 		{[]string{"I drive a 2012 Civic"}, []kvc{{"owns:civic", "drives a 2012 Civic", ""}}},
 		{[]string{"I own a house in the suburbs"}, []kvc{{"owns:house", "owns a house", ""}}},
 		{[]string{"I also work weekends at a bookstore"}, []kvc{{"job:bookstore", "bookstore (weekends)", ""}}},
+		{[]string{"Horror movies are my favorite!"}, []kvc{{"likes:horror_movies", "Horror movies", ""}}},
+		{[]string{"That is my favorite."}, []kvc{}},
+		{[]string{"I am a graduate student studying psychology."}, []kvc{{"occupation", "graduate student", ""}}},
 		// Changes.
 		{[]string{"actually I moved last month, I'm in Denver now"}, []kvc{{"lives_in", "Denver", ""}}},
 		{[]string{"I quit the roaster too, I'm a dental assistant now"}, []kvc{{"occupation", "dental assistant", ""}, {"works_at", "the roaster", "quit"}}},
