@@ -198,13 +198,14 @@ func TestHedgesAndSarcasmAreNoFacts(t *testing.T) {
 				"I'm vegan-ish",
 				"I'm a nurse. well, I was, until last year",
 				"idk, I like jazz",
-				"A: I love mondays myself! I'm a nurse too, and I live in Lisbon.",
+				"A: I love mondays myself! I'm a nurse too, and I live in Lisbon. I just got engaged!",
+				"omg I'm so happy for you! I love that for you",
 				"I love hiking though")
 			pack := followupPack(t, c, user)
 			if !strings.Contains(pack, "hiking") {
 				t.Errorf("the pack lacks the plain like of hiking:\n%s", pack)
 			}
-			for _, gone := range []string{"monday", "traffic", "vegan", "nurse", "jazz", "Lisbon"} {
+			for _, gone := range []string{"monday", "traffic", "vegan", "nurse", "jazz", "Lisbon", "happy", "engaged", "feeling"} {
 				if strings.Contains(strings.ToLower(pack), strings.ToLower(gone)) {
 					t.Errorf("the pack says %q:\n%s", gone, pack)
 				}
