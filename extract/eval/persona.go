@@ -297,11 +297,11 @@ func (s PersonaScore) Recall() float64 { return ratio(s.Kept, s.Lines) }
 // user states in one turn that a memory keeps.
 func (s PersonaScore) StatedRecall() float64 { return ratio(s.StatedKept, s.StatedLines) }
 
-// statedBy reports whether one of the speaker's lines of c says the persona
-// line of words lw.
-func statedBy(c PersonaChat, sp int, lw []string) bool {
-	for _, cl := range c.Lines {
-		if cl.Speaker == sp && keeps(lw, tokenSet(cl.Text)) {
+// statedBy reports whether one of a speaker's lines (their token sets)
+// says the persona line of words lw.
+func statedBy(lines []map[string]bool, lw []string) bool {
+	for _, l := range lines {
+		if keeps(lw, l) {
 			return true
 		}
 	}
@@ -329,9 +329,15 @@ func RunPersona(ctx context.Context, app *prompts.App, chats []PersonaChat, opts
 	rows := map[string]*PersonaRow{}
 	for _, c := range chats {
 		words := [2][][]string{}
+		said := [2][]map[string]bool{} // each speaker's lines, as token sets
 		for sp := range 2 {
 			for _, l := range c.Persona[sp] {
 				words[sp] = append(words[sp], personaWords(l))
+			}
+		}
+		for _, l := range c.Lines {
+			if l.Speaker == 0 || l.Speaker == 1 {
+				said[l.Speaker] = append(said[l.Speaker], tokenSet(l.Text))
 			}
 		}
 		for sp := range 2 {
@@ -408,7 +414,7 @@ func RunPersona(ctx context.Context, app *prompts.App, chats []PersonaChat, opts
 				if special {
 					sc.SpecialLines++
 				}
-				stated := statedBy(c, sp, words[sp][i])
+				stated := statedBy(said[sp], words[sp][i])
 				if stated {
 					sc.StatedLines++
 				}
