@@ -53,6 +53,8 @@ func TestRulesFollowTheConversation(t *testing.T) {
 		{[]string{"A: So where are you from originally?", "ohio"}, []kvc{{"hometown", "Ohio", ""}}},
 		{[]string{"A: what are you into these days?", "bouldering and thrifting"}, []kvc{{"likes:bouldering", "bouldering", ""}, {"likes:thrifting", "thrifting", ""}}},
 		{[]string{"A: How was your day?", "austin."}, []kvc{}}, // no question of a place
+		{[]string{"A: Do you have any pets?", "yeah, a dog named Pickles"}, []kvc{{"pet:dog", "Pickles", ""}}},
+		{[]string{"A: Do you have any pets?", "no, my landlord hates them"}, []kvc{}},
 		{[]string{"stuff I'm into: bouldering, true crime podcasts, thrifting, and bad reality tv"},
 			[]kvc{{"likes:bouldering", "bouldering", ""}, {"likes:true_crime_podcasts", "true crime podcasts", ""}, {"likes:thrifting", "thrifting", ""}, {"likes:bad_reality_tv", "bad reality tv", ""}}},
 		{[]string{"I do have a dog, Pickles, but he lives at my mom's place"}, []kvc{{"pet:dog", "Pickles", ""}}},

@@ -530,6 +530,7 @@ var (
 	askWorkRe  = regexp.MustCompile(`(?i)\bwhere\s+do\s+you\s+work\b`)
 	askJobRe   = regexp.MustCompile(`(?i)\bwhat\s+do\s+you\s+do\s+(?:for\s+(?:work|a\s+living)|these\s+days)\b|\bwhat(?:'s|\s+is)\s+your\s+(?:job|line\s+of\s+work)\b`)
 	askNameRe  = regexp.MustCompile(`(?i)\bwhat(?:'s|\s+is)\s+your\s+name\b|\bwhat\s+should\s+i\s+call\s+you\b`)
+	askHaveRe  = regexp.MustCompile(`(?i)\b(?:do|did)\s+you\s+have\s+(?:any\s+)?(?:pets?|kids|children|siblings|brothers|sisters|a\s+(?:pet|dog|cat|partner|boyfriend|girlfriend|car))\b`)
 	askIntoRe  = regexp.MustCompile(`(?i)\bwhat\s+(?:are\s+you|r\s+u)\s+into\b|\bwhat\s+do\s+you\s+(?:like\s+to\s+)?do\s+for\s+fun\b|\b(?:any|what\s+are\s+your)\s+hobbies\b`)
 )
 
@@ -544,6 +545,10 @@ func answerTo(asked, reply string) []extract.Memory {
 	// Only the question that ends the message is answered.
 	if i := strings.LastIndexAny(strings.TrimRight(q, "?"), ".!?\n"); i >= 0 {
 		q = q[i+1:]
+	}
+	if askHaveRe.MatchString(q) {
+		// "Any pets?" "yeah, a dog, Pickles": what the user has.
+		return haveAnswer(reply)
 	}
 	first, ws, ok := replyHead(reply, true)
 	if !ok {
@@ -875,4 +880,27 @@ func plainBeatsChange(mems []extract.Memory) []extract.Memory {
 			return true
 		})
 	})
+}
+
+// yesWords open a reply that says yes.
+var yesWords = toSet("yes yeah yep yup ya yea mhm sure indeed")
+
+// haveAnswer is what a reply of yes to "do you have …?" says the user has:
+// "yeah, a dog named Pickles" is read as "I have a dog named Pickles".
+func haveAnswer(reply string) []extract.Memory {
+	sents := splitSentences(reply)
+	if len(sents) == 0 || sents[0].question {
+		return nil
+	}
+	t := strings.TrimLeft(sents[0].text, " ")
+	w, next := firstWord(t+" ", 0)
+	if !yesWords[w] {
+		return nil
+	}
+	rest := strings.TrimLeft(t[min(next, len(t)):], " ,!-")
+	if r, _ := firstWord(rest+" ", 0); r != "a" && r != "an" && r != "one" && r != "two" && r != "three" && r != "four" && (len(r) != 1 || r[0] < '1' || r[0] > '9') {
+		return nil
+	}
+	found, _ := mineMessage("I have " + rest)
+	return found
 }
