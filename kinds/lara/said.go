@@ -49,7 +49,15 @@ func laraClauses(text string) string {
 // laraMine is what the mona patterns and LaRa's own find in one message
 // (spelling corrected): preferences and said skills, as key and value.
 func laraMine(text string) []extract.Memory {
-	text = laraClauses(text)
+	text = laraClauses(repeatedVerb.ReplaceAllStringFunc(text, func(m string) string {
+		ws := strings.Fields(m)
+		for _, w := range ws[1:] {
+			if !strings.EqualFold(w, ws[0]) {
+				return m // "like love": as said
+			}
+		}
+		return ws[0]
+	}))
 	found, _ := grammar.MineMessage(text)
 	var out []extract.Memory
 	for _, f := range found {
@@ -70,6 +78,16 @@ func laraMine(text string) []extract.Memory {
 		out = append(out, f)
 	}
 	lower := strings.ToLower(text)
+	// "i used to hate maths but now i like it": the later wins.
+	if m := changedMind.FindStringSubmatch(lower); m != nil && !hasPreference(out) {
+		if v := strings.TrimSpace(prefHead.ReplaceAllString(m[2], "")); v != "" && !noThing.MatchString(v) && len(strings.Fields(v)) <= 4 {
+			pol := "likes:"
+			if m[3] == "" { // "… but now i don't"
+				pol = "dislikes:"
+			}
+			out = append(out, extract.Memory{Key: pol + extract.Slug(v, true), Value: v})
+		}
+	}
 	for _, re := range []*regexp.Regexp{likedThem, likedDoing} {
 		if m := re.FindStringSubmatch(lower); m != nil && !hasPreference(out) {
 			if v := strings.TrimSpace(prefHead.ReplaceAllString(m[1], "")); v != "" && !noThing.MatchString(v) && !pronounStart.MatchString(v) {
@@ -110,12 +128,22 @@ var (
 	filler = `^(?:(?:ok|okay|wait|so|now|and|but|well|actually|yeah|yes|um|umm|hmm|oh|guess\s+what|you\s+know\s+what)\W+)*`
 
 	// "i like spelling now", "i really love drawing", "i still don't like fractions".
-	childLikes = regexp.MustCompile(filler + `i\s+(?:really\s+|still\s+|kind\s+of\s+|kinda\s+|do\s+|also\s+|now\s+|actually\s+|just\s+)*` +
+	childLikes = regexp.MustCompile(filler + `i\s+(?:really\s+|still\s+|kind\s+of\s+|kinda\s+|sort\s+of\s+|quite\s+|totally\s+|so\s+|do\s+|also\s+|now\s+|actually\s+|just\s+)*` +
 		`(like|love|adore|hate|don't\s+like|do\s+not\s+like|dont\s+like|can't\s+stand)\s+(.+)$`)
 	// "minecraft is the best game ever", "science is my best subject".
 	bestThing = regexp.MustCompile(filler + `([a-z][a-z' ]{1,30}?)\s+(?:is|are)\s+(?:the|my)\s+(?:best|bestest|favou?rite)\s+([a-z]+)(?:\s+(?:ever|in\s+the\s+world))?$`)
 	// "my favourite song is let it go": the value up to the clause's end.
 	favoriteIs = regexp.MustCompile(filler + `my\s+(?:best\s+|most\s+)?favou?rite\s+([a-z]+)\s+(?:is|are)\s+(?:the\s+|a\s+|an\s+)?([a-z0-9][a-z0-9' ]{0,40})$`)
+
+	// "i love love love horses": one love.
+	repeatedVerb = regexp.MustCompile(`(?i)\b(?:love|hate|like)(?:\s+(?:love|hate|like))+\b`)
+	// "i used to hate maths but now i like it", "i used to like drawing but
+	// now i don't". Group 2 is the thing; group 3 is set for a like now.
+	changedMind = regexp.MustCompile(filler + `i\s+used\s+to\s+(hate|not\s+like|dislike|like|love)\s+([a-z][a-z ]{1,30}?)\s*,?\s+but\s+now\s+i\s+(?:(?:really\s+|kind\s+of\s+|kinda\s+|quite\s+)?(like|love)\s+(?:it|them|\w+)|(?:don't|dont|do\s+not)(?:\s+like\s+(?:it|them))?)\b`)
+	// "spelling is so boring", "maths is my worst subject": a dislike.
+	thingBad = regexp.MustCompile(filler + `([a-z][a-z ]{1,30}?)\s+(?:is|are)\s+(?:so\s+|really\s+|very\s+|super\s+|too\s+|just\s+)*(?:boring|rubbish|horrible|awful|stupid|annoying|yucky|disgusting|gross|the\s+worst|my\s+worst\s+\w+|my\s+least\s+favou?rite(?:\s+\w+)?)$`)
+	// "horses are the best", "dinosaurs are awesome", "i think lego is cool": a like.
+	thingGood = regexp.MustCompile(`^(?:(?:ok|okay|wait|so|and|but|well|actually|yeah|yes|um|oh)\W+)*(?:i\s+think\s+)?([a-z][a-z ]{1,30}?)\s+(?:is|are)\s+(?:so\s+|really\s+|very\s+|super\s+|just\s+|soo+\s+)*(?:the\s+best|awesome|amazing|cool|brilliant|epic|fun|great|my\s+favou?rite)$`)
 
 	// "so spelling tests are ok now, i kind of like them": the thing is
 	// named before, the liking said of "them".
@@ -128,7 +156,7 @@ var (
 	valueHead = regexp.MustCompile(`^(?i)(?:the|my)\s+`)
 	prefHead  = regexp.MustCompile(`^(?:the|my|doing|to)\s+`)
 	// Values that are no thing: a pronoun, or a clause.
-	noThing = regexp.MustCompile(`^(?:it|them|that|this|those|these|him|her|you|me|us|when|how|what|if|being|to\s+be)\b|\b(?:when|if|because|but)\b`)
+	noThing = regexp.MustCompile(`^(?:it|them|that|this|those|these|him|her|you|me|us|when|how|what|if|being|to\s+be|today|tonight|tomorrow|yesterday|everything|everyone|everybody|nothing|life|he|she|they|we|i|there)\b|\b(?:when|if|because|but)\b`)
 )
 
 // laraPreferences are the preferences of one clause the mona patterns did
@@ -146,6 +174,17 @@ func laraPreferences(clause string) []extract.Memory {
 			return []extract.Memory{
 				{Key: "favorite_" + extract.Slug(m[2], true), Value: v},
 				{Key: "likes:" + extract.Slug(v, true), Value: v},
+			}
+		}
+	}
+	for _, x := range []struct {
+		re  *regexp.Regexp
+		pol string
+	}{{thingBad, "dislikes:"}, {thingGood, "likes:"}} {
+		if m := x.re.FindStringSubmatch(clause); m != nil {
+			v := strings.TrimSpace(prefHead.ReplaceAllString(m[1], ""))
+			if v != "" && !noThing.MatchString(v) && !pronounStart.MatchString(m[1]) && len(strings.Fields(v)) <= 3 {
+				return []extract.Memory{{Key: x.pol + extract.Slug(v, true), Value: v}}
 			}
 		}
 	}
@@ -175,7 +214,7 @@ func trimTail(tail *regexp.Regexp, s string) string {
 	}
 }
 
-var pronounStart = regexp.MustCompile(`^(?:i|we|he|she|they|you|it|my\s+(?:brother|sister|mum|mom|dad|friend|cousin|teacher))\b`)
+var pronounStart = regexp.MustCompile(`^(?:i|we|he|she|they|you|it|(?:my|our)\s+(?:little\s+|big\s+|baby\s+|best\s+)?(?:brother|sister|mum|mummy|mom|mommy|dad|daddy|friend|cousin|teacher|nan|nana|gran|granny|grandma|grandad|grandpa|aunt|auntie|uncle|baby|class|classmate|neighbou?r))\b`)
 
 // Skills said in words. Each pattern's first group is the verb (when it
 // says what was done), its second the concept.
@@ -197,6 +236,8 @@ var (
 	// "i passed my swimming test", "i got 10 out of 10 in my spelling test".
 	passed = regexp.MustCompile(filler + `i\s+(?:passed|aced|smashed)\s+(?:my|the)\s+(.+?)(?:\s+(?:test|exam|quiz|grade|level|badge))\b|` +
 		`^(?:\W*)i\s+got\s+(?:\d+|ten|twenty)\s+out\s+of\s+(?:\d+|ten|twenty)\s+(?:in|on|for)\s+(?:my|the)\s+(.+?)(?:\s+(?:test|quiz))?$`)
+	// "i'm really good at maths now", "i'm getting better at spelling".
+	goodAt = regexp.MustCompile(filler + `i(?:'m|m|\s+am)\s+(?:now\s+)?(?:really\s+|so\s+|very\s+|super\s+|getting\s+|much\s+)?(?:good|great|brilliant|amazing|better)\s+at\s+(.+)$`)
 	// "i mastered long division", "i've learned my phonics", "i finally get fractions".
 	learned = regexp.MustCompile(filler + `i(?:'ve|\s+have)?\s+(?:finally\s+)?(?:mastered|learned|learnt|understand|get)\s+(.+?)(?:\s+now)?$`)
 
@@ -207,6 +248,15 @@ var (
 	skillHead  = regexp.MustCompile(`^(?:all\s+)?(?:of\s+)?(?:my|the|all|a|an)\s+`)
 	notSkill   = regexp.MustCompile(`^(?:it|that|this|them|what|how|why|if|when|you|him|her|anything|nothing|not)\b|\b(?:can't|cannot|don't|not)\b|^\w+\s+(?:it|that|this|them)$`)
 )
+
+// skillGerund names a skill by its verb: "i can spell necessary" is
+// "spelling necessary". "do" and "say" name none ("i can do long division").
+var skillGerund = map[string]string{
+	"spell": "spelling", "read": "reading", "write": "writing", "rite": "writing", "wrote": "writing",
+	"count": "counting", "swim": "swimming", "ride": "riding", "draw": "drawing", "play": "playing",
+	"tie": "tying", "add": "adding", "subtract": "subtracting", "multiply": "multiplying", "divide": "dividing",
+	"skip": "skipping", "juggle": "juggling", "tell": "telling", "made": "making", "built": "building",
+}
 
 // laraSkill is the concept of a skill the clause says the child has, or "".
 func laraSkill(clause string) string {
@@ -229,6 +279,8 @@ func laraSkill(clause string) string {
 	case byMyself.MatchString(clause):
 		m := byMyself.FindStringSubmatch(clause)
 		verb, concept = m[1], m[2]
+	case goodAt.MatchString(clause):
+		concept = goodAt.FindStringSubmatch(clause)[1]
 	case howTo.MatchString(clause):
 		m := howTo.FindStringSubmatch(clause)
 		concept = m[1] + m[2]
@@ -250,15 +302,8 @@ func laraSkill(clause string) string {
 	if concept == "" || notSkill.MatchString(concept) || len(strings.Fields(concept)) > 6 {
 		return ""
 	}
-	switch verb {
-	case "spell":
-		concept = "spelling " + concept
-	case "read":
-		concept = "reading " + concept
-	case "write", "rite", "wrote":
-		concept = "writing " + concept
-	case "count":
-		concept = "counting " + concept
+	if g := skillGerund[strings.Fields(verb + " x")[0]]; g != "" {
+		concept = g + " " + concept // "i can swim 25 metres": swimming 25 metres
 	}
 	return concept
 }
