@@ -53,6 +53,9 @@ func TestRulesFollowTheConversation(t *testing.T) {
 		{[]string{"A: So where are you from originally?", "ohio"}, []kvc{{"hometown", "Ohio", ""}}},
 		{[]string{"A: what are you into these days?", "bouldering and thrifting"}, []kvc{{"likes:bouldering", "bouldering", ""}, {"likes:thrifting", "thrifting", ""}}},
 		{[]string{"A: How was your day?", "austin."}, []kvc{}}, // no question of a place
+		{[]string{"A: Where are you at with the move?", "almost done"}, []kvc{}},
+		{[]string{"A: Where are you living these days?", "at my parents' place"}, []kvc{}},
+		{[]string{"A: Where do you live?", "San Diego!"}, []kvc{{"lives_in", "San Diego", ""}}},
 		{[]string{"A: Do you have any pets?", "yeah, a dog named Pickles"}, []kvc{{"pet:dog", "Pickles", ""}}},
 		{[]string{"A: Do you have any pets?", "no, my landlord hates them"}, []kvc{}},
 		{[]string{"stuff I'm into: bouldering, true crime podcasts, thrifting, and bad reality tv"},

@@ -525,7 +525,7 @@ func segments(s string) (segs []string, at []int) {
 // An answer to the companion's question: "Where are you living now?"
 // "austin. been here like 3 yrs." is where the user lives.
 var (
-	askLivesRe = regexp.MustCompile(`(?i)\bwhere\s+(?:are\s+you|r\s+u|do\s+you)\s+(?:(?:living|based|located|staying|live|stay|at)\b|these\s+days|now)|\bwhat\s+(?:city|town|part\s+of\s+(?:the\s+)?(?:world|country))\s+(?:are\s+you|do\s+you\s+live)\s+in\b`)
+	askLivesRe = regexp.MustCompile(`(?i)\bwhere\s+(?:are\s+you|r\s+u|do\s+you)\s+(?:(?:currently\s+|now\s+)?(?:living|based|located|live)\b|living\s+these\s+days)|\bwhat\s+(?:city|town|part\s+of\s+(?:the\s+)?(?:world|country))\s+(?:are\s+you|do\s+you\s+live)\s+in\b`)
 	askFromRe  = regexp.MustCompile(`(?i)\bwhere\s+(?:are\s+you|r\s+u)\s+(?:originally\s+)?from\b|\bwhere\s+did\s+you\s+grow\s+up\b`)
 	askWorkRe  = regexp.MustCompile(`(?i)\bwhere\s+do\s+you\s+work\b`)
 	askJobRe   = regexp.MustCompile(`(?i)\bwhat\s+do\s+you\s+do\s+(?:for\s+(?:work|a\s+living)|these\s+days)\b|\bwhat(?:'s|\s+is)\s+your\s+(?:job|line\s+of\s+work)\b`)
@@ -533,6 +533,10 @@ var (
 	askHaveRe  = regexp.MustCompile(`(?i)\b(?:do|did)\s+you\s+have\s+(?:any\s+)?(?:pets?|kids|children|siblings|brothers|sisters|a\s+(?:pet|dog|cat|partner|boyfriend|girlfriend|car))\b`)
 	askIntoRe  = regexp.MustCompile(`(?i)\bwhat\s+(?:are\s+you|r\s+u)\s+into\b|\bwhat\s+do\s+you\s+(?:like\s+to\s+)?do\s+for\s+fun\b|\b(?:any|what\s+are\s+your)\s+hobbies\b`)
 )
+
+// notPlaceAnswers open a reply to "where …?" that names no place: "at
+// work", "still at my parents'", "nowhere special".
+var notPlaceAnswers = toSet("at on to with still just almost not pretty getting nowhere somewhere everywhere anywhere same around here there home work school bed downtown uptown abroad")
 
 // answerTo is what the user's reply states in answer to the question the
 // other speaker's message ends with: a short reply ("austin.", "a nurse",
@@ -572,7 +576,7 @@ func answerTo(asked, reply string) []extract.Memory {
 		for _, p := range []string{"in ", "near ", "outside ", "from "} {
 			v = strings.TrimPrefix(v, p)
 		}
-		if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 3 || placeStops[strings.ToLower(ws[0])] {
+		if ws := strings.Fields(v); len(ws) == 0 || len(ws) > 3 || placeStops[strings.ToLower(ws[0])] || notPlaceAnswers[strings.ToLower(ws[0])] {
 			return nil
 		}
 		if !hasUpper(v) {
