@@ -53,6 +53,12 @@ type Config struct {
 	// LLMMaxMemories is the most memories kept of one LLM answer; the rest
 	// are cut and reported.
 	LLMMaxMemories int
+	// RulesMaxMemories is the most memories the rules keep of one session.
+	RulesMaxMemories int
+	// MaxUserMemories bounds a user's active memories.
+	MaxUserMemories int
+	// MaxExportsPerUser is how many exports a user keeps at most.
+	MaxExportsPerUser int
 	// LLMMonthlyBudget is the spend in USD above which the LLM path is skipped.
 	LLMMonthlyBudget float64
 	// LLMRPM and LLMTPM are the provider's requests and tokens per minute
@@ -136,6 +142,9 @@ var settings = []setting{
 	{"llm-temperature", "MNEMO_LLM_TEMPERATURE", "0", "sampling temperature of LLM calls in [0, 2], unless the app's policy sets one (0: the endpoint's default)"},
 	{"llm-max-input-tokens", "MNEMO_LLM_MAX_INPUT_TOKENS", "0", "most transcript tokens of one LLM call, longer transcripts are extracted in parts; the smaller of this and the app's max_input_tokens applies (0: the app's)"},
 	{"llm-max-memories", "MNEMO_LLM_MAX_MEMORIES", "50", "most memories kept of one LLM answer (1 to 1000); the most important are kept, the others dropped as memory_cap and the run's outcome is capped"},
+	{"rules-max-memories", "MNEMO_RULES_MAX_MEMORIES", strconv.Itoa(extract.DefaultMaxMemories), "most memories the rules keep of one session (1 to 10000), as llm-max-memories bounds a model's answer; the most important are kept, the others dropped as memory_cap and the run's outcome is capped"},
+	{"max-user-memories", "MNEMO_MAX_USER_MEMORIES", strconv.Itoa(jobs.DefaultMaxUserMemories), "most active memories of one user (100 to 1000000); after each extraction those beyond leave the active set (status expired, audit action evict): unconfirmed before confirmed, then the least important, then the oldest said"},
+	{"max-exports-per-user", "MNEMO_MAX_EXPORTS_PER_USER", strconv.Itoa(api.DefaultMaxExportsPerUser), "most exports one user keeps (1 to 100); a new export replaces the oldest, which answers 404 from then on"},
 	{"llm-prices", "MNEMO_LLM_PRICES", "", "price table: model=inputUSD/outputUSD per million tokens, comma-separated"},
 	{"llm-monthly-budget", "MNEMO_LLM_MONTHLY_BUDGET_USD", "0", "monthly LLM spend above which extraction falls back to rules (0: no limit)"},
 	{"llm-rpm", "MNEMO_LLM_RPM", "0", "LLM requests per minute this process keeps under, the provider's limit for the model; calls wait their turn (0: unlimited)"},
@@ -253,6 +262,21 @@ func buildConfig(get func(string) string) (Config, error) {
 	}
 	if c.LLMMaxMemories, err = strconv.Atoi(get("llm-max-memories")); err != nil || c.LLMMaxMemories < 1 || c.LLMMaxMemories > 1000 {
 		return c, settingError("llm-max-memories", "%q is not a number from 1 to 1000", get("llm-max-memories"))
+	}
+	for _, s := range []struct {
+		name     string
+		v        *int
+		min, max int
+	}{
+		{"rules-max-memories", &c.RulesMaxMemories, 1, 10_000},
+		{"max-user-memories", &c.MaxUserMemories, 100, 1_000_000},
+		{"max-exports-per-user", &c.MaxExportsPerUser, 1, 100},
+	} {
+		n, err := strconv.Atoi(get(s.name))
+		if err != nil || n < s.min || n > s.max {
+			return c, settingError(s.name, "%q is not a whole number from %d to %d", get(s.name), s.min, s.max)
+		}
+		*s.v = n
 	}
 	if c.LLMTemperature, err = strconv.ParseFloat(get("llm-temperature"), 64); err != nil || !(c.LLMTemperature >= 0 && c.LLMTemperature <= 2) {
 		return c, settingError("llm-temperature", "%q is not a number in [0, 2]", get("llm-temperature"))

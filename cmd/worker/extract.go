@@ -99,6 +99,7 @@ func extractCmd(ctx context.Context, e *env) error {
 	s := extract.Session{ID: f.session, UserID: req.UserID, App: req.App, StartedAt: req.StartedAt, EndedAt: req.EndedAt,
 		Timezone: req.Timezone, DisplayName: req.DisplayName, Messages: req.Messages, Events: req.Events}
 	res := extract.Rules(app, s, now)
+	extract.CapMemories(&res, e.cfg.RulesMaxMemories) // as the extraction job does
 	if f.llm == "auto" && app.Policy.LLM && e.cfg.LLMModel != "" {
 		llm, err := newLLM(e.cfg, e.log)
 		if err != nil {

@@ -178,6 +178,7 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		return nil, usageError{err}
 	}
 	deps := &jobs.Deps{Store: st, Apps: apps, Keys: keys, LLM: llm, MonthlyBudgetUSD: cfg.LLMMonthlyBudget, Logger: jobs.WithJobLog(log),
+		RulesMaxMemories: cfg.RulesMaxMemories, MaxUserMemories: cfg.MaxUserMemories,
 		Schedules: cfg.Schedules, Batch: cfg.Batch, RiskAlerts: riskAlertTargets(apps, cfg.RiskAlertURLs, cfg.RiskAlertSecrets)}
 	qc := queue.Config{
 		JobTimeout:        cfg.JobTimeout,
@@ -229,7 +230,8 @@ func buildWith(ctx context.Context, cfg Config, log *slog.Logger, withWorkers, r
 		return nil
 	}})
 	srv.Mount(api.Data{Store: st, MaxBodyBytes: cfg.MaxBodyBytes, Profile: cfg.Profile, Schedules: cfg.Schedules, CareNoteDays: cfg.CareNoteDays,
-		Handoff: handoff.Deps{Queue: queue, Apps: apps, Keys: keys, MaxEvents: cfg.MaxSessionEvents}})
+		MaxExportsPerUser: cfg.MaxExportsPerUser,
+		Handoff:           handoff.Deps{Queue: queue, Apps: apps, Keys: keys, MaxEvents: cfg.MaxSessionEvents}})
 	srv.MountMetrics(reg.Handler())
 	ui, err := api.NewUI(queue, log)
 	if err != nil {
