@@ -92,8 +92,17 @@ func (x page) recovery(ctx context.Context) ([]views.Section, error) {
 			ticks = append(ticks, views.Tick{V: float64(i), Label: lbl})
 			cats = append(cats, views.WeekLabel(w.WeekEnding))
 			if w.AverageUrgeIntensity != nil {
-				intensity = append(intensity, views.XY{X: float64(i), Y: *w.AverageUrgeIntensity, XText: lbl,
-					Note: views.Plural(w.UrgeSessions, "session with an urge", "sessions with an urge"), Gap: gap})
+				// The mean is over the sessions that told a strength; an urge
+				// told without one is an urge session too (issue 33).
+				told := 0
+				for _, d := range w.UrgeByWeekday {
+					told += d.Sessions
+				}
+				note := views.Plural(w.UrgeSessions, "session with an urge", "sessions with an urge")
+				if told < w.UrgeSessions {
+					note = fmt.Sprintf("%d of %s told a strength", told, note)
+				}
+				intensity = append(intensity, views.XY{X: float64(i), Y: *w.AverageUrgeIntensity, XText: lbl, Note: note, Gap: gap})
 				gap = false
 			} else {
 				gap = true
