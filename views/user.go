@@ -74,6 +74,7 @@ func (h *Handler) user(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
+		boundSections(body.Sections)
 	}
 	if body.Sections, err = x.withSafety(ctx, body.Sections); err != nil {
 		h.fail(w, r, err)

@@ -417,6 +417,36 @@ type VTable struct {
 	Empty string
 	// RowLinks, when set, link each row's first cell (one per row; "" for none).
 	RowLinks []string
+	// Omitted counts the rows left out beyond MaxTableRows.
+	Omitted int
+}
+
+// MaxTableRows bounds the rows a table of a user's page shows, and the
+// items of a list: a user with 21,000 memories had a page of 2.4 MB (issue
+// 34 §3). What is left out is counted under the table; the API pages
+// through all of it (GET /v1/users/{user_id}/memories).
+const MaxTableRows = 200
+
+// boundSections cuts each table and list of sections to MaxTableRows.
+func boundSections(sections []Section) {
+	for i := range sections {
+		for j := range sections[i].Tables {
+			t := &sections[i].Tables[j]
+			if n := len(t.Rows); n > MaxTableRows {
+				t.Omitted += n - MaxTableRows
+				t.Rows = t.Rows[:MaxTableRows]
+				if len(t.RowLinks) > MaxTableRows {
+					t.RowLinks = t.RowLinks[:MaxTableRows]
+				}
+			}
+		}
+		for j := range sections[i].Lists {
+			l := &sections[i].Lists[j]
+			if n := len(l.Items); n > MaxTableRows {
+				l.Items = append(l.Items[:MaxTableRows:MaxTableRows], fmt.Sprintf("… and %d more, not shown", n-MaxTableRows))
+			}
+		}
+	}
 }
 
 // Section is one titled part of a page.
