@@ -25,8 +25,10 @@ import (
 // happened. Sessions are random (a fixed seed per app, printed on failure)
 // and say things that contradict each other, so that order matters.
 func TestAnyOrderLeavesWhatChronologicalOrderLeaves(t *testing.T) {
+	t.Parallel()
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			for i, app := range []string{"mona", "eldertree", "coach", "lara"} {
 				t.Run(app, func(t *testing.T) {
 					seed := uint64(20261126 + i)
