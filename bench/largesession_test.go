@@ -47,7 +47,7 @@ func largeSessionRun(b *testing.B, bk backend) {
 	if _, err := e.handOver(ctx, "big-1", body); err != nil {
 		b.Fatal(err)
 	}
-	deps := &jobs.Deps{Store: e.st, Apps: e.apps, Keys: e.keys, RulesMaxMemories: 10_000, Logger: infoLogger()}
+	deps := &jobs.Deps{Store: e.st, Apps: e.apps, Keys: e.keys, RulesMaxMemories: 10_000, MaxUserMemories: 1_000_000, Logger: infoLogger()}
 	w, err := queue.New(e.st, queue.Config{
 		Concurrency:       map[string]int{queue.QueueExtract: 1, queue.QueueDefault: 1, queue.QueueBatch: 1},
 		Workers:           jobs.NewWorkers(deps),

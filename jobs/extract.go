@@ -421,7 +421,7 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 	risks, riskIn := withCarriedRisks(in, res.Risks, carried)
 	// A large session's memories are applied a page at a time first
 	// (memorypages.go); the last transaction then settles it.
-	paged, err := applyMemoryPages(ctx, d.Store, app, in, run.SessionID, res.Memories, now)
+	paged, err := applyMemoryPages(ctx, d.Store, app, in, run.SessionID, res.Memories, memoryPage(d.Store.Dialect()), now)
 	if err != nil {
 		return nil, err
 	}

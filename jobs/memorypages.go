@@ -20,10 +20,17 @@ import (
 // the extraction's one transaction held every other app's handoff 13–20 s
 // (issue 34 §3). Applied a page at a time, each page a transaction of its
 // own, the writer is free between pages; the extraction's last
-// transaction finds them applied (extract.Plan: already_applied) and
-// settles the session as before. A retry applies again only what a page
-// did not commit, for the same reason.
-const memoryPage = 250
+// transaction settles the session with what the pages kept. A retry
+// applies again only what a page did not commit: the rest it finds
+// applied (extract.Plan: already_applied). PostgreSQL's writers do not
+// wait for one another, and each page costs it round trips, so its pages
+// are larger (BenchmarkScaleLargeSessionOthersWait, docs/benchmarks.md).
+func memoryPage(dialect string) int {
+	if dialect == store.DialectSQLite {
+		return 100
+	}
+	return 1000
+}
 
 // pagedMemories are what the pages kept and left out, for the session's
 // summary.
@@ -56,8 +63,8 @@ func (p *pagedMemories) keptNow(forgot *memory.Forgets) ([]extract.Memory, []ext
 // one timeline. A session already processed, or a user with memory off,
 // gets nothing.
 func applyMemoryPages(ctx context.Context, st store.Store, app *prompts.App, in extract.Session, sessionID string,
-	cands []extract.Memory, now time.Time) (*pagedMemories, error) {
-	if len(cands) <= memoryPage {
+	cands []extract.Memory, perPage int, now time.Time) (*pagedMemories, error) {
+	if len(cands) <= perPage {
 		return nil, nil
 	}
 	paged := &pagedMemories{}
@@ -100,7 +107,7 @@ func applyMemoryPages(ctx context.Context, st store.Store, app *prompts.App, in 
 		return err
 	}
 	for _, k := range order {
-		if len(page) > 0 && len(page)+len(bySubject[k]) > memoryPage {
+		if len(page) > 0 && len(page)+len(bySubject[k]) > perPage {
 			if err := flush(); err != nil {
 				return paged, ignoreSettled(err)
 			}

@@ -39,16 +39,17 @@ func TestMemoryPagesAreIdempotent(t *testing.T) {
 				EndedAt: t0.Add(time.Minute), Timezone: "UTC", UpdatedAt: t0}))
 			in := extract.Session{ID: "s-1", UserID: "u-1", App: "mona", StartedAt: t0, EndedAt: t0.Add(time.Minute), Timezone: "UTC"}
 			var cands []extract.Memory
-			for i := range 3*memoryPage + 17 {
+			const page = 100
+			for i := range 3*page + 17 {
 				cands = append(cands, extract.Memory{Key: fmt.Sprintf("likes:thing%04d", i), Value: fmt.Sprintf("thing%04d", i), Category: "preference",
 					Importance: 60, Confidence: 0.8, StatedAt: t0.Add(time.Second)})
 			}
 			// The pages of a first attempt that stopped after 1.5 pages' worth,
 			// then the whole again.
-			if _, err := applyMemoryPages(ctx, st, apps["mona"], in, "s-1", cands[:memoryPage+memoryPage/2], t0); err != nil {
+			if _, err := applyMemoryPages(ctx, st, apps["mona"], in, "s-1", cands[:page+page/2], page, t0); err != nil {
 				t.Fatal(err)
 			}
-			paged, err := applyMemoryPages(ctx, st, apps["mona"], in, "s-1", cands, t0)
+			paged, err := applyMemoryPages(ctx, st, apps["mona"], in, "s-1", cands, page, t0)
 			must(err)
 			mems, err := st.ListMemories(ctx, "u-1", store.MemoryFilter{All: true})
 			must(err)
@@ -65,7 +66,7 @@ func TestMemoryPagesAreIdempotent(t *testing.T) {
 					len(cands), len(mems), len(stmts), len(audit), kept)
 			}
 			// One page or fewer is left to the extraction's transaction.
-			if p, err := applyMemoryPages(ctx, st, apps["mona"], in, "s-1", cands[:memoryPage], t0); err != nil || p != nil {
+			if p, err := applyMemoryPages(ctx, st, apps["mona"], in, "s-1", cands[:page], page, t0); err != nil || p != nil {
 				t.Fatalf("one page: %v, %v; want nothing done", p, err)
 			}
 		})
