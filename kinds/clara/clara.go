@@ -54,17 +54,27 @@ func (kindClara) View() extract.View {
 func concernNotes(sum map[string]any) []extract.CaregiverNote {
 	var out []extract.CaregiverNote
 	for _, c := range ClaraConcernsOf(sum["concerns"]) {
-		what, ok := concernNames[c.Concern]
-		if !ok {
-			what = strings.ReplaceAll(c.Concern, "_", " ")
-		}
-		out = append(out, extract.CaregiverNote{What: what, Date: c.Date})
+		out = append(out, extract.CaregiverNote{What: concernName(c.Concern), Date: c.Date})
 	}
 	return out
 }
 
-// concernNames says each concern to a caregiver; another is written with
-// its "_" as spaces.
+// concernName says a concern to a caregiver in sentence case: its name
+// in concernNames, or the concern with its "_" as spaces and its first
+// letter upper case ("poor_sleep" is "Poor sleep"), so that the page's
+// labels read alike.
+func concernName(concern string) string {
+	if what, ok := concernNames[concern]; ok {
+		return what
+	}
+	what := strings.ReplaceAll(concern, "_", " ")
+	if r, n := utf8.DecodeRuneInString(what); n > 0 {
+		what = string(unicode.ToUpper(r)) + what[n:]
+	}
+	return what
+}
+
+// concernNames says the concerns whose words are not their key's.
 var concernNames = map[string]string{
 	ConcernOverdose:          "Too much medication at once",
 	ConcernFall:              "Fall",
@@ -74,6 +84,7 @@ var concernNames = map[string]string{
 	ConcernStoppedMedication: "Stopped a medicine",
 	ConcernLost:              "Getting lost",
 	ConcernStrangerAtDoor:    "Stranger at the door",
+	ConcernScam:              "Possible scam",
 }
 
 func (kindClara) CompleteLLM(llm, rules extract.Result) extract.Result {
