@@ -206,7 +206,10 @@ func (w *ExtractWorker) work(ctx context.Context, job *river.Job[queue.ExtractAr
 	started := time.Now()
 	run := store.ExtractionRun{SessionID: id, UserID: sess.UserID, App: sess.App, PromptVersion: app.PromptVersion,
 		Source: extract.SourceRules, Outcome: OutcomeOK, Attempt: job.Attempt, CreatedAt: now}
-	result := extract.Rules(app, in, rulesNow(app, in, now))
+	result, err := extract.RulesContext(ctx, app, in, rulesNow(app, in, now))
+	if err != nil {
+		return err // the attempt's context ended (its timeout, a shutdown): the rules stopped reading
+	}
 	extract.CapMemories(&result, d.RulesMaxMemories)
 
 	if useLLM, err := w.llmAllowed(ctx, app, now); err != nil {
@@ -451,7 +454,10 @@ func (w *ExtractWorker) apply(ctx context.Context, app *prompts.App, in extract.
 			if in.History, err = loadHistory(ctx, tx, sess.UserID, sess.ID); err != nil {
 				return err
 			}
-			fresh := extract.Rules(app, in, rulesNow(app, in, now))
+			fresh, err := extract.RulesContext(ctx, app, in, rulesNow(app, in, now))
+			if err != nil {
+				return err
+			}
 			res.Records = fresh.Records
 			if derivesProfile(app) {
 				// Derived from every session, so from what is stored now.
