@@ -161,7 +161,10 @@ type evalOutput struct {
 	// RiskHoldout31 is the held-out risk set of issue 31
 	// (eval.RiskHoldout31SetName), written apart from the rules and the
 	// trained layer.
-	RiskHoldout31 *evalRisk  `json:"risk_holdout31,omitempty"`
+	RiskHoldout31 *evalRisk `json:"risk_holdout31,omitempty"`
+	// RiskHoldoutW4 is the held-out set of new wording
+	// (eval.RiskHoldoutW4SetName).
+	RiskHoldoutW4 *evalRisk  `json:"risk_holdout_w4,omitempty"`
 	Skipped       []evalSkip `json:"skipped"`
 	Spend         eval.Spend `json:"spend"` // every set's together
 }
@@ -253,7 +256,7 @@ func evalCmd(ctx context.Context, e *env) error {
 			text.WriteString("\n")
 			eval.WritePersonaTable(&text, sc)
 			writeSpend(&text, sc.Spend)
-		case eval.RiskSetName, eval.RiskHoldoutSetName, eval.RiskHoldout31SetName:
+		case eval.RiskSetName, eval.RiskHoldoutSetName, eval.RiskHoldout31SetName, eval.RiskHoldoutW4SetName:
 			if _, ok := eval.ShippedFile(name); !ok {
 				skip(name, "this binary has no such risk set")
 				continue
@@ -268,6 +271,8 @@ func evalCmd(ctx context.Context, e *env) error {
 				out.RiskHoldout = &report
 			case eval.RiskHoldout31SetName:
 				out.RiskHoldout31 = &report
+			case eval.RiskHoldoutW4SetName:
+				out.RiskHoldoutW4 = &report
 			default:
 				out.Risk = &report
 			}

@@ -201,8 +201,8 @@ func TestEvalPersonaChat(t *testing.T) {
 
 // TestEvalRiskSet: `worker eval --sets risk` scores the shipped risk set
 // with the rules and reports what the eval package measures of it; the
-// held-out sets (--sets risk.holdout, risk.holdout31) are reported apart,
-// under risk_holdout and risk_holdout31, each with the figures of every
+// held-out sets (--sets risk.holdout, risk.holdout31, risk.holdout-w4) are
+// reported apart, under risk_holdout, risk_holdout31 and risk_holdout_w4, each with the figures of every
 // source alone and combined.
 func TestEvalRiskSet(t *testing.T) {
 	apps, err := prompts.Load("")
@@ -226,7 +226,7 @@ func TestEvalRiskSet(t *testing.T) {
 			want := eval.MeasureRisk(eval.RiskTitle(name), outs)
 			got := runEval(t, map[string]string{}, "--llm=off", "--sets", name)
 			reports := map[string]*evalRisk{eval.RiskSetName: got.Risk, eval.RiskHoldoutSetName: got.RiskHoldout,
-				eval.RiskHoldout31SetName: got.RiskHoldout31}
+				eval.RiskHoldout31SetName: got.RiskHoldout31, eval.RiskHoldoutW4SetName: got.RiskHoldoutW4}
 			report := reports[name]
 			for n, r := range reports {
 				if (r != nil) != (n == name) {
