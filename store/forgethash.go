@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"strings"
 	"sync"
 )
@@ -50,6 +51,10 @@ func HashedKeyCategory(s string) string {
 }
 
 func newKeyHasher(secret []byte) KeyHasher {
+	// A keyed HMAC is reused (Reset returns it to its keyed state): the
+	// pack hashes every run of a text's words, and keying one costs as
+	// much as hashing a short key.
+	macs := sync.Pool{New: func() any { return hmac.New(sha256.New, secret) }}
 	return func(key string) string {
 		if IsHashedKey(key) {
 			return key
@@ -58,9 +63,13 @@ func newKeyHasher(secret []byte) KeyHasher {
 		if cat == key {
 			cat = ""
 		}
-		mac := hmac.New(sha256.New, secret)
+		mac := macs.Get().(hash.Hash)
+		mac.Reset()
 		mac.Write([]byte(key))
-		return HashedKeyPrefix + cat + ":" + hex.EncodeToString(mac.Sum(nil))
+		var sum [sha256.Size]byte
+		out := HashedKeyPrefix + cat + ":" + hex.EncodeToString(mac.Sum(sum[:0]))
+		macs.Put(mac)
+		return out
 	}
 }
 
