@@ -137,6 +137,11 @@ const DefaultMaxUserMemories = 5000
 // more to take.
 func boundUserMemories(ctx context.Context, d *Deps, userID string, now time.Time) error {
 	keep := cmp.Or(d.MaxUserMemories, DefaultMaxUserMemories)
+	// A read first: under the bound, as nearly every user is, no write
+	// transaction is begun (on SQLite it would wait for the writer).
+	if n, err := d.Store.CountActiveMemories(ctx, userID); err != nil || n <= int64(keep) {
+		return err
+	}
 	for {
 		var n int64
 		err := d.Store.InTx(ctx, func(ctx context.Context, tx store.Tx) (err error) {

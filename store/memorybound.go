@@ -24,16 +24,16 @@ const evictPage = 500
 // what followed). It returns how many it took; call it again while that
 // is evictPage.
 func (q queries) EvictOverBound(ctx context.Context, userID string, keep int, at time.Time) (int64, error) {
-	var active int64
-	if err := q.queryOne(ctx, "SELECT count(*) FROM mnemo_memories WHERE user_id = $1 AND status = '"+MemoryActive+"'", []any{userID},
-		func(r rows) error { return r.Scan(&active) }); err != nil {
+	active, err := q.CountActiveMemories(ctx, userID)
+	if err != nil {
 		return 0, err
 	}
 	over := min(active-int64(keep), evictPage)
 	if over <= 0 {
 		return 0, nil
 	}
-	ids, err := queryAll(ctx, q, `SELECT id FROM mnemo_memories WHERE user_id = $1 AND status = '`+MemoryActive+`'
+	var ids []string
+	ids, err = queryAll(ctx, q, `SELECT id FROM mnemo_memories WHERE user_id = $1 AND status = '`+MemoryActive+`'
 		ORDER BY CASE WHEN confirmations > 1 THEN 1 ELSE 0 END, importance, stated_at, id LIMIT $2`, []any{userID, over},
 		func(r rows) (id string, err error) { return id, r.Scan(&id) })
 	if err != nil || len(ids) == 0 {
@@ -57,4 +57,13 @@ func (q queries) EvictOverBound(ctx context.Context, userID string, keep int, at
 		return n, err
 	}
 	return n, nil
+}
+
+// CountActiveMemories counts a user's active memories (the partial index
+// on (user_id, key) of the active ones answers it).
+func (q queries) CountActiveMemories(ctx context.Context, userID string) (int64, error) {
+	var n int64
+	err := q.queryOne(ctx, "SELECT count(*) FROM mnemo_memories WHERE user_id = $1 AND status = '"+MemoryActive+"'", []any{userID},
+		func(r rows) error { return r.Scan(&n) })
+	return n, err
 }

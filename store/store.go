@@ -491,6 +491,8 @@ type Querier interface {
 	// EvictOverBound takes a user's active memories beyond keep out of the
 	// active set, a page at a time (see queries.EvictOverBound).
 	EvictOverBound(ctx context.Context, userID string, keep int, at time.Time) (int64, error)
+	// CountActiveMemories counts a user's active memories.
+	CountActiveMemories(ctx context.Context, userID string) (int64, error)
 	// WriteMemories is FinishExtraction's memory writes m of user userID
 	// alone, for a page of a large extraction applied before it settles.
 	WriteMemories(ctx context.Context, userID string, m MemoryWrites) error
