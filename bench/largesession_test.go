@@ -40,7 +40,7 @@ func largeSessionRun(b *testing.B, bk backend) {
 	ctx := context.Background()
 	e := newEnv(b, bk)
 	t0 := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Second)
-	body, err := json.Marshal(listsession.Session("big", t0, 1000, 7))
+	body, err := json.Marshal(listsession.Session("mona", "big", t0, 1000, 7))
 	if err != nil {
 		b.Fatal(err)
 	}

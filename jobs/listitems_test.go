@@ -25,7 +25,7 @@ func TestSessionOfManyListItems(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			x := setupExtract(t, b, false)
-			req := listsession.Session("u-1", time.Now().UTC().Add(-3*time.Hour).Truncate(time.Second), 2500, 7)
+			req := listsession.Session("mona", "u-1", time.Now().UTC().Add(-3*time.Hour).Truncate(time.Second), 2500, 7)
 			x.waitJob(t, x.closeSession(t, "s-1", req))
 			s := x.state(t, "s-1", "u-1")
 			run := s.final(t)
@@ -53,7 +53,7 @@ func TestUserMemoriesAreBounded(t *testing.T) {
 			t.Parallel()
 			x := setupExtract(t, b, false)
 			x.deps.MaxUserMemories = 30
-			req := listsession.Session("u-1", time.Now().UTC().Add(-3*time.Hour).Truncate(time.Second), 10, 5)
+			req := listsession.Session("mona", "u-1", time.Now().UTC().Add(-3*time.Hour).Truncate(time.Second), 10, 5)
 			x.waitJob(t, x.closeSession(t, "s-1", req))
 			s := x.state(t, "s-1", "u-1")
 			evicted, err := x.st.ListMemoryChangesOf(context.Background(), "u-1", store.MemoryEvicted)

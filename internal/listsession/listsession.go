@@ -25,11 +25,11 @@ func Item(n int) string {
 	}
 }
 
-// Session is a Mona session of user that started at t0: messages user
+// Session is a session of app's user that started at t0: messages user
 // messages a second apart, each "I like a, b, … and z." of perMessage
 // distinct items (at least 2).
-func Session(user string, t0 time.Time, messages, perMessage int) handoff.Request {
-	req := handoff.Request{UserID: user, App: "mona", StartedAt: t0, EndedAt: t0.Add(2 * time.Hour), Timezone: "UTC"}
+func Session(app, user string, t0 time.Time, messages, perMessage int) handoff.Request {
+	req := handoff.Request{UserID: user, App: app, StartedAt: t0, EndedAt: t0.Add(2 * time.Hour), Timezone: "UTC"}
 	for i := range messages {
 		items := make([]string, perMessage)
 		for j := range items {
