@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/aggregate"
 	"github.com/mnemo-ai/mnemo/batch"
@@ -281,8 +282,8 @@ type elderSaid struct {
 type elderClause struct {
 	text  string // from the clause start to the next, interjections skipped
 	words []string
-	tail  string // from the clause start to the end of the sentence
-	sent  string // the whole sentence
+	tail  string // from the clause start to the end of the sentence, at most elderReach past the clause
+	sent  string // the sentence around the clause, at most elderReach either side
 	at    time.Time
 }
 
@@ -477,9 +478,53 @@ func elderClauses(sent string, at time.Time) []elderClause {
 		if text == "" {
 			continue
 		}
-		out = append(out, elderClause{text: text, words: grammar.LowerWords(text), tail: strings.TrimRight(sent[p:], " .!…"), sent: sent, at: at})
+		tail := strings.TrimRight(sent[p:elderCut(sent, end+elderReach)], " .!…")
+		around := sent[elderCutBack(sent, p-elderReach):elderCut(sent, end+elderReach)]
+		out = append(out, elderClause{text: text, words: grammar.LowerWords(text), tail: tail, sent: around, at: at})
 	}
 	return out
+}
+
+// elderReach is how far, in bytes, a clause reads the rest of its sentence
+// and the sentence around it: every rule that looks past a clause finds
+// what it needs within a few words ("… day 428 actually", "just in case"),
+// and a bound keeps a sentence of thousands of clauses linear to read
+// rather than each clause reading all the others.
+const elderReach = 320
+
+// elderCut is the end of a window of sent that stops at i: the word
+// boundary at or after i (or i itself within a very long word), never past
+// the sentence.
+func elderCut(sent string, i int) int {
+	if i >= len(sent) {
+		return len(sent)
+	}
+	for j := i; j < len(sent) && j < i+32; j++ {
+		if sent[j] == ' ' {
+			return j
+		}
+	}
+	for i < len(sent) && !utf8.RuneStart(sent[i]) {
+		i++
+	}
+	return i
+}
+
+// elderCutBack is the start of a window of sent that begins at i: the word
+// boundary at or before i, never before the sentence.
+func elderCutBack(sent string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	for j := i; j > 0 && j > i-32; j-- {
+		if sent[j-1] == ' ' {
+			return j
+		}
+	}
+	for i > 0 && !utf8.RuneStart(sent[i]) {
+		i--
+	}
+	return i
 }
 
 // elderNotSo mark a clause about what may come or is feared, not what
