@@ -442,7 +442,10 @@ func prefMemories(after string, key string) ([]extract.Memory, string) {
 		return nil, extract.DropTooLong
 	}
 	vs, capped := capList(vs)
-	infinitive := strings.HasPrefix(strings.ToLower(strings.TrimLeft(after, " ")), "to ")
+	// Only the first three bytes are read, never the rest of the sentence
+	// lowered: a sentence of many likes would cost its length squared.
+	lead := strings.TrimLeft(after, " ")
+	infinitive := len(lead) >= 3 && strings.EqualFold(lead[:3], "to ")
 	prevVerb := false // the item before was a verb: "to swim, sunbathe and skydive"
 	var out []extract.Memory
 	reason := ""
