@@ -15,7 +15,7 @@ import (
 // RulesVersion names the rule set. It is the PromptVersion of every rules
 // result and changes whenever the rules would extract something different
 // from the same session, so that stored results can be told apart and re-run.
-const RulesVersion = "rules-5"
+const RulesVersion = "rules-6"
 
 // MaxValueRunes is the longest memory value the rules produce and the merge
 // policy accepts. A longer "value" is a sentence, not a fact: it is dropped,
