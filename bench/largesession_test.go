@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/listsession"
+	"github.com/mnemo-ai/mnemo/internal/testwait"
 	"github.com/mnemo-ai/mnemo/jobs"
 	"github.com/mnemo-ai/mnemo/queue"
 	"github.com/mnemo-ai/mnemo/store"
@@ -105,19 +106,13 @@ func largeSessionRun(b *testing.B, bk backend) {
 	if err := w.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
-	for {
+	testwait.Until(b, "the large session", func() (bool, string) {
 		s, err := e.st.GetSession(ctx, "big-1")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if s.Status == store.StatusProcessed {
-			break
-		}
-		if time.Since(started) > 10*time.Minute {
-			b.Fatal("the large session was not processed in 10 minutes")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return s.Status == store.StatusProcessed, "status " + s.Status
+	})
 	took := time.Since(started)
 	b.StopTimer()
 	close(stop)
